@@ -1,0 +1,26 @@
+"""dasktree: decision trees learned one level pass at a time over partitioned Parquet, on Dask.
+
+>>> from dasktree import DaskTreeClassifier
+>>> clf = DaskTreeClassifier(max_depth=8).fit("data/*.parquet", target="label")  # doctest: +SKIP
+>>> clf.save("model.json")                                                        # doctest: +SKIP
+"""
+
+from .errors import DaskTreeError, DataError, InputError
+from .estimator import DaskTreeClassifier, load
+from .export import export_dot, export_text
+from .fit import fit
+from .model import Model
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "DaskTreeClassifier",
+    "DaskTreeError",
+    "DataError",
+    "InputError",
+    "Model",
+    "export_dot",
+    "export_text",
+    "fit",
+    "load",
+]

@@ -1,0 +1,350 @@
+"""Pass 0: a mergeable summary of every column, and the bin spec it yields.
+
+Each part is summarised by :func:`summarize` (chunk); summaries add with
+:func:`merge` (combine; associative and commutative, exact); :func:`bin_spec`
+turns the total into a :class:`BinSpec` (aggregate). The result does not depend
+on the partitioning or on the order of merging.
+
+Numeric attributes. While a column has at most ``max_bins`` distinct values the
+summary keeps them exactly, and each distinct value gets its own bin; the
+thresholds between bins are then midpoints between adjacent distinct values,
+exactly as scikit-learn places them. A column with more distinct values is
+counted on a fixed fine grid instead: the top 24 bits of the order-preserving
+integer image of each float64 (sign, exponent and 12 mantissa bits, a relative
+resolution of 1/4096), keeping per cell the count and the largest value. The
+grid adds exactly, so its quantile edges do not depend on merge order; they are
+approximate quantiles (each edge is a data value within one cell of the exact
+quantile). Bin ``b`` (1-based; code 0 is *missing*) holds the values ``x`` with
+``upper[b - 2] < x <= upper[b - 1]``.
+
+Nominal attributes get one code per category, categories in sorted order. When
+a column has more than ``max_categories`` categories, the ``max_categories - 1``
+most frequent are kept (ties by value) and the rest share a last code,
+``OTHER``; categories unseen in training also fall there (or, with no ``OTHER``
+code, count as missing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import DataError
+from .schema import NOMINAL, NUMERIC, Roles, nominal_values, numeric_values
+
+__all__ = [
+    "OTHER",
+    "FeatureBins",
+    "BinSpec",
+    "NumericSketch",
+    "Summary",
+    "summarize",
+    "merge",
+    "bin_spec",
+]
+
+OTHER = "__other__"
+GRID_BITS = 24
+MAX_CLASSES = 1000
+
+
+# ---------------------------------------------------------------- numeric sketch
+@dataclass
+class NumericSketch:
+    """Exact distinct values with counts, or fine-grid cells with counts and maxima."""
+
+    exact: bool
+    keys: np.ndarray  # exact: the distinct values; grid: the cell ids (uint64)
+    counts: np.ndarray  # int64
+    maxes: np.ndarray | None = None  # grid only: largest value in each cell
+
+    @property
+    def size(self) -> int:
+        return int(self.keys.size)
+
+
+def _grid_cells(values: np.ndarray) -> np.ndarray:
+    """Cell id of each finite value: the top bits of its order-preserving image."""
+    bits = (values + 0.0).view(np.uint64)  # + 0.0 turns -0.0 into 0.0
+    sign = np.uint64(1) << np.uint64(63)
+    image = np.where(bits & sign, ~bits, bits | sign)
+    return image >> np.uint64(64 - GRID_BITS)
+
+
+def _to_grid(sketch: NumericSketch) -> NumericSketch:
+    if not sketch.exact:
+        return sketch
+    cells = _grid_cells(sketch.keys)
+    keys, first = np.unique(cells, return_index=True)
+    counts = np.add.reduceat(sketch.counts, first) if cells.size else sketch.counts
+    last = np.append(first[1:], cells.size) - 1
+    maxes = sketch.keys[last] if cells.size else sketch.keys
+    return NumericSketch(False, keys, counts, maxes)
+
+
+def sketch_numeric(values: np.ndarray, max_bins: int) -> NumericSketch:
+    """Summary of the non-missing values of one part."""
+    values = values[~np.isnan(values)]
+    distinct, counts = np.unique(values + 0.0, return_counts=True)
+    sketch = NumericSketch(True, distinct, counts.astype(np.int64))
+    return sketch if sketch.size <= max_bins else _to_grid(sketch)
+
+
+def merge_numeric(a: NumericSketch, b: NumericSketch, max_bins: int) -> NumericSketch:
+    if a.exact and b.exact:
+        keys = np.concatenate([a.keys, b.keys])
+        counts = np.concatenate([a.counts, b.counts])
+        distinct, inverse = np.unique(keys, return_inverse=True)
+        merged = NumericSketch(True, distinct, np.bincount(inverse, counts, distinct.size).astype(np.int64))
+        return merged if merged.size <= max_bins else _to_grid(merged)
+    a, b = _to_grid(a), _to_grid(b)
+    keys = np.concatenate([a.keys, b.keys])
+    distinct, inverse = np.unique(keys, return_inverse=True)
+    counts = np.bincount(inverse, np.concatenate([a.counts, b.counts]), distinct.size).astype(np.int64)
+    maxes = np.full(distinct.size, -np.inf)
+    np.maximum.at(maxes, inverse, np.concatenate([a.maxes, b.maxes]))
+    return NumericSketch(False, distinct, counts, maxes)
+
+
+def midpoints(values: np.ndarray) -> np.ndarray:
+    """Thresholds between adjacent sorted distinct values, as scikit-learn computes them."""
+    low, high = values[:-1], values[1:]
+    mid = low / 2.0 + high / 2.0
+    return np.where((mid == high) | ~np.isfinite(mid), low, mid)
+
+
+def numeric_edges(sketch: NumericSketch, max_bins: int) -> tuple[np.ndarray, np.ndarray, bool]:
+    """``(upper, values, exact)``: bin upper edges (n_bins - 1) and a value per bin."""
+    if sketch.exact:
+        return midpoints(sketch.keys), sketch.keys.copy(), True
+    cumulative = np.cumsum(sketch.counts)
+    total = cumulative[-1]
+    ranks = total * np.arange(1, max_bins) / max_bins
+    cells = np.searchsorted(cumulative, ranks, side="left")
+    edges = np.unique(sketch.maxes[cells])
+    edges = edges[edges < sketch.maxes[-1]]
+    values = np.append(edges, sketch.maxes[-1])
+    return edges, values, False
+
+
+# ---------------------------------------------------------------- summary
+@dataclass
+class Summary:
+    """Pass-0 statistics of some rows; ``merge`` adds two of them."""
+
+    n_rows: int
+    n_null_target: int
+    classes: dict[Any, int]
+    numeric: list[NumericSketch | None]
+    nominal: list[dict[str, int] | None]
+    n_missing: np.ndarray
+    max_bins: int = 255
+    parts: list[tuple[str, int, int]] = field(default_factory=list)  # (key, offset, rows)
+
+
+def _value_counts(array: pa.Array) -> dict[Any, int]:
+    if len(array) == 0:
+        return {}
+    counts = pc.value_counts(array.drop_null())
+    return {v.as_py(): int(c.as_py()) for v, c in zip(counts.field("values"), counts.field("counts"))}
+
+
+def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
+              part: tuple[str, int, int] | None = None) -> Summary:
+    """Summary of one part (chunk). Raises :class:`DataError` on infinities."""
+    target = table.column(roles.target)
+    if pa.types.is_dictionary(target.type):
+        target = target.cast(target.type.value_type)
+    target = target.combine_chunks() if isinstance(target, pa.ChunkedArray) else target
+    classes = _value_counts(target)
+    if len(classes) > MAX_CLASSES:
+        raise DataError(
+            f"target {roles.target!r} has more than {MAX_CLASSES} distinct values in {where}: "
+            "this looks like a regression target, and dasktree classifies"
+        )
+    numeric: list[NumericSketch | None] = []
+    nominal: list[dict[str, int] | None] = []
+    missing = np.zeros(len(roles.features), dtype=np.int64)
+    for j, (name, kind) in enumerate(zip(roles.features, roles.kinds)):
+        column = table.column(name)
+        missing[j] = column.null_count
+        if kind == NUMERIC:
+            values = numeric_values(column, name)
+            if np.isinf(values).any():
+                raise DataError(
+                    f"column {name!r} has infinite values{' in ' + where if where else ''}; "
+                    "replace them by null to mean missing"
+                )
+            missing[j] = int(np.isnan(values).sum())
+            numeric.append(sketch_numeric(values, max_bins))
+            nominal.append(None)
+        else:
+            numeric.append(None)
+            nominal.append(_value_counts(nominal_values(column)))
+    return Summary(
+        n_rows=table.num_rows,
+        n_null_target=target.null_count,
+        classes=classes,
+        numeric=numeric,
+        nominal=nominal,
+        n_missing=missing,
+        max_bins=max_bins,
+        parts=[part] if part is not None else [],
+    )
+
+
+def _add_counts(a: dict, b: dict) -> dict:
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+def merge(a: Summary, b: Summary) -> Summary:
+    """Sum of two summaries (combine). Exact, associative and commutative."""
+    numeric = [
+        None if x is None else merge_numeric(x, y, a.max_bins) for x, y in zip(a.numeric, b.numeric)
+    ]
+    nominal = [None if x is None else _add_counts(x, y) for x, y in zip(a.nominal, b.nominal)]
+    return Summary(
+        n_rows=a.n_rows + b.n_rows,
+        n_null_target=a.n_null_target + b.n_null_target,
+        classes=_add_counts(a.classes, b.classes),
+        numeric=numeric,
+        nominal=nominal,
+        n_missing=a.n_missing + b.n_missing,
+        max_bins=a.max_bins,
+        parts=sorted(a.parts + b.parts),
+    )
+
+
+def merge_all(summaries: Sequence[Summary]) -> Summary:
+    total = summaries[0]
+    for s in summaries[1:]:
+        total = merge(total, s)
+    return total
+
+
+# ---------------------------------------------------------------- bin spec
+@dataclass(frozen=True)
+class FeatureBins:
+    """The bins of one attribute. Code 0 is *missing*; bins are codes 1..n_bins."""
+
+    name: str
+    kind: str
+    upper: np.ndarray | None = None  # numeric: n_bins - 1 upper edges
+    values: np.ndarray | None = None  # numeric: one value per bin (exact value or largest value)
+    exact: bool = True
+    categories: tuple[str, ...] = ()  # nominal: code c <-> categories[c - 1]
+
+    @property
+    def n_bins(self) -> int:
+        if self.kind == NUMERIC:
+            return int(self.values.size)
+        return len(self.categories)
+
+    @property
+    def has_other(self) -> bool:
+        return self.kind == NOMINAL and bool(self.categories) and self.categories[-1] == OTHER
+
+    def to_json(self) -> dict:
+        out: dict[str, Any] = {"name": self.name, "kind": self.kind}
+        if self.kind == NUMERIC:
+            out.update(exact=self.exact, upper=self.upper.tolist(), values=self.values.tolist())
+        else:
+            out["categories"] = list(self.categories)
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> "FeatureBins":
+        if d["kind"] == NUMERIC:
+            return cls(d["name"], NUMERIC, np.asarray(d["upper"], dtype=np.float64),
+                       np.asarray(d["values"], dtype=np.float64), bool(d["exact"]))
+        return cls(d["name"], NOMINAL, categories=tuple(d["categories"]))
+
+
+@dataclass(frozen=True)
+class BinSpec:
+    """Bins of every feature and the class labels: what pass 0 learns."""
+
+    features: tuple[FeatureBins, ...]
+    classes: tuple
+
+    @property
+    def n_classes(self) -> int:
+        return len(self.classes)
+
+    @property
+    def n_features(self) -> int:
+        return len(self.features)
+
+    @property
+    def widths(self) -> np.ndarray:
+        """Histogram rows per attribute: its bins plus the missing code."""
+        return np.array([f.n_bins + 1 for f in self.features], dtype=np.int64)
+
+    @property
+    def offsets(self) -> np.ndarray:
+        """Start of each attribute's rows in the concatenated histogram axis."""
+        return np.concatenate([[0], np.cumsum(self.widths)[:-1]]).astype(np.int64)
+
+    @property
+    def total_bins(self) -> int:
+        return int(self.widths.sum())
+
+    @property
+    def code_dtype(self) -> np.dtype:
+        return np.dtype(np.uint8) if self.widths.max() <= 256 else np.dtype(np.uint16)
+
+    def to_json(self) -> dict:
+        return {"classes": list(self.classes), "features": [f.to_json() for f in self.features]}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "BinSpec":
+        return cls(tuple(FeatureBins.from_json(f) for f in d["features"]), tuple(d["classes"]))
+
+
+def _sorted_labels(labels) -> tuple:
+    try:
+        return tuple(sorted(labels))
+    except TypeError:
+        raise DataError(f"the target mixes label types: {sorted(map(repr, labels))[:5]}") from None
+
+
+def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: int,
+             where: str = "the data") -> BinSpec:
+    """The bins of every attribute from the merged summary (aggregate)."""
+    rows = summary.n_rows - summary.n_null_target
+    if summary.n_rows == 0:
+        raise DataError(f"{where} has no rows")
+    if rows == 0:
+        raise DataError(f"every row of {where} has a null target {roles.target!r}")
+    classes = _sorted_labels(summary.classes)
+    if len(classes) < 2:
+        raise DataError(
+            f"target {roles.target!r} has a single class ({classes[0]!r}) in {where}: nothing to learn"
+        )
+    features = []
+    for name, kind, sketch, counts, missing in zip(
+        roles.features, roles.kinds, summary.numeric, summary.nominal, summary.n_missing
+    ):
+        if missing == summary.n_rows:
+            raise DataError(f"feature {name!r} is null in every row of {where}; leave it out with exclude")
+        if kind == NUMERIC:
+            upper, values, exact = numeric_edges(sketch, max_bins)
+            features.append(FeatureBins(name, NUMERIC, upper, values, exact))
+        else:
+            features.append(FeatureBins(name, NOMINAL, categories=_categories(counts, max_categories)))
+    return BinSpec(tuple(features), classes)
+
+
+def _categories(counts: dict[str, int], max_categories: int) -> tuple[str, ...]:
+    if len(counts) <= max_categories:
+        return tuple(sorted(counts))
+    ranked = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    kept = sorted(k for k, _ in ranked[: max_categories - 1])
+    return (*kept, OTHER)

@@ -1,0 +1,216 @@
+"""The ``dasktree`` command: fit, predict, show, demo.
+
+Exit codes: 0 done; 1 the data or a file cannot be used (one line on stderr);
+2 bad command-line usage; 3 an internal error (a bug: please report it).
+``--json`` prints a machine-readable report on stdout; progress bars go to
+stderr and ``--quiet`` turns them off.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+from typing import Sequence
+
+from . import __version__  # noqa: F401  (set before the submodules load)
+from .errors import DaskTreeError
+
+__all__ = ["main", "build_parser"]
+
+
+def _columns(text: str | None) -> list[str]:
+    return [c for c in (text or "").split(",") if c]
+
+
+def _add_runtime(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="'processes' (default: a LocalCluster, one worker per core), 'threads', "
+                        "or a Dask scheduler address such as tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
+
+
+def _add_learning(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("learning")
+    g.add_argument("--criterion", choices=["gini", "entropy", "gain_ratio"], default="gini")
+    g.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)")
+    g.add_argument("--min-samples-split", type=int, default=2, metavar="N")
+    g.add_argument("--min-samples-leaf", type=int, default=1, metavar="N")
+    g.add_argument("--min-impurity-decrease", type=float, default=0.0, metavar="X")
+    g.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N")
+    g.add_argument("--max-bins", type=int, default=255, metavar="N",
+                   help="numeric columns with at most N distinct values get exact bins, others N quantile bins")
+    g.add_argument("--max-categories", type=int, default=255, metavar="N")
+    g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary")
+    g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
+                   help="histogram memory of one pass; wider frontiers take one pass per node group")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dasktree",
+        description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
+    )
+    parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("fit", help="learn a tree from a Parquet dataset and save it as JSON")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p.add_argument("--target", required=True, help="the class column")
+    p.add_argument("--out", required=True, help="model file to write (JSON)")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
+    p.add_argument("--exclude", help="comma-separated columns to leave out")
+    p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal")
+    p.add_argument("--no-cache", action="store_true",
+                   help="re-read the Parquet files every pass instead of keeping encoded data on the workers")
+    _add_learning(p)
+    _add_runtime(p)
+
+    p = sub.add_parser("predict", help="predict a Parquet dataset with a saved model")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("data", help="Parquet file, directory, glob or fsspec URL")
+    p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
+    p.add_argument("--keep", help="comma-separated input columns to copy to the output (e.g. an id)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    _add_runtime(p)
+
+    p = sub.add_parser("show", help="print a saved model")
+    p.add_argument("model")
+    p.add_argument("--format", choices=["text", "dot", "json", "report"], default="text")
+
+    p = sub.add_parser("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
+    p.add_argument("--rows", type=int, default=200_000)
+    p.add_argument("--files", type=int, default=8)
+    p.add_argument("--function", type=int, default=2, help="Agrawal classification function 1..10")
+    p.add_argument("--max-depth", type=int, default=5)
+    p.add_argument("--dir", help="where to write the sample data (default: a temporary directory)")
+    _add_runtime(p)
+    return parser
+
+
+def _progress(args):
+    from .progress import Progress
+
+    return Progress(enabled=not (args.quiet or args.json))
+
+
+def _cmd_fit(args) -> dict:
+    from .fit import fit
+
+    out_dir = os.path.dirname(os.path.abspath(args.out))
+    if not os.path.isdir(out_dir):
+        raise _input(f"--out {args.out}: directory {out_dir} does not exist")
+    model = fit(
+        args.data, target=args.target, features=_columns(args.features) or None,
+        exclude=_columns(args.exclude), nominal=_columns(args.nominal), scheduler=args.scheduler,
+        cache=not args.no_cache and "auto", progress=_progress(args),
+        criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
+        min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
+        max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
+        nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
+    )
+    model.save(args.out)
+    if not args.json:
+        r = model.report
+        print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
+              f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
+              f"in {r['seconds']['total']:.2f}s")
+    return {"model": args.out, "report": model.report}
+
+
+def _input(message: str):
+    from .errors import InputError
+
+    return InputError(message)
+
+
+def _cmd_predict(args) -> dict:
+    from .model import load
+    from .predict import predict_dataset
+
+    model = load(args.model)
+    files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
+                            scheduler=args.scheduler, progress=_progress(args))
+    if not args.json:
+        print(f"wrote {len(files)} files to {args.out}")
+    return {"out": args.out, "files": files}
+
+
+def _cmd_show(args) -> dict | None:
+    from .export import export_dot, export_text
+    from .model import load
+
+    model = load(args.model)
+    if args.format == "text":
+        sys.stdout.write(export_text(model))
+    elif args.format == "dot":
+        sys.stdout.write(export_dot(model))
+    elif args.format == "report":
+        print(json.dumps(model.report, indent=2))
+    else:
+        print(model.dumps())
+    return None
+
+
+def _cmd_demo(args) -> dict:
+    import numpy as np
+    import pyarrow as pa
+
+    from .datasets import agrawal
+    from .export import export_text
+    from .fit import fit
+
+    with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
+        root = args.dir or tmp
+        data = os.path.join(root, "agrawal")
+        agrawal.write_parquet(data, args.rows, n_files=args.files, function=args.function, seed=0,
+                              overwrite=True)
+        model = fit(data, target=agrawal.TARGET, nominal=["car", "zipcode"], max_depth=args.max_depth,
+                    scheduler=args.scheduler, progress=_progress(args))
+        test = agrawal.generate(max(1000, args.rows // 4), function=args.function, seed=1)
+        predicted = np.asarray(model.classes)[model.predict_codes(pa.Table.from_pandas(test))]
+        accuracy = float(np.mean(predicted == test[agrawal.TARGET].to_numpy()))
+        if not args.json:
+            print(f"Agrawal function F{args.function}: {args.rows} rows in {args.files} Parquet files at {data}")
+            sys.stdout.write(export_text(model))
+            r = model.report
+            print(f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, {r['seconds']['total']:.2f}s")
+            print(f"training accuracy {r['training_accuracy']:.4f}, accuracy on {len(test)} new rows {accuracy:.4f}")
+        return {"data": data, "report": model.report, "test_accuracy": accuracy}
+
+
+COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "show": _cmd_show, "demo": _cmd_demo}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        result = COMMANDS[args.command](args)
+    except DaskTreeError as exc:
+        print(f"dasktree: error: {_one_line(str(exc))}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("dasktree: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # a bug: say so in one line, show the traceback on request
+        if os.environ.get("DASKTREE_DEBUG"):
+            raise
+        print(f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+              "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)",
+              file=sys.stderr)
+        return 3
+    if getattr(args, "json", False) and result is not None:
+        print(json.dumps(result, indent=2, default=str))
+    return 0
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

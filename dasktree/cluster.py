@@ -1,0 +1,67 @@
+"""Which Dask cluster a job runs on, and closing what we started.
+
+``client=`` (a ``distributed.Client``) wins; otherwise ``scheduler=``:
+``"processes"`` (the default for datasets: a ``LocalCluster`` with one
+single-threaded worker process per core), ``"threads"`` (one worker process-free
+cluster with a thread per core) or a scheduler address such as
+``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+from .errors import InputError
+
+__all__ = ["connect", "SCHEDULERS"]
+
+SCHEDULERS = ("processes", "threads")
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+@contextmanager
+def connect(client=None, scheduler: str | None = None) -> Iterator:
+    """Yield a ``distributed.Client``: the one given, or one on a cluster started here."""
+    if client is not None:
+        yield client
+        return
+    from distributed import Client, LocalCluster
+
+    scheduler = scheduler or "processes"
+    if scheduler in SCHEDULERS:
+        n = _cores()
+        threads = scheduler == "threads"
+        cluster = LocalCluster(
+            n_workers=1 if threads else n,
+            threads_per_worker=n if threads else 1,
+            processes=not threads,
+            dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+        )
+        try:
+            with Client(cluster) as started:
+                yield started
+        finally:
+            cluster.close()
+        return
+    if "://" not in scheduler and ":" not in scheduler:
+        raise InputError(
+            f"scheduler {scheduler!r}: expected 'processes', 'threads' or an address like tcp://host:8786"
+        )
+    try:
+        started = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    try:
+        yield started
+    finally:
+        started.close()

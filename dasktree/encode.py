@@ -1,0 +1,109 @@
+"""Encoding: a part's rows as attribute codes, class codes and fold parts.
+
+The encoded part is what every level pass reads (SLIQ's class list, in
+columns): ``codes`` of shape (n_attributes, n_rows) in uint8 or uint16, where
+code 0 is *missing* and codes 1..n_bins are the attribute's bins; ``y`` the
+class code of each row; ``part`` the fold part of each row per repetition
+(all zeros without cross-validation). Rows whose target is null are dropped
+here and counted.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .binning import BinSpec, FeatureBins
+from .errors import DataError
+from .schema import NUMERIC, nominal_values, numeric_values
+
+__all__ = ["Encoded", "encode_features", "encode_table", "class_codes"]
+
+
+@dataclass
+class Encoded:
+    """One encoded part.
+
+    codes : (n_attributes, n_rows) uint8/uint16, 0 = missing.
+    y : (n_rows,) int32 class codes.
+    part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
+    n_dropped : rows dropped for a null target.
+    """
+
+    codes: np.ndarray
+    y: np.ndarray
+    part: np.ndarray
+    n_dropped: int = 0
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.y.size)
+
+    @property
+    def nbytes(self) -> int:
+        return self.codes.nbytes + self.y.nbytes + self.part.nbytes
+
+
+def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:
+    """Codes of one column: bin ``b`` holds ``upper[b-2] < x <= upper[b-1]``; 0 = missing."""
+    if bins.kind == NUMERIC:
+        x = numeric_values(column, bins.name)
+        codes = np.searchsorted(bins.upper, x, side="left") + 1
+        codes[np.isnan(x)] = 0
+        return codes.astype(dtype, copy=False)
+    values = nominal_values(column)
+    index = pc.index_in(values, value_set=pa.array(bins.categories, type=pa.string()))
+    found = index.is_valid().to_numpy(zero_copy_only=False)
+    codes = index.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64) + 1
+    unseen = ~found & values.is_valid().to_numpy(zero_copy_only=False)
+    codes[~found] = 0
+    if bins.has_other:
+        codes[unseen] = len(bins.categories)
+    return codes.astype(dtype, copy=False)
+
+
+def encode_features(table: pa.Table, spec: BinSpec) -> np.ndarray:
+    """``codes`` of shape (n_attributes, n_rows) for the spec's features."""
+    out = np.empty((spec.n_features, table.num_rows), dtype=spec.code_dtype)
+    for j, bins in enumerate(spec.features):
+        if bins.name not in table.column_names:
+            raise DataError(f"column {bins.name!r} that the model uses is missing from the data")
+        out[j] = encode_feature(table.column(bins.name), bins, spec.code_dtype)
+    return out
+
+
+def class_codes(column, classes: tuple) -> np.ndarray:
+    """Class code of each row, -1 for a null target or a label outside ``classes``."""
+    array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    value_set = pa.array(list(classes))
+    if value_set.type != array.type:
+        try:
+            value_set = value_set.cast(array.type)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            array = array.cast(value_set.type)
+    index = pc.index_in(array, value_set=value_set)
+    return index.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
+
+
+def encode_table(table: pa.Table, spec: BinSpec, target: str, part: np.ndarray | None = None) -> Encoded:
+    """Encode one part's table for the level passes, dropping null-target rows.
+
+    ``part`` (n_repeats, n_rows) gives each row's fold part; None means one
+    repetition with every row in part 0.
+    """
+    y = class_codes(table.column(target), spec.classes)
+    keep = y >= 0
+    codes = encode_features(table, spec)
+    if part is None:
+        part = np.zeros((1, table.num_rows), dtype=np.int16)
+    if keep.all():
+        return Encoded(codes, y, part.astype(np.int16, copy=False), 0)
+    return Encoded(
+        np.ascontiguousarray(codes[:, keep]), y[keep], np.ascontiguousarray(part[:, keep]).astype(np.int16),
+        int((~keep).sum()),
+    )

@@ -1,0 +1,215 @@
+"""``DaskTreeClassifier``: the scikit-learn-style face of :func:`dasktree.fit.fit`."""
+
+from __future__ import annotations
+
+import inspect
+import os
+from typing import Sequence
+
+import numpy as np
+
+from .errors import InputError
+from .export import export_dot, export_text
+from .fit import fit as fit_model
+from .fit import validate_params
+from .model import Model
+from .model import load as load_model
+from .predict import as_table, predict_dataset, predict_table
+
+__all__ = ["DaskTreeClassifier", "load"]
+
+
+class DaskTreeClassifier:
+    """A decision tree grown one level pass at a time, on Dask or in process.
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "gain_ratio"}, default "gini"
+        Impurity whose decrease chooses the tests (gain ratio: C4.5's rule).
+    max_depth : int or None, default None
+        Deepest level of nodes; a tree of depth D reads the data D + 1 times.
+    min_samples_split, min_samples_leaf : int, default 2 and 1
+        Fewest training rows a node must have to be split, and each child must have.
+    min_impurity_decrease : float, default 0.0
+        Split only when ``N_t / N * impurity decrease >= min_impurity_decrease``.
+    max_leaf_nodes : int or None
+        Leaf budget; level by level, the splits with the largest weighted
+        impurity decrease are kept first.
+    max_bins : int, default 255
+        Numeric columns with at most this many distinct values get one bin per
+        value (exact thresholds); larger ones get approximate quantile bins.
+    max_categories : int, default 255
+        Nominal columns keep their most frequent categories up to this many;
+        the rest share one "__other__" category.
+    nominal_split : {"binary", "multiway"}, default "binary"
+        CART subset splits, or C4.5's one child per category.
+    max_histogram_mb : float, default 256
+        Histogram memory budget of one pass; a wider frontier is split into
+        node groups, one extra pass each.
+    client : distributed.Client, optional
+    scheduler : {"processes", "threads"} or address, optional
+        Without ``client`` or ``scheduler``, in-memory data is learned in this
+        process and a dataset on a ``LocalCluster`` started for the fit.
+    cache : bool or "auto", default "auto"
+        Keep the encoded data on the workers between passes.
+    progress : bool, default False
+        A progress bar per pass on stderr.
+    """
+
+    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
+                 nominal_split="binary", max_histogram_mb=256.0, client=None, scheduler=None,
+                 cache="auto", progress=False):
+        self.criterion = criterion
+        self.max_depth = max_depth
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_leaf_nodes = max_leaf_nodes
+        self.max_bins = max_bins
+        self.max_categories = max_categories
+        self.nominal_split = nominal_split
+        self.max_histogram_mb = max_histogram_mb
+        self.client = client
+        self.scheduler = scheduler
+        self.cache = cache
+        self.progress = progress
+
+    _RUNTIME = ("client", "scheduler", "cache", "progress")
+
+    # ---------------------------------------------------------------- params
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        signature = inspect.signature(cls.__init__)
+        return [p.name for p in signature.parameters.values() if p.name != "self"]
+
+    def get_params(self, deep: bool = True) -> dict:
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params) -> "DaskTreeClassifier":
+        valid = self._param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise InputError(f"invalid parameter {name!r} for DaskTreeClassifier; valid are {valid}")
+            setattr(self, name, value)
+        return self
+
+    def _learning_params(self) -> dict:
+        return {k: v for k, v in self.get_params().items() if k not in self._RUNTIME}
+
+    def __repr__(self) -> str:
+        changed = {k: v for k, v in self.get_params().items()
+                   if v != inspect.signature(type(self).__init__).parameters[k].default}
+        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
+            exclude: Sequence[str] = (), nominal: Sequence[str] = ()) -> "DaskTreeClassifier":
+        """Learn from ``X, y`` in memory, or from a dataset ``X`` with ``target=COLUMN``.
+
+        ``X`` may be a Parquet file, directory, glob or fsspec URL, a pandas or
+        dask DataFrame, or a 2-D array.
+        """
+        validate_params(self._learning_params())
+        model = fit_model(
+            X, y, target=target, features=features, exclude=exclude, nominal=nominal,
+            client=self.client, scheduler=self.scheduler, cache=self.cache, progress=self.progress,
+            **self._learning_params(),
+        )
+        self._set_model(model)
+        return self
+
+    def _set_model(self, model: Model) -> None:
+        self.model_ = model
+        self.classes_ = np.asarray(model.classes)
+        self.n_features_in_ = len(model.features)
+        self.feature_names_in_ = np.asarray(model.features, dtype=object)
+        self.report_ = model.report
+        self.tree_ = model.tree
+
+    @classmethod
+    def from_model(cls, model: Model) -> "DaskTreeClassifier":
+        names = set(cls._param_names())
+        est = cls(**{k: v for k, v in model.params.items() if k in names})
+        est._set_model(model)
+        return est
+
+    def _check_fitted(self) -> Model:
+        if not hasattr(self, "model_"):
+            raise InputError("this DaskTreeClassifier is not fitted yet: call fit first")
+        return self.model_
+
+    # ---------------------------------------------------------------- predict
+    def predict_proba(self, X) -> np.ndarray:
+        """Class probabilities, shape (n_rows, n_classes), columns in ``classes_`` order."""
+        model = self._check_fitted()
+        if _is_dask_frame(X):
+            raise InputError("predict_proba on a dask DataFrame: use predict(ddf), which returns one")
+        if isinstance(X, (str, os.PathLike)):
+            from .dataset import ParquetSource
+
+            source = ParquetSource(X)
+            parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
+            return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
+        return model.predict_proba_table(as_table(model, X))
+
+    def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
+        """Predicted class labels.
+
+        On a dataset path with ``out``, writes Parquet (``prediction`` and one
+        ``proba_<class>`` column per class, plus ``keep`` columns) into the
+        directory ``out`` atomically and returns the files written. On a dask
+        DataFrame, returns a dask DataFrame of those columns (lazy).
+        """
+        model = self._check_fitted()
+        if out is not None:
+            if not isinstance(X, (str, os.PathLike, list)):
+                raise InputError("out= is for dataset inputs (a Parquet path or URL)")
+            return predict_dataset(model, X, out, keep=keep, overwrite=overwrite,
+                                   client=self.client, scheduler=self.scheduler)
+        if _is_dask_frame(X):
+            import pandas as pd
+
+            from .predict import prediction_columns
+
+            meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in prediction_columns(model)})
+            meta["prediction"] = pd.Series(np.asarray(model.classes)[:0])
+            return X.map_partitions(_predict_frame, model=model, keep=tuple(keep), meta=meta)
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)] if len(proba) else self.classes_[:0]
+
+    def score(self, X, y) -> float:
+        """Mean accuracy on ``X, y``."""
+        return float(np.mean(self.predict(X) == np.asarray(y)))
+
+    # ---------------------------------------------------------------- model
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        return self._check_fitted().feature_importances()
+
+    def export_text(self, max_depth: int | None = None) -> str:
+        return export_text(self._check_fitted(), max_depth=max_depth)
+
+    def export_dot(self) -> str:
+        return export_dot(self._check_fitted())
+
+    def save(self, path) -> None:
+        """Save the model as versioned JSON (atomically)."""
+        self._check_fitted().save(path)
+
+
+def _predict_frame(frame, *, model: Model, keep: tuple):
+    from .dataset import frame_to_table
+
+    return predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
+
+
+def _is_dask_frame(obj) -> bool:
+    from .dataset import _is_dask_frame as check
+
+    return check(obj)
+
+
+def load(path) -> DaskTreeClassifier:
+    """A fitted :class:`DaskTreeClassifier` from a JSON model file."""
+    return DaskTreeClassifier.from_model(load_model(path))

@@ -1,0 +1,180 @@
+"""The functional core: ``fit(data, ...) -> Model``. The estimator and the CLI call it.
+
+Steps: open the input as parts, resolve column roles, pass 0 (summary and bin
+spec), then level passes until the frontier is empty, then the model and its
+fit report. In-memory inputs without ``client``/``scheduler`` run in this
+process; datasets run on Dask.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import asdict
+from typing import Any, Sequence
+
+import numpy as np
+
+from .binning import bin_spec
+from .cluster import connect
+from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .errors import InputError
+from .grow import GrowParams, grow
+from .model import Model, TreeModel
+from .progress import Progress
+from .schema import resolve_roles
+from .split.search import CRITERIA, NOMINAL_SPLITS, SplitParams
+
+__all__ = ["fit", "DEFAULTS", "validate_params"]
+
+DEFAULTS: dict[str, Any] = {
+    "criterion": "gini",
+    "max_depth": None,
+    "min_samples_split": 2,
+    "min_samples_leaf": 1,
+    "min_impurity_decrease": 0.0,
+    "max_leaf_nodes": None,
+    "max_bins": 255,
+    "max_categories": 255,
+    "nominal_split": "binary",
+    "max_histogram_mb": 256.0,
+}
+
+
+def _int(name: str, value, low: int, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        want = f"an integer >= {low}" + (" or None" if allow_none else "")
+        raise InputError(f"{name} must be {want}, got {value!r}")
+
+
+def validate_params(params: dict[str, Any]) -> dict[str, Any]:
+    """Check every learning parameter; the message names it, what it must be and what it got."""
+    unknown = sorted(set(params) - set(DEFAULTS))
+    if unknown:
+        raise InputError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
+    p = {**DEFAULTS, **params}
+    if p["criterion"] not in CRITERIA:
+        raise InputError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
+    if p["nominal_split"] not in NOMINAL_SPLITS:
+        raise InputError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
+    _int("max_depth", p["max_depth"], 1, allow_none=True)
+    _int("min_samples_split", p["min_samples_split"], 2)
+    _int("min_samples_leaf", p["min_samples_leaf"], 1)
+    _int("max_leaf_nodes", p["max_leaf_nodes"], 2, allow_none=True)
+    _int("max_bins", p["max_bins"], 2)
+    _int("max_categories", p["max_categories"], 2)
+    if p["max_bins"] > 65535 or p["max_categories"] > 65535:
+        raise InputError("max_bins and max_categories must be at most 65535")
+    for name in ("min_impurity_decrease", "max_histogram_mb"):
+        value = p[name]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
+            raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+    if p["max_histogram_mb"] == 0:
+        raise InputError("max_histogram_mb must be > 0, got 0")
+    return p
+
+
+def _grow_params(p: dict[str, Any]) -> GrowParams:
+    return GrowParams(
+        max_depth=p["max_depth"],
+        min_samples_split=p["min_samples_split"],
+        min_samples_leaf=p["min_samples_leaf"],
+        min_impurity_decrease=float(p["min_impurity_decrease"]),
+        max_leaf_nodes=p["max_leaf_nodes"],
+        split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"]),
+        max_histogram_mb=float(p["max_histogram_mb"]),
+    )
+
+
+def fit(
+    data,
+    y=None,
+    *,
+    target: str | None = None,
+    features: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+    nominal: Sequence[str] = (),
+    client=None,
+    scheduler: str | None = None,
+    cache: bool | str = "auto",
+    part_rows: int = DEFAULT_PART_ROWS,
+    progress: bool | Progress = False,
+    **params,
+) -> Model:
+    """Learn a decision tree from ``data``.
+
+    Parameters
+    ----------
+    data : str, path, list of paths, pandas DataFrame, dask DataFrame or ndarray
+        A Parquet file, directory, glob or fsspec URL; or data in memory.
+    y : array-like, optional
+        Class labels for in-memory ``data`` (else name a column with ``target``).
+    target : str
+        The class column of ``data``.
+    features, exclude, nominal : list of str
+        Feature columns (default: all but the target), columns to leave out,
+        and numeric columns to treat as nominal.
+    client, scheduler
+        A ``distributed.Client``, or ``"processes"``, ``"threads"`` or an
+        address. Without either, in-memory data runs in this process and a
+        dataset on a ``LocalCluster`` started (and closed) for the fit.
+    cache : bool or "auto"
+        Keep the encoded data on the workers between passes ("auto": when it
+        takes at most a quarter of the cluster's memory).
+    **params
+        Learning parameters, see :data:`DEFAULTS`.
+    """
+    started = time.perf_counter()
+    p = validate_params(params)
+    bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
+    source, target = open_source(data, y, target=target, part_rows=part_rows)
+    roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
+                          where=source.description)
+    in_process = isinstance(source, TableSource) and client is None and scheduler is None
+    if in_process:
+        from .runners import LocalRunner
+
+        runner = LocalRunner(source, roles, progress=bar)
+        return _fit_with(runner, source, roles, p, started, workers=0)
+    from .runners import DaskRunner
+
+    with connect(client, scheduler) as dask_client:
+        runner = DaskRunner(dask_client, source, roles, cache=cache, progress=bar)
+        try:
+            workers = len(dask_client.scheduler_info().get("workers", {}))
+            return _fit_with(runner, source, roles, p, started, workers=workers)
+        finally:
+            runner.close()
+
+
+def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int) -> Model:
+    summary = runner.summary(p["max_bins"])
+    spec = bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
+                    where=source.description)
+    runner.prepare(spec, 1)
+    pass0 = time.perf_counter() - started
+    forest, grow_report = grow(runner, spec, _grow_params(p))
+    tree = TreeModel.from_forest(forest, 0)
+    rows = summary.n_rows - summary.n_null_target
+    report = {
+        "rows": int(summary.n_rows),
+        "rows_used": int(rows),
+        "rows_skipped_null_target": int(summary.n_null_target),
+        "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
+        "features": [{"name": f.name, "kind": f.kind, "bins": f.n_bins,
+                      **({"exact": f.exact} if f.kind == "numeric" else {})} for f in spec.features],
+        "parts": len(source.parts),
+        "workers": workers,
+        "passes": runner.passes,
+        "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
+        "depth": tree.max_depth,
+        "nodes": tree.n_nodes,
+        "leaves": tree.n_leaves,
+        "training_accuracy": float(tree.counts[[i for i, t in enumerate(tree.tests) if t is None]].max(axis=1).sum()
+                                   / max(1, rows)),
+        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)},
+        "levels": [asdict(level) for level in grow_report.levels],
+    }
+    params = {k: v for k, v in p.items()}
+    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report)

@@ -1,0 +1,128 @@
+"""Prediction on in-memory data and on datasets (written as Parquet, atomically).
+
+``predict_dataset`` reads the input part by part on the workers, writes one
+Parquet file per part into a hidden temporary directory beside ``out`` and
+renames it to ``out`` only when every part is written: a failure leaves
+nothing behind. Each output row holds the prediction (column ``prediction``)
+and one probability column per class (``proba_<class>``), plus any ``keep``
+columns copied from the input.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import uuid
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .dataset import Part, ParquetSource, Source, frame_to_table
+from .errors import InputError
+from .model import Model
+
+__all__ = ["predict_table", "predict_dataset", "prediction_columns", "as_table"]
+
+
+def prediction_columns(model: Model) -> list[str]:
+    return ["prediction", *[f"proba_{c}" for c in model.classes]]
+
+
+def as_table(model: Model, X) -> pa.Table:
+    """In-memory input as an Arrow table with the model's feature names."""
+    import pandas as pd
+
+    if isinstance(X, pa.Table):
+        return X
+    if isinstance(X, pd.DataFrame):
+        return frame_to_table(X.reset_index(drop=True))
+    array = np.asarray(X)
+    if array.ndim != 2:
+        raise InputError(f"X must be 2-D (rows x features), got shape {array.shape}")
+    if array.shape[1] != len(model.features):
+        raise InputError(f"X has {array.shape[1]} columns but the model uses {len(model.features)} features")
+    return frame_to_table(pd.DataFrame(array, columns=model.features))
+
+
+def predict_table(model: Model, table: pa.Table, keep: Sequence[str] = ()) -> pa.Table:
+    """Prediction and class probabilities for every row of ``table``."""
+    proba = model.predict_proba_table(table)
+    labels = np.asarray(model.classes, dtype=object)[np.argmax(proba, axis=1)] if len(proba) else []
+    label_type = pa.array(list(model.classes)).type
+    columns = {name: table.column(name) for name in keep}
+    columns["prediction"] = pa.array(list(labels), type=label_type)
+    for i, c in enumerate(model.classes):
+        columns[f"proba_{c}"] = pa.array(proba[:, i] if len(proba) else np.zeros(0), type=pa.float64())
+    return pa.table(columns)
+
+
+def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[str], directory: str,
+                  fs) -> str:
+    import pyarrow.parquet as pq
+
+    columns = [*dict.fromkeys([*model.features, *keep])]
+    table = source.read(part, columns)
+    out = predict_table(model, table, keep)
+    path = f"{directory}/part-{part.index:05d}.parquet"
+    with fs.open(path, "wb") as f:
+        pq.write_table(out, f)
+    return path
+
+
+def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
+                    client=None, scheduler: str | None = None, progress=None) -> list[str]:
+    """Predict every row of a Parquet dataset into the directory ``out``; returns the files."""
+    import fsspec
+
+    from .cluster import connect
+
+    source = data if isinstance(data, Source) else ParquetSource(data)
+    missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
+    if missing:
+        raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    fs, out_path = fsspec.core.url_to_fs(os.fspath(out))
+    out_path = out_path.rstrip("/")
+    if fs.exists(out_path):
+        if not overwrite:
+            raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+    parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
+    if parent and not fs.exists(parent):
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
+    fs.makedirs(tmp, exist_ok=True)
+    try:
+        with connect(client, scheduler) as dask_client:
+            [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
+            [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
+            futures = [
+                dask_client.submit(_predict_part, part, source=source_f, model=model_f, keep=tuple(keep),
+                                   directory=tmp, fs=fs, pure=False)
+                for part in source.parts
+            ]
+            if progress is not None:
+                from distributed import as_completed
+
+                progress.start("predict", len(futures))
+                for _ in as_completed(futures):
+                    progress.advance()
+            files = dask_client.gather(futures)
+            if progress is not None:
+                progress.finish()
+        if fs.exists(out_path):
+            _remove(fs, out_path)
+        fs.mv(tmp, out_path, recursive=True)
+    except BaseException:
+        _remove(fs, tmp)
+        raise
+    return [f.replace(tmp, out_path) for f in files]
+
+
+def _remove(fs, path: str) -> None:
+    try:
+        if fs.protocol in ("file", ("file", "local")) or "file" in fs.protocol:
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            fs.rm(path, recursive=True)
+    except FileNotFoundError:
+        pass

@@ -1,0 +1,237 @@
+"""Runners make the passes: in this process, or as Dask tasks on a cluster.
+
+Both run the same functions of :mod:`dasktree.tasks` and
+:func:`dasktree.grow.search_group`, so they give the same forest bit for bit.
+
+:class:`LocalRunner` reads and encodes every part once and keeps the codes in
+memory; it is for in-memory inputs (no cluster to start). :class:`DaskRunner`
+maps the per-part work over the workers, sums histograms by a tree reduction
+on the workers (``split_every`` at a time), runs the split searches there on
+the summed histogram and gathers only the chosen tests. When the encoded data
+fits (``cache``), it stays on the workers after the first level pass, so later
+passes read no Parquet at all; otherwise every pass reads and encodes anew.
+"""
+
+from __future__ import annotations
+
+from .binning import BinSpec, Summary, merge_all
+from .dataset import DaskFrameSource, Source
+from .grow import NodeResult, SearchContext, SearchRequest, search_group
+from .progress import Progress
+from .schema import Roles
+from .tasks import (
+    PassShape,
+    add_histograms,
+    encode_frame,
+    encode_part,
+    histogram_of,
+    histogram_of_part,
+    summarize_frame,
+    summarize_part,
+)
+
+__all__ = ["LocalRunner", "DaskRunner"]
+
+
+class _Counting:
+    """Pass count and per-pass seconds, shared by the runners."""
+
+    def __init__(self, progress: Progress | None):
+        self.progress = progress or Progress(enabled=False)
+        self.passes = 0
+        self.parquet_reads = 0
+
+    def _count(self, reads_source: bool) -> None:
+        self.passes += 1
+        self.parquet_reads += int(reads_source)
+
+
+class LocalRunner(_Counting):
+    """All parts in this process; the codes are kept after the first level pass."""
+
+    def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None):
+        super().__init__(progress)
+        self.source, self.roles, self.folds = source, roles, folds
+        self.encoded = None
+        self.spec: BinSpec | None = None
+
+    def summary(self, max_bins: int) -> Summary:
+        self._count(True)
+        self.progress.start("pass 0 (summary)", len(self.source.parts))
+        parts = []
+        for part in self.source.parts:
+            parts.append(summarize_part(part, source=self.source, roles=self.roles, max_bins=max_bins))
+            self.progress.advance()
+        self.progress.finish()
+        return merge_all(parts)
+
+    def prepare(self, spec: BinSpec, n_folds: int) -> None:
+        self.spec = spec
+        self.shape = PassShape.of(spec, n_folds)
+
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+        self._count(self.encoded is None)
+        self.progress.start(label, len(self.source.parts))
+        if self.encoded is None:
+            self.encoded = [
+                encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
+                for p in self.source.parts
+            ]
+        total = None
+        for encoded in self.encoded:
+            h = histogram_of(encoded, plan=plan, shape=self.shape)
+            total = h if total is None else total + h
+            self.progress.advance()
+        results = search_group(total, requests, context)
+        self.progress.finish(f"{len(requests)} nodes")
+        return results
+
+    @property
+    def n_dropped(self) -> int:
+        return sum(e.n_dropped for e in self.encoded or [])
+
+    def close(self) -> None:
+        self.encoded = None
+
+
+def _tree_reduce(client, futures: list, split_every: int):
+    """Sum futures of histograms on the workers, ``split_every`` at a time."""
+    while len(futures) > 1:
+        futures = [
+            client.submit(add_histograms, *futures[i:i + split_every], pure=False)
+            for i in range(0, len(futures), split_every)
+        ]
+    return futures[0]
+
+
+def _chunks(items: list, n: int) -> list[list]:
+    n = max(1, min(n, len(items)))
+    size = -(-len(items) // n)
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+class DaskRunner(_Counting):
+    """The passes as Dask tasks on a ``distributed`` cluster."""
+
+    def __init__(self, client, source: Source, roles: Roles, *, folds=None, cache: bool | str = "auto",
+                 split_every: int = 8, progress: Progress | None = None):
+        super().__init__(progress)
+        self.client, self.source, self.roles, self.folds = client, source, roles, folds
+        self.cache = cache
+        self.split_every = split_every
+        self.encoded: list | None = None
+        self.n_dropped = 0
+        if isinstance(source, DaskFrameSource):
+            self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
+            self._source = None
+        else:
+            self._frames = None
+            [self._source] = client.scatter([source], broadcast=True, hash=False)
+
+    def _map(self, func, label: str, **kwargs) -> list:
+        if self._frames is not None:
+            return [
+                self.client.submit(func[1], frame, index=i, pure=False, **kwargs)
+                for i, frame in enumerate(self._frames)
+            ]
+        return self.client.map(func[0], self.source.parts, source=self._source, pure=False, **kwargs)
+
+    def _wait(self, futures: list, label: str) -> None:
+        from distributed import as_completed
+
+        self.progress.start(label, len(futures))
+        for _ in as_completed(futures):
+            self.progress.advance()
+
+    def summary(self, max_bins: int) -> Summary:
+        self._count(True)
+        futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
+        self._wait(futures, "pass 0 (summary)")
+        while len(futures) > 1:
+            futures = [
+                self.client.submit(_merge_many, *futures[i:i + self.split_every], pure=False)
+                for i in range(0, len(futures), self.split_every)
+            ]
+        result = futures[0].result()
+        self.progress.finish()
+        return result
+
+    def prepare(self, spec: BinSpec, n_folds: int) -> None:
+        self.spec = spec
+        self.shape = PassShape.of(spec, n_folds)
+        [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
+        if self._frames is not None:
+            use_cache = True
+        elif self.cache == "auto":
+            use_cache = self._fits(spec)
+        else:
+            use_cache = bool(self.cache)
+        self.use_cache = use_cache
+
+    def _fits(self, spec: BinSpec) -> bool:
+        """Encoded data within a quarter of the cluster's memory."""
+        info = self.client.scheduler_info()
+        limit = sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values())
+        row_bytes = spec.n_features * spec.code_dtype.itemsize + 4 + 2
+        return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
+
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+        reads = self.encoded is None
+        self._count(reads)
+        [plan_future] = self.client.scatter([plan], broadcast=True, hash=False)
+        if self.use_cache:
+            if self.encoded is None:
+                self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
+                                         spec=self._spec, folds=self.folds)
+            hists = [
+                self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
+                for e in self.encoded
+            ]
+        else:
+            hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
+                              folds=self.folds, plan=plan_future, shape=self.shape)
+        self._wait(hists, label)
+        total = _tree_reduce(self.client, hists, self.split_every)
+        n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        searches = [
+            self.client.submit(search_group, total, chunk, context, pure=False)
+            for chunk in _balanced(requests, 2 * n_workers)
+        ]
+        results = [r for chunk in self.client.gather(searches) for r in chunk]
+        self.progress.finish(f"{len(requests)} nodes")
+        del total, hists
+        return results
+
+    def dropped_rows(self) -> int:
+        if not self.encoded:
+            return 0
+        return int(sum(self.client.gather([self.client.submit(_dropped, e, pure=False) for e in self.encoded])))
+
+    def close(self) -> None:
+        if self.encoded:
+            self.client.cancel(self.encoded)
+        if self._frames:
+            self.client.cancel(self._frames)
+        self.encoded = None
+
+
+def _balanced(requests: list[SearchRequest], n_tasks: int) -> list[list[SearchRequest]]:
+    """Search tasks of similar work: nodes dealt round-robin by decreasing tree count.
+
+    A node's search costs about the same per tree that decides there, so
+    dealing the biggest first keeps one large node from idling the others.
+    """
+    order = sorted(requests, key=lambda r: (-len(r.trees), r.node))
+    n_tasks = max(1, min(n_tasks, len(order)))
+    buckets: list[list[SearchRequest]] = [[] for _ in range(n_tasks)]
+    for i, request in enumerate(order):
+        buckets[i % n_tasks].append(request)
+    return [sorted(b, key=lambda r: r.node) for b in buckets if b]
+
+
+def _merge_many(*summaries: Summary) -> Summary:
+    return merge_all(list(summaries))
+
+
+def _dropped(encoded) -> int:
+    return encoded.n_dropped

@@ -1,0 +1,95 @@
+"""Tests in a node, and how a node's bins map to its children.
+
+A :class:`Test` on attribute ``a`` sends each code of ``a`` (0 = missing, then
+the bins) to a child through ``bin_children``. Numeric tests are threshold
+tests: child ``i`` of a ``k``-way numeric test holds ``t[i-1] < x <= t[i]``
+(``t`` the thresholds, bin upper edges); a binary one is ``x <= t`` (left,
+child 0) against ``x > t``. Nominal tests list the categories of each child.
+Missing values, and bins with no training example at the node, go to the
+``default`` child. Two trees of the forest share a child only when their tests
+are identical: same attribute and same ``bin_children``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Test", "numeric_test", "nominal_test"]
+
+
+@dataclass(frozen=True, eq=False)
+class Test:
+    """A test on one attribute, as a code -> child table plus its readable form."""
+
+    attribute: int
+    kind: str  # "numeric" | "nominal"
+    bin_children: np.ndarray  # (n_bins + 1,) child of each code; code 0 = missing
+    default: int
+    thresholds: tuple[float, ...] = ()  # numeric: k - 1 increasing thresholds
+    groups: tuple[tuple[int, ...], ...] = ()  # nominal: the codes of each child
+
+    @property
+    def arity(self) -> int:
+        return int(self.bin_children.max()) + 1
+
+    @property
+    def identity(self) -> tuple:
+        """Equal for tests that partition every example the same way."""
+        return (self.attribute, self.bin_children.tobytes())
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Test) and self.identity == other.identity
+
+    def __hash__(self) -> int:
+        return hash(self.identity)
+
+    def to_json(self) -> dict:
+        out = {
+            "attribute": self.attribute,
+            "kind": self.kind,
+            "default": self.default,
+            "bin_children": self.bin_children.tolist(),
+        }
+        if self.kind == "numeric":
+            out["thresholds"] = list(self.thresholds)
+        else:
+            out["groups"] = [list(g) for g in self.groups]
+        return out
+
+    @classmethod
+    def from_json(cls, d: dict) -> "Test":
+        return cls(
+            attribute=int(d["attribute"]),
+            kind=d["kind"],
+            bin_children=np.asarray(d["bin_children"], dtype=np.int16),
+            default=int(d["default"]),
+            thresholds=tuple(float(t) for t in d.get("thresholds", ())),
+            groups=tuple(tuple(int(c) for c in g) for g in d.get("groups", ())),
+        )
+
+
+def numeric_test(attribute: int, cuts: np.ndarray, upper: np.ndarray, default: int) -> Test:
+    """Threshold test cutting after each bin in ``cuts`` (1-based bins).
+
+    Cut ``j`` sends bins ``<= j`` left of it; its threshold is ``upper[j - 1]``.
+    """
+    cuts = np.asarray(cuts, dtype=np.int64)
+    n_bins = upper.size + 1
+    table = np.empty(n_bins + 1, dtype=np.int16)
+    table[1:] = np.searchsorted(cuts, np.arange(1, n_bins + 1), side="left")
+    table[0] = default
+    return Test(attribute, "numeric", table, int(default), tuple(float(upper[j - 1]) for j in cuts))
+
+
+def nominal_test(attribute: int, groups: list[np.ndarray], n_codes: int, default: int) -> Test:
+    """One child per group of codes; codes in no group (and missing) go to ``default``."""
+    table = np.full(n_codes, default, dtype=np.int16)
+    for child, codes in enumerate(groups):
+        table[np.asarray(codes, dtype=np.int64)] = child
+    table[0] = default
+    return Test(
+        attribute, "nominal", table, int(default),
+        groups=tuple(tuple(int(c) for c in sorted(g)) for g in groups),
+    )

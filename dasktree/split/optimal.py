@@ -1,0 +1,762 @@
+"""Optimal multi-way splits of a numeric attribute (Elomaa & Rousu).
+
+Given a node's class-count histogram of one numeric attribute, ``counts`` of
+shape ``(n_bins, n_classes)`` in value order, find for every arity
+``k = 1 .. max_arity`` the partition of the bins into ``k`` intervals that
+minimises a *cumulative* evaluation function ``sum_i g(S_i)``:
+
+* ``"entropy"``: ``g(S) = |S| H(S)``, ``H`` the class entropy in bits. The
+  cost divided by ``|S|`` is the average class entropy *ACE*; the information
+  gain is ``H(S) - cost / |S|`` (000, Section 2).
+* ``"gini"``: ``g(S) = |S| gini(S)``.
+* ``"tse"``: training set error, ``g(S) = |S| - max_c |S|_c``, the examples
+  an interval misclassifies when it predicts its majority class.
+
+All three impurities are concave, so the functions are well-behaved: an optimal
+k-split on *boundary points* (block borders, 001 Definition 2, see
+:mod:`dasktree.split.blocks`) always exists.
+
+Algorithms (000, Table 1):
+
+* :func:`bin_opt` -- dynamic programming over the non-empty bins (Fulton et
+  al.; Elomaa & Rousu's *Bin-Opt*), ``O((k + m) V^2)``.
+* :func:`block_opt` -- the same dynamic programming over blocks; only block
+  borders are candidate cuts (*Block-Opt*), ``O((k + m) B^2)``.
+* :func:`block_opt_p` -- Block-Opt with the candidate pruning of Theorem 2,
+  Table 2 of "Speeding up the search for optimal partitions" (*Block-Opt-P*).
+* :func:`tse_opt` -- the one-pass ``O(k m B)`` optimiser of training set
+  error (000, Section 2 and Table 1, "One-pass").
+
+:func:`optimal_partitions` dispatches by name through :data:`METHODS`.
+
+Result
+------
+:class:`OptimalPartitions`: ``cost[k]`` is the optimal cost of a split into
+exactly ``k`` non-empty intervals (``inf`` when the node has fewer than ``k``
+non-empty bins; ``cost[0]`` is unused and ``inf``; ``cost[1]`` is the cost of
+no split), ``cuts[k]`` the ``k - 1`` cut bin indices in increasing order (cut
+``j`` separates bin ``j`` from bin ``j + 1``, examples of bins ``<= j`` go
+left; a cut is always placed right after a non-empty bin), ``evaluations`` the
+number of candidate partitions evaluated (see below).
+
+Empty bins hold no example of the node and are ignored: they never separate
+two intervals by themselves and an interval is never empty.
+
+Arities above the number of blocks. With ``B`` blocks only ``B - 1`` boundary
+points exist, but a split into ``k > B`` intervals is still possible when some
+uniform block spans several non-empty bins (``V`` of them in all). Such a
+split can do no better than the ``B``-split into all blocks, and that cost is
+reached by cutting inside uniform blocks (whose pieces are pure): the block
+methods report ``cost[k] = cost[B]`` for ``B < k <= V``, with all ``B - 1``
+boundary points plus the rightmost ``k - B`` non-boundary cuts. Every method
+therefore returns the optimum over all partitions of the non-empty bins for
+every ``k``; for ``k <= B`` the block methods cut on boundary points only.
+
+Ties
+----
+Costs are float64 and compared with exact ``<`` (Table 2, line 12). Each DP
+cell ``(i, k)`` scans its candidates ``j`` from the right (Table 2, line 7:
+the scan starts at ``N[i, k-1] = i - 1``) and keeps the first strict minimum,
+so among candidates of equal cost the rightmost last cut wins; the split is
+read back through ``L`` (rightmost last cut, then, for that prefix, its
+rightmost last cut, and so on). Bin-Opt, Block-Opt and Block-Opt-P use the same
+rule, and Block-Opt-P returns exactly Block-Opt's floats and cuts (see the
+pruning margin below). The one-pass TSE optimiser prefers, on a tie, starting
+a new interval (a cut further right) and then the lower class index. The
+results are a function of the counts alone: bit-identical on every run.
+
+Evaluations
+-----------
+``evaluations`` counts executions of Table 2, line 9: the evaluation of one
+candidate partition ``P[j, k-1] + cost[j+1]`` (the best ``(k-1)``-split of the
+first ``j`` units extended by the interval ``j+1 .. i``). This is the count of
+000, Section 5 / Figure 2 ("the number of candidate partitions evaluated"):
+Bin-Opt and Block-Opt evaluate every candidate, Block-Opt-P evaluates a
+candidate as long as it is in the N list, including the evaluation that prunes
+it, and never again afterwards. All three run the same loop (including line
+4's arity limit) on ``V`` non-empty bins or ``B <= V`` blocks, and
+Block-Opt-P's lists are subsets of Block-Opt's, so always
+``Block-Opt-P <= Block-Opt <= Bin-Opt``. Interval costs (line 2) are not
+partition evaluations and are not counted. For the one-pass TSE optimiser,
+one evaluation is one state ``(unit, arity, class)`` of the pass.
+
+Numerics and the two kernels
+----------------------------
+The dynamic programming loops run compiled by numba
+(``@numba.njit(cache=True, nogil=True)``) when numba can be imported, and
+otherwise as numpy code vectorised over the candidates; both compute every
+float with the same operations in the same order and give identical results
+(the tests check it). Interval costs: entropy ``sum_c n_c (log2 n - log2 n_c)``,
+gini ``sum_c n_c (n - n_c) / n`` (exact numerator for integer counts), TSE
+``n - max_c n_c``. For integer counts with at most :data:`LOG2_TABLE_MAX`
+examples, the ``log2`` values come from a table computed once per call with
+numpy, which both kernels share. Above that (or for non-integer counts) each
+kernel calls its own ``log2``: the C library's under numba, numpy's SIMD one
+otherwise; on some CPUs (AVX-512) these differ in the last bit for about one
+argument in 10^4, so the two kernels may then break a near-tie differently.
+Each kernel on its own is deterministic; do not mix workers with and without
+numba when bit-identical models across them matter.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ..errors import InputError
+from .blocks import bins_to_blocks
+
+__all__ = [
+    "CRITERIA",
+    "DEFAULT_MAX_ARITY",
+    "LOG2_TABLE_MAX",
+    "METHODS",
+    "PRUNE_MARGIN",
+    "OptimalPartitions",
+    "bin_opt",
+    "block_opt",
+    "block_opt_p",
+    "kernel_backend",
+    "optimal_partitions",
+    "tse_opt",
+]
+
+CRITERIA = ("entropy", "gini", "tse")
+"""Cumulative criteria the dynamic programming methods minimise."""
+
+_CRITERION_CODE = {"entropy": 0, "gini": 1, "tse": 2}
+
+DEFAULT_MAX_ARITY = 5
+"""Default ``max_arity`` of :func:`optimal_partitions`."""
+
+LOG2_TABLE_MAX = 1 << 22
+"""Largest example count for which entropy uses a shared ``log2`` table (32 MB)."""
+
+PRUNE_MARGIN = 1e-9
+"""Relative safety margin of Block-Opt-P's pruning test (Table 2, line 10).
+
+A candidate is pruned when ``current >= rejectlevel + PRUNE_MARGIN * n``
+(``n`` the node's example count) instead of the paper's ``current >=
+rejectlevel``. Two reasons, both found while testing the table as printed:
+
+1. Exact ties. The paper's justification that "the optimal k-split will always
+   pass the first test" needs a k-split *strictly* better than the best
+   (k-1)-split; by concavity one is only guaranteed to be *at least as good*.
+   With two adjacent mixed blocks of proportional class distributions, e.g.
+   ``[[1, 1], [1, 1]]``, every 2-split costs exactly what no split costs
+   (4 bits), line 10 prunes every candidate and ``P[2, 2]`` stays infinite.
+2. Rounding. Theorem 2 is exact arithmetic; in float64 a mathematically equal
+   pair can round either way and the optimum be pruned.
+
+With the margin (far above float64 rounding of these sums, far below any
+meaningful cost difference) a pruned candidate is worse than a kept one by at
+least the margin at every later step, so pruning never removes a candidate
+that Block-Opt would choose: Block-Opt-P returns Block-Opt's costs and cuts
+bit for bit.
+"""
+
+
+# ---------------------------------------------------------------------------
+# Result
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class OptimalPartitions:
+    """Optimal k-interval splits of one attribute for ``k = 1 .. max_arity``.
+
+    Attributes
+    ----------
+    cost : ndarray of float64, shape (max_arity + 1,), read-only
+        ``cost[k]``: minimum cumulative cost ``sum_i g(S_i)`` over splits into
+        exactly ``k`` non-empty intervals; ``inf`` where impossible (fewer
+        than ``k`` non-empty bins) and at the unused index 0. ``cost[1]`` is
+        the cost of no split.
+    cuts : tuple of tuples of int
+        ``cuts[k]``: the ``k - 1`` cut bin indices of that split, increasing;
+        cut ``j`` separates bin ``j`` from bin ``j + 1``. Empty for ``k = 0``,
+        ``k = 1`` and impossible ``k``.
+    evaluations : int
+        Candidate partitions evaluated (Table 2, line 9; see the module doc).
+    """
+
+    cost: np.ndarray
+    cuts: tuple[tuple[int, ...], ...]
+    evaluations: int
+
+    @property
+    def max_arity(self) -> int:
+        return int(self.cost.shape[0]) - 1
+
+
+# ---------------------------------------------------------------------------
+# Input validation
+# ---------------------------------------------------------------------------
+
+
+def _check_counts(counts) -> np.ndarray:
+    arr = np.asarray(counts)
+    if arr.ndim != 2:
+        raise InputError(
+            f"counts must be a 2-D array of shape (n_bins, n_classes); got shape {arr.shape}"
+        )
+    if arr.shape[1] < 1:
+        raise InputError(
+            f"counts must have at least one class column (shape (n_bins, n_classes >= 1)); "
+            f"got shape {arr.shape}"
+        )
+    if arr.dtype.kind not in "iuf":
+        raise InputError(
+            f"counts must hold integer or float class counts; got dtype {arr.dtype}"
+        )
+    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    if arr.size:
+        if not np.all(np.isfinite(arr)):
+            bad = np.argwhere(~np.isfinite(arr))[0]
+            raise InputError(
+                f"counts must be finite; got {arr[tuple(bad)]} at bin {bad[0]}, class {bad[1]}"
+            )
+        if arr.min() < 0:
+            bad = np.argwhere(arr < 0)[0]
+            raise InputError(
+                f"counts must be non-negative; got {arr[tuple(bad)]:g} at bin {bad[0]}, "
+                f"class {bad[1]}"
+            )
+    return arr
+
+
+def _check_max_arity(max_arity) -> int:
+    if isinstance(max_arity, (bool, np.bool_)) or not isinstance(
+        max_arity, (int, np.integer)
+    ):
+        raise InputError(f"max_arity must be an integer >= 2; got {max_arity!r}")
+    if max_arity < 2:
+        raise InputError(f"max_arity must be an integer >= 2; got {int(max_arity)}")
+    return int(max_arity)
+
+
+def _check_criterion(criterion) -> int:
+    if not isinstance(criterion, str) or criterion not in _CRITERION_CODE:
+        raise InputError(f"criterion must be one of {list(CRITERIA)}; got {criterion!r}")
+    return _CRITERION_CODE[criterion]
+
+
+# ---------------------------------------------------------------------------
+# Kernels: Table 2 of 000 and the one-pass TSE optimiser
+#
+# Each kernel exists twice: a scalar loop (compiled by numba when available,
+# and the reference implementation of the paper's pseudo-code) and a numpy
+# version vectorised over the candidates. Both take ``units`` (U, m) float64,
+# the class counts of the units (non-empty bins or blocks) in value order, and
+# return the same arrays bit for bit. Arrays are 1-based like the paper:
+# row 0 is unused.
+# ---------------------------------------------------------------------------
+
+
+def _table2_loops(units, max_arity, crit, prune, margin, log2tab):
+    """Table 2 of 000 (``Search``), line by line.
+
+    ``crit``: 0 entropy, 1 gini, 2 tse. ``prune`` False gives Block-Opt (or
+    Bin-Opt on bins): nothing is ever unlinked, the N lists stay
+    ``i-1, i-2, ..``, so lines 7-15 become a plain loop over ``j``. ``log2tab``:
+    log2 of the integers ``0 .. n`` (entry 0 unused), or empty to call log2.
+
+    Returns ``P`` and ``L`` of shape (U+1, A+1) and the number of line-9
+    evaluations. The arrays are stored level-major (``Pt[k, i]`` is the
+    paper's ``P_{i,k}``) so that a scan over ``j`` reads contiguous memory.
+
+    Errata of the printed table, fixed here: line 2 must also set
+    ``cost_i = g(mu_i)`` (j runs to i); line 8 must read ``j >= k - 1`` (the
+    first j blocks must hold k - 1 intervals; with ``j >= k`` the 2-split of
+    two blocks is never tried); line 10 must unlink through ``l``
+    (``N[l, k-1]``), the last kept node, which line 14 maintains; line 10's
+    test gets a margin (see ``PRUNE_MARGIN``).
+    """
+    n_units = units.shape[0]
+    m = units.shape[1]
+    A = max_arity
+    inf = np.inf
+    Pt = np.full((A + 1, n_units + 1), inf)
+    Lt = np.zeros((A + 1, n_units + 1), np.int64)
+    Nt = np.zeros((A + 1, n_units + 1), np.int64)
+    mu = np.zeros((n_units + 1, m))
+    cost = np.zeros(n_units + 2)
+    use_table = log2tab.shape[0] > 0
+    evaluations = 0
+    for i in range(1, n_units + 1):  # line 1
+        # line 2: mu_j <- mu_j + mu_i, cost_j <- g(mu_j), for j = 1 .. i:
+        # mu_j is now the class distribution of blocks b_j .. b_i.
+        for j in range(1, i + 1):
+            n = 0.0
+            for c in range(m):
+                mu[j, c] += units[i - 1, c]
+                n += mu[j, c]
+            if crit == 0:  # |S| H(S) = sum_c n_c (log2 n - log2 n_c)
+                if use_table:
+                    ln = log2tab[int(n)]
+                else:
+                    ln = math.log2(n)
+                s = 0.0
+                for c in range(m):
+                    x = mu[j, c]
+                    if x > 0.0:
+                        if use_table:
+                            s += x * (ln - log2tab[int(x)])
+                        else:
+                            s += x * (ln - math.log2(x))
+                cost[j] = s
+            elif crit == 1:  # |S| gini(S) = sum_c n_c (n - n_c) / n
+                s = 0.0
+                for c in range(m):
+                    x = mu[j, c]
+                    s += x * (n - x)
+                cost[j] = s / n
+            else:  # training set error: n - max_c n_c
+                mx = 0.0
+                for c in range(m):
+                    if mu[j, c] > mx:
+                        mx = mu[j, c]
+                cost[j] = n - mx
+        Pt[1, i] = cost[1]  # line 3
+        Nt[1, i] = i - 1
+        limit = A if i == n_units else A - 1  # line 4
+        for k in range(2, min(i, limit) + 1):  # line 5
+            minimum = inf  # line 6
+            rejectlevel = Pt[k - 1, i]
+            indexofmin = 0
+            if prune:
+                l = i  # line 7
+                j = Nt[k - 1, i]
+                while j >= k - 1:  # line 8 (printed: j >= k)
+                    current = Pt[k - 1, j] + cost[j + 1]  # line 9
+                    evaluations += 1
+                    if current >= rejectlevel + margin:  # line 10: prune
+                        Nt[k - 1, l] = Nt[k - 1, j]
+                    else:  # line 11
+                        if current < minimum:  # line 12
+                            minimum = current  # line 13
+                            indexofmin = j
+                        l = j  # line 14
+                    j = Nt[k - 1, j]  # line 15
+            else:  # Block-Opt / Bin-Opt: lines 7-15 without pruning
+                for j in range(i - 1, k - 2, -1):
+                    current = Pt[k - 1, j] + cost[j + 1]  # line 9
+                    if current < minimum:  # line 12
+                        minimum = current  # line 13
+                        indexofmin = j
+                evaluations += i - k + 1
+            Pt[k, i] = minimum  # line 16
+            Lt[k, i] = indexofmin
+            Nt[k, i] = i - 1
+    return Pt.T.copy(), Lt.T.copy(), evaluations
+
+
+def _interval_costs_numpy(mu, crit, log2tab):
+    """``g`` of every row of ``mu`` (r, m) with the operations of ``_table2_loops``."""
+    m = mu.shape[1]
+    n = mu[:, 0].copy()
+    for c in range(1, m):
+        n += mu[:, c]
+    if crit == 0:
+        if log2tab.shape[0] > 0:
+            ln = log2tab[n.astype(np.int64)]
+            s = np.zeros(mu.shape[0])
+            for c in range(m):
+                x = mu[:, c]
+                s += np.where(x > 0.0, x * (ln - log2tab[x.astype(np.int64)]), 0.0)
+        else:
+            ln = np.log2(n)
+            s = np.zeros(mu.shape[0])
+            for c in range(m):
+                x = mu[:, c]
+                pos = x > 0.0
+                lx = np.log2(x, out=np.zeros_like(x), where=pos)
+                s += np.where(pos, x * (ln - lx), 0.0)
+        return s
+    if crit == 1:
+        s = np.zeros(mu.shape[0])
+        for c in range(m):
+            x = mu[:, c]
+            s += x * (n - x)
+        return s / n
+    return n - mu.max(axis=1)
+
+
+def _table2_numpy(units, max_arity, crit, prune, margin, log2tab):
+    """``_table2_loops`` vectorised over the candidates ``j`` of each cell.
+
+    The N linked lists become boolean masks: ``alive[k-1, j]`` is true while
+    ``j`` is in the level-(k-1) list (nodes enter it when first reached, and
+    leave it only when line 10 unlinks them). The scan order of Table 2
+    (decreasing ``j``) and its strict ``<`` are reproduced by taking the
+    first minimum of the reversed candidate vector.
+    """
+    n_units, m = units.shape
+    A = max_arity
+    P = np.full((n_units + 1, A + 1), np.inf)
+    L = np.zeros((n_units + 1, A + 1), np.int64)
+    alive = np.ones((A + 1, n_units + 1), dtype=bool)
+    mu = np.zeros((n_units + 1, m))
+    cost = np.zeros(n_units + 2)
+    evaluations = 0
+    for i in range(1, n_units + 1):  # line 1
+        mu[1 : i + 1] += units[i - 1]  # line 2
+        cost[1 : i + 1] = _interval_costs_numpy(mu[1 : i + 1], crit, log2tab)
+        P[i, 1] = cost[1]  # line 3
+        limit = A if i == n_units else A - 1  # line 4
+        kmax = min(i, limit)
+        if kmax < 2:
+            continue
+        if not prune:
+            # Block-Opt: every candidate j = k-1 .. i-1 of every level at once;
+            # P[j, k-1] = inf for j < k-1, which never wins.
+            cand = P[1:i, 1:kmax] + cost[2 : i + 1, None]  # row j-1, column k-2
+            rev = cand[::-1]
+            t = np.argmin(rev, axis=0)
+            P[i, 2 : kmax + 1] = rev[t, np.arange(kmax - 1)]
+            L[i, 2 : kmax + 1] = (i - 1) - t
+            ks = np.arange(2, kmax + 1)
+            evaluations += int(np.sum(i - ks + 1))
+            continue
+        for k in range(2, kmax + 1):  # line 5
+            rejectlevel = P[i, k - 1]  # line 6
+            js = np.arange(i - 1, k - 2, -1)  # lines 7, 8, 15: j = i-1 down to k-1
+            js = js[alive[k - 1, js]]
+            current = P[js, k - 1] + cost[js + 1]  # line 9
+            evaluations += int(js.size)
+            pruned = current >= rejectlevel + margin  # line 10
+            alive[k - 1, js[pruned]] = False
+            kept = ~pruned
+            js = js[kept]
+            current = current[kept]
+            if js.size:  # lines 12-13: first strict minimum in scan order
+                t = int(np.argmin(current))
+                if current[t] < np.inf:
+                    P[i, k] = current[t]
+                    L[i, k] = js[t]
+    return P, L, evaluations
+
+
+def _tse_loops(units, max_arity):
+    """One-pass optimiser of training set error (000, Section 2, Table 1).
+
+    A left-to-right pass over the units keeps, for every arity ``k`` and class
+    ``c``, the largest number of correctly classified examples of a split of
+    the prefix into ``k`` intervals whose last interval predicts ``c``
+    (``best``): the unit either continues the last interval or starts
+    interval ``k`` after the best ``(k-1)``-split of the previous prefix
+    (``top[k-1]``). Choosing each label freely is the same as predicting the
+    majority class. ``O(k m U)`` time; ``start`` and ``argtop`` keep what the
+    split is read back from. Ties prefer starting a new interval, then the
+    lower class.
+    """
+    n_units, m = units.shape
+    A = max_arity
+    ninf = -np.inf
+    best = np.full((A + 1, m), ninf)
+    top = np.full(A + 1, ninf)
+    top[0] = 0.0
+    start = np.zeros((n_units + 1, A + 1, m), np.bool_)
+    argtop = np.zeros((n_units + 1, A + 1), np.int64)
+    evaluations = 0
+    for t in range(1, n_units + 1):
+        kmax = min(t, A)
+        for k in range(1, kmax + 1):
+            new = top[k - 1]
+            for c in range(m):
+                cont = best[k, c]
+                evaluations += 1
+                if new >= cont:
+                    best[k, c] = new + units[t - 1, c]
+                    start[t, k, c] = True
+                else:
+                    best[k, c] = cont + units[t - 1, c]
+        top[0] = ninf
+        for k in range(1, kmax + 1):
+            bt = ninf
+            bc = 0
+            for c in range(m):
+                if best[k, c] > bt:
+                    bt = best[k, c]
+                    bc = c
+            top[k] = bt
+            argtop[t, k] = bc
+    return top, start, argtop, evaluations
+
+
+def _tse_numpy(units, max_arity):
+    """``_tse_loops`` vectorised over arities and classes."""
+    n_units, m = units.shape
+    A = max_arity
+    best = np.full((A + 1, m), -np.inf)
+    top = np.full(A + 1, -np.inf)
+    top[0] = 0.0
+    start = np.zeros((n_units + 1, A + 1, m), dtype=bool)
+    argtop = np.zeros((n_units + 1, A + 1), np.int64)
+    evaluations = 0
+    for t in range(1, n_units + 1):
+        kmax = min(t, A)
+        new = top[0:kmax, None]
+        cont = best[1 : kmax + 1]
+        st = new >= cont
+        best[1 : kmax + 1] = np.where(st, new, cont) + units[t - 1]
+        start[t, 1 : kmax + 1] = st
+        evaluations += kmax * m
+        top[0] = -np.inf
+        b = best[1 : kmax + 1]
+        a = np.argmax(b, axis=1)
+        argtop[t, 1 : kmax + 1] = a
+        top[1 : kmax + 1] = b[np.arange(kmax), a]
+    return top, start, argtop, evaluations
+
+
+_KERNEL_LOCK = threading.Lock()
+_KERNELS: dict | None = None
+
+
+def _load_kernels() -> dict:
+    numpy_kernels = {"backend": "numpy", "table2": _table2_numpy, "tse": _tse_numpy}
+    try:
+        import numba
+    except ImportError:
+        return numpy_kernels
+    if numba.config.DISABLE_JIT or os.environ.get("DASKTREE_DISABLE_NUMBA"):
+        return numpy_kernels
+    try:
+        table2 = numba.njit(cache=True, nogil=True)(_table2_loops)
+        tse = numba.njit(cache=True, nogil=True)(_tse_loops)
+        # Compile now (or load from the cache), so that a numba that cannot
+        # compile here falls back to numpy instead of failing a split search.
+        one = np.ones((1, 2))
+        table2(one, 2, 0, True, 0.0, np.zeros(0))
+        tse(one, 2)
+    except Exception:  # pragma: no cover - depends on the installed numba
+        return numpy_kernels
+    return {"backend": "numba", "table2": table2, "tse": tse}
+
+
+def _kernels() -> dict:
+    global _KERNELS
+    if _KERNELS is None:
+        with _KERNEL_LOCK:
+            if _KERNELS is None:
+                _KERNELS = _load_kernels()
+    return _KERNELS
+
+
+def kernel_backend() -> str:
+    """``"numba"`` when the compiled kernels are in use, else ``"numpy"``."""
+    return _kernels()["backend"]
+
+
+# ---------------------------------------------------------------------------
+# Drivers
+# ---------------------------------------------------------------------------
+
+
+def _log2_table(units: np.ndarray, crit: int) -> np.ndarray:
+    """log2 of ``0 .. n`` for integer counts (entropy only), else empty."""
+    if crit != 0 or units.shape[0] == 0:
+        return np.zeros(0)
+    total = float(units.sum())
+    if total > LOG2_TABLE_MAX or not np.all(units == np.floor(units)):
+        return np.zeros(0)
+    table = np.zeros(int(total) + 1)
+    table[1:] = np.log2(np.arange(1, int(total) + 1, dtype=np.float64))
+    return table
+
+
+def _empty_result(max_arity: int, cost1: float) -> tuple[np.ndarray, list]:
+    cost = np.full(max_arity + 1, np.inf)
+    cost[1] = cost1
+    return cost, [()] * (max_arity + 1)
+
+
+def _finish(cost: np.ndarray, cuts: list, evaluations: int) -> OptimalPartitions:
+    cost = np.array(cost, dtype=np.float64)
+    cost.setflags(write=False)
+    return OptimalPartitions(cost=cost, cuts=tuple(cuts), evaluations=int(evaluations))
+
+
+def _extend_beyond_blocks(
+    counts: np.ndarray, last_bin: np.ndarray, cost: np.ndarray, cuts: list, max_arity: int
+) -> None:
+    """Arities ``B < k <= V``: all boundary points plus cuts inside uniform blocks.
+
+    Cutting a uniform block leaves pure pieces of cost 0, so these splits cost
+    exactly the ``B``-split into blocks, the least cost any split can have.
+    The extra cuts are the rightmost non-boundary cuts between non-empty bins.
+    """
+    n_blocks = last_bin.shape[0]
+    nonempty = np.flatnonzero(counts.sum(axis=1) > 0)
+    n_bins = nonempty.shape[0]
+    if n_bins <= n_blocks or max_arity <= n_blocks:
+        return
+    boundary = set(int(b) for b in last_bin[:-1])
+    inner = [int(b) for b in nonempty[:-1] if int(b) not in boundary]
+    for k in range(n_blocks + 1, min(max_arity, n_bins) + 1):
+        extra = inner[len(inner) - (k - n_blocks) :]
+        cost[k] = cost[n_blocks]
+        cuts[k] = tuple(sorted(boundary.union(extra)))
+
+
+def _dp(counts, max_arity, criterion, *, on_blocks: bool, prune: bool) -> OptimalPartitions:
+    counts = _check_counts(counts)
+    max_arity = _check_max_arity(max_arity)
+    crit = _check_criterion(criterion)
+    if on_blocks:
+        blocks = bins_to_blocks(counts)
+        units = np.ascontiguousarray(blocks.counts, dtype=np.float64)
+        last_bin = np.asarray(blocks.last_bin, dtype=np.int64)
+    else:
+        last_bin = np.flatnonzero(counts.sum(axis=1) > 0).astype(np.int64)
+        units = np.ascontiguousarray(counts[last_bin])
+    n_units = units.shape[0]
+    if n_units == 0:
+        cost, cuts = _empty_result(max_arity, 0.0)
+        return _finish(cost, cuts, 0)
+    arity = min(max_arity, n_units)  # P, L columns beyond n_units are never used
+    margin = PRUNE_MARGIN * float(units.sum())
+    table2 = _kernels()["table2"]
+    P, L, evaluations = table2(
+        units, arity, crit, bool(prune), margin, _log2_table(units, crit)
+    )
+    cost, cuts = _empty_result(max_arity, float(P[n_units, 1]))
+    for k in range(2, arity + 1):
+        cost[k] = P[n_units, k]
+        found = []
+        i = n_units
+        for kk in range(k, 1, -1):  # read the split back through L
+            i = int(L[i, kk])
+            found.append(int(last_bin[i - 1]))  # cut after unit i (1-based)
+        cuts[k] = tuple(reversed(found))
+    if on_blocks:
+        _extend_beyond_blocks(counts, last_bin, cost, cuts, max_arity)
+    return _finish(cost, cuts, evaluations)
+
+
+# ---------------------------------------------------------------------------
+# Public API
+# ---------------------------------------------------------------------------
+
+
+def bin_opt(counts, *, max_arity: int, criterion: str) -> OptimalPartitions:
+    """Bin-Opt: optimal k-splits by dynamic programming over the non-empty bins.
+
+    Every border between two non-empty bins is a candidate cut (Fulton et al.
+    1995; 000, Table 1). Same loop as :func:`block_opt` without pruning.
+    """
+    return _dp(counts, max_arity, criterion, on_blocks=False, prune=False)
+
+
+def block_opt(counts, *, max_arity: int, criterion: str) -> OptimalPartitions:
+    """Block-Opt: the dynamic programming of :func:`bin_opt` over blocks.
+
+    Only block borders (boundary points) are candidate cuts, which loses no
+    optimum for the well-behaved criteria here (000, Section 2).
+    """
+    return _dp(counts, max_arity, criterion, on_blocks=True, prune=False)
+
+
+def block_opt_p(counts, *, max_arity: int, criterion: str) -> OptimalPartitions:
+    """Block-Opt-P: Table 2 of 000, Block-Opt with the pruning of Theorem 2.
+
+    A candidate prefix split ``P[j, k-1]`` whose extension to the current
+    prefix is no better than the best ``(k-1)``-split of that prefix
+    (``P[j, k-1] + cost[j+1] >= P[i, k-1]``, plus :data:`PRUNE_MARGIN`) is
+    unlinked from the list ``N`` and never evaluated again. Same costs and
+    cuts as :func:`block_opt`, fewer evaluations.
+    """
+    return _dp(counts, max_arity, criterion, on_blocks=True, prune=True)
+
+
+def tse_opt(counts, *, max_arity: int, criterion: str = "tse") -> OptimalPartitions:
+    """Optimal k-splits for training set error by the one-pass optimiser.
+
+    The cost of an interval is the number of its examples outside its
+    majority class. The pass runs over blocks (TSE is concave and cumulative,
+    hence well-behaved), so cuts lie on boundary points for ``k <= B``.
+    ``criterion`` exists for :data:`METHODS`' uniform signature and must be
+    ``"tse"``.
+    """
+    counts = _check_counts(counts)
+    max_arity = _check_max_arity(max_arity)
+    if criterion != "tse":
+        raise InputError(
+            f"criterion must be 'tse' for method 'tse_opt' (it optimises training set "
+            f"error only); got {criterion!r}"
+        )
+    blocks = bins_to_blocks(counts)
+    units = np.ascontiguousarray(blocks.counts, dtype=np.float64)
+    last_bin = np.asarray(blocks.last_bin, dtype=np.int64)
+    n_units = units.shape[0]
+    if n_units == 0:
+        cost, cuts = _empty_result(max_arity, 0.0)
+        return _finish(cost, cuts, 0)
+    arity = min(max_arity, n_units)
+    top, start, argtop, evaluations = _kernels()["tse"](units, arity)
+    total = float(units.sum())
+    cost, cuts = _empty_result(max_arity, total - float(top[1]))
+    for k in range(2, arity + 1):
+        cost[k] = total - float(top[k])
+        found = []
+        kk = k
+        c = int(argtop[n_units, k])
+        for t in range(n_units, 1, -1):
+            if kk == 1:
+                break
+            if start[t, kk, c]:  # interval kk starts at unit t: cut after unit t-1
+                found.append(int(last_bin[t - 2]))
+                kk -= 1
+                c = int(argtop[t - 1, kk])
+        cuts[k] = tuple(reversed(found))
+    _extend_beyond_blocks(counts, last_bin, cost, cuts, max_arity)
+    return _finish(cost, cuts, evaluations)
+
+
+METHODS: dict[str, Callable[..., OptimalPartitions]] = {
+    "bin_opt": bin_opt,
+    "block_opt": block_opt,
+    "block_opt_p": block_opt_p,
+    "tse_opt": tse_opt,
+}
+"""Optimisers by name; each is called as ``f(counts, max_arity=..., criterion=...)``."""
+
+
+def optimal_partitions(
+    counts,
+    *,
+    max_arity: int = DEFAULT_MAX_ARITY,
+    criterion: str = "entropy",
+    method: str = "block_opt_p",
+) -> OptimalPartitions:
+    """Optimal splits into ``1 .. max_arity`` intervals of one numeric attribute.
+
+    Parameters
+    ----------
+    counts : array_like of shape (n_bins, n_classes)
+        Non-negative class counts per bin, bins in value order; empty bins
+        are allowed and ignored.
+    max_arity : int >= 2
+        Largest number of intervals.
+    criterion : {"entropy", "gini", "tse"}
+        Cumulative cost minimised (see the module doc). ``"tse"`` is the only
+        criterion of method ``"tse_opt"``.
+    method : {"bin_opt", "block_opt", "block_opt_p", "tse_opt"}
+        Optimiser, from :data:`METHODS`.
+
+    Raises
+    ------
+    ValueError (:class:`dasktree.errors.InputError`)
+        Bad shape, dtype, negative or non-finite counts, ``max_arity < 2``,
+        unknown criterion or method.
+    """
+    if not isinstance(method, str) or method not in METHODS:
+        raise InputError(f"method must be one of {sorted(METHODS)}; got {method!r}")
+    _check_criterion(criterion)
+    return METHODS[method](counts, max_arity=max_arity, criterion=criterion)

@@ -1,0 +1,274 @@
+"""The best test at a node, from the node's class-count histogram alone.
+
+Input: for one tree at one node, the training counts ``hist`` of shape
+(total_bins, n_classes): every attribute's rows, code 0 (missing) first, then
+its bins in value (numeric) or code (nominal) order. Output: the best
+:class:`Candidate`, or None when no test is valid.
+
+Per attribute the search maximises the impurity decrease
+``I(S) - sum_i |S_i|/|S| I(S_i)`` (gini, or entropy in bits: information
+gain). Across attributes it ranks by that decrease, or for ``gain_ratio`` by
+C4.5's rule: among the candidates whose gain is at least the average gain of
+all candidates, the largest ``gain / split_information``. Ties go to the lower
+attribute index, then the lower cut or subset index: the result is a function
+of the counts alone.
+
+Missing values of the tested attribute go to the child where they give the
+larger decrease (both ways are evaluated); with no missing values at the node,
+or on a tie, the default child is the larger child (then the lower index).
+
+Nominal attributes: ``nominal_split="multiway"`` gives C4.5's one child per
+category present at the node; ``"binary"`` gives CART's subset splits: with two
+classes the categories are ordered by the proportion of the second class and
+every prefix is tried (optimal for gini and entropy, Breiman et al. 1984); with
+more classes every subset is tried when at most ``exhaustive_categories``
+categories are present, else the prefixes of ``n_classes`` orderings (by the
+proportion of each class in turn), a documented heuristic.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .criteria import entropy, gini, split_information
+from .node_tests import Test, nominal_test, numeric_test
+
+__all__ = ["SplitParams", "Candidate", "AttributeLayout", "best_split", "CRITERIA"]
+
+CRITERIA = ("gini", "entropy", "gain_ratio")
+NOMINAL_SPLITS = ("binary", "multiway")
+
+
+@dataclass(frozen=True)
+class SplitParams:
+    criterion: str = "gini"
+    min_samples_leaf: int = 1
+    nominal_split: str = "binary"
+    exhaustive_categories: int = 10
+
+    @property
+    def impurity_name(self) -> str:
+        return "gini" if self.criterion == "gini" else "entropy"
+
+
+@dataclass(frozen=True)
+class AttributeLayout:
+    """Where each attribute's rows sit in the histogram, and what its bins are."""
+
+    offsets: np.ndarray
+    widths: np.ndarray
+    kinds: tuple[str, ...]
+    uppers: tuple[np.ndarray | None, ...]  # numeric: bin upper edges
+    values: tuple[np.ndarray | None, ...]  # numeric: a value per bin
+
+    @classmethod
+    def from_spec(cls, spec) -> "AttributeLayout":
+        return cls(
+            spec.offsets, spec.widths, tuple(f.kind for f in spec.features),
+            tuple(f.upper for f in spec.features), tuple(f.values for f in spec.features),
+        )
+
+    def slice(self, hist: np.ndarray, a: int) -> np.ndarray:
+        o = int(self.offsets[a])
+        return hist[o:o + int(self.widths[a])]
+
+
+@dataclass
+class Candidate:
+    test: Test
+    gain: float  # impurity decrease per example of the node
+    score: float  # what ranks attributes: the gain, or the gain ratio
+    child_counts: np.ndarray  # (arity, n_classes) training counts per child
+
+
+def _impurity(counts: np.ndarray, name: str) -> np.ndarray:
+    return gini(counts) if name == "gini" else entropy(counts)
+
+
+def _gains(children: np.ndarray, parent_impurity: float, n: float, name: str) -> np.ndarray:
+    """Impurity decrease of each candidate; children has shape (..., arity, C)."""
+    sizes = children.sum(axis=-1)
+    weighted = np.sum(sizes * _impurity(children, name), axis=-1) / n
+    return parent_impurity - weighted
+
+
+def _binary_choice(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
+                   parent_impurity: float, n: float, params: SplitParams):
+    """Best of the binary candidates ``left[j] | right[j]``, missing values placed best.
+
+    Returns (j, default, gain, children) or None.
+    """
+    name = params.impurity_name
+    if miss.sum() > 0:
+        options = np.stack([
+            np.stack([left + miss, right], axis=1),
+            np.stack([left, right + miss], axis=1),
+        ], axis=1)  # (J, 2 defaults, 2 children, C)
+    else:
+        options = np.stack([left, right], axis=1)[:, None]  # (J, 1, 2, C)
+    sizes = options.sum(axis=-1)  # (J, D, 2)
+    valid = (left.sum(axis=1) > 0) & (right.sum(axis=1) > 0)
+    valid = valid[:, None] & np.all(sizes >= params.min_samples_leaf, axis=-1)
+    if not valid.any():
+        return None
+    gains = np.where(valid, _gains(options, parent_impurity, n, name), -np.inf)
+    if gains.shape[1] == 2:
+        # On a tie the missing values join the larger child (then the left one).
+        prefer_right = (gains[:, 1] > gains[:, 0]) | (
+            (gains[:, 1] == gains[:, 0]) & (right.sum(axis=1) > left.sum(axis=1))
+        )
+        default = prefer_right.astype(np.int64)
+    else:
+        default = (right.sum(axis=1) > left.sum(axis=1)).astype(np.int64)
+    per_cut = gains[np.arange(gains.shape[0]), default if gains.shape[1] == 2 else 0]
+    j = int(np.argmax(per_cut))
+    if not np.isfinite(per_cut[j]):
+        return None
+    children = options[j, default[j] if options.shape[1] == 2 else 0]
+    return j, int(default[j]), float(per_cut[j]), children
+
+
+def _numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int,
+                    parent_impurity: float, n: float, params: SplitParams):
+    bins = h[1:]
+    if bins.shape[0] < 2:
+        return None
+    cumulative = np.cumsum(bins, axis=0)
+    left = cumulative[:-1]
+    right = cumulative[-1] - left
+    choice = _binary_choice(left, right, h[0], parent_impurity, n, params)
+    if choice is None:
+        return None
+    j, default, gain, children = choice
+    cut = _centered_cut(bins, j + 1, upper, values)
+    return numeric_test(a, np.array([cut]), upper, default), gain, children
+
+
+def _centered_cut(bins: np.ndarray, cut: int, upper: np.ndarray, values: np.ndarray) -> int:
+    """Among the cuts giving the same partition (a run of empty bins), the one nearest the middle.
+
+    ``cut`` (1-based, after bin ``cut``) is the first best cut, so bin ``cut``
+    holds examples. The next non-empty bin ``q`` ends the gap; the threshold
+    kept is the largest bin edge at or below the midpoint of the two bins'
+    values, as scikit-learn and C4.5 put thresholds between present values.
+    """
+    sizes = bins.sum(axis=1)
+    after = np.flatnonzero(sizes[cut:] > 0)
+    q = cut + int(after[0]) + 1 if after.size else cut + 1  # 1-based next present bin
+    if q == cut + 1:
+        return cut
+    middle = values[cut - 1] / 2.0 + values[q - 1] / 2.0
+    edges = upper[cut - 1:q - 1]  # thresholds of cuts cut .. q-1
+    return cut + max(0, int(np.searchsorted(edges, middle, side="right")) - 1)
+
+
+def _nominal_binary(h: np.ndarray, a: int, parent_impurity: float, n: float, params: SplitParams):
+    codes = np.flatnonzero(h[1:].sum(axis=1) > 0) + 1
+    m = codes.size
+    if m < 2:
+        return None
+    counts = h[codes]
+    n_classes = counts.shape[1]
+    total = counts.sum(axis=0)
+    if n_classes > 2 and m <= params.exhaustive_categories:
+        # Every subset once: the last present category always goes right.
+        masks = ((np.arange(1, 2 ** (m - 1))[:, None] >> np.arange(m)) & 1).astype(np.int64)
+        left = masks @ counts
+        choice = _binary_choice(left, total - left, h[0], parent_impurity, n, params)
+        if choice is None:
+            return None
+        j, default, gain, children = choice
+        in_left = masks[j].astype(bool)
+        groups = [codes[in_left], codes[~in_left]]
+    else:
+        orders = [1] if n_classes == 2 else range(n_classes)
+        best = None
+        sizes = counts.sum(axis=1)
+        for c in orders:
+            order = np.argsort(counts[:, c] / sizes, kind="stable")
+            left = np.cumsum(counts[order], axis=0)[:-1]
+            choice = _binary_choice(left, total - left, h[0], parent_impurity, n, params)
+            if choice is not None and (best is None or choice[2] > best[0][2]):
+                best = (choice, order)
+        if best is None:
+            return None
+        (j, default, gain, children), order = best
+        groups = [codes[order[: j + 1]], codes[order[j + 1:]]]
+    return nominal_test(a, groups, h.shape[0], default), gain, children
+
+
+def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, params: SplitParams):
+    codes = np.flatnonzero(h[1:].sum(axis=1) > 0) + 1
+    k = codes.size
+    if k < 2:
+        return None
+    counts = h[codes]
+    miss = h[0]
+    options = np.repeat(counts[None], k if miss.sum() > 0 else 1, axis=0)
+    if miss.sum() > 0:
+        options[np.arange(k), np.arange(k)] += miss
+    sizes = options.sum(axis=-1)
+    valid = np.all(sizes >= params.min_samples_leaf, axis=-1)
+    if not valid.any():
+        return None
+    gains = np.where(valid, _gains(options, parent_impurity, n, params.impurity_name), -np.inf)
+    # Best gain; ties to the larger default child, then the lower one.
+    child_sizes = counts.sum(axis=1)
+    if options.shape[0] == 1:
+        default = int(np.argmax(child_sizes))
+        index = 0
+    else:
+        order = np.lexsort((np.arange(k), -child_sizes, -gains))
+        index = default = int(order[0])
+    return nominal_test(a, list(codes[:, None]), h.shape[0], default), float(gains[index]), options[index]
+
+
+def attribute_candidate(hist: np.ndarray, a: int, layout: AttributeLayout, params: SplitParams,
+                        parent_impurity: float, n: float):
+    h = layout.slice(hist, a)
+    if layout.kinds[a] == "numeric":
+        return _numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
+    if params.nominal_split == "multiway":
+        return _nominal_multiway(h, a, parent_impurity, n, params)
+    return _nominal_binary(h, a, parent_impurity, n, params)
+
+
+def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -> Candidate | None:
+    """The best test for one tree at one node, or None.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (total_bins, n_classes)
+        The tree's training counts at the node, attributes concatenated as in
+        ``layout`` (each: missing row, then bins).
+    """
+    node_counts = layout.slice(hist, 0).sum(axis=0)
+    n = float(node_counts.sum())
+    if n <= 0:
+        return None
+    parent_impurity = float(_impurity(node_counts, params.impurity_name))
+    found: list[tuple[int, Test, float, np.ndarray]] = []
+    for a in range(len(layout.kinds)):
+        result = attribute_candidate(hist, a, layout, params, parent_impurity, n)
+        if result is not None:
+            test, gain, children = result
+            found.append((a, test, gain, children))
+    if not found:
+        return None
+    gains = np.array([f[2] for f in found])
+    if params.criterion == "gain_ratio":
+        info = np.array([float(split_information(f[3].sum(axis=1))) for f in found])
+        ratio = np.where(info > 0, gains / np.where(info > 0, info, 1.0), -np.inf)
+        eligible = gains >= gains.mean()
+        scores = np.where(eligible, ratio, -np.inf)
+        if not np.isfinite(scores).any():
+            scores = ratio
+    else:
+        scores = gains
+    i = int(np.argmax(scores))
+    if not np.isfinite(scores[i]):
+        return None
+    _, test, gain, children = found[i]
+    return Candidate(test, gain, float(scores[i]), children.astype(np.int64))

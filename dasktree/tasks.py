@@ -1,0 +1,99 @@
+"""The per-part work of every pass, as plain functions a runner maps over parts.
+
+Module-level, keyword-only, no Dask: the in-process runner calls them in a
+loop, the Dask runner submits them as tasks. Each handles an empty part.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .binning import BinSpec, Summary, summarize
+from .dataset import Part, Source
+from .encode import Encoded, encode_table
+from .errors import DataError
+from .forest import RoutingPlan
+from .histogram import level_histogram
+from .schema import Roles
+
+__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "add_histograms"]
+
+
+@dataclass(frozen=True)
+class PassShape:
+    """Dimensions of a level pass's histogram besides the slots."""
+
+    n_folds: int
+    offsets: np.ndarray
+    total_bins: int
+    n_classes: int
+
+    @classmethod
+    def of(cls, spec: BinSpec, n_folds: int) -> "PassShape":
+        return cls(n_folds, spec.offsets, spec.total_bins, spec.n_classes)
+
+
+def _where(source: Source, part: Part) -> str:
+    return part.key if part.key != "table" else source.description
+
+
+def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -> Summary:
+    """Pass 0 over one part."""
+    table = source.read(part, roles.columns)
+    return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
+                     part=(part.key, part.offset, table.num_rows))
+
+
+def summarize_frame(frame, *, roles: Roles, max_bins: int, index: int) -> Summary:
+    """Pass 0 over one pandas partition of a dask DataFrame."""
+    from .dataset import frame_to_table
+
+    table = frame_to_table(frame[roles.columns])
+    return summarize(table, roles, max_bins=max_bins, where=f"partition {index}",
+                     part=(f"partition-{index}", 0, table.num_rows))
+
+
+def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None) -> Encoded:
+    """Read and encode one part for the level passes."""
+    table = source.read(part, roles.columns)
+    fold_part = None if folds is None else folds.parts_of(table, part)
+    return encode_table(table, spec, roles.target, fold_part)
+
+
+def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, folds=None) -> Encoded:
+    from .dataset import Part, frame_to_table
+
+    table = frame_to_table(frame[roles.columns])
+    part = Part(index, f"partition-{index}", 0, table.num_rows)
+    fold_part = None if folds is None else folds.parts_of(table, part)
+    return encode_table(table, spec, roles.target, fold_part)
+
+
+def histogram_of(encoded: Encoded, *, plan: RoutingPlan, shape: PassShape) -> np.ndarray:
+    """The level histogram of one encoded part."""
+    return level_histogram(
+        encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
+        total_bins=shape.total_bins, n_classes=shape.n_classes,
+    )
+
+
+def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
+                      plan: RoutingPlan, shape: PassShape) -> np.ndarray:
+    """Read, encode and count one part: a level pass without a cache."""
+    return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
+                        plan=plan, shape=shape)
+
+
+def add_histograms(*hists: np.ndarray) -> np.ndarray:
+    """Combine step of the tree reduction: exact integer sums."""
+    total = hists[0].copy()
+    for h in hists[1:]:
+        total += h
+    return total
+
+
+def check_rows(summary: Summary, description: str) -> None:
+    if summary.n_rows == 0:
+        raise DataError(f"{description} has no rows")
