@@ -118,8 +118,8 @@ def _cmd_fit(args) -> dict:
         r = model.report
         print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
-              f"in {r['seconds']['total']:.2f}s")
-    return {"model": args.out, "report": model.report}
+              f"in {model.run['seconds']['total']:.2f}s")
+    return {"model": args.out, "report": model.report, "run": model.run}
 
 
 def _input(message: str):
@@ -178,9 +178,9 @@ def _cmd_demo(args) -> dict:
             print(f"Agrawal function F{args.function}: {args.rows} rows in {args.files} Parquet files at {data}")
             sys.stdout.write(export_text(model))
             r = model.report
-            print(f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, {r['seconds']['total']:.2f}s")
+            print(f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, {model.run['seconds']['total']:.2f}s")
             print(f"training accuracy {r['training_accuracy']:.4f}, accuracy on {len(test)} new rows {accuracy:.4f}")
-        return {"data": data, "report": model.report, "test_accuracy": accuracy}
+        return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
 
 
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "show": _cmd_show, "demo": _cmd_demo}

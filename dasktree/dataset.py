@@ -281,7 +281,7 @@ def open_source(data, y=None, *, target: str | None = None,
             y = np.asarray(y) if not isinstance(y, pd.Series) else y.reset_index(drop=True)
             if len(y) != len(frame):
                 raise InputError(f"X has {len(frame)} rows but y has {len(y)}")
-            name = target or "target"
+            name = target or (str(y.name) if isinstance(y, pd.Series) and y.name is not None else "target")
             while name in frame.columns:
                 name = "_" + name
             frame = frame.assign(**{name: y})

@@ -125,6 +125,7 @@ class DaskTreeClassifier:
         self.n_features_in_ = len(model.features)
         self.feature_names_in_ = np.asarray(model.features, dtype=object)
         self.report_ = model.report
+        self.run_ = model.run
         self.tree_ = model.tree
 
     @classmethod

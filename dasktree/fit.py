@@ -157,24 +157,26 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     forest, grow_report = grow(runner, spec, _grow_params(p))
     tree = TreeModel.from_forest(forest, 0)
     rows = summary.n_rows - summary.n_null_target
-    report = {
+    leaves = [i for i, t in enumerate(tree.tests) if t is None]
+    report = {  # a function of the data and parameters alone: saved with the model
         "rows": int(summary.n_rows),
         "rows_used": int(rows),
         "rows_skipped_null_target": int(summary.n_null_target),
         "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
         "features": [{"name": f.name, "kind": f.kind, "bins": f.n_bins,
                       **({"exact": f.exact} if f.kind == "numeric" else {})} for f in spec.features],
-        "parts": len(source.parts),
-        "workers": workers,
         "passes": runner.passes,
-        "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
         "depth": tree.max_depth,
         "nodes": tree.n_nodes,
         "leaves": tree.n_leaves,
-        "training_accuracy": float(tree.counts[[i for i, t in enumerate(tree.tests) if t is None]].max(axis=1).sum()
-                                   / max(1, rows)),
+        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, rows)),
+    }
+    run = {  # how this run went: timings and the cluster, not saved with the model
+        "parts": len(source.parts),
+        "workers": workers,
+        "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
         "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)},
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
-    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report)
+    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run)

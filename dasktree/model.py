@@ -138,6 +138,7 @@ class Model:
     params: dict = field(default_factory=dict)
     report: dict = field(default_factory=dict)
     fold_trees: list[TreeModel] = field(default_factory=list)
+    run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
 
     @property
     def classes(self) -> tuple:

@@ -92,14 +92,14 @@ def _check_counts(counts) -> np.ndarray:
         raise InputError(
             f"counts must hold integer or float class counts; got dtype {arr.dtype}"
         )
+    given = arr
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise InputError("counts must be finite; got NaN or infinite entries")
     if np.any(arr < 0):
-        bad = np.argwhere(arr < 0)[0]
+        i, j = np.argwhere(arr < 0)[0]
         raise InputError(
-            "counts must be non-negative; got "
-            f"counts[{bad[0]}, {bad[1]}] = {arr[bad[0], bad[1]]!r}"
+            f"counts must be non-negative; got counts[{i}, {j}] = {given[i, j].item()!r}"
         )
     return arr
 
@@ -122,6 +122,7 @@ def _check_values(values, n_bins: int, *, required: bool) -> np.ndarray | None:
         np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)
     ):
         raise InputError(f"values must be numeric; got dtype {arr.dtype}")
+    given = arr
     arr = arr.astype(np.float64)
     if not np.all(np.isfinite(arr)):
         raise InputError("values must be finite; got NaN or infinite entries")
@@ -129,7 +130,7 @@ def _check_values(values, n_bins: int, *, required: bool) -> np.ndarray | None:
         i = int(np.flatnonzero(np.diff(arr) < 0)[0])
         raise InputError(
             "values must be in non-decreasing order; got "
-            f"values[{i}] = {arr[i]!r} > values[{i + 1}] = {arr[i + 1]!r}"
+            f"values[{i}] = {given[i].item()!r} > values[{i + 1}] = {given[i + 1].item()!r}"
         )
     return arr
 

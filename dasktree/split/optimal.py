@@ -89,8 +89,8 @@ float with the same operations in the same order and give identical results
 (the tests check it). Interval costs: entropy ``sum_c n_c (log2 n - log2 n_c)``,
 gini ``sum_c n_c (n - n_c) / n`` (exact numerator for integer counts), TSE
 ``n - max_c n_c``. For integer counts with at most :data:`LOG2_TABLE_MAX`
-examples, the ``log2`` values come from a table computed once per call with
-numpy, which both kernels share. Above that (or for non-integer counts) each
+examples, the ``log2`` values come from a table of ``log2`` of the integers,
+computed by numpy, cached per process and shared by both kernels. Above that (or for non-integer counts) each
 kernel calls its own ``log2``: the C library's under numba, numpy's SIMD one
 otherwise; on some CPUs (AVX-512) these differ in the last bit for about one
 argument in 10^4, so the two kernels may then break a near-tie differently.
@@ -135,7 +135,7 @@ DEFAULT_MAX_ARITY = 5
 """Default ``max_arity`` of :func:`optimal_partitions`."""
 
 LOG2_TABLE_MAX = 1 << 22
-"""Largest example count for which entropy uses a shared ``log2`` table (32 MB)."""
+"""Largest example count for which entropy uses the cached ``log2`` table (8 bytes each)."""
 
 PRUNE_MARGIN = 1e-9
 """Relative safety margin of Block-Opt-P's pruning test (Table 2, line 10).
@@ -559,15 +559,44 @@ def kernel_backend() -> str:
 # ---------------------------------------------------------------------------
 
 
+_LOG2_CHUNK = 1 << 16
+_LOG2_LOCK = threading.Lock()
+_LOG2_CACHE = np.zeros(0)
+
+
 def _log2_table(units: np.ndarray, crit: int) -> np.ndarray:
-    """log2 of ``0 .. n`` for integer counts (entropy only), else empty."""
+    """log2 of ``0 .. >= n`` (entry 0 is 0) for integer counts and entropy, else empty.
+
+    The table is cached per process and grown on demand, one fixed chunk of
+    ``_LOG2_CHUNK`` integers at a time, each chunk by one ``np.log2`` call on
+    the same array: an entry's value never depends on which calls grew the
+    table, so results do not depend on what ran before in the process.
+    """
+    global _LOG2_CACHE
     if crit != 0 or units.shape[0] == 0:
         return np.zeros(0)
     total = float(units.sum())
     if total > LOG2_TABLE_MAX or not np.all(units == np.floor(units)):
         return np.zeros(0)
-    table = np.zeros(int(total) + 1)
-    table[1:] = np.log2(np.arange(1, int(total) + 1, dtype=np.float64))
+    table = _LOG2_CACHE
+    if table.shape[0] > total:
+        return table
+    with _LOG2_LOCK:
+        table = _LOG2_CACHE
+        n_chunks = int(total) // _LOG2_CHUNK + 1
+        if table.shape[0] // _LOG2_CHUNK < n_chunks:
+            parts = [table]
+            for chunk in range(table.shape[0] // _LOG2_CHUNK, n_chunks):
+                first = chunk * _LOG2_CHUNK
+                parts.append(
+                    np.log2(np.arange(first, first + _LOG2_CHUNK, dtype=np.float64))
+                    if first
+                    else np.concatenate(
+                        ([0.0], np.log2(np.arange(1, _LOG2_CHUNK, dtype=np.float64)))
+                    )
+                )
+            table = np.concatenate(parts)  # writable: one numba signature
+            _LOG2_CACHE = table
     return table
 
 

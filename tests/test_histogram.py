@@ -1,0 +1,126 @@
+"""The level-pass kernel against its numpy twin, and the histogram's invariants."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dasktree.forest import Forest
+from dasktree.histogram import level_histogram, level_histogram_numpy, route, route_numpy
+from dasktree.split.node_tests import nominal_test, numeric_test
+
+
+def _random_forest(rng, widths, n_trees, depth):
+    """A forest whose trees share the root test and then pick random tests."""
+    forest = Forest(n_trees, np.array([-1] + list(range(n_trees - 1))), max(1, n_trees - 1), 2)
+    frontier = [forest.nodes[0]]
+    for _ in range(depth):
+        nxt = []
+        for node in frontier:
+            tests, counts = {}, {}
+            for t in node.trees:
+                a = int(rng.integers(len(widths)))
+                n_codes = int(widths[a])
+                if n_codes < 3:
+                    continue
+                if rng.random() < 0.5:
+                    cut = int(rng.integers(1, n_codes - 1))
+                    test = numeric_test(a, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+                else:
+                    codes = np.arange(1, n_codes)
+                    left = codes[rng.random(codes.size) < 0.5]
+                    test = nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
+                if node.id == 0 and tests:
+                    test = next(iter(tests.values()))
+                tests[t] = test
+                counts[t] = np.zeros((test.arity, forest.n_folds, 2), dtype=np.int64)
+            if tests:
+                nxt += forest.set_tests(node, tests, counts)
+        frontier = nxt
+    return forest
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_trees=st.integers(1, 4),
+       depth=st.integers(0, 3), repeats=st.integers(1, 2))
+def test_numba_kernel_equals_numpy_twin(seed, n_rows, n_trees, depth, repeats):
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(2, 7, size=3)
+    forest = _random_forest(rng, widths, n_trees, depth)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 2, size=n_rows).astype(np.int32)
+    n_folds = forest.n_folds
+    part = rng.integers(0, n_folds, size=(repeats, n_rows)).astype(np.int16)
+    frontier = [n.id for n in forest.nodes if not n.branches]
+    chosen = [i for i in frontier if rng.random() < 0.8]
+    plan = forest.routing_plan({node: slot for slot, node in enumerate(chosen)}, widths)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    kw = dict(n_folds=n_folds, offsets=offsets, total_bins=int(widths.sum()), n_classes=2)
+    fast = level_histogram(codes, y, part, plan, **kw)
+    slow = level_histogram_numpy(codes, y, part, plan, **kw)
+    assert fast.dtype == slow.dtype == np.int64
+    np.testing.assert_array_equal(fast, slow)
+    np.testing.assert_array_equal(route(codes, plan), route_numpy(codes, plan))
+
+
+def _single_tree_case(seed=0, n=500):
+    rng = np.random.default_rng(seed)
+    widths = np.array([5, 4, 6])
+    forest = Forest(1, np.array([-1]), 1, 3)
+    root = forest.nodes[0]
+    forest.set_tests(root, {0: numeric_test(0, np.array([2]), np.arange(3.0), 0)},
+                     {0: np.zeros((2, 1, 3), dtype=np.int64)})
+    codes = np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 3, size=n).astype(np.int32)
+    part = np.zeros((1, n), dtype=np.int16)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    return forest, widths, codes, y, part, dict(n_folds=1, offsets=offsets, total_bins=int(widths.sum()), n_classes=3)
+
+
+def test_row_order_and_chunking_do_not_matter():
+    forest, widths, codes, y, part, kw = _single_tree_case()
+    plan = forest.routing_plan({1: 0, 2: 1}, widths)
+    whole = level_histogram(codes, y, part, plan, **kw)
+    perm = np.random.default_rng(1).permutation(codes.shape[1])
+    shuffled = level_histogram(codes[:, perm], y[perm], part[:, perm], plan, **kw)
+    halves = sum(level_histogram(codes[:, s], y[s], part[:, s], plan, **kw)
+                 for s in (slice(0, 123), slice(123, None)))
+    np.testing.assert_array_equal(whole, shuffled)
+    np.testing.assert_array_equal(whole, halves)
+
+
+def test_parent_minus_sibling_is_the_other_child():
+    forest, widths, codes, y, part, kw = _single_tree_case(seed=3)
+    unsplit = Forest(1, np.array([-1]), 1, 3)
+    parent = level_histogram(codes, y, part, unsplit.routing_plan({0: 0}, widths), **kw)[0]
+    children = level_histogram(codes, y, part, forest.routing_plan({1: 0, 2: 1}, widths), **kw)
+    np.testing.assert_array_equal(parent - children[0], children[1])
+
+
+def test_every_attribute_counts_every_row_once():
+    forest, widths, codes, y, part, kw = _single_tree_case(seed=5, n=321)
+    hist = level_histogram(codes, y, part, Forest(1, np.array([-1]), 1, 3).routing_plan({0: 0}, widths), **kw)[0, 0]
+    offsets = kw["offsets"]
+    for a, w in enumerate(widths):
+        block = hist[offsets[a]:offsets[a] + w]
+        np.testing.assert_array_equal(block.sum(axis=0), np.bincount(y, minlength=3))
+
+
+def test_shared_node_counts_each_row_once():
+    """Two trees that share every node: the histogram equals a single tree's."""
+    forest, widths, codes, y, part, kw = _single_tree_case(seed=7)
+    twin = Forest(2, np.array([-1, -1]), 1, 3)
+    test = forest.nodes[0].branches[0].test
+    twin.set_tests(twin.nodes[0], {0: test, 1: test}, {0: np.zeros((2, 1, 3), np.int64), 1: np.zeros((2, 1, 3), np.int64)})
+    assert len(twin.nodes) == 3  # one branch, shared children
+    one = level_histogram(codes, y, part, forest.routing_plan({1: 0, 2: 1}, widths), **kw)
+    two = level_histogram(codes, y, part, twin.routing_plan({1: 0, 2: 1}, widths), **kw)
+    np.testing.assert_array_equal(one, two)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_code_dtypes(dtype):
+    forest, widths, codes, y, part, kw = _single_tree_case()
+    plan = forest.routing_plan({1: 0, 2: 1}, widths)
+    np.testing.assert_array_equal(level_histogram(codes.astype(dtype), y, part, plan, **kw),
+                                  level_histogram_numpy(codes, y, part, plan, **kw))
