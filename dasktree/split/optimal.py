@@ -142,7 +142,7 @@ PRUNE_MARGIN = 1e-9
 
 A candidate is pruned when ``current >= rejectlevel + PRUNE_MARGIN * n``
 (``n`` the node's example count) instead of the paper's ``current >=
-rejectlevel``. Two reasons, both found while testing the table as printed:
+rejectlevel``, for two reasons:
 
 1. Exact ties. The paper's justification that "the optimal k-split will always
    pass the first test" needs a k-split *strictly* better than the best

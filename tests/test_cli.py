@@ -1,0 +1,110 @@
+"""The dasktree command end to end, in subprocesses, against real clusters."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+
+import pyarrow.parquet as pq
+import pytest
+
+from dasktree.datasets import agrawal
+
+pytestmark = pytest.mark.cluster
+
+
+def _run(*args, timeout=300):
+    return subprocess.run([sys.executable, "-m", "dasktree.cli", *args], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_demo_runs_end_to_end(tmp_path):
+    result = _run("demo", "--rows", "20000", "--files", "4", "--dir", str(tmp_path), "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["report"]["passes"] == report["report"]["depth"] + 1
+    assert report["test_accuracy"] > 0.85  # F2 is learnable to ~0.9+ at depth 5
+    human = _run("demo", "--rows", "20000", "--files", "2", "--quiet")
+    assert human.returncode == 0, human.stderr
+    assert "|--- " in human.stdout and "accuracy on" in human.stdout
+
+
+def test_fit_show_predict(tmp_path):
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=3, function=1, seed=0)
+    model = tmp_path / "model.json"
+    fit = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4",
+               "--nominal", "car,zipcode", "--criterion", "entropy", "--json")
+    assert fit.returncode == 0, fit.stderr
+    report = json.loads(fit.stdout)
+    assert report["report"]["passes"] == report["report"]["depth"] + 1 and report["model"] == str(model)
+    assert model.exists()
+    for fmt, needle in (("text", "|--- age"), ("dot", "digraph dasktree"), ("json", '"format": "dasktree.model"')):
+        shown = _run("show", str(model), "--format", fmt)
+        assert shown.returncode == 0 and needle in shown.stdout, shown.stdout[:300]
+    out = tmp_path / "pred"
+    pred = _run("predict", str(model), str(data), "--out", str(out), "--quiet")
+    assert pred.returncode == 0, pred.stderr
+    table = pq.read_table(out)
+    assert table.num_rows == 20000
+    assert table.column_names[:3] == ["prediction", "proba_0", "proba_1"]
+    again = _run("predict", str(model), str(data), "--out", str(out), "--quiet")
+    assert again.returncode == 1 and "already exists" in again.stderr
+
+
+def test_bad_usage_exits_2_and_help_lists_options():
+    assert _run("fit").returncode == 2
+    helped = _run("fit", "--help")
+    assert helped.returncode == 0
+    for option in ("--target", "--max-depth", "--scheduler", "--quiet", "--json", "--max-histogram-mb"):
+        assert option in helped.stdout
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_fit_on_a_scheduler_by_address(tmp_path):
+    """`dask scheduler` and two `dask worker` processes on 127.0.0.1, reached by --scheduler."""
+    port = _free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                               "--port", str(port), "--dashboard-address", ":0", "--no-show"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
+    try:
+        time.sleep(1.0)
+        for _ in range(2):
+            procs.append(subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                 "--no-dashboard", "--host", "127.0.0.1"],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
+        data = tmp_path / "data"
+        agrawal.write_parquet(str(data), 10000, n_files=4, function=2, seed=0)
+        local = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "local.json"),
+                     "--max-depth", "4", "--quiet")
+        assert local.returncode == 0, local.stderr
+        remote = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "remote.json"),
+                      "--max-depth", "4", "--quiet", "--scheduler", address, "--json")
+        assert remote.returncode == 0, remote.stderr
+        assert json.loads(remote.stdout)["run"]["workers"] == 2
+        assert (tmp_path / "local.json").read_text() == (tmp_path / "remote.json").read_text()
+    finally:
+        for p in procs[::-1]:
+            p.terminate()
+        for p in procs:
+            p.wait(timeout=30)
+
+
+def test_unreachable_scheduler_is_a_clear_error(tmp_path):
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 1000, n_files=1, seed=0)
+    result = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                  "--scheduler", f"tcp://127.0.0.1:{_free_port()}", timeout=120)
+    assert result.returncode == 1
+    assert "cannot reach the Dask scheduler" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
