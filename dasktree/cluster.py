@@ -14,7 +14,7 @@ import os
 from contextlib import contextmanager
 from typing import Iterator
 
-from .errors import InputError
+from .errors import DaskTreeError, InputError
 
 __all__ = ["connect", "SCHEDULERS"]
 
@@ -40,13 +40,20 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
     if scheduler in SCHEDULERS:
         n = _cores()
         threads = scheduler == "threads"
-        cluster = LocalCluster(
-            n_workers=1 if threads else n,
-            threads_per_worker=n if threads else 1,
-            processes=not threads,
-            dashboard_address=None,
-            silence_logs=logging.CRITICAL,
-        )
+        try:
+            cluster = LocalCluster(
+                n_workers=1 if threads else n,
+                threads_per_worker=n if threads else 1,
+                processes=not threads,
+                dashboard_address=None,
+                silence_logs=logging.CRITICAL,
+            )
+        except RuntimeError as exc:
+            raise DaskTreeError(
+                f"cannot start local Dask worker processes ({exc}); when calling dasktree from a "
+                "script, put the call under `if __name__ == \"__main__\":` (worker processes "
+                "re-import the script), or use scheduler=\"threads\""
+            ) from None
         try:
             with Client(cluster) as started:
                 yield started

@@ -21,7 +21,7 @@ import numpy as np
 
 from .binning import BinSpec
 from .forest import Forest, Node
-from .split.search import AttributeLayout, Candidate, SplitParams, best_split
+from .split.search import AttributeLayout, Candidate, SplitParams, best_splits
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
 
@@ -97,33 +97,43 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     """Best test per (node, tree) of a node group, from the group's summed histogram.
 
     ``hist`` has shape (n_slots, n_parts, total_bins, n_classes). Runs on a
-    worker, next to the histogram; returns only counts and tests.
+    worker, next to the histogram; returns only counts and tests. Trees with
+    equal training counts at a node make equal choices, so each distinct
+    training histogram is searched once; all of them in one batch.
     """
     layout = context.layout
     forest = Forest(len(context.holdout), context.holdout, context.n_folds, hist.shape[-1])
-    results = []
     first = slice(int(layout.offsets[0]), int(layout.offsets[0] + layout.widths[0]))
+    results: list[NodeResult] = []
+    pending: list[tuple[NodeResult, int, int]] = []  # (result, tree, index into searched)
+    searched: list[np.ndarray] = []
+    index_of: dict[tuple[int, bytes], int] = {}
     for request in requests:
         node_hist = hist[request.slot]  # (P, Tb, C)
         counts = node_hist[:, first, :].sum(axis=1)
-        decisions: dict[int, TreeDecision] = {}
-        searched: dict[bytes, TreeDecision] = {}
+        result = NodeResult(request.node, counts, {})
         for tree in request.trees:
             train = forest.train_counts(counts, tree)
             reason = _leaf_reason(train, context.min_samples_split, context.split.min_samples_leaf)
             if reason:
-                decisions[tree] = TreeDecision(None, None, reason)
+                result.decisions[tree] = TreeDecision(None, None, reason)
                 continue
             train_hist = forest.train_counts(node_hist.transpose(1, 0, 2), tree)  # (Tb, C)
-            key = train_hist.tobytes()
-            if key not in searched:  # trees with equal training counts make equal choices
-                candidate = best_split(train_hist, layout, context.split)
-                if candidate is None:
-                    searched[key] = TreeDecision(None, None, "no_split")
-                else:
-                    searched[key] = TreeDecision(candidate, _child_counts(node_hist, candidate, layout))
-            decisions[tree] = searched[key]
-        results.append(NodeResult(request.node, counts, decisions))
+            key = (request.slot, train_hist.tobytes())
+            if key not in index_of:
+                index_of[key] = len(searched)
+                searched.append(train_hist)
+            pending.append((result, tree, index_of[key]))
+        results.append(result)
+    candidates = best_splits(np.stack(searched), layout, context.split) if searched else []
+    slot_of = {r.node: q.slot for r, q in zip(results, requests)}
+    for result, tree, i in pending:
+        candidate = candidates[i]
+        if candidate is None:
+            result.decisions[tree] = TreeDecision(None, None, "no_split")
+        else:
+            child_counts = _child_counts(hist[slot_of[result.node]], candidate, layout)
+            result.decisions[tree] = TreeDecision(candidate, child_counts)
     return results
 
 

@@ -10,7 +10,7 @@ __all__ = ["Progress"]
 
 
 class Progress:
-    """``start(label, total)``, ``advance()`` per finished part, ``finish(note)``."""
+    """``start(label, total)``, ``advance()`` per finished task, ``finish(note)``."""
 
     def __init__(self, enabled: bool = True, stream: TextIO | None = None, width: int = 30):
         self.enabled = enabled
@@ -39,7 +39,7 @@ class Progress:
         bar = "#" * self.width
         end = f" {note}" if note else ""
         prefix = "\r" if self._tty else ""
-        self.stream.write(f"{prefix}{self._label:<18} [{bar}] {self._total}/{self._total} parts "
+        self.stream.write(f"{prefix}{self._label:<18} [{bar}] {self._total}/{self._total} tasks "
                           f"{seconds:6.2f}s{end}\n")
         self.stream.flush()
 
@@ -48,5 +48,5 @@ class Progress:
             return
         filled = int(self.width * self._done / self._total) if self._total else self.width
         bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r{self._label:<18} [{bar}] {self._done}/{self._total} parts")
+        self.stream.write(f"\r{self._label:<18} [{bar}] {self._done}/{self._total} tasks")
         self.stream.flush()

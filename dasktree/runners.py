@@ -25,6 +25,7 @@ from .tasks import (
     encode_frame,
     encode_part,
     histogram_of,
+    histogram_of_many,
     histogram_of_part,
     summarize_frame,
     summarize_part,
@@ -183,10 +184,18 @@ class DaskRunner(_Counting):
             if self.encoded is None:
                 self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
                                          spec=self._spec, folds=self.folds)
-            hists = [
-                self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
-                for e in self.encoded
-            ]
+                hists = [
+                    self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
+                    for e in self.encoded
+                ]
+            else:
+                # One task per worker over the parts it holds: fewer tasks and histograms to sum.
+                hists = [
+                    self.client.submit(histogram_of_many, *held, plan=plan_future, shape=self.shape,
+                                       workers=None if worker is None else [worker],
+                                       allow_other_workers=True, pure=False)
+                    for worker, held in self._by_worker().items()
+                ]
         else:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
@@ -201,6 +210,15 @@ class DaskRunner(_Counting):
         self.progress.finish(f"{len(requests)} nodes")
         del total, hists
         return results
+
+    def _by_worker(self) -> dict[str | None, list]:
+        """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker)."""
+        who_has = self.client.who_has(self.encoded)
+        groups: dict[str | None, list] = {}
+        for future in self.encoded:
+            holders = sorted(who_has.get(future.key, ()))
+            groups.setdefault(holders[0] if holders else None, []).append(future)
+        return groups
 
     def dropped_rows(self) -> int:
         if not self.encoded:

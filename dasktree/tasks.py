@@ -79,6 +79,14 @@ def histogram_of(encoded: Encoded, *, plan: RoutingPlan, shape: PassShape) -> np
     )
 
 
+def histogram_of_many(*encoded: Encoded, plan: RoutingPlan, shape: PassShape) -> np.ndarray:
+    """The level histogram of several encoded parts held by one worker."""
+    total = histogram_of(encoded[0], plan=plan, shape=shape)
+    for e in encoded[1:]:
+        total += histogram_of(e, plan=plan, shape=shape)
+    return total
+
+
 def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
                       plan: RoutingPlan, shape: PassShape) -> np.ndarray:
     """Read, encode and count one part: a level pass without a cache."""

@@ -35,7 +35,7 @@ import numpy as np
 from .criteria import entropy, gini, split_information
 from .node_tests import Test, nominal_test, numeric_test
 
-__all__ = ["SplitParams", "Candidate", "AttributeLayout", "best_split", "CRITERIA"]
+__all__ = ["SplitParams", "Candidate", "AttributeLayout", "best_split", "best_splits", "CRITERIA"]
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 NOMINAL_SPLITS = ("binary", "multiway")
@@ -94,56 +94,67 @@ def _gains(children: np.ndarray, parent_impurity: float, n: float, name: str) ->
     return parent_impurity - weighted
 
 
-def _binary_choice(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
-                   parent_impurity: float, n: float, params: SplitParams):
-    """Best of the binary candidates ``left[j] | right[j]``, missing values placed best.
+def _binary_choices(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
+                    parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams):
+    """Best binary candidate of each of M problems, missing values placed best.
 
-    Returns (j, default, gain, children) or None.
+    ``left`` and ``right`` have shape (M, J, C): candidate ``j`` of problem
+    ``m`` sends ``left[m, j]`` to child 0 and ``right[m, j]`` to child 1;
+    ``miss`` (M, C) goes to whichever gains more. Returns arrays over M: the
+    best ``j`` (-1 when none is valid), the default child, the gain, and the
+    children counts (M, 2, C).
     """
-    name = params.impurity_name
-    if miss.sum() > 0:
-        options = np.stack([
-            np.stack([left + miss, right], axis=1),
-            np.stack([left, right + miss], axis=1),
-        ], axis=1)  # (J, 2 defaults, 2 children, C)
-    else:
-        options = np.stack([left, right], axis=1)[:, None]  # (J, 1, 2, C)
-    sizes = options.sum(axis=-1)  # (J, D, 2)
-    valid = (left.sum(axis=1) > 0) & (right.sum(axis=1) > 0)
-    valid = valid[:, None] & np.all(sizes >= params.min_samples_leaf, axis=-1)
-    if not valid.any():
+    m_index = np.arange(left.shape[0])
+    if left.shape[1] == 0:
+        none = np.full(left.shape[0], -1)
+        return none, np.zeros_like(none), np.full(left.shape[0], -np.inf), None
+    options = np.stack([
+        np.stack([left + miss[:, None], right], axis=2),
+        np.stack([left, right + miss[:, None]], axis=2),
+    ], axis=2)  # (M, J, 2 defaults, 2 children, C)
+    sizes = options.sum(axis=-1)  # (M, J, D, 2)
+    left_n, right_n = left.sum(axis=-1), right.sum(axis=-1)
+    valid = ((left_n > 0) & (right_n > 0))[..., None] & np.all(sizes >= params.min_samples_leaf, axis=-1)
+    weighted = np.sum(sizes * _impurity(options, params.impurity_name), axis=-1) / n[:, None, None]
+    gains = np.where(valid, parent_impurity[:, None, None] - weighted, -np.inf)  # (M, J, D)
+    # Missing values go where they gain more; on a tie (or with none) to the larger child, then left.
+    prefer_right = (gains[..., 1] > gains[..., 0]) | ((gains[..., 1] == gains[..., 0]) & (right_n > left_n))
+    default = prefer_right.astype(np.int64)  # (M, J)
+    per_cut = np.take_along_axis(gains, default[..., None], axis=-1)[..., 0]  # (M, J)
+    j = np.argmax(per_cut, axis=1)
+    best = per_cut[m_index, j]
+    chosen_default = default[m_index, j]
+    children = options[m_index, j, chosen_default]
+    return np.where(np.isfinite(best), j, -1), chosen_default, best, children
+
+
+def _binary_choice(left, right, miss, parent_impurity: float, n: float, params: SplitParams):
+    """One problem of :func:`_binary_choices`: (j, default, gain, children) or None."""
+    j, default, gain, children = _binary_choices(
+        left[None], right[None], miss[None], np.array([parent_impurity]), np.array([n]), params)
+    if j[0] < 0:
         return None
-    gains = np.where(valid, _gains(options, parent_impurity, n, name), -np.inf)
-    if gains.shape[1] == 2:
-        # On a tie the missing values join the larger child (then the left one).
-        prefer_right = (gains[:, 1] > gains[:, 0]) | (
-            (gains[:, 1] == gains[:, 0]) & (right.sum(axis=1) > left.sum(axis=1))
-        )
-        default = prefer_right.astype(np.int64)
-    else:
-        default = (right.sum(axis=1) > left.sum(axis=1)).astype(np.int64)
-    per_cut = gains[np.arange(gains.shape[0]), default if gains.shape[1] == 2 else 0]
-    j = int(np.argmax(per_cut))
-    if not np.isfinite(per_cut[j]):
-        return None
-    children = options[j, default[j] if options.shape[1] == 2 else 0]
-    return j, int(default[j]), float(per_cut[j]), children
+    return int(j[0]), int(default[0]), float(gain[0]), children[0]
 
 
 def _numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int,
-                    parent_impurity: float, n: float, params: SplitParams):
-    bins = h[1:]
-    if bins.shape[0] < 2:
-        return None
-    cumulative = np.cumsum(bins, axis=0)
-    left = cumulative[:-1]
-    right = cumulative[-1] - left
-    choice = _binary_choice(left, right, h[0], parent_impurity, n, params)
-    if choice is None:
-        return None
-    j, default, gain, children = choice
-    cut = _centered_cut(bins, j + 1, upper, values)
-    return numeric_test(a, np.array([cut]), upper, default), gain, children
+                    parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams) -> list:
+    """Best threshold test on a numeric attribute for each of M histograms ``h`` (M, w, C)."""
+    bins = h[:, 1:]
+    if bins.shape[1] < 2:
+        return [None] * h.shape[0]
+    cumulative = np.cumsum(bins, axis=1)
+    left = cumulative[:, :-1]
+    right = cumulative[:, -1:] - left
+    j, default, gain, children = _binary_choices(left, right, h[:, 0], parent_impurity, n, params)
+    out = []
+    for m in range(h.shape[0]):
+        if j[m] < 0:
+            out.append(None)
+            continue
+        cut = _centered_cut(bins[m], int(j[m]) + 1, upper, values)
+        out.append((numeric_test(a, np.array([cut]), upper, int(default[m])), float(gain[m]), children[m]))
+    return out
 
 
 def _centered_cut(bins: np.ndarray, cut: int, upper: np.ndarray, values: np.ndarray) -> int:
@@ -225,14 +236,15 @@ def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, p
     return nominal_test(a, list(codes[:, None]), h.shape[0], default), float(gains[index]), options[index]
 
 
-def attribute_candidate(hist: np.ndarray, a: int, layout: AttributeLayout, params: SplitParams,
-                        parent_impurity: float, n: float):
-    h = layout.slice(hist, a)
+def _attribute_candidates(hists: np.ndarray, a: int, layout: AttributeLayout, params: SplitParams,
+                          parent_impurity: np.ndarray, n: np.ndarray) -> list:
+    """Best test on attribute ``a`` for each of M node histograms (M, total_bins, C)."""
+    o = int(layout.offsets[a])
+    h = hists[:, o:o + int(layout.widths[a])]
     if layout.kinds[a] == "numeric":
         return _numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
-    if params.nominal_split == "multiway":
-        return _nominal_multiway(h, a, parent_impurity, n, params)
-    return _nominal_binary(h, a, parent_impurity, n, params)
+    nominal = _nominal_multiway if params.nominal_split == "multiway" else _nominal_binary
+    return [nominal(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]
 
 
 def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -> Candidate | None:
@@ -244,17 +256,33 @@ def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -
         The tree's training counts at the node, attributes concatenated as in
         ``layout`` (each: missing row, then bins).
     """
-    node_counts = layout.slice(hist, 0).sum(axis=0)
-    n = float(node_counts.sum())
-    if n <= 0:
-        return None
-    parent_impurity = float(_impurity(node_counts, params.impurity_name))
-    found: list[tuple[int, Test, float, np.ndarray]] = []
-    for a in range(len(layout.kinds)):
-        result = attribute_candidate(hist, a, layout, params, parent_impurity, n)
-        if result is not None:
-            test, gain, children = result
-            found.append((a, test, gain, children))
+    return best_splits(np.asarray(hist)[None], layout, params)[0]
+
+
+def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams) -> list[Candidate | None]:
+    """:func:`best_split` of M histograms at once, shape (M, total_bins, n_classes).
+
+    Numeric attributes are searched for all M together (the common case at a
+    wide frontier); each histogram's choice is exactly ``best_split``'s.
+    """
+    o, w = int(layout.offsets[0]), int(layout.widths[0])
+    node_counts = hists[:, o:o + w].sum(axis=1)  # (M, C)
+    n = node_counts.sum(axis=1).astype(np.float64)
+    parent_impurity = _impurity(node_counts, params.impurity_name)
+    safe_n = np.where(n > 0, n, 1.0)
+    per_attribute = [
+        _attribute_candidates(hists, a, layout, params, parent_impurity, safe_n)
+        for a in range(len(layout.kinds))
+    ]
+    return [
+        _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
+        for m in range(hists.shape[0])
+    ]
+
+
+def _choose(results: list, params: SplitParams) -> Candidate | None:
+    """The best attribute's candidate (ties: the lower attribute index)."""
+    found = [(a, *r) for a, r in enumerate(results) if r is not None]
     if not found:
         return None
     gains = np.array([f[2] for f in found])
