@@ -78,7 +78,8 @@ def _group_row_groups(sizes: Sequence[int], target_rows: int) -> list[tuple[int,
 class ParquetSource(Source):
     """A Parquet dataset on any fsspec filesystem."""
 
-    def __init__(self, path: str | os.PathLike | Sequence[str], *, part_rows: int = DEFAULT_PART_ROWS):
+    def __init__(self, path: str | os.PathLike | Sequence[str], *, part_rows: int = DEFAULT_PART_ROWS,
+                 storage_options: dict | None = None):
         import fsspec
         import pyarrow.dataset as ds
         from pyarrow.fs import FSSpecHandler, PyFileSystem
@@ -86,7 +87,7 @@ class ParquetSource(Source):
         self.description = str(path) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
         paths = [os.fspath(p) for p in path] if isinstance(path, (list, tuple)) else [os.fspath(path)]
         try:
-            fs, _ = fsspec.core.url_to_fs(paths[0])
+            fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
         except (ImportError, ValueError) as exc:
             raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
         root, files = self._list_files(fs, paths)
@@ -251,10 +252,11 @@ def frame_to_table(frame) -> pa.Table:
         raise DataError(f"cannot convert the DataFrame to Arrow: {_first_line(exc)}") from None
 
 
-def open_source(data, y=None, *, target: str | None = None,
-                part_rows: int = DEFAULT_PART_ROWS) -> tuple[Source, str]:
+def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEFAULT_PART_ROWS,
+                storage_options: dict | None = None) -> tuple[Source, str]:
     """Turn any accepted input into a :class:`Source` and the target column's name.
 
+    ``storage_options`` go to fsspec for a path or URL (e.g. an S3 endpoint).
     ``data`` with ``y``: ``y`` is attached as a column named ``target`` (default
     ``"target"``, made unique). Without ``y``, ``target`` must name a column.
     """
@@ -265,7 +267,7 @@ def open_source(data, y=None, *, target: str | None = None,
     ):
         if y is not None:
             raise InputError("y is not accepted with a dataset path: name the column with target=")
-        return ParquetSource(data, part_rows=part_rows), _need_target(target)
+        return ParquetSource(data, part_rows=part_rows, storage_options=storage_options), _need_target(target)
     if _is_dask_frame(data):
         if y is not None:
             raise InputError("y is not accepted with a dask DataFrame: name the column with target=")

@@ -104,16 +104,17 @@ class DaskTreeClassifier:
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
-            exclude: Sequence[str] = (), nominal: Sequence[str] = ()) -> "DaskTreeClassifier":
+            exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+            storage_options: dict | None = None) -> "DaskTreeClassifier":
         """Learn from ``X, y`` in memory, or from a dataset ``X`` with ``target=COLUMN``.
 
-        ``X`` may be a Parquet file, directory, glob or fsspec URL, a pandas or
-        dask DataFrame, or a 2-D array.
+        ``X`` may be a Parquet file, directory, glob or fsspec URL (with
+        ``storage_options`` for fsspec), a pandas or dask DataFrame, or a 2-D array.
         """
         validate_params(self._learning_params())
         model = fit_model(
             X, y, target=target, features=features, exclude=exclude, nominal=nominal,
-            client=self.client, scheduler=self.scheduler, cache=self.cache, progress=self.progress,
+            storage_options=storage_options, client=self.client, scheduler=self.scheduler, cache=self.cache, progress=self.progress,
             **self._learning_params(),
         )
         self._set_model(model)

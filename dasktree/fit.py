@@ -99,6 +99,7 @@ def fit(
     scheduler: str | None = None,
     cache: bool | str = "auto",
     part_rows: int = DEFAULT_PART_ROWS,
+    storage_options: dict | None = None,
     progress: bool | Progress = False,
     **params,
 ) -> Model:
@@ -122,13 +123,17 @@ def fit(
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory).
+    part_rows : int
+        Parquet row groups of a file are gathered into parts of about this many rows.
+    storage_options : dict, optional
+        fsspec options for a path or URL (credentials, ``client_kwargs``...).
     **params
         Learning parameters, see :data:`DEFAULTS`.
     """
     started = time.perf_counter()
     p = validate_params(params)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
-    source, target = open_source(data, y, target=target, part_rows=part_rows)
+    source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           where=source.description)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None

@@ -1,0 +1,215 @@
+"""Core learner benchmark (issue: one pass per level over partitioned Parquet).
+
+For Agrawal data (F2, 5% perturbation) at 1M and 4M rows in 16 Parquet files,
+fits a depth-10 tree on a 2-process LocalCluster and reports, per level, the
+pass time beside the pyarrow scan floor (reading the same columns once, warm
+cache); scikit-learn's DecisionTreeClassifier(max_depth=10) fit time on the
+same data in memory, with its load time counted separately; and the peak
+memory (RSS of the process and all its children: client, scheduler, workers)
+of both. Each measurement runs in a fresh subprocess so peaks do not mix.
+
+Targets, as ratios measured in the same run:
+  level pass (depth <= 10) / scan floor        <= 2
+  peak memory 4M / peak memory 1M              <= 1.3
+  dasktree fit 4M / scikit-learn fit 4M        <= 3
+
+Usage: python benchmarks/bench_core.py [--sizes 1000000 4000000] [--files 16] [--repeat 1]
+Writes benchmarks/results/core.json and core.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+
+FEATURES = ["salary", "commission", "age", "elevel", "car", "zipcode", "hvalue", "hyears", "loan"]
+
+
+class PeakRSS:
+    """Peak resident memory of this process and all its descendants, sampled every 20 ms."""
+
+    def __init__(self):
+        import psutil
+
+        self.root = psutil.Process()
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        import psutil
+
+        total = 0
+        for p in [self.root, *self.root.children(recursive=True)]:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    def _run(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            time.sleep(0.02)
+
+    def __enter__(self):
+        self.baseline = self._sample()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+
+def ensure_data(rows: int, files: int) -> str:
+    from dasktree.datasets import agrawal
+
+    path = os.path.join(HERE, "data", f"agrawal-f2-p05-{rows}-{files}")
+    if not os.path.isdir(path) or len(os.listdir(path)) != files:
+        agrawal.write_parquet(path, rows, n_files=files, function=2, perturbation=0.05, seed=0, overwrite=True)
+    return path
+
+
+def scan_floor(path: str, repeat: int = 3) -> float:
+    import pyarrow.parquet as pq
+
+    pq.read_table(path, columns=FEATURES + ["class"])  # warm the page cache
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        pq.read_table(path, columns=FEATURES + ["class"])
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def measure_dasktree(path: str) -> dict:
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from dasktree import DaskTreeClassifier
+
+    floor = scan_floor(path)
+    t = time.perf_counter()
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL)
+    client = Client(cluster)
+    client.run(lambda: __import__("dasktree.histogram"))  # import (and load the numba cache) on the workers
+    startup = time.perf_counter() - t
+    with PeakRSS() as memory:
+        t = time.perf_counter()
+        clf = DaskTreeClassifier(max_depth=10, client=client).fit(path, target="class")
+        seconds = time.perf_counter() - t
+    client.close()
+    cluster.close()
+    return {
+        "scan_floor": floor,
+        "cluster_startup": startup,
+        "fit": seconds,
+        "pass0": clf.run_["seconds"]["pass0"],
+        "levels": [{"level": lv["level"], "nodes": lv["frontier"], "seconds": lv["seconds"]} for lv in clf.run_["levels"]],
+        "passes": clf.report_["passes"],
+        "depth": clf.report_["depth"],
+        "training_accuracy": clf.report_["training_accuracy"],
+        "peak_rss": memory.peak,
+    }
+
+
+def measure_sklearn(path: str) -> dict:
+    import numpy as np
+    import pyarrow.parquet as pq
+    from sklearn.tree import DecisionTreeClassifier
+
+    with PeakRSS() as memory:
+        t = time.perf_counter()
+        frame = pq.read_table(path, columns=FEATURES + ["class"]).to_pandas()
+        X = frame[FEATURES].to_numpy(dtype=np.float32)
+        y = frame["class"].to_numpy()
+        load = time.perf_counter() - t
+        t = time.perf_counter()
+        sk = DecisionTreeClassifier(max_depth=10, random_state=0).fit(X, y)
+        fit = time.perf_counter() - t
+    return {"load": load, "fit": fit, "training_accuracy": float(sk.score(X, y)), "peak_rss": memory.peak}
+
+
+def _child(kind: str, path: str) -> dict:
+    out = subprocess.run([sys.executable, __file__, "--measure", kind, "--data", path],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000_000, 4_000_000])
+    parser.add_argument("--files", type=int, default=16)
+    parser.add_argument("--measure", choices=["dasktree", "sklearn"], help=argparse.SUPPRESS)
+    parser.add_argument("--data", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        result = measure_dasktree(args.data) if args.measure == "dasktree" else measure_sklearn(args.data)
+        print(json.dumps(result))
+        return
+
+    results = {}
+    for rows in args.sizes:
+        path = ensure_data(rows, args.files)
+        results[rows] = {"dasktree": _child("dasktree", path), "sklearn": _child("sklearn", path)}
+    report(results)
+
+
+def report(results: dict) -> None:
+    lines = ["# Core learner benchmark", "",
+             "Agrawal F2 with 5% perturbation, 16 Parquet files, depth 10, 2-process LocalCluster "
+             "(2 cores). Ratios are measured in the same run.", ""]
+    lines += ["## Level pass time / pyarrow scan floor", "",
+              "| rows | scan floor s | " + " | ".join(f"L{i}" for i in range(10)) + " | max ratio |",
+              "|---|---|" + "---|" * 10 + "---|"]
+    summary = {}
+    for rows, r in results.items():
+        d = r["dasktree"]
+        ratios = [lv["seconds"] / d["scan_floor"] for lv in d["levels"]]
+        summary[rows] = {"max_level_ratio": max(ratios), "median_level_ratio": sorted(ratios)[len(ratios) // 2]}
+        cells = [f"{lv['seconds']:.2f}s ({x:.1f}x, {lv['nodes']}n)" for lv, x in zip(d["levels"], ratios)]
+        lines.append(f"| {rows:,} | {d['scan_floor']:.3f} | " + " | ".join(cells) + f" | {max(ratios):.1f} |")
+    lines += ["", "## Fit time and memory", "",
+              "| rows | dasktree fit s (pass 0) | cluster start s | sklearn load s | sklearn fit s | "
+              "fit / sklearn fit | fit / (load + fit) | dasktree peak MB | sklearn peak MB | accuracy ours / sklearn |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for rows, r in results.items():
+        d, s = r["dasktree"], r["sklearn"]
+        summary[rows].update(fit_ratio=d["fit"] / s["fit"], fit_ratio_with_load=d["fit"] / (s["load"] + s["fit"]))
+        lines.append(
+            f"| {rows:,} | {d['fit']:.2f} ({d['pass0']:.2f}) | {d['cluster_startup']:.2f} | {s['load']:.2f} | "
+            f"{s['fit']:.2f} | {d['fit'] / s['fit']:.2f} | {d['fit'] / (s['load'] + s['fit']):.2f} | "
+            f"{d['peak_rss'] / 2**20:.0f} | {s['peak_rss'] / 2**20:.0f} | "
+            f"{d['training_accuracy']:.4f} / {s['training_accuracy']:.4f} |")
+    sizes = sorted(results)
+    if len(sizes) >= 2:
+        small, large = sizes[0], sizes[-1]
+        memory_ratio = results[large]["dasktree"]["peak_rss"] / results[small]["dasktree"]["peak_rss"]
+        summary["memory_ratio"] = memory_ratio
+        lines += ["", f"Peak memory {large:,} / {small:,} rows: **{memory_ratio:.2f}x** (target <= 1.3)."]
+    big = sizes[-1]
+    lines += [f"Max level pass / scan floor at {big:,} rows: **{summary[big]['max_level_ratio']:.1f}x** (target <= 2).",
+              f"Fit / scikit-learn fit at {big:,} rows: **{summary[big]['fit_ratio']:.2f}x** (target <= 3); "
+              f"with scikit-learn's load time: {summary[big]['fit_ratio_with_load']:.2f}x."]
+    text = "\n".join(lines) + "\n"
+    print(text)
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", "core.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(HERE, "results", "core.json"), "w") as f:
+        json.dump({"results": {str(k): v for k, v in results.items()}, "summary": {str(k): v for k, v in summary.items()}},
+                  f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
