@@ -48,6 +48,12 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
     g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary")
     g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
                    help="histogram memory of one pass; wider frontiers take one pass per node group")
+    g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
+    g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
+    g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the fold hash")
+    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
+    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1 (with --cv K)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -106,7 +112,8 @@ def _cmd_fit(args) -> dict:
         raise _input(f"--out {args.out}: directory {out_dir} does not exist")
     model = fit(
         args.data, target=args.target, features=_columns(args.features) or None,
-        exclude=_columns(args.exclude), nominal=_columns(args.nominal), scheduler=args.scheduler,
+        exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
+        cv=args.cv, repeats=args.repeats, seed=args.seed, scheduler=args.scheduler,
         cache=not args.no_cache and "auto", progress=_progress(args),
         criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
@@ -119,6 +126,10 @@ def _cmd_fit(args) -> dict:
         print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
               f"in {model.run['seconds']['total']:.2f}s")
+        if "cv" in r:
+            cv = r["cv"]
+            print(f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
+                  f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
     return {"model": args.out, "report": model.report, "run": model.run}
 
 

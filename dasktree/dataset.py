@@ -161,15 +161,31 @@ class ParquetSource(Source):
         return root, files
 
     def read(self, part: Part, columns: Sequence[str]) -> pa.Table:
+        """The part's rows, in file order, with hive partition columns filled in.
+
+        Row groups are read with ``ParquetFile.read_row_groups``, which keeps
+        their order (a dataset fragment restricted to row groups may not),
+        so row ``i`` of the result is row ``offset + i`` of the file.
+        """
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
         path, expression = self._expressions[part.key]
-        fragment = self._format.make_fragment(
-            path, filesystem=self._fs, partition_expression=expression,
-            row_groups=list(part.row_groups),
-        )
+        keys = ds.get_partition_keys(expression) if expression is not None else {}
+        in_file = [c for c in columns if c not in keys]
         try:
-            return fragment.to_table(schema=self.schema, columns=list(columns))
+            with self._fs.open_input_file(path) as f:
+                table = pq.ParquetFile(f).read_row_groups(list(part.row_groups), columns=in_file)
         except (pa.ArrowInvalid, OSError) as exc:
             raise DataError(f"{path}: cannot read: {_first_line(exc)}") from None
+        arrays = []
+        for name in columns:
+            field = self.schema.field(name)
+            if name in keys:
+                arrays.append(pa.array([keys[name]] * table.num_rows, type=field.type))
+            else:  # the file's own type: kinds agree across files (checked), the encoders cast
+                arrays.append(table.column(name))
+        return pa.table(arrays, names=list(columns))
 
 
 def _strip(fs, path: str) -> tuple[Any, str]:

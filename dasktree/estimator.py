@@ -46,6 +46,14 @@ class DaskTreeClassifier:
     max_histogram_mb : float, default 256
         Histogram memory budget of one pass; a wider frontier is split into
         node groups, one extra pass each.
+    cv : int or None, default None
+        Grow ``cv`` fold trees in the same passes as the main tree (Blockeel &
+        Struyf's forest) and report their cross-validated accuracy in
+        ``report_["cv"]``; no extra pass over the data.
+    repeats : int, default 1
+        Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``).
+    seed : int, default 0
+        Seed of the fold hash; a row's fold depends only on its key and the seed.
     client : distributed.Client, optional
     scheduler : {"processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data is learned in this
@@ -58,8 +66,8 @@ class DaskTreeClassifier:
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
-                 nominal_split="binary", max_histogram_mb=256.0, client=None, scheduler=None,
-                 cache="auto", progress=False):
+                 nominal_split="binary", max_histogram_mb=256.0, cv=None, repeats=1, seed=0,
+                 client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -70,6 +78,9 @@ class DaskTreeClassifier:
         self.max_categories = max_categories
         self.nominal_split = nominal_split
         self.max_histogram_mb = max_histogram_mb
+        self.cv = cv
+        self.repeats = repeats
+        self.seed = seed
         self.client = client
         self.scheduler = scheduler
         self.cache = cache
@@ -104,16 +115,18 @@ class DaskTreeClassifier:
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
-            exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            storage_options: dict | None = None) -> "DaskTreeClassifier":
+            exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None,
+            folds: str | None = None, storage_options: dict | None = None) -> "DaskTreeClassifier":
         """Learn from ``X, y`` in memory, or from a dataset ``X`` with ``target=COLUMN``.
 
         ``X`` may be a Parquet file, directory, glob or fsspec URL (with
         ``storage_options`` for fsspec), a pandas or dask DataFrame, or a 2-D array.
+        With ``cv``, ``key`` names a column that keys the rows for the fold
+        hash, or ``folds`` a column of the user's own folds ``0..cv-1``.
         """
         validate_params(self._learning_params())
         model = fit_model(
-            X, y, target=target, features=features, exclude=exclude, nominal=nominal,
+            X, y, target=target, features=features, exclude=exclude, nominal=nominal, key=key, folds=folds,
             storage_options=storage_options, client=self.client, scheduler=self.scheduler, cache=self.cache, progress=self.progress,
             **self._learning_params(),
         )
@@ -185,6 +198,21 @@ class DaskTreeClassifier:
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
     # ---------------------------------------------------------------- model
+    @property
+    def fold_trees_(self) -> list["DaskTreeClassifier"]:
+        """Each fold tree of the cross-validation forest as a fitted classifier (repeat-major)."""
+        model = self._check_fitted()
+        out = []
+        for tree in model.fold_trees:
+            fold = Model(spec=model.spec, target=model.target, tree=tree, params=model.params)
+            out.append(DaskTreeClassifier.from_model(fold))
+        return out
+
+    @property
+    def cv_report_(self) -> dict | None:
+        """The cross-validation report (accuracy mean and std, per fold, confusion matrix), or None."""
+        return self._check_fitted().report.get("cv")
+
     @property
     def feature_importances_(self) -> np.ndarray:
         return self._check_fitted().feature_importances()

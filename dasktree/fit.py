@@ -14,15 +14,18 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .binning import bin_spec
+from .binning import BinSpec
+from .binning import bin_spec as make_bin_spec
 from .cluster import connect
 from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .errors import InputError
+from .folds import FoldSpec
 from .grow import GrowParams, grow
 from .model import Model, TreeModel
 from .progress import Progress
 from .schema import resolve_roles
 from .split.search import CRITERIA, NOMINAL_SPLITS, SplitParams
+from .validation import cv_report
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -37,6 +40,9 @@ DEFAULTS: dict[str, Any] = {
     "max_categories": 255,
     "nominal_split": "binary",
     "max_histogram_mb": 256.0,
+    "cv": None,
+    "repeats": 1,
+    "seed": 0,
 }
 
 
@@ -72,6 +78,11 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
             raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
     if p["max_histogram_mb"] == 0:
         raise InputError("max_histogram_mb must be > 0, got 0")
+    _int("cv", p["cv"], 2, allow_none=True)
+    _int("repeats", p["repeats"], 1)
+    _int("seed", p["seed"], 0)
+    if p["repeats"] > 1 and p["cv"] is None:
+        raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
 
 
@@ -95,6 +106,9 @@ def fit(
     features: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     nominal: Sequence[str] = (),
+    key: str | None = None,
+    folds: str | None = None,
+    bin_spec: BinSpec | None = None,
     client=None,
     scheduler: str | None = None,
     cache: bool | str = "auto",
@@ -116,6 +130,13 @@ def fit(
     features, exclude, nominal : list of str
         Feature columns (default: all but the target), columns to leave out,
         and numeric columns to treat as nominal.
+    key : str, optional
+        With ``cv``: a column whose values key the rows for the fold hash
+        (default: the file and row offset, or the row index in memory).
+    folds : str, optional
+        With ``cv=k``: a column of integer folds ``0..k-1`` given by the user.
+    bin_spec : BinSpec, optional
+        Use these bins (e.g. another model's ``spec``) instead of pass 0's.
     client, scheduler
         A ``distributed.Client``, or ``"processes"``, ``"threads"`` or an
         address. Without either, in-memory data runs in this process and a
@@ -134,33 +155,44 @@ def fit(
     p = validate_params(params)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
+    if (key is not None or folds is not None) and p["cv"] is None:
+        raise InputError("key= and folds= are for cross-validation: give cv=k too")
+    fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
-                          where=source.description)
+                          extra=fold_spec.columns if fold_spec else (), where=source.description)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .runners import LocalRunner
 
-        runner = LocalRunner(source, roles, progress=bar)
-        return _fit_with(runner, source, roles, p, started, workers=0)
+        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
+        return _fit_with(runner, source, roles, p, started, workers=0, fold_spec=fold_spec, spec=bin_spec)
     from .runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
-        runner = DaskRunner(dask_client, source, roles, cache=cache, progress=bar)
+        runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))
-            return _fit_with(runner, source, roles, p, started, workers=workers)
+            return _fit_with(runner, source, roles, p, started, workers=workers, fold_spec=fold_spec,
+                             spec=bin_spec)
         finally:
             runner.close()
 
 
-def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int) -> Model:
+def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
+              fold_spec: FoldSpec | None, spec: BinSpec | None) -> Model:
     summary = runner.summary(p["max_bins"])
-    spec = bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
-                    where=source.description)
-    runner.prepare(spec, 1)
+    computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
+                             where=source.description)
+    spec = computed if spec is None else _check_given_spec(spec, computed)
+    k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
+    runner.prepare(spec, k)
     pass0 = time.perf_counter() - started
-    forest, grow_report = grow(runner, spec, _grow_params(p))
+    n_trees = 1 + (k * repeats if fold_spec else 0)
+    holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
+    forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
+                               n_folds=k, n_repeats=repeats)
     tree = TreeModel.from_forest(forest, 0)
+    fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
     rows = summary.n_rows - summary.n_null_target
     leaves = [i for i, t in enumerate(tree.tests) if t is None]
     report = {  # a function of the data and parameters alone: saved with the model
@@ -175,7 +207,11 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "nodes": tree.n_nodes,
         "leaves": tree.n_leaves,
         "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, rows)),
+        "forest_nodes": forest.distinct_nodes(),
     }
+    if fold_spec is not None:
+        report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
+                                 [level.distinct_tests for level in grow_report.levels])
     run = {  # how this run went: timings and the cluster, not saved with the model
         "parts": len(source.parts),
         "workers": workers,
@@ -184,4 +220,15 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
-    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run)
+    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
+                 fold_trees=fold_trees)
+
+
+def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:
+    """A bin spec from elsewhere must name the same features and classes as the data."""
+    if [f.name for f in given.features] != [f.name for f in computed.features]:
+        raise InputError(f"bin_spec features {[f.name for f in given.features]} differ from the data's "
+                         f"{[f.name for f in computed.features]}")
+    if tuple(given.classes) != tuple(computed.classes):
+        raise InputError(f"bin_spec classes {list(given.classes)} differ from the data's {list(computed.classes)}")
+    return given

@@ -14,6 +14,8 @@ passes read no Parquet at all; otherwise every pass reads and encodes anew.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
 from .grow import NodeResult, SearchContext, SearchRequest, search_group
@@ -131,8 +133,10 @@ class DaskRunner(_Counting):
 
     def _map(self, func, label: str, **kwargs) -> list:
         if self._frames is not None:
+            offsets = getattr(self, "_frame_offsets", None)
             return [
-                self.client.submit(func[1], frame, index=i, pure=False, **kwargs)
+                self.client.submit(func[1], frame, index=i, pure=False,
+                                   **({"offset": int(offsets[i])} if func[1] is encode_frame else {}), **kwargs)
                 for i, frame in enumerate(self._frames)
             ]
         return self.client.map(func[0], self.source.parts, source=self._source, pure=False, **kwargs)
@@ -154,6 +158,10 @@ class DaskRunner(_Counting):
                 for i in range(0, len(futures), self.split_every)
             ]
         result = futures[0].result()
+        if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
+            rows = dict((key, n) for key, _, n in result.parts)
+            sizes = [rows[f"partition-{i}"] for i in range(len(self._frames))]
+            self._frame_offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
         self.progress.finish()
         return result
 

@@ -47,14 +47,12 @@ class Roles:
     target: str
     features: tuple[str, ...]
     kinds: tuple[str, ...]
-    key: str | None = None
+    extra: tuple[str, ...] = ()  # read but not learned from: a row-key or folds column
 
     @property
     def columns(self) -> list[str]:
         cols = [*self.features, self.target]
-        if self.key is not None and self.key not in cols:
-            cols.append(self.key)
-        return cols
+        return cols + [c for c in self.extra if c not in cols]
 
 
 def resolve_roles(
@@ -64,7 +62,7 @@ def resolve_roles(
     features: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
     nominal: Sequence[str] = (),
-    key: str | None = None,
+    extra: Sequence[str] = (),
     where: str = "the data",
 ) -> Roles:
     """Check the named columns against the schema and infer each feature's kind."""
@@ -75,12 +73,15 @@ def resolve_roles(
         unknown = [c for c in cols if c not in names]
         if unknown:
             raise InputError(f"{label}: column {unknown[0]!r} not found in {where}; columns are {_show(names)}")
-    if key is not None and key not in names:
-        raise InputError(f"key column {key!r} not found in {where}")
+    for name in extra:
+        if name not in names:
+            raise InputError(f"column {name!r} (key or folds) not found in {where}; columns are {_show(names)}")
+        if name == target:
+            raise InputError(f"the target {target!r} cannot also be the key or folds column")
     if features is None:
-        features = [c for c in names if c != target and c not in exclude and c != key]
+        features = [c for c in names if c != target and c not in exclude and c not in extra]
     else:
-        features = [c for c in features if c not in exclude]
+        features = [c for c in features if c not in exclude and c not in extra]
         if target in features:
             raise InputError(f"the target {target!r} cannot also be a feature")
     if not features:
@@ -99,7 +100,7 @@ def resolve_roles(
     target_type = schema.field(target).type
     if arrow_kind(target_type) is None:
         raise DataError(f"target {target!r} has type {target_type}, which cannot be a class label")
-    return Roles(target, tuple(features), tuple(kinds), key)
+    return Roles(target, tuple(features), tuple(kinds), tuple(extra))
 
 
 def _show(names: Sequence[str], limit: int = 12) -> str:

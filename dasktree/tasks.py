@@ -62,11 +62,12 @@ def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, fold
     return encode_table(table, spec, roles.target, fold_part)
 
 
-def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, folds=None) -> Encoded:
+def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int = 0, folds=None) -> Encoded:
+    """Encode one pandas partition of a dask DataFrame; ``offset`` is its first row's global index."""
     from .dataset import Part, frame_to_table
 
     table = frame_to_table(frame[roles.columns])
-    part = Part(index, f"partition-{index}", 0, table.num_rows)
+    part = Part(index, "frame", offset, table.num_rows)  # the row key: its index in the whole frame
     fold_part = None if folds is None else folds.parts_of(table, part)
     return encode_table(table, spec, roles.target, fold_part)
 

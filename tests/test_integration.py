@@ -147,3 +147,17 @@ def test_null_targets_are_skipped_and_counted(tmp_path, frames, cluster_client):
     assert clf.report_["rows_skipped_null_target"] == len(frame[::10])
     assert clf.report_["rows_used"] == len(frame) - len(frame[::10])
     assert clf.tree_.counts[0].sum() == clf.report_["rows_used"]
+
+
+@pytest.mark.parametrize("part_rows", [10_000, 700, 200, 130])
+def test_parts_read_rows_in_file_order(tmp_path, part_rows):
+    """Row i of a part is row offset + i of its file (the row key of the folds depends on it)."""
+    from dasktree.dataset import ParquetSource
+
+    frame = mixed_frame(2500, seed=5).assign(row_id=np.arange(2500))
+    path = write_dataset(frame, tmp_path / "data", n_files=2, row_group_size=200)
+    source = ParquetSource(path, part_rows=part_rows)
+    for part in source.parts:
+        ids = source.read(part, ["row_id"]).column("row_id").to_numpy()
+        start = 0 if part.key == "part-00000.parquet" else 1250
+        np.testing.assert_array_equal(ids, np.arange(start + part.offset, start + part.offset + part.n_rows))
