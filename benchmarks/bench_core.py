@@ -70,12 +70,13 @@ class PeakRSS:
         self._thread.join()
 
 
-def ensure_data(rows: int, files: int) -> str:
+def ensure_data(rows: int, files: int, function: int = 2, perturbation: float = 0.05) -> str:
     from dasktree.datasets import agrawal
 
-    path = os.path.join(HERE, "data", f"agrawal-f2-p05-{rows}-{files}")
+    path = os.path.join(HERE, "data", f"agrawal-f{function}-p{round(perturbation * 100):02d}-{rows}-{files}")
     if not os.path.isdir(path) or len(os.listdir(path)) != files:
-        agrawal.write_parquet(path, rows, n_files=files, function=2, perturbation=0.05, seed=0, overwrite=True)
+        agrawal.write_parquet(path, rows, n_files=files, function=function, perturbation=perturbation, seed=0,
+                              overwrite=True)
     return path
 
 

@@ -46,6 +46,10 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="numeric columns with at most N distinct values get exact bins, others N quantile bins")
     g.add_argument("--max-categories", type=int, default=255, metavar="N")
     g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary")
+    g.add_argument("--max-arity", type=int, default=2, metavar="K",
+                   help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (default 2: binary)")
+    g.add_argument("--selection", choices=["balanced_gain", "gain_ratio", "distance"], default="balanced_gain",
+                   help="with --max-arity > 2, what picks the arity and the attribute")
     g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
                    help="histogram memory of one pass; wider frontiers take one pass per node group")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
@@ -119,6 +123,7 @@ def _cmd_fit(args) -> dict:
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
+        max_arity=args.max_arity, selection=args.selection,
     )
     model.save(args.out)
     if not args.json:

@@ -46,6 +46,14 @@ class DaskTreeClassifier:
     max_histogram_mb : float, default 256
         Histogram memory budget of one pass; a wider frontier is split into
         node groups, one extra pass each.
+    max_arity : int, default 2
+        Largest number of children of a numeric test. Above 2, each numeric
+        attribute gets the optimal k-interval split for every k up to it
+        (Elomaa & Rousu's Block-Opt-P over the node's blocks), and
+        ``selection`` picks the arity and the attribute.
+    selection : {"balanced_gain", "gain_ratio", "distance"}, default "balanced_gain"
+        With ``max_arity > 2``: gain / log2(k), gain / split information, or
+        1 - López de Mántaras' normalized distance.
     cv : int or None, default None
         Grow ``cv`` fold trees in the same passes as the main tree (Blockeel &
         Struyf's forest) and report their cross-validated accuracy in
@@ -66,7 +74,8 @@ class DaskTreeClassifier:
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
-                 nominal_split="binary", max_histogram_mb=256.0, cv=None, repeats=1, seed=0,
+                 nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
+                 cv=None, repeats=1, seed=0,
                  client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -78,6 +87,8 @@ class DaskTreeClassifier:
         self.max_categories = max_categories
         self.nominal_split = nominal_split
         self.max_histogram_mb = max_histogram_mb
+        self.max_arity = max_arity
+        self.selection = selection
         self.cv = cv
         self.repeats = repeats
         self.seed = seed

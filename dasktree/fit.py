@@ -24,7 +24,7 @@ from .grow import GrowParams, grow
 from .model import Model, TreeModel
 from .progress import Progress
 from .schema import resolve_roles
-from .split.search import CRITERIA, NOMINAL_SPLITS, SplitParams
+from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 from .validation import cv_report
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
@@ -40,6 +40,8 @@ DEFAULTS: dict[str, Any] = {
     "max_categories": 255,
     "nominal_split": "binary",
     "max_histogram_mb": 256.0,
+    "max_arity": 2,
+    "selection": "balanced_gain",
     "cv": None,
     "repeats": 1,
     "seed": 0,
@@ -78,6 +80,11 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
             raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
     if p["max_histogram_mb"] == 0:
         raise InputError("max_histogram_mb must be > 0, got 0")
+    _int("max_arity", p["max_arity"], 2)
+    if p["max_arity"] > 64:
+        raise InputError(f"max_arity must be at most 64, got {p['max_arity']}")
+    if p["selection"] not in SELECTIONS:
+        raise InputError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
     _int("cv", p["cv"], 2, allow_none=True)
     _int("repeats", p["repeats"], 1)
     _int("seed", p["seed"], 0)
@@ -93,7 +100,8 @@ def _grow_params(p: dict[str, Any]) -> GrowParams:
         min_samples_leaf=p["min_samples_leaf"],
         min_impurity_decrease=float(p["min_impurity_decrease"]),
         max_leaf_nodes=p["max_leaf_nodes"],
-        split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"]),
+        split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"],
+                          max_arity=p["max_arity"], selection=p["selection"]),
         max_histogram_mb=float(p["max_histogram_mb"]),
     )
 
@@ -109,6 +117,7 @@ def fit(
     key: str | None = None,
     folds: str | None = None,
     bin_spec: BinSpec | None = None,
+    only_fold: int | None = None,
     client=None,
     scheduler: str | None = None,
     cache: bool | str = "auto",
@@ -137,6 +146,10 @@ def fit(
         With ``cv=k``: a column of integer folds ``0..k-1`` given by the user.
     bin_spec : BinSpec, optional
         Use these bins (e.g. another model's ``spec``) instead of pass 0's.
+    only_fold : int, optional
+        With ``cv``: grow only the tree that holds out this part (fold
+        ``only_fold % cv`` of repetition ``only_fold // cv``), as the main tree;
+        the serial baseline of cross-validation, one fold per fit.
     client, scheduler
         A ``distributed.Client``, or ``"processes"``, ``"threads"`` or an
         address. Without either, in-memory data runs in this process and a
@@ -158,28 +171,30 @@ def fit(
     if (key is not None or folds is not None) and p["cv"] is None:
         raise InputError("key= and folds= are for cross-validation: give cv=k too")
     fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
+    if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
+        raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
+    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .runners import LocalRunner
 
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
-        return _fit_with(runner, source, roles, p, started, workers=0, fold_spec=fold_spec, spec=bin_spec)
+        return _fit_with(runner, source, roles, p, started, workers=0, **options)
     from .runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))
-            return _fit_with(runner, source, roles, p, started, workers=workers, fold_spec=fold_spec,
-                             spec=bin_spec)
+            return _fit_with(runner, source, roles, p, started, workers=workers, **options)
         finally:
             runner.close()
 
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-              fold_spec: FoldSpec | None, spec: BinSpec | None) -> Model:
+              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
@@ -189,6 +204,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
+    if only_fold is not None:
+        n_trees, holdout = 1, np.array([only_fold])
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     tree = TreeModel.from_forest(forest, 0)
@@ -209,7 +226,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, rows)),
         "forest_nodes": forest.distinct_nodes(),
     }
-    if fold_spec is not None:
+    if fold_spec is not None and only_fold is None:
         report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
                                  [level.distinct_tests for level in grow_report.levels])
     run = {  # how this run went: timings and the cluster, not saved with the model

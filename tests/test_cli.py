@@ -108,3 +108,20 @@ def test_unreachable_scheduler_is_a_clear_error(tmp_path):
     assert result.returncode == 1
     assert "cannot reach the Dask scheduler" in result.stderr
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_fit_with_cross_validation(tmp_path):
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 8000, n_files=3, function=2, seed=0)
+    model = tmp_path / "model.json"
+    result = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4", "--cv", "3",
+                  "--repeats", "2", "--seed", "5", "--json")
+    assert result.returncode == 0, result.stderr
+    cv = json.loads(result.stdout)["report"]["cv"]
+    assert (cv["folds"], cv["repeats"], len(cv["per_fold"])) == (3, 2, 6)
+    assert 0.5 < cv["accuracy_mean"] <= 1.0
+    human = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "3", "--cv", "2",
+                 "--quiet")
+    assert human.returncode == 0 and "cross-validated accuracy" in human.stdout
+    bad = _run("fit", str(data), "--target", "class", "--out", str(model), "--repeats", "2", "--quiet")
+    assert bad.returncode == 1 and "needs cv" in bad.stderr

@@ -146,3 +146,13 @@ def test_fold_trees_predict_and_survive_json(tmp_path):
     assert loaded.cv_report_ == clf.cv_report_
     for ours, theirs in zip(clf.fold_trees_, loaded.fold_trees_):
         np.testing.assert_array_equal(ours.predict_proba(frame), theirs.predict_proba(frame))
+
+
+def test_only_fold_grows_the_same_tree_as_the_forest():
+    frame, target = DATA["agrawal-f7"]
+    forest = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1)
+    for t in (0, 3, 7):
+        alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, only_fold=t)
+        assert alone.tree.to_json() == forest.fold_trees[t].to_json()
+    with pytest.raises(dasktree.InputError, match="only_fold must be in 0..cv"):
+        dasktree.fit(frame, target=target, cv=5, only_fold=5)

@@ -33,11 +33,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .criteria import entropy, gini, split_information
+from .multiway import SELECTIONS, numeric_multiway, selection_score
 from .node_tests import Test, nominal_test, numeric_test
 
 __all__ = ["SplitParams", "Candidate", "AttributeLayout", "best_split", "best_splits", "CRITERIA"]
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
+__all__ += ["SELECTIONS"]
 NOMINAL_SPLITS = ("binary", "multiway")
 
 
@@ -47,6 +49,8 @@ class SplitParams:
     min_samples_leaf: int = 1
     nominal_split: str = "binary"
     exhaustive_categories: int = 10
+    max_arity: int = 2  # numeric tests: > 2 searches optimal k-interval splits (Block-Opt-P)
+    selection: str = "balanced_gain"  # ranks arities and attributes when max_arity > 2
 
     @property
     def impurity_name(self) -> str:
@@ -242,6 +246,14 @@ def _attribute_candidates(hists: np.ndarray, a: int, layout: AttributeLayout, pa
     o = int(layout.offsets[a])
     h = hists[:, o:o + int(layout.widths[a])]
     if layout.kinds[a] == "numeric":
+        if params.max_arity > 2:
+            return [
+                numeric_multiway(h[m], layout.uppers[a], layout.values[a], a, float(parent_impurity[m]), float(n[m]),
+                                 impurity=params.impurity_name, max_arity=params.max_arity,
+                                 selection=params.selection, min_samples_leaf=params.min_samples_leaf,
+                                 centre=_centered_cut)
+                for m in range(h.shape[0])
+            ]
         return _numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
     nominal = _nominal_multiway if params.nominal_split == "multiway" else _nominal_binary
     return [nominal(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]
@@ -286,7 +298,9 @@ def _choose(results: list, params: SplitParams) -> Candidate | None:
     if not found:
         return None
     gains = np.array([f[2] for f in found])
-    if params.criterion == "gain_ratio":
+    if params.max_arity > 2:
+        scores = np.array([selection_score(f[3], f[2], params.selection) for f in found])
+    elif params.criterion == "gain_ratio":
         info = np.array([float(split_information(f[3].sum(axis=1))) for f in found])
         ratio = np.where(info > 0, gains / np.where(info > 0, info, 1.0), -np.inf)
         eligible = gains >= gains.mean()
