@@ -22,7 +22,7 @@ import numpy as np
 
 from .split.node_tests import Test
 
-__all__ = ["Branch", "Node", "Forest", "RoutingPlan"]
+__all__ = ["Branch", "Node", "Forest", "RoutingPlan", "root_plan"]
 
 
 @dataclass
@@ -192,3 +192,8 @@ class Forest:
 
     def distinct_nodes(self) -> int:
         return len(self.nodes)
+
+
+def root_plan(widths: np.ndarray, n_classes: int) -> RoutingPlan:
+    """The plan of a single pass at the root: every row counted in slot 0 (a whole-data histogram)."""
+    return Forest(1, np.array([-1]), 1, n_classes).routing_plan({0: 0}, widths)

@@ -72,7 +72,8 @@ class LocalRunner(_Counting):
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+        """One pass: the histogram of ``plan``'s slots, then ``func(hist, chunk, **kwargs)`` per chunk."""
         self._count(self.encoded is None)
         self.progress.start(label, len(self.source.parts))
         if self.encoded is None:
@@ -85,8 +86,12 @@ class LocalRunner(_Counting):
             h = histogram_of(encoded, plan=plan, shape=self.shape)
             total = h if total is None else total + h
             self.progress.advance()
-        results = search_group(total, requests, context)
-        self.progress.finish(f"{len(requests)} nodes")
+        results = [func(total, chunk, **kwargs) for chunk in chunks]
+        self.progress.finish()
+        return results
+
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+        [results] = self.apply_pass(plan, search_group, [requests], label, context=context)
         return results
 
     @property
@@ -185,6 +190,13 @@ class DaskRunner(_Counting):
         return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+        n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        chunks = _balanced(requests, 2 * n_workers)
+        return [r for chunk in self.apply_pass(plan, search_group, chunks, label, context=context) for r in chunk]
+
+    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+        """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
+        as tasks next to the sum; only their results come back."""
         reads = self.encoded is None
         self._count(reads)
         [plan_future] = self.client.scatter([plan], broadcast=True, hash=False)
@@ -209,13 +221,9 @@ class DaskRunner(_Counting):
                               folds=self.folds, plan=plan_future, shape=self.shape)
         self._wait(hists, label)
         total = _tree_reduce(self.client, hists, self.split_every)
-        n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        searches = [
-            self.client.submit(search_group, total, chunk, context, pure=False)
-            for chunk in _balanced(requests, 2 * n_workers)
-        ]
-        results = [r for chunk in self.client.gather(searches) for r in chunk]
-        self.progress.finish(f"{len(requests)} nodes")
+        tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
+        results = self.client.gather(tasks)
+        self.progress.finish()
         del total, hists
         return results
 
