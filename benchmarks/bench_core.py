@@ -101,7 +101,7 @@ def measure_dasktree(path: str) -> dict:
 
     floor = scan_floor(path)
     t = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL)
     client = Client(cluster)
     client.run(lambda: __import__("dasktree.histogram"))  # import (and load the numba cache) on the workers
     startup = time.perf_counter() - t

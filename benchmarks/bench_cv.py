@@ -48,7 +48,7 @@ def _cluster():
 
     from distributed import Client, LocalCluster
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, silence_logs=logging.CRITICAL)
+    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL)
     client = Client(cluster)
     client.run(lambda: __import__("dasktree.histogram"))
     return cluster, client

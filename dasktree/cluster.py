@@ -45,7 +45,7 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
                 n_workers=1 if threads else n,
                 threads_per_worker=n if threads else 1,
                 processes=not threads,
-                dashboard_address=None,
+                dashboard_address=":0",  # no dashboard wanted, but its HTTP server starts anyway: any free port
                 silence_logs=logging.CRITICAL,
             )
         except RuntimeError as exc:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .split.node_tests import Test
 
-__all__ = ["Branch", "Node", "Forest", "RoutingPlan", "root_plan"]
+__all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
 
 
 @dataclass
@@ -55,6 +55,73 @@ class Node:
 
 
 @dataclass(frozen=True)
+class PassPlan:
+    """What one level pass needs: the forest as flat arrays and the histogram layout.
+
+    Rows walk the forest's *distinct* nodes: from a node, every branch (one
+    per distinct test among its trees) sends the row to one child, so a row
+    visits each node it reaches exactly once, whatever the number of trees
+    sharing it. Node ``n`` has branches ``branch_start[n]:branch_start[n+1]``;
+    branch ``b`` tests attribute ``branch_attribute[b]`` and sends code ``c``
+    to node ``table[branch_offset[b] + c]``.
+
+    A counted node (``node_slot[n] = s >= 0``) gets ``slot_slices[s]`` slices
+    of ``total_bins x n_classes`` cells from ``slot_base[s]`` in the flat
+    histogram: one per part held out by its trees, plus, unless every part of
+    the first repetition is among them, a *rest* slice (slice 0) for the other
+    rows of the first repetition. A row of repetition ``r`` in part ``p``
+    goes to slice ``part_slice[s, r * n_folds + p]`` (-1: not counted there).
+    So a node of the main tree alone costs one slice, not one per fold.
+    """
+
+    node_slot: np.ndarray  # (n_nodes,) int32
+    branch_start: np.ndarray  # (n_nodes + 1,) int64
+    branch_attribute: np.ndarray  # (n_branches,) int32
+    branch_offset: np.ndarray  # (n_branches,) int64
+    table: np.ndarray  # int32 child node ids
+    slot_base: np.ndarray  # (n_slots,) int64 first cell of each slot
+    slot_slices: np.ndarray  # (n_slots,) int64
+    part_slice: np.ndarray  # (n_slots, n_parts) int16
+    slot_parts: tuple  # per slot: the tracked parts, in slice order after the rest slice
+    slot_rest: tuple  # per slot: whether slice 0 is the rest slice
+    total_bins: int
+    n_classes: int
+    size: int  # cells of the whole flat histogram
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.slot_base.size)
+
+    @property
+    def cells(self) -> int:
+        """Cells of one slice: total_bins x n_classes."""
+        return self.total_bins * self.n_classes
+
+    def view(self, hist: np.ndarray, slot: int) -> np.ndarray:
+        """Slot ``slot`` of a flat histogram as (slices, total_bins, n_classes)."""
+        start = int(self.slot_base[slot])
+        n = int(self.slot_slices[slot])
+        return hist[start:start + n * self.cells].reshape(n, self.total_bins, self.n_classes)
+
+
+def expand_slices(sliced: np.ndarray, parts: tuple[int, ...], rest: bool, n_parts: int, n_folds: int) -> np.ndarray:
+    """A node's per-slice arrays (slices, ...) as (n_parts + 1, ...): each part, then the total.
+
+    Parts the node does not track stay zero; the total is the rest slice plus
+    the tracked parts of the first repetition.
+    """
+    out = np.zeros((n_parts + 1, *sliced.shape[1:]), dtype=sliced.dtype)
+    first = int(rest)
+    if rest:
+        out[n_parts] += sliced[0]
+    for j, p in enumerate(parts):
+        out[p] = sliced[first + j]
+        if p < n_folds:
+            out[n_parts] += sliced[first + j]
+    return out
+
+
+@dataclass(frozen=True)
 class RoutingPlan:
     """Flat arrays that route rows through every tree of the forest.
 
@@ -76,20 +143,29 @@ class RoutingPlan:
 class Forest:
     """Nodes shared by the main tree and the fold trees."""
 
-    def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int):
+    def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int, n_repeats: int = 1):
         self.n_trees = n_trees
         self.holdout = np.asarray(holdout, dtype=np.int64)  # part held out by each tree; -1 none
         self.n_folds = n_folds  # parts per repetition
+        self.n_parts = n_folds * n_repeats
         self.n_classes = n_classes
         self.nodes: list[Node] = [Node(0, 0, tuple(range(n_trees)), None)]
         self.root_size = np.zeros(n_trees, dtype=np.int64)
 
     # ------------------------------------------------------------------ counts
     def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
-        """Training counts of ``tree`` from per-part counts ``(..., n_parts, C)``."""
-        total = counts[..., : self.n_folds, :].sum(axis=-2)
+        """Training counts of ``tree`` from node counts ``(..., n_parts + 1, C)``.
+
+        Row ``n_parts`` holds the total; row ``p`` the rows of part ``p``
+        (filled for the parts held out by the node's trees, zero otherwise).
+        """
+        total = counts[..., self.n_parts, :]
         h = self.holdout[tree]
         return total if h < 0 else total - counts[..., h, :]
+
+    def tracked_parts(self, node: "Node") -> tuple[int, ...]:
+        """The parts whose counts the node needs: those held out by the trees that reach it."""
+        return tuple(sorted({int(self.holdout[t]) for t in node.trees if self.holdout[t] >= 0}))
 
     def validation_counts(self, counts: np.ndarray, tree: int) -> np.ndarray | None:
         h = self.holdout[tree]
@@ -121,6 +197,66 @@ class Forest:
             node.branches.append(Branch(tuple(trees), test, [c.id for c in children]))
             created += children
         return created
+
+    # ------------------------------------------------------------------ passes
+    def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:
+        """(tracked parts, has a rest slice) of a node's histogram."""
+        parts = self.tracked_parts(node)
+        rest = sum(1 for p in parts if p < self.n_folds) < self.n_folds
+        return parts, rest
+
+    def node_bytes(self, node: Node, cells: int) -> int:
+        parts, rest = self.slices(node)
+        return (len(parts) + int(rest)) * cells * 8
+
+    def pass_plan(self, group: list[Node], widths: np.ndarray, n_classes: int) -> PassPlan:
+        """The plan of one pass counting the nodes of ``group`` (slots in group order)."""
+        n_nodes = len(self.nodes)
+        node_slot = np.full(n_nodes, -1, dtype=np.int32)
+        branch_start = np.zeros(n_nodes + 1, dtype=np.int64)
+        attributes: list[int] = []
+        offsets: list[int] = []
+        tables: list[np.ndarray] = []
+        size = 0
+        for node in self.nodes:
+            branch_start[node.id + 1] = branch_start[node.id] + len(node.branches)
+            for branch in node.branches:
+                attributes.append(branch.test.attribute)
+                offsets.append(size)
+                tables.append(np.asarray(branch.children, dtype=np.int64)[branch.test.bin_children.astype(np.int64)])
+                size += int(widths[branch.test.attribute])
+        cells = int(np.sum(widths)) * n_classes
+        bases, counts, parts_of, rest_of = [], [], [], []
+        part_slice = np.full((len(group), self.n_parts), -1, dtype=np.int16)
+        cursor = 0
+        for s, node in enumerate(group):
+            node_slot[node.id] = s
+            parts, rest = self.slices(node)
+            first = int(rest)
+            if rest:
+                part_slice[s, : self.n_folds] = 0
+            for j, p in enumerate(parts):
+                part_slice[s, p] = first + j
+            bases.append(cursor)
+            counts.append(len(parts) + first)
+            parts_of.append(parts)
+            rest_of.append(rest)
+            cursor += counts[-1] * cells
+        return PassPlan(
+            node_slot=node_slot,
+            branch_start=branch_start,
+            branch_attribute=np.asarray(attributes, dtype=np.int32),
+            branch_offset=np.asarray(offsets, dtype=np.int64),
+            table=np.concatenate(tables).astype(np.int32) if tables else np.zeros(1, np.int32),
+            slot_base=np.asarray(bases, dtype=np.int64),
+            slot_slices=np.asarray(counts, dtype=np.int64),
+            part_slice=part_slice,
+            slot_parts=tuple(parts_of),
+            slot_rest=tuple(rest_of),
+            total_bins=int(np.sum(widths)),
+            n_classes=n_classes,
+            size=cursor,
+        )
 
     # ------------------------------------------------------------------ routing
     def routing_plan(self, slot_of_node: dict[int, int], widths: np.ndarray) -> RoutingPlan:
@@ -194,6 +330,10 @@ class Forest:
         return len(self.nodes)
 
 
-def root_plan(widths: np.ndarray, n_classes: int) -> RoutingPlan:
-    """The plan of a single pass at the root: every row counted in slot 0 (a whole-data histogram)."""
-    return Forest(1, np.array([-1]), 1, n_classes).routing_plan({0: 0}, widths)
+def root_plan(widths: np.ndarray, n_classes: int) -> PassPlan:
+    """The plan of a single pass at the root: every row counted in slot 0 (a whole-data histogram).
+
+    ``plan.view(hist, 0)[0]`` is the (total_bins, n_classes) class-count histogram.
+    """
+    forest = Forest(1, np.array([-1]), 1, n_classes)
+    return forest.pass_plan([forest.nodes[0]], widths, n_classes)

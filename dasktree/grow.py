@@ -20,7 +20,7 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .binning import BinSpec
-from .forest import Forest, Node
+from .forest import Forest, Node, expand_slices
 from .split.search import AttributeLayout, Candidate, SplitParams, best_splits
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
@@ -41,22 +41,27 @@ class GrowParams:
 
 @dataclass(frozen=True)
 class SearchRequest:
+    """One node of a pass: where its slices are in the flat histogram, and who decides there."""
+
     node: int
     slot: int
-    trees: tuple[int, ...]
+    trees: tuple[int, ...]  # the trees still to decide at the node
+    base: int  # first cell of its slices
+    parts: tuple[int, ...]  # the parts it tracks, in slice order after the rest slice
+    rest: bool  # whether slice 0 is the rest slice
 
 
 @dataclass
 class TreeDecision:
     candidate: Candidate | None
-    child_counts: np.ndarray | None  # (arity, n_parts, n_classes)
+    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
     reason: str = ""
 
 
 @dataclass
 class NodeResult:
     node: int
-    counts: np.ndarray  # (n_parts, n_classes)
+    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
     decisions: dict[int, TreeDecision]
 
 
@@ -68,7 +73,9 @@ class SearchContext:
     split: SplitParams
     holdout: np.ndarray
     n_folds: int
+    n_repeats: int
     min_samples_split: int
+    n_classes: int
 
 
 def _leaf_reason(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> str:
@@ -82,58 +89,75 @@ def _leaf_reason(train: np.ndarray, min_samples_split: int, min_samples_leaf: in
     return ""
 
 
-def _child_counts(hist: np.ndarray, candidate: Candidate, layout: AttributeLayout) -> np.ndarray:
-    """Per-part class counts of each child: (arity, n_parts, n_classes)."""
+def _child_counts(sliced: np.ndarray, candidate: Candidate, layout: AttributeLayout) -> np.ndarray:
+    """Per-slice class counts of each child: (arity, n_slices, n_classes)."""
     test = candidate.test
     a = test.attribute
     o, w = int(layout.offsets[a]), int(layout.widths[a])
-    rows = hist[:, o:o + w, :]  # (P, w, C)
+    rows = sliced[:, o:o + w, :]  # (slices, w, C)
     out = np.zeros((test.arity, rows.shape[0], rows.shape[2]), dtype=np.int64)
     np.add.at(out, test.bin_children.astype(np.int64), rows.transpose(1, 0, 2))
     return out
 
 
 def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> list[NodeResult]:
-    """Best test per (node, tree) of a node group, from the group's summed histogram.
+    """Best test per (node, tree) of a node group, from the group's summed flat histogram.
 
-    ``hist`` has shape (n_slots, n_parts, total_bins, n_classes). Runs on a
-    worker, next to the histogram; returns only counts and tests. Trees with
-    equal training counts at a node make equal choices, so each distinct
+    Runs on a worker, next to the histogram; returns only counts and tests.
+    Tree ``t`` trains on the node's total minus the part it holds out. Trees
+    with equal training counts at a node make equal choices, so each distinct
     training histogram is searched once; all of them in one batch.
     """
     layout = context.layout
-    forest = Forest(len(context.holdout), context.holdout, context.n_folds, hist.shape[-1])
+    n_classes = context.n_classes
+    total_bins = int(layout.widths.sum())
+    cells = total_bins * n_classes
+    n_parts = context.n_folds * context.n_repeats
+    forest = Forest(len(context.holdout), context.holdout, context.n_folds, n_classes, context.n_repeats)
     first = slice(int(layout.offsets[0]), int(layout.offsets[0] + layout.widths[0]))
     results: list[NodeResult] = []
-    pending: list[tuple[NodeResult, int, int]] = []  # (result, tree, index into searched)
+    pending: list[tuple[NodeResult, SearchRequest, int, int]] = []  # (result, request, tree, searched index)
     searched: list[np.ndarray] = []
     index_of: dict[tuple[int, bytes], int] = {}
+    sliced_of: dict[int, np.ndarray] = {}
     for request in requests:
-        node_hist = hist[request.slot]  # (P, Tb, C)
-        counts = node_hist[:, first, :].sum(axis=1)
+        n_slices = int(request.rest) + len(request.parts)
+        sliced = hist[request.base:request.base + n_slices * cells].reshape(n_slices, total_bins, n_classes)
+        sliced_of[request.node] = sliced
+        counts = expand_slices(sliced[:, first, :].sum(axis=1), request.parts, request.rest, n_parts, context.n_folds)
         result = NodeResult(request.node, counts, {})
+        total_hist = None
+        slice_of = {p: int(request.rest) + j for j, p in enumerate(request.parts)}
         for tree in request.trees:
             train = forest.train_counts(counts, tree)
             reason = _leaf_reason(train, context.min_samples_split, context.split.min_samples_leaf)
             if reason:
                 result.decisions[tree] = TreeDecision(None, None, reason)
                 continue
-            train_hist = forest.train_counts(node_hist.transpose(1, 0, 2), tree)  # (Tb, C)
-            key = (request.slot, train_hist.tobytes())
+            if total_hist is None:  # the rest slice plus the tracked parts of the first repetition
+                total_hist = sliced[0].copy() if request.rest else np.zeros_like(sliced[0])
+                for p, j in slice_of.items():
+                    if p < context.n_folds:
+                        total_hist += sliced[j]
+            h = int(context.holdout[tree])
+            train_hist = total_hist if h < 0 else total_hist - sliced[slice_of[h]]  # (Tb, C)
+            key = (request.node, train_hist.tobytes())
             if key not in index_of:
                 index_of[key] = len(searched)
                 searched.append(train_hist)
-            pending.append((result, tree, index_of[key]))
+            pending.append((result, request, tree, index_of[key]))
         results.append(result)
     candidates = best_splits(np.stack(searched), layout, context.split) if searched else []
-    slot_of = {r.node: q.slot for r, q in zip(results, requests)}
-    for result, tree, i in pending:
+    for result, request, tree, i in pending:
         candidate = candidates[i]
         if candidate is None:
             result.decisions[tree] = TreeDecision(None, None, "no_split")
-        else:
-            child_counts = _child_counts(hist[slot_of[result.node]], candidate, layout)
-            result.decisions[tree] = TreeDecision(candidate, child_counts)
+            continue
+        per_slice = _child_counts(sliced_of[request.node], candidate, layout)  # (arity, slices, C)
+        child_counts = np.stack([
+            expand_slices(c, request.parts, request.rest, n_parts, context.n_folds) for c in per_slice
+        ])
+        result.decisions[tree] = TreeDecision(candidate, child_counts)
     return results
 
 
@@ -161,9 +185,19 @@ class GrowReport:
         return sum(level.groups for level in self.levels)
 
 
-def _node_groups(frontier: list[Node], bytes_per_node: int, budget_mb: float) -> list[list[Node]]:
-    per_group = max(1, int(budget_mb * 2**20) // max(1, bytes_per_node))
-    return [frontier[i:i + per_group] for i in range(0, len(frontier), per_group)]
+def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) -> list[list[Node]]:
+    """Consecutive frontier nodes whose histograms fit the budget together (at least one node each)."""
+    budget = budget_mb * 2**20
+    groups: list[list[Node]] = []
+    used = 0.0
+    for node, size in zip(frontier, node_bytes):
+        if groups and used + size <= budget:
+            groups[-1].append(node)
+            used += size
+        else:
+            groups.append([node])
+            used = size
+    return groups
 
 
 def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
@@ -171,22 +205,26 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
          progress: Callable[[str], None] | None = None) -> tuple[Forest, GrowReport]:
     """Grow the forest level by level with ``runner`` making the passes."""
     holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
-    forest = Forest(n_trees, holdout, n_folds, spec.n_classes)
+    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats)
     layout = AttributeLayout.from_spec(spec)
-    context = SearchContext(layout, params.split, holdout, n_folds, params.min_samples_split)
-    n_parts = n_folds * n_repeats
-    bytes_per_node = n_parts * spec.total_bins * spec.n_classes * 8
+    context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
+                            spec.n_classes)
+    cells = spec.total_bins * spec.n_classes
     report = GrowReport()
     frontier: list[Node] = [forest.nodes[0]]
     level = 0
     while frontier:
         started = time.perf_counter()
-        groups = _node_groups(frontier, bytes_per_node, params.max_histogram_mb)
+        groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
+                              params.max_histogram_mb)
         results: list[NodeResult] = []
         for g, group in enumerate(groups):
-            slots = {node.id: i for i, node in enumerate(group)}
-            plan = forest.routing_plan(slots, spec.widths)
-            requests = [SearchRequest(node.id, slots[node.id], node.open_trees()) for node in group]
+            plan = forest.pass_plan(group, spec.widths, spec.n_classes)
+            requests = [
+                SearchRequest(node.id, s, node.open_trees(), int(plan.slot_base[s]), plan.slot_parts[s],
+                              plan.slot_rest[s])
+                for s, node in enumerate(group)
+            ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
             results += runner.level_pass(plan, requests, context, label)
         splits, tests_per_node = _apply(forest, results, params, level)
@@ -236,12 +274,14 @@ def _apply(forest: Forest, results: list[NodeResult], params: GrowParams, level:
         accepted = {(node_id, tree): d for _, node_id, tree, d in proposals}
     splits = 0
     tests_per_node: list[int] = []
-    for node_id in sorted(by_node):
+    by_accepted_node: dict[int, dict[int, TreeDecision]] = {}
+    for (node_id, tree), decision in accepted.items():
+        by_accepted_node.setdefault(node_id, {})[tree] = decision
+    for node_id in sorted(by_accepted_node):
         node = forest.nodes[node_id]
-        tests = {t: d.candidate.test for (n, t), d in accepted.items() if n == node_id}
-        if not tests:
-            continue
-        child_counts = {t: d.child_counts for (n, t), d in accepted.items() if n == node_id}
+        decided = by_accepted_node[node_id]
+        tests = {t: d.candidate.test for t, d in decided.items()}
+        child_counts = {t: d.child_counts for t, d in decided.items()}
         children = forest.set_tests(node, tests, child_counts)
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)

@@ -1,26 +1,29 @@
-"""The level-pass kernel: route rows through the forest, count them at the frontier.
+"""The level-pass kernel: walk rows through the forest, count them at the frontier.
 
-For every row, in every tree of the forest, walk from the root to the node the
-row reaches now (a :class:`~dasktree.forest.RoutingPlan` entry). If that node
-has a histogram slot in this pass, add the row once to it, whatever the number
-of trees that share the node (004, Section 3.2.2): for each repetition ``r``,
-in part ``r * n_folds + part[r, row]``, for every attribute ``a`` at row
-``offsets[a] + codes[a, row]``, in column ``y[row]``.
+Every row walks the forest's distinct nodes from the root (a
+:class:`~dasktree.forest.PassPlan`): at a node, each branch (one per distinct
+test among the trees there) sends it to one child, so the row reaches each
+node once however many trees share it (004, Section 3.2.2). At a node being
+counted, for each repetition ``r``, the row goes to the slice of its part
+``r * n_folds + part[r, row]`` (or to none), and there to the cells
+``(offsets[a] + codes[a, row]) * n_classes + y[row]`` of every attribute ``a``.
 
-The result has shape (n_slots, n_parts, total_bins, n_classes) and holds exact
-integer counts, so partial histograms add in any order to the same total.
+The result is a flat int64 array of ``plan.size`` exact counts (use
+``plan.view`` for a slot), so partial histograms add in any order to the
+same total.
 
-Two implementations: :func:`level_histogram` (a numba loop over rows, one
-pass, no temporaries) and :func:`level_histogram_numpy` (vectorised numpy,
-``bincount`` per pass; the reference the tests compare against). Both take the
-same arguments and return identical arrays.
+Two implementations of the pass: :func:`level_histogram` (a numba loop over
+rows, one pass, no temporaries) and :func:`level_histogram_numpy` (recursive
+numpy over nodes with ``bincount``; the reference the tests compare against).
+:func:`route` walks one tree's :class:`~dasktree.forest.RoutingPlan` for
+prediction.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .forest import RoutingPlan
+from .forest import PassPlan, RoutingPlan
 
 __all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy"]
 
@@ -50,35 +53,39 @@ def route_numpy(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
     return position
 
 
-def _frontier_pairs(codes: np.ndarray, plan: RoutingPlan) -> tuple[np.ndarray, np.ndarray]:
-    """(rows, slots): each row once per distinct frontier node it reaches."""
-    slots = plan.slot_of_entry[route_numpy(codes, plan)]  # (T, n)
-    if slots.shape[0] > 1:
-        slots = np.sort(slots, axis=0)
-        duplicate = np.zeros_like(slots, dtype=bool)
-        duplicate[1:] = slots[1:] == slots[:-1]
-        slots = np.where(duplicate, -1, slots)
-    tree_index, rows = np.nonzero(slots >= 0)
-    return rows, slots[tree_index, rows]
-
-
-def level_histogram_numpy(codes, y, part, plan: RoutingPlan, *, n_folds: int, offsets: np.ndarray,
-                          total_bins: int, n_classes: int) -> np.ndarray:
-    """Reference implementation of :func:`level_histogram` with numpy ``bincount``."""
-    n_repeats = part.shape[0]
-    n_parts = n_repeats * n_folds
-    shape = (plan.n_slots, n_parts, total_bins, n_classes)
-    rows, slots = _frontier_pairs(codes, plan)
-    if rows.size == 0:
-        return np.zeros(shape, dtype=np.int64)
-    out = np.zeros(int(np.prod(shape)), dtype=np.int64)
-    cls = y[rows].astype(np.int64)
-    for r in range(n_repeats):
-        p = r * n_folds + part[r, rows].astype(np.int64)
-        base = (slots.astype(np.int64) * n_parts + p) * total_bins
-        index = (base[None, :] + offsets[:, None] + codes[:, rows]) * n_classes + cls[None, :]
+def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, offsets) -> None:
+    n_classes = plan.n_classes
+    for r in range(part.shape[0]):
+        slices = plan.part_slice[slot, r * n_folds + part[r, rows].astype(np.int64)].astype(np.int64)
+        keep = slices >= 0
+        if not keep.any():
+            continue
+        kept = rows[keep]
+        base = plan.slot_base[slot] + slices[keep] * plan.cells
+        index = base[None, :] + (offsets[:, None] + codes[:, kept]) * n_classes + y[kept][None, :]
         out += np.bincount(index.ravel(), minlength=out.size)
-    return out.reshape(shape)
+
+
+def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
+                          total_bins: int, n_classes: int) -> np.ndarray:
+    """Reference implementation of :func:`level_histogram`: recursive numpy over the nodes."""
+    out = np.zeros(plan.size, dtype=np.int64)
+    offsets = np.asarray(offsets, dtype=np.int64)
+    y = y.astype(np.int64)
+
+    def visit(node: int, rows: np.ndarray) -> None:
+        if rows.size == 0:
+            return
+        slot = int(plan.node_slot[node])
+        if slot >= 0:
+            _count_rows(out, rows, slot, codes, y, part, plan, n_folds, offsets)
+        for b in range(plan.branch_start[node], plan.branch_start[node + 1]):
+            child = plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], rows].astype(np.int64)]
+            for c in np.unique(child):
+                visit(int(c), rows[child == c])
+
+    visit(0, np.arange(codes.shape[1]))
+    return out
 
 
 # ----------------------------------------------------------------- numba kernel
@@ -99,32 +106,29 @@ if numba is not None:
                 out[t, i] = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
 
     @numba.njit(cache=True, nogil=True)
-    def _histogram_numba(codes, y, part, root_entry, entry_attribute, entry_offset, slot_of_entry,
-                         table, n_folds, offsets, out):
+    def _pass_numba(codes, y, part, node_slot, branch_start, branch_attribute, branch_offset, table,
+                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack):
         n_attributes = codes.shape[0]
-        n_trees = root_entry.size
-        seen = np.empty(n_trees, dtype=np.int64)
+        n_repeats = part.shape[0]
         for i in range(codes.shape[1]):
-            m = 0
             c = y[i]
-            for t in range(n_trees):
-                e = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
-                s = slot_of_entry[e]
-                if s < 0:
-                    continue
-                duplicate = False
-                for j in range(m):
-                    if seen[j] == s:
-                        duplicate = True
-                        break
-                if duplicate:
-                    continue
-                seen[m] = s
-                m += 1
-                for r in range(part.shape[0]):
-                    p = r * n_folds + part[r, i]
-                    for a in range(n_attributes):
-                        out[s, p, offsets[a] + codes[a, i], c] += 1
+            stack[0] = 0
+            top = 1
+            while top > 0:
+                top -= 1
+                node = stack[top]
+                s = node_slot[node]
+                if s >= 0:
+                    for r in range(n_repeats):
+                        j = part_slice[s, r * n_folds + part[r, i]]
+                        if j < 0:
+                            continue
+                        base = slot_base[s] + j * cells
+                        for a in range(n_attributes):
+                            out[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                for b in range(branch_start[node], branch_start[node + 1]):
+                    stack[top] = table[branch_offset[b] + codes[branch_attribute[b], i]]
+                    top += 1
 
 
 def _table(plan: RoutingPlan) -> np.ndarray:
@@ -141,23 +145,24 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
     return out
 
 
-def level_histogram(codes, y, part, plan: RoutingPlan, *, n_folds: int, offsets: np.ndarray,
+def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
                     total_bins: int, n_classes: int) -> np.ndarray:
-    """Class-count histogram of the frontier: (n_slots, n_parts, total_bins, n_classes) int64.
+    """Class-count histogram of the nodes a pass counts: flat int64 of ``plan.size`` cells.
 
     Parameters
     ----------
     codes : (n_attributes, n_rows) uint8/uint16, 0 = missing
     y : (n_rows,) class codes
     part : (n_repeats, n_rows) fold part of each row in each repetition
-    plan : where each tree sends each code, and the slot of each frontier node
+    plan : the forest's nodes and branches, and the slots and slices of the counted nodes
     """
     if numba is None:
         return level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
                                      total_bins=total_bins, n_classes=n_classes)
-    out = np.zeros((plan.n_slots, part.shape[0] * n_folds, total_bins, n_classes), dtype=np.int64)
+    out = np.zeros(plan.size, dtype=np.int64)
     if codes.shape[1] and plan.n_slots:
-        _histogram_numba(np.ascontiguousarray(codes), y, part, plan.root_entry, plan.entry_attribute,
-                         plan.entry_offset, plan.slot_of_entry, _table(plan), n_folds,
-                         np.asarray(offsets, dtype=np.int64), out)
+        stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
+        _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.branch_start, plan.branch_attribute,
+                    plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
+                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack)
     return out

@@ -5,14 +5,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.forest import Forest
+from dasktree.forest import Forest, expand_slices
 from dasktree.histogram import level_histogram, level_histogram_numpy, route, route_numpy
 from dasktree.split.node_tests import nominal_test, numeric_test
 
 
-def _random_forest(rng, widths, n_trees, depth):
+def _random_forest(rng, widths, n_trees, depth, n_repeats=1):
     """A forest whose trees share the root test and then pick random tests."""
-    forest = Forest(n_trees, np.array([-1] + list(range(n_trees - 1))), max(1, n_trees - 1), 2)
+    n_folds = max(1, (n_trees - 1) // n_repeats) if n_trees > 1 else 1
+    holdout = np.array([-1] + list(range(n_trees - 1)))
+    forest = Forest(n_trees, holdout, n_folds, 2, n_repeats)
     frontier = [forest.nodes[0]]
     for _ in range(depth):
         nxt = []
@@ -33,7 +35,7 @@ def _random_forest(rng, widths, n_trees, depth):
                 if node.id == 0 and tests:
                     test = next(iter(tests.values()))
                 tests[t] = test
-                counts[t] = np.zeros((test.arity, forest.n_folds, 2), dtype=np.int64)
+                counts[t] = np.zeros((test.arity, forest.n_parts + 1, 2), dtype=np.int64)
             if tests:
                 nxt += forest.set_tests(node, tests, counts)
         frontier = nxt
@@ -41,26 +43,40 @@ def _random_forest(rng, widths, n_trees, depth):
 
 
 @settings(max_examples=60, deadline=None)
-@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_trees=st.integers(1, 4),
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_folds=st.integers(1, 3),
        depth=st.integers(0, 3), repeats=st.integers(1, 2))
-def test_numba_kernel_equals_numpy_twin(seed, n_rows, n_trees, depth, repeats):
+def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_folds, depth, repeats):
     rng = np.random.default_rng(seed)
     widths = rng.integers(2, 7, size=3)
-    forest = _random_forest(rng, widths, n_trees, depth)
+    n_trees = 1 + (n_folds * repeats if n_folds > 1 else 0)
+    forest = _random_forest(rng, widths, n_trees, depth, repeats if n_folds > 1 else 1)
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
-    n_folds = forest.n_folds
-    part = rng.integers(0, n_folds, size=(repeats, n_rows)).astype(np.int16)
-    frontier = [n.id for n in forest.nodes if not n.branches]
-    chosen = [i for i in frontier if rng.random() < 0.8]
-    plan = forest.routing_plan({node: slot for slot, node in enumerate(chosen)}, widths)
+    part = rng.integers(0, forest.n_folds, size=(repeats if n_folds > 1 else 1, n_rows)).astype(np.int16)
+    frontier = [n for n in forest.nodes if not n.branches]
+    chosen = [n for n in frontier if rng.random() < 0.8]
+    plan = forest.pass_plan(chosen, widths, 2)
     offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
-    kw = dict(n_folds=n_folds, offsets=offsets, total_bins=int(widths.sum()), n_classes=2)
+    kw = dict(n_folds=forest.n_folds, offsets=offsets, total_bins=int(widths.sum()), n_classes=2)
     fast = level_histogram(codes, y, part, plan, **kw)
     slow = level_histogram_numpy(codes, y, part, plan, **kw)
     assert fast.dtype == slow.dtype == np.int64
     np.testing.assert_array_equal(fast, slow)
-    np.testing.assert_array_equal(route(codes, plan), route_numpy(codes, plan))
+    # the distinct-node walk agrees with walking every tree on its own and counting each node once
+    entries = route_numpy(codes, forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths))
+    np.testing.assert_array_equal(route(codes, forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths)),
+                                  entries)
+    per_tree = forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths).slot_of_entry[entries]
+    for s, node in enumerate(chosen):
+        rows = np.flatnonzero((per_tree == s).any(axis=0))
+        counted = plan.view(fast, s)
+        expanded = expand_slices(counted[:, 0:widths[0]].sum(axis=1), plan.slot_parts[s], plan.slot_rest[s],
+                                 forest.n_parts, forest.n_folds)
+        assert expanded[-1].sum() == rows.size  # every row reaching the node once, in the total
+        np.testing.assert_array_equal(expanded[-1], np.bincount(y[rows], minlength=2))
+        for p in plan.slot_parts[s]:
+            r, f = divmod(p, forest.n_folds)
+            np.testing.assert_array_equal(expanded[p], np.bincount(y[rows[part[r, rows] == f]], minlength=2))
 
 
 def _single_tree_case(seed=0, n=500):
@@ -69,7 +85,7 @@ def _single_tree_case(seed=0, n=500):
     forest = Forest(1, np.array([-1]), 1, 3)
     root = forest.nodes[0]
     forest.set_tests(root, {0: numeric_test(0, np.array([2]), np.arange(3.0), 0)},
-                     {0: np.zeros((2, 1, 3), dtype=np.int64)})
+                     {0: np.zeros((2, 2, 3), dtype=np.int64)})
     codes = np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 3, size=n).astype(np.int32)
     part = np.zeros((1, n), dtype=np.int16)
@@ -79,7 +95,7 @@ def _single_tree_case(seed=0, n=500):
 
 def test_row_order_and_chunking_do_not_matter():
     forest, widths, codes, y, part, kw = _single_tree_case()
-    plan = forest.routing_plan({1: 0, 2: 1}, widths)
+    plan = forest.pass_plan(forest.nodes[1:3], widths, 3)
     whole = level_histogram(codes, y, part, plan, **kw)
     perm = np.random.default_rng(1).permutation(codes.shape[1])
     shuffled = level_histogram(codes[:, perm], y[perm], part[:, perm], plan, **kw)
@@ -92,14 +108,17 @@ def test_row_order_and_chunking_do_not_matter():
 def test_parent_minus_sibling_is_the_other_child():
     forest, widths, codes, y, part, kw = _single_tree_case(seed=3)
     unsplit = Forest(1, np.array([-1]), 1, 3)
-    parent = level_histogram(codes, y, part, unsplit.routing_plan({0: 0}, widths), **kw)[0]
-    children = level_histogram(codes, y, part, forest.routing_plan({1: 0, 2: 1}, widths), **kw)
-    np.testing.assert_array_equal(parent - children[0], children[1])
+    parent = level_histogram(codes, y, part, unsplit.pass_plan(unsplit.nodes, widths, 3), **kw)
+    plan = forest.pass_plan(forest.nodes[1:3], widths, 3)
+    children = level_histogram(codes, y, part, plan, **kw)
+    np.testing.assert_array_equal(parent - plan.view(children, 0).ravel(), plan.view(children, 1).ravel())
 
 
 def test_every_attribute_counts_every_row_once():
     forest, widths, codes, y, part, kw = _single_tree_case(seed=5, n=321)
-    hist = level_histogram(codes, y, part, Forest(1, np.array([-1]), 1, 3).routing_plan({0: 0}, widths), **kw)[0, 0]
+    unsplit = Forest(1, np.array([-1]), 1, 3)
+    plan = unsplit.pass_plan(unsplit.nodes, widths, 3)
+    hist = plan.view(level_histogram(codes, y, part, plan, **kw), 0)[0]
     offsets = kw["offsets"]
     for a, w in enumerate(widths):
         block = hist[offsets[a]:offsets[a] + w]
@@ -111,16 +130,26 @@ def test_shared_node_counts_each_row_once():
     forest, widths, codes, y, part, kw = _single_tree_case(seed=7)
     twin = Forest(2, np.array([-1, -1]), 1, 3)
     test = forest.nodes[0].branches[0].test
-    twin.set_tests(twin.nodes[0], {0: test, 1: test}, {0: np.zeros((2, 1, 3), np.int64), 1: np.zeros((2, 1, 3), np.int64)})
+    twin.set_tests(twin.nodes[0], {0: test, 1: test}, {0: np.zeros((2, 2, 3), np.int64), 1: np.zeros((2, 2, 3), np.int64)})
     assert len(twin.nodes) == 3  # one branch, shared children
-    one = level_histogram(codes, y, part, forest.routing_plan({1: 0, 2: 1}, widths), **kw)
-    two = level_histogram(codes, y, part, twin.routing_plan({1: 0, 2: 1}, widths), **kw)
+    one = level_histogram(codes, y, part, forest.pass_plan(forest.nodes[1:3], widths, 3), **kw)
+    two = level_histogram(codes, y, part, twin.pass_plan(twin.nodes[1:3], widths, 3), **kw)
     np.testing.assert_array_equal(one, two)
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
 def test_code_dtypes(dtype):
     forest, widths, codes, y, part, kw = _single_tree_case()
-    plan = forest.routing_plan({1: 0, 2: 1}, widths)
+    plan = forest.pass_plan(forest.nodes[1:3], widths, 3)
     np.testing.assert_array_equal(level_histogram(codes.astype(dtype), y, part, plan, **kw),
                                   level_histogram_numpy(codes, y, part, plan, **kw))
+
+
+def test_a_node_of_one_fold_tree_costs_two_slices_not_one_per_fold():
+    forest = Forest(4, np.array([-1, 0, 1, 2]), 3, 2)
+    forest.nodes[0].trees = (2,)  # reached by the tree holding out part 1 only
+    parts, rest = forest.slices(forest.nodes[0])
+    assert parts == (1,) and rest
+    plan = forest.pass_plan(forest.nodes, np.array([3, 3]), 2)
+    assert plan.slot_slices.tolist() == [2]
+    assert plan.part_slice.tolist() == [[0, 1, 0]]

@@ -91,6 +91,19 @@ def _impurity(counts: np.ndarray, name: str) -> np.ndarray:
     return gini(counts) if name == "gini" else entropy(counts)
 
 
+def _weighted(counts: np.ndarray, name: str) -> np.ndarray:
+    """``|S| I(S)`` over the last axis, straight from counts: gini ``n - sum c^2 / n``,
+    entropy ``n log2 n - sum c log2 c`` (0 for an empty set)."""
+    counts = counts.astype(np.float64, copy=False)
+    n = counts.sum(axis=-1)
+    safe = np.where(n > 0, n, 1.0)
+    if name == "gini":
+        return n - np.einsum("...c,...c->...", counts, counts) / safe
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c_log_c = np.where(counts > 0, counts * np.log2(np.where(counts > 0, counts, 1.0)), 0.0).sum(axis=-1)
+    return n * np.log2(safe) - c_log_c
+
+
 def _gains(children: np.ndarray, parent_impurity: float, n: float, name: str) -> np.ndarray:
     """Impurity decrease of each candidate; children has shape (..., arity, C)."""
     sizes = children.sum(axis=-1)
@@ -112,23 +125,30 @@ def _binary_choices(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
     if left.shape[1] == 0:
         none = np.full(left.shape[0], -1)
         return none, np.zeros_like(none), np.full(left.shape[0], -np.inf), None
-    options = np.stack([
-        np.stack([left + miss[:, None], right], axis=2),
-        np.stack([left, right + miss[:, None]], axis=2),
-    ], axis=2)  # (M, J, 2 defaults, 2 children, C)
+    if miss.any():
+        options = np.stack([
+            np.stack([left + miss[:, None], right], axis=2),
+            np.stack([left, right + miss[:, None]], axis=2),
+        ], axis=2)  # (M, J, 2 defaults, 2 children, C)
+    else:  # no missing values anywhere: both defaults are the same split, evaluate it once
+        options = np.stack([left, right], axis=2)[:, :, None]  # (M, J, 1, 2, C)
     sizes = options.sum(axis=-1)  # (M, J, D, 2)
     left_n, right_n = left.sum(axis=-1), right.sum(axis=-1)
     valid = ((left_n > 0) & (right_n > 0))[..., None] & np.all(sizes >= params.min_samples_leaf, axis=-1)
-    weighted = np.sum(sizes * _impurity(options, params.impurity_name), axis=-1) / n[:, None, None]
+    weighted = _weighted(options, params.impurity_name).sum(axis=-1) / n[:, None, None]
     gains = np.where(valid, parent_impurity[:, None, None] - weighted, -np.inf)  # (M, J, D)
-    # Missing values go where they gain more; on a tie (or with none) to the larger child, then left.
-    prefer_right = (gains[..., 1] > gains[..., 0]) | ((gains[..., 1] == gains[..., 0]) & (right_n > left_n))
-    default = prefer_right.astype(np.int64)  # (M, J)
-    per_cut = np.take_along_axis(gains, default[..., None], axis=-1)[..., 0]  # (M, J)
+    larger_right = right_n > left_n
+    if gains.shape[2] == 1:  # no missing values: the default child is the larger one (then the left)
+        default = larger_right.astype(np.int64)
+        per_cut = gains[..., 0]
+    else:  # missing values go where they gain more; on a tie to the larger child, then left
+        prefer_right = (gains[..., 1] > gains[..., 0]) | ((gains[..., 1] == gains[..., 0]) & larger_right)
+        default = prefer_right.astype(np.int64)  # (M, J)
+        per_cut = np.take_along_axis(gains, default[..., None], axis=-1)[..., 0]  # (M, J)
     j = np.argmax(per_cut, axis=1)
     best = per_cut[m_index, j]
     chosen_default = default[m_index, j]
-    children = options[m_index, j, chosen_default]
+    children = options[m_index, j, np.minimum(chosen_default, options.shape[2] - 1)]
     return np.where(np.isfinite(best), j, -1), chosen_default, best, children
 
 
@@ -146,19 +166,38 @@ def _numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int
     """Best threshold test on a numeric attribute for each of M histograms ``h`` (M, w, C)."""
     bins = h[:, 1:]
     if bins.shape[1] < 2:
-        return [None] * h.shape[0]
+        return _Column(np.full(h.shape[0], -np.inf), None)
     cumulative = np.cumsum(bins, axis=1)
     left = cumulative[:, :-1]
     right = cumulative[:, -1:] - left
     j, default, gain, children = _binary_choices(left, right, h[:, 0], parent_impurity, n, params)
-    out = []
-    for m in range(h.shape[0]):
-        if j[m] < 0:
-            out.append(None)
-            continue
+
+    def build(m: int):
         cut = _centered_cut(bins[m], int(j[m]) + 1, upper, values)
-        out.append((numeric_test(a, np.array([cut]), upper, int(default[m])), float(gain[m]), children[m]))
-    return out
+        return numeric_test(a, np.array([cut]), upper, int(default[m])), float(gain[m]), children[m]
+
+    return _Column(np.where(j >= 0, gain, -np.inf), build)
+
+
+class _Column:
+    """One attribute's results for M histograms: gains now, each test only when asked for.
+
+    At a wide frontier most attributes lose at most nodes; building their tests
+    would be most of the search's time.
+    """
+
+    def __init__(self, gains: np.ndarray, build):
+        self.gains = gains
+        self._build = build
+
+    def __getitem__(self, m: int):
+        return self._build(m) if np.isfinite(self.gains[m]) else None
+
+
+def _gains_of(column) -> np.ndarray:
+    if isinstance(column, _Column):
+        return column.gains
+    return np.array([-np.inf if r is None else r[1] for r in column])
 
 
 def _centered_cut(bins: np.ndarray, cut: int, upper: np.ndarray, values: np.ndarray) -> int:
@@ -286,6 +325,19 @@ def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams)
         _attribute_candidates(hists, a, layout, params, parent_impurity, safe_n)
         for a in range(len(layout.kinds))
     ]
+    if params.max_arity == 2 and params.criterion != "gain_ratio":
+        # Ranked by gain alone: pick the winning attribute from the gains, build only its test.
+        gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
+        winner = np.argmax(gains, axis=0)
+        out: list[Candidate | None] = []
+        for m in range(hists.shape[0]):
+            a = int(winner[m])
+            if n[m] <= 0 or not np.isfinite(gains[a, m]):
+                out.append(None)
+                continue
+            test, gain, children = per_attribute[a][m]
+            out.append(Candidate(test, gain, gain, children.astype(np.int64)))
+        return out
     return [
         _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
         for m in range(hists.shape[0])
