@@ -141,10 +141,15 @@ def measure_sklearn(path: str) -> dict:
     return {"load": load, "fit": fit, "training_accuracy": float(sk.score(X, y)), "peak_rss": memory.peak}
 
 
-def _child(kind: str, path: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--measure", kind, "--data", path],
+def run_child(script: str, kind: str, path: str) -> dict:
+    """Run ``script --measure kind --data path`` in a fresh process; its last stdout line is JSON."""
+    out = subprocess.run([sys.executable, script, "--measure", kind, "--data", path],
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _child(kind: str, path: str) -> dict:
+    return run_child(__file__, kind, path)
 
 
 def main() -> None:

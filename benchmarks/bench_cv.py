@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import time
 
@@ -36,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_core import FEATURES, PeakRSS, ensure_data  # noqa: E402
+from bench_core import FEATURES, PeakRSS, ensure_data, run_child  # noqa: E402
 
 FUNCTIONS = {"F2 (stable)": (2, 0.05), "F7 (unstable)": (7, 0.05)}
 DEPTH = 10
@@ -104,9 +103,7 @@ def measure_sklearn(path: str) -> dict:
 
 
 def _child(kind: str, path: str) -> dict:
-    out = subprocess.run([sys.executable, __file__, "--measure", kind, "--data", path],
-                         capture_output=True, text=True, check=True)
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return run_child(__file__, kind, path)
 
 
 def main() -> None:
