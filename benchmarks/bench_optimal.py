@@ -4,7 +4,7 @@ Part 1 (Figure 2). For every numeric attribute of the scikit-learn bundled
 datasets (iris, wine, breast cancer, digits) and of the Agrawal data (F2,
 5% perturbation), the whole dataset's class counts per distinct value are
 the bins. Bin-Opt, Block-Opt and Block-Opt-P (information gain, i.e. entropy,
-max arity 5) run on them; we record the candidate partitions each evaluates
+max arity 5 and 10) run on them; we record the candidate partitions each evaluates
 and its search time (best of 3), and average per attribute in each domain.
 
 Targets: Block-Opt-P <= 55% of Block-Opt's evaluations and <= 30% of
@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 from dasktree.split.optimal import bin_opt, block_opt, block_opt_p  # noqa: E402
 
 METHODS = {"Bin-Opt": bin_opt, "Block-Opt": block_opt, "Block-Opt-P": block_opt_p}
-MAX_ARITY = 5
+ARITIES = (5, 10)
 
 
 def domains(agrawal_rows: int) -> dict:
@@ -63,16 +63,16 @@ def bins_of(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return counts
 
 
-def timed(method, counts) -> tuple[int, float, np.ndarray]:
+def timed(method, counts, max_arity: int) -> tuple[int, float, np.ndarray]:
     best = float("inf")
     for _ in range(3):
         t = time.perf_counter()
-        result = method(counts, max_arity=MAX_ARITY, criterion="entropy")
+        result = method(counts, max_arity=max_arity, criterion="entropy")
         best = min(best, time.perf_counter() - t)
     return result.evaluations, best, result.cost
 
 
-def figure2(agrawal_rows: int) -> dict:
+def figure2(agrawal_rows: int, max_arity: int) -> dict:
     rows = {}
     for name, (X, y) in domains(agrawal_rows).items():
         per_method = {m: {"evaluations": [], "seconds": []} for m in METHODS}
@@ -83,7 +83,7 @@ def figure2(agrawal_rows: int) -> dict:
                 continue
             costs = []
             for label, method in METHODS.items():
-                evaluations, seconds, cost = timed(method, counts)
+                evaluations, seconds, cost = timed(method, counts, max_arity)
                 per_method[label]["evaluations"].append(evaluations)
                 per_method[label]["seconds"].append(seconds)
                 costs.append(cost)
@@ -124,16 +124,8 @@ def trees(agrawal_rows: int) -> dict:
     return out
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--agrawal-rows", type=int, default=5000)
-    args = parser.parse_args()
-    fig = figure2(args.agrawal_rows)
-    tree_rows = trees(args.agrawal_rows)
-    lines = ["# Optimal multisplits (Elomaa & Rousu, Figure 2) and multi-way trees", "",
-             f"Information gain (entropy), max arity {MAX_ARITY}, bins = distinct values of the whole dataset. "
-             "Evaluations: mean candidate partitions evaluated per numeric attribute; time: total search "
-             "seconds over the domain's attributes (best of 3 runs each).", "",
+def figure2_table(fig: dict, max_arity: int) -> tuple[list[str], dict]:
+    lines = [f"### Max arity {max_arity}", "",
              "| domain | attributes | bins | blocks | Bin-Opt evaluations | Block-Opt / Bin-Opt | "
              "Block-Opt-P / Block-Opt | Block-Opt-P / Bin-Opt | time Block-Opt-P / Bin-Opt |",
              "|---|---|---|---|---|---|---|---|---|"]
@@ -147,10 +139,32 @@ def main() -> None:
                      f"{b['evaluations']:,.0f} | {k['evaluations'] / b['evaluations']:.0%} | "
                      f"{ratios['p_block'][-1]:.0%} | {ratios['p_bin'][-1]:.0%} | {ratios['time'][-1]:.0%} |")
     summary = {key: float(np.mean(v)) for key, v in ratios.items()}
-    lines += ["", f"Average over domains: Block-Opt-P / Block-Opt **{summary['p_block']:.0%}** (target <= 55%), "
+    summary["time_total"] = sum(r["Block-Opt-P"]["seconds"] for r in fig.values()) / sum(
+        r["Bin-Opt"]["seconds"] for r in fig.values())
+    lines += ["", f"Mean over domains: Block-Opt-P / Block-Opt **{summary['p_block']:.0%}** (target <= 55%), "
                   f"Block-Opt-P / Bin-Opt **{summary['p_bin']:.0%}** (target <= 30%), "
-                  f"search time Block-Opt-P / Bin-Opt **{summary['time']:.0%}** (target <= 20%).", "",
-              "## Binary and multi-way trees (depth 6, entropy, balanced gain, min_samples_leaf 2)", "",
+                  f"search time Block-Opt-P / Bin-Opt **{summary['time']:.0%}** (target <= 20%); "
+                  f"total search time over all domains Block-Opt-P / Bin-Opt **{summary['time_total']:.0%}** "
+                  "(the per-domain mean counts the microsecond domains, iris and digits, as much as the others).", ""]
+    return lines, summary
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--agrawal-rows", type=int, default=5000)
+    args = parser.parse_args()
+    lines = ["# Optimal multisplits (Elomaa & Rousu, Figure 2) and multi-way trees", "",
+             "Information gain (entropy), bins = distinct values of the whole dataset. Evaluations: mean "
+             "candidate partitions evaluated per numeric attribute; time: total search seconds over the domain's "
+             "attributes (best of 3 runs each). The paper does not state its arity bound; we report the "
+             "learner's practical settings, 5 and 10 (pruning removes more candidates as the arity grows).", ""]
+    figures, summaries = {}, {}
+    for max_arity in ARITIES:
+        figures[max_arity] = figure2(args.agrawal_rows, max_arity)
+        table, summaries[max_arity] = figure2_table(figures[max_arity], max_arity)
+        lines += table
+    tree_rows = trees(args.agrawal_rows)
+    lines += ["## Binary and multi-way trees (depth 6, entropy, balanced gain, min_samples_leaf 2)", "",
               "| data / arity | 10-fold CV accuracy | leaves | fit s | fit + 10-fold CV s |", "|---|---|---|---|---|"]
     for name, r in tree_rows.items():
         lines.append(f"| {name} | {r['cv_accuracy']:.4f} +/- {r['cv_std']:.4f} | {r['leaves']} | "
@@ -161,7 +175,8 @@ def main() -> None:
     with open(os.path.join(HERE, "results", "optimal.md"), "w") as f:
         f.write(text)
     with open(os.path.join(HERE, "results", "optimal.json"), "w") as f:
-        json.dump({"figure2": fig, "trees": tree_rows, "summary": summary}, f, indent=1)
+        json.dump({"figure2": {str(k): v for k, v in figures.items()}, "trees": tree_rows,
+                   "summary": {str(k): v for k, v in summaries.items()}}, f, indent=1)
 
 
 if __name__ == "__main__":
