@@ -5,6 +5,7 @@
 >>> clf.save("model.json")                                                        # doctest: +SKIP
 """
 
+from .discretize import Discretizer
 from .errors import DaskTreeError, DataError, InputError
 from .estimator import DaskTreeClassifier, load
 from .export import export_dot, export_text
@@ -17,6 +18,7 @@ __all__ = [
     "DaskTreeClassifier",
     "DaskTreeError",
     "DataError",
+    "Discretizer",
     "InputError",
     "Model",
     "export_dot",

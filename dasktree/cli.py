@@ -1,4 +1,4 @@
-"""The ``dasktree`` command: fit, predict, show, demo.
+"""The ``dasktree`` command: fit, predict, discretize, show, demo.
 
 Exit codes: 0 done; 1 the data or a file cannot be used (one line on stderr);
 2 bad command-line usage; 3 an internal error (a bug: please report it).
@@ -13,9 +13,11 @@ import json
 import os
 import sys
 import tempfile
+import warnings
 from typing import Sequence
 
 from . import __version__  # noqa: F401  (set before the submodules load)
+from .discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .errors import DaskTreeError
 
 __all__ = ["main", "build_parser"]
@@ -52,6 +54,10 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="with --max-arity > 2, what picks the arity and the attribute")
     g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
                    help="histogram memory of one pass; wider frontiers take one pass per node group")
+    g.add_argument("--binning", choices=["quantile", *DISCRETIZERS], default="quantile", metavar="METHOD",
+                   help="bins of the numeric attributes: 'quantile' (default: exact up to --max-bins distinct "
+                        "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
+                        + ") whose intervals become the bins, at the cost of one more pass")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
@@ -85,6 +91,33 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("data", help="Parquet file, directory, glob or fsspec URL")
     p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
     p.add_argument("--keep", help="comma-separated input columns to copy to the output (e.g. an id)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    _add_runtime(p)
+
+    p = sub.add_parser("discretize", help="discretize the numeric columns of a Parquet dataset (MDLP and "
+                                          "others) from one histogram pass; write it as Parquet")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p.add_argument("--target", required=True, help="the class column")
+    p.add_argument("--out", required=True,
+                   help="output directory: one Parquet file per input part and _discretizer.json with the "
+                        "cut points, written atomically")
+    p.add_argument("--method", choices=DISCRETIZERS, default="mdlp",
+                   help="mdlp (Fayyad & Irani, default), distance (Lopez de Mantaras, MDL stop), chimerge "
+                        "(Kerber), equal_width, equal_frequency, optimal (Block-Opt-P)")
+    p.add_argument("--labels", action="store_true",
+                   help="write readable interval labels such as '(1.5, 2]' instead of codes 0..m")
+    p.add_argument("--n-intervals", type=int, default=None, metavar="K",
+                   help="equal_width / equal_frequency: intervals (default 10); chimerge: at most K; "
+                        "optimal: exactly K (default: chosen by balanced gain)")
+    p.add_argument("--significance", type=float, default=0.05, metavar="A", help="chimerge's significance level")
+    p.add_argument("--max-arity", type=int, default=5, metavar="K",
+                   help="optimal without --n-intervals: the most intervals tried")
+    p.add_argument("--max-bins", type=int, default=DEFAULT_MAX_BINS, metavar="N",
+                   help=f"candidate cut points: exact between distinct values up to N, else N quantile bins' "
+                        f"edges (default {DEFAULT_MAX_BINS})")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
+    p.add_argument("--exclude", help="comma-separated columns to leave untouched")
+    p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     _add_runtime(p)
 
@@ -123,7 +156,7 @@ def _cmd_fit(args) -> dict:
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning,
     )
     model.save(args.out)
     if not args.json:
@@ -154,6 +187,38 @@ def _cmd_predict(args) -> dict:
     if not args.json:
         print(f"wrote {len(files)} files to {args.out}")
     return {"out": args.out, "files": files}
+
+
+def _cmd_discretize(args) -> dict:
+    import time
+
+    from .cluster import connect
+    from .discretize import Discretizer
+    from .discretize.discretizer import CUTS_FILE, check_out
+
+    started = time.perf_counter()
+    disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
+                       significance=args.significance, max_arity=args.max_arity, progress=_progress(args))
+    disc._kernel_params()  # bad parameters fail before any work
+    check_out(args.out, overwrite=args.overwrite)
+    with connect(None, args.scheduler) as client:
+        disc.set_params(client=client)
+        try:
+            disc.fit(args.data, target=args.target, features=_columns(args.features) or None,
+                     exclude=_columns(args.exclude), nominal=_columns(args.nominal))
+            files = disc.transform_dataset(args.data, args.out, labels=args.labels, overwrite=args.overwrite)
+        finally:
+            disc.set_params(client=None)
+    seconds = round(time.perf_counter() - started, 4)
+    r = disc.report_
+    passes = r["passes"] + 1  # the fit's passes, and the one that writes
+    if not args.json:
+        cuts = sum(len(t) for t in disc.cut_points_.values())
+        print(f"wrote {len(files)} files and {CUTS_FILE} to {args.out}: {len(disc.cut_points_)} columns "
+              f"discretized by {args.method} ({cuts} cut points), {len(disc.passed_through_)} passed through; "
+              f"{passes} passes over {r['rows']} rows in {seconds:.2f}s")
+    return {"out": args.out, "files": files, "cut_points": disc.cut_points_, "report": r,
+            "run": {**disc.run_, "passes": passes, "seconds": {**disc.run_["seconds"], "total": seconds}}}
 
 
 def _cmd_show(args) -> dict | None:
@@ -199,11 +264,14 @@ def _cmd_demo(args) -> dict:
         return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
 
 
-COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "show": _cmd_show, "demo": _cmd_demo}
+COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
+            "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    # distributed's own warnings (ports, shutdown chatter) would break the one-line error contract
+    warnings.filterwarnings("ignore", module="distributed")
     try:
         result = COMMANDS[args.command](args)
     except DaskTreeError as exc:

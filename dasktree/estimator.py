@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import os
 from typing import Sequence
 
@@ -14,12 +13,13 @@ from .fit import fit as fit_model
 from .fit import validate_params
 from .model import Model
 from .model import load as load_model
+from .params import ParamsMixin
 from .predict import as_table, predict_dataset, predict_table
 
 __all__ = ["DaskTreeClassifier", "load"]
 
 
-class DaskTreeClassifier:
+class DaskTreeClassifier(ParamsMixin):
     """A decision tree grown one level pass at a time, on Dask or in process.
 
     Parameters
@@ -62,6 +62,15 @@ class DaskTreeClassifier:
         Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``).
     seed : int, default 0
         Seed of the fold hash; a row's fold depends only on its key and the seed.
+    binning : str, default "quantile"
+        The bins of the numeric attributes. "quantile": pass 0's bins (one per
+        distinct value up to ``max_bins``, else quantile bins). Or a
+        discretization method of :class:`dasktree.Discretizer` ("mdlp",
+        "distance", "chimerge", "equal_width", "equal_frequency", "optimal",
+        each with its default parameters): one more histogram pass cuts the
+        pass-0 bins into the method's intervals, and the tree grows on those
+        (global discretization; thresholds are the method's cut points, the
+        same as ``Discretizer(method, max_bins=max_bins)`` finds).
     client : distributed.Client, optional
     scheduler : {"processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data is learned in this
@@ -75,7 +84,7 @@ class DaskTreeClassifier:
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0,
+                 cv=None, repeats=1, seed=0, binning="quantile",
                  client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -92,37 +101,13 @@ class DaskTreeClassifier:
         self.cv = cv
         self.repeats = repeats
         self.seed = seed
+        self.binning = binning
         self.client = client
         self.scheduler = scheduler
         self.cache = cache
         self.progress = progress
 
     _RUNTIME = ("client", "scheduler", "cache", "progress")
-
-    # ---------------------------------------------------------------- params
-    @classmethod
-    def _param_names(cls) -> list[str]:
-        signature = inspect.signature(cls.__init__)
-        return [p.name for p in signature.parameters.values() if p.name != "self"]
-
-    def get_params(self, deep: bool = True) -> dict:
-        return {name: getattr(self, name) for name in self._param_names()}
-
-    def set_params(self, **params) -> "DaskTreeClassifier":
-        valid = self._param_names()
-        for name, value in params.items():
-            if name not in valid:
-                raise InputError(f"invalid parameter {name!r} for DaskTreeClassifier; valid are {valid}")
-            setattr(self, name, value)
-        return self
-
-    def _learning_params(self) -> dict:
-        return {k: v for k, v in self.get_params().items() if k not in self._RUNTIME}
-
-    def __repr__(self) -> str:
-        changed = {k: v for k, v in self.get_params().items()
-                   if v != inspect.signature(type(self).__init__).parameters[k].default}
-        return f"{type(self).__name__}({', '.join(f'{k}={v!r}' for k, v in changed.items())})"
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,

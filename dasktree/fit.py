@@ -45,7 +45,11 @@ DEFAULTS: dict[str, Any] = {
     "cv": None,
     "repeats": 1,
     "seed": 0,
+    "binning": "quantile",
 }
+
+BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
+"""``binning=``: pass 0's exact / quantile bins, or a discretization method's intervals."""
 
 
 def _int(name: str, value, low: int, allow_none: bool = False) -> None:
@@ -88,6 +92,8 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("cv", p["cv"], 2, allow_none=True)
     _int("repeats", p["repeats"], 1)
     _int("seed", p["seed"], 0)
+    if p["binning"] not in BINNINGS:
+        raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
     if p["repeats"] > 1 and p["cv"] is None:
         raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
@@ -146,6 +152,7 @@ def fit(
         With ``cv=k``: a column of integer folds ``0..k-1`` given by the user.
     bin_spec : BinSpec, optional
         Use these bins (e.g. another model's ``spec``) instead of pass 0's.
+        Not with ``binning=`` other than "quantile".
     only_fold : int, optional
         With ``cv``: grow only the tree that holds out this part (fold
         ``only_fold % cv`` of repetition ``only_fold // cv``), as the main tree;
@@ -162,7 +169,15 @@ def fit(
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
     **params
-        Learning parameters, see :data:`DEFAULTS`.
+        Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
+        "quantile": exact bins up to ``max_bins`` distinct values, else
+        quantile bins) may name a discretization method of
+        :class:`dasktree.Discretizer` ("mdlp", "distance", "chimerge",
+        "equal_width", "equal_frequency", "optimal", each with its default
+        parameters): after pass 0, ONE more histogram pass cuts every numeric
+        attribute's pass-0 bins into the method's intervals (global
+        discretization), and the tree grows on those intervals as its bins;
+        its thresholds are the method's cut points.
     """
     started = time.perf_counter()
     p = validate_params(params)
@@ -170,6 +185,8 @@ def fit(
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     if (key is not None or folds is not None) and p["cv"] is None:
         raise InputError("key= and folds= are for cross-validation: give cv=k too")
+    if bin_spec is not None and p["binning"] != "quantile":
+        raise InputError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
     fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
         raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
@@ -198,8 +215,12 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
-    spec = computed if spec is None else _check_given_spec(spec, computed)
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
+    if spec is None and p["binning"] != "quantile":  # global discretization: one more histogram pass
+        from .discretize.jobs import interval_spec
+
+        computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
+    spec = computed if spec is None else _check_given_spec(spec, computed)
     runner.prepare(spec, k)
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)

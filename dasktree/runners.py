@@ -69,6 +69,9 @@ class LocalRunner(_Counting):
         return merge_all(parts)
 
     def prepare(self, spec: BinSpec, n_folds: int) -> None:
+        """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
+        if self.encoded is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
+            self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
 
@@ -171,6 +174,10 @@ class DaskRunner(_Counting):
         return result
 
     def prepare(self, spec: BinSpec, n_folds: int) -> None:
+        """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
+        if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
+            self.client.cancel(self.encoded)
+            self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
         [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..split.blocks import bins_to_blocks
+from .stats import chi2_isf
 
 __all__ = [
     "METHODS",
@@ -546,7 +547,7 @@ def chimerge(
     * the number of intervals exceeds ``max_intervals`` (merged regardless of
       the statistic), or
     * the lowest ``chi2`` is below the threshold
-      ``chi2.ppf(1 - significance, n_classes - 1)`` (``+inf`` when
+      ``chi2_isf(significance, n_classes - 1)`` (``+inf`` when
       ``n_classes == 1``: one class never opposes a merge),
 
     and never below ``min_intervals`` intervals.
@@ -574,7 +575,8 @@ def chimerge(
     -----
     ``O(m log m)`` for ``m`` non-empty bins: a heap of pair statistics with
     lazy invalidation, and only the two pairs next to a merge recomputed.
-    Requires scipy (``scipy.stats.chi2``) for the threshold.
+    The threshold is :func:`dasktree.discretize.stats.chi2_isf` (the same
+    quantile as ``scipy.stats.chi2.isf``, without the scipy dependency).
     """
     counts = _check_counts(counts)
     _check_values(values, counts.shape[0], required=False)
@@ -597,9 +599,7 @@ def chimerge(
 
     n_classes = counts.shape[1]
     if n_classes > 1:
-        from scipy.stats import chi2 as chi2_distribution
-
-        threshold = float(chi2_distribution.ppf(1.0 - float(significance), n_classes - 1))
+        threshold = chi2_isf(float(significance), n_classes - 1)
     else:
         threshold = math.inf
 

@@ -1,0 +1,531 @@
+"""``Discretizer``: supervised discretization of every numeric column from one histogram pass.
+
+A fit is two passes over the data, whatever its size: pass 0 (the fine bins of
+each numeric column, see :mod:`dasktree.discretize.jobs`) and one histogram
+pass, after which one task per numeric column runs the method on that column's
+class counts, on the worker that holds the summed histogram. Only the cut
+points come back. ``transform`` maps each discretized column to its interval
+code (or a readable label); it reads the data once more.
+
+Conventions
+-----------
+* Interval ``i`` of a column with cut points ``t[0] < ... < t[m-1]`` holds
+  ``t[i-1] < x <= t[i]`` (``t[-1] = -inf``, ``t[m] = +inf``), the same
+  ``x <= t`` as the tree's tests. Codes are ``0 .. m``.
+* Missing values stay missing: a null (NaN) input gives a null code (pandas
+  ``Int32`` with ``<NA>``, Arrow/Parquet ``int32`` null) and a null label.
+  The methods learn from the non-missing values only.
+* Labels: ``"(-inf, 1.5]"``, ``"(1.5, 2]"``, ``"(2, inf)"``; the numbers are
+  Python's shortest round-trip ``repr`` of the cut points (``2.0`` printed
+  ``2``), so a label names its interval exactly.
+* Nominal columns (strings, booleans, dictionaries, or ``nominal=``),
+  constant and all-missing columns, the target and non-feature columns pass
+  through untouched; ``report_["columns"]`` says why for each.
+* Dates, timestamps and durations are numeric as in the learner: their cut
+  points are in days (dates) or the column's unit since the epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import time
+import uuid
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..dataset import Part, ParquetSource, Source, TableSource, open_source
+from ..params import ParamsMixin
+from ..errors import DataError, InputError
+from ..progress import Progress
+from ..schema import NUMERIC, Roles, numeric_values, resolve_roles
+from .jobs import (
+    DEFAULT_MAX_BINS,
+    check_method_params,
+    fine_spec,
+    run_histogram_pass,
+    thresholds,
+)
+
+__all__ = ["Discretizer", "FORMAT", "VERSION", "interval_labels", "transform_table", "transform_frame"]
+
+FORMAT = "dasktree.discretizer"
+VERSION = 1
+CUTS_FILE = "_discretizer.json"  # in an output directory; '_' files are skipped by the Parquet reader
+
+
+# ---------------------------------------------------------------- codes and labels
+def _number(t: float) -> str:
+    if math.isinf(t):
+        return "inf" if t > 0 else "-inf"
+    text = repr(float(t))
+    if text.endswith(".0"):
+        text = text[:-2]
+    return "0" if text == "-0" else text
+
+
+def interval_labels(cut_points: Sequence[float]) -> list[str]:
+    """Readable names of the ``len(cut_points) + 1`` intervals: ``(a, b]``, the last ``(a, inf)``."""
+    bounds = [-math.inf, *[float(t) for t in cut_points], math.inf]
+    labels = [f"({_number(lo)}, {_number(hi)}]" for lo, hi in zip(bounds[:-2], bounds[1:-1])]
+    labels.append(f"({_number(bounds[-2])}, inf)")
+    return labels
+
+
+def _codes(x: np.ndarray, cut_points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, missing mask): interval ``i`` holds ``t[i-1] < x <= t[i]``."""
+    missing = np.isnan(x)
+    codes = np.searchsorted(cut_points, x, side="left").astype(np.int32)
+    codes[missing] = 0
+    return codes, missing
+
+
+def _column(column, name: str, cut_points: list[float], labels: bool) -> pa.Array:
+    x = numeric_values(column, name)
+    codes, missing = _codes(x, np.asarray(cut_points, dtype=np.float64))
+    if labels:
+        names = np.asarray(interval_labels(cut_points), dtype=object)[codes]
+        names[missing] = None
+        return pa.array(names, type=pa.string())
+    return pa.array(codes, type=pa.int32(), mask=missing)
+
+
+def _check_columns(present: Sequence[str], cut_points: dict, where: str) -> None:
+    absent = [name for name in cut_points if name not in set(present)]
+    if absent:
+        raise DataError(f"column {absent[0]!r} that the discretizer was fitted on is missing from {where}")
+
+
+def transform_table(table: pa.Table, cut_points: dict[str, list[float]], *, labels: bool = False,
+                    where: str = "the data") -> pa.Table:
+    """``table`` with each column of ``cut_points`` replaced by its interval codes (int32) or labels."""
+    _check_columns(table.column_names, cut_points, where)
+    arrays = [
+        _column(table.column(name), name, cut_points[name], labels) if name in cut_points else table.column(name)
+        for name in table.column_names
+    ]
+    return pa.table(arrays, names=table.column_names)
+
+
+def transform_frame(frame, cut_points: dict[str, list[float]], *, labels: bool = False,
+                    where: str = "the DataFrame"):
+    """A pandas DataFrame with each column of ``cut_points`` replaced by codes (``Int32``) or labels.
+
+    Other columns are the input's own objects, untouched.
+    """
+    import pandas as pd
+
+    names = [str(c) for c in frame.columns]
+    _check_columns(names, cut_points, where)
+    out = frame.copy(deep=False)
+    for position, name in enumerate(names):
+        if name not in cut_points:
+            continue
+        series = frame.iloc[:, position]
+        try:
+            column = pa.array(series, from_pandas=True)
+        except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise DataError(f"column {name!r} cannot be read as numbers: {exc}") from None
+        array = _column(column, name, cut_points[name], labels)
+        if labels:
+            values = array.to_pandas().array  # positional: no index to align on
+        else:
+            codes = array.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int32)
+            values = pd.arrays.IntegerArray(codes, array.is_null().to_numpy(zero_copy_only=False))
+        out.isetitem(position, pd.Series(values, index=frame.index, name=series.name))
+    return out
+
+
+# ---------------------------------------------------------------- datasets
+def _transform_part(part: Part, *, source: Source, cut_points: dict, labels: bool, directory: str, fs) -> str:
+    import pyarrow.parquet as pq
+
+    table = source.read(part, source.schema.names)
+    out = transform_table(table, cut_points, labels=labels, where=part.key)
+    path = f"{directory}/part-{part.index:05d}.parquet"
+    with fs.open(path, "wb") as f:
+        pq.write_table(out, f)
+    return path
+
+
+def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
+    """(filesystem, path, parent) of an output directory that may be written: ``out`` must not
+    exist unless ``overwrite``, and its parent must exist."""
+    import fsspec
+
+    fs, out_path = fsspec.core.url_to_fs(os.fspath(out), **(storage_options or {}))
+    out_path = out_path.rstrip("/")
+    if fs.exists(out_path) and not overwrite:
+        raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+    parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
+    if parent and not fs.exists(parent):
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    return fs, out_path, parent
+
+
+def _is_path(X) -> bool:
+    return isinstance(X, (str, os.PathLike)) or (
+        isinstance(X, (list, tuple)) and bool(X) and all(isinstance(p, (str, os.PathLike)) for p in X))
+
+
+def _is_dask_frame(X) -> bool:
+    from ..dataset import _is_dask_frame as check
+
+    return check(X)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _jsonable(value.tolist())
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+# ---------------------------------------------------------------- the estimator
+class Discretizer(ParamsMixin):
+    """Discretize every numeric column by its class counts, from one histogram pass.
+
+    Parameters
+    ----------
+    method : {"mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal"}, default "mdlp"
+        ``mdlp``: Fayyad & Irani's recursive minimal-entropy partitioning with
+        the MDL acceptance criterion. ``distance``: López de Mántaras'
+        normalized distance, one cut at a time over the whole range, stopped
+        by its MDL criterion (Cerquides & López de Mántaras). ``chimerge``:
+        Kerber's bottom-up merging at ``significance``. ``equal_width``,
+        ``equal_frequency``: unsupervised, ``n_intervals`` (default 10).
+        ``optimal``: the optimal ``n_intervals``-interval partition by class
+        entropy (Elomaa & Rousu's Block-Opt-P), or with ``n_intervals=None``
+        the ``k <= max_arity`` of best balanced gain ``gain / log2 k``.
+    max_bins : int, default 1024
+        Fine bins of pass 0, the candidate cut points: a column with at most
+        this many distinct values gets one bin per value (cuts between any two
+        adjacent values, exactly the method's result on the raw values); a
+        column with more gets this many approximate quantile bins, and its cut
+        points are chosen among their edges.
+    n_intervals : int or None, default None
+        ``equal_width`` / ``equal_frequency``: the number of intervals (None:
+        10). ``chimerge``: merge until at most this many (None: no limit).
+        ``optimal``: exactly this many (at most 64; None: chosen by balanced
+        gain). Must be None for ``mdlp`` and ``distance``.
+    significance : float, default 0.05
+        ``chimerge``'s significance level, in (0, 1).
+    max_arity : int, default 5
+        ``optimal`` with ``n_intervals=None``: the most intervals tried (2..64).
+    client : distributed.Client, optional
+    scheduler : {"processes", "threads"} or address, optional
+        Without either, in-memory data is discretized in this process and a
+        dataset on a ``LocalCluster`` started for the job.
+    progress : bool, default False
+        A progress bar per pass on stderr.
+
+    Attributes
+    ----------
+    cut_points_ : dict of str -> list of float
+        Per discretized column, its increasing cut points ``t``; interval
+        ``i`` holds ``t[i-1] < x <= t[i]``. A column without a cut has ``[]``
+        (one interval).
+    passed_through_ : dict of str -> str
+        Feature columns left untouched and why: "nominal", "constant",
+        "all missing".
+    report_ : dict
+        Rows, class counts, passes, and per column of the data its status,
+        fine bins, cut count and class counts per interval.
+    run_ : dict
+        Timings, parts and workers of the fit (not saved).
+    """
+
+    def __init__(self, method: str = "mdlp", *, max_bins: int = DEFAULT_MAX_BINS, n_intervals: int | None = None,
+                 significance: float = 0.05, max_arity: int = 5, client=None, scheduler: str | None = None,
+                 progress: bool = False):
+        self.method = method
+        self.max_bins = max_bins
+        self.n_intervals = n_intervals
+        self.significance = significance
+        self.max_arity = max_arity
+        self.client = client
+        self.scheduler = scheduler
+        self.progress = progress
+
+    _RUNTIME = ("client", "scheduler", "progress")
+
+    _ALWAYS_SHOWN = ("method",)
+
+    def _kernel_params(self) -> dict:
+        return check_method_params(self.method, n_intervals=self.n_intervals, significance=self.significance,
+                                   max_arity=self.max_arity, max_bins=self.max_bins)
+
+    # ---------------------------------------------------------------- fit
+    def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
+            exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+            storage_options: dict | None = None) -> "Discretizer":
+        """Learn the cut points of every numeric feature of ``X`` (pass 0 and one histogram pass).
+
+        ``X``: a pandas or dask DataFrame, a 2-D array with ``y``, or a Parquet
+        file, directory, glob or fsspec URL with ``target=COLUMN``.
+        ``features`` / ``exclude`` pick the columns, ``nominal`` names numeric
+        columns to pass through as nominal.
+        """
+        started = time.perf_counter()
+        kernel_params = self._kernel_params()
+        bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
+        source, target = open_source(X, y, target=target, storage_options=storage_options)
+        roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
+                              where=source.description)
+        numeric = Roles(roles.target, tuple(f for f, k in zip(roles.features, roles.kinds) if k == NUMERIC),
+                        tuple(k for k in roles.kinds if k == NUMERIC))
+        if isinstance(source, TableSource) and self.client is None and self.scheduler is None:
+            from ..runners import LocalRunner
+
+            runner = LocalRunner(source, numeric, progress=bar)
+            try:
+                self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=0)
+            finally:
+                runner.close()
+            return self
+        from ..cluster import connect
+        from ..runners import DaskRunner
+
+        with connect(self.client, self.scheduler) as client:
+            runner = DaskRunner(client, source, numeric, cache=False, progress=bar)
+            try:
+                workers = len(client.scheduler_info().get("workers", {}))
+                self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=workers)
+            finally:
+                runner.close()
+        return self
+
+    def _fit_with(self, runner, source: Source, roles: Roles, numeric: Roles, kernel_params: dict,
+                  started: float, *, workers: int) -> None:
+        summary = runner.summary(self.max_bins)
+        spec, passed = fine_spec(summary, numeric, max_bins=self.max_bins, where=source.description)
+        pass0 = time.perf_counter()
+        results = run_histogram_pass(runner, spec, self.method, kernel_params) if spec.features else []
+        done = time.perf_counter()
+        by_name = {r.name: r for r in results}
+        cut_points: dict[str, list[float]] = {}
+        columns: dict[str, dict[str, Any]] = {}
+        missing_of = dict(zip(numeric.features, summary.n_missing.tolist()))
+        for bins in spec.features:
+            result = by_name[bins.name]
+            cut_points[bins.name] = thresholds(bins, result.cuts)
+            columns[bins.name] = {
+                "status": "discretized", "fine_bins": bins.n_bins, "exact": bool(bins.exact),
+                "cuts": len(result.cuts), "intervals": len(result.cuts) + 1, "missing": int(missing_of[bins.name]),
+                "interval_counts": result.interval_counts.tolist(),
+            }
+        passed_through = {name: "nominal" for name, kind in zip(roles.features, roles.kinds) if kind != NUMERIC}
+        passed_through.update(passed)
+        for name in source.schema.names:
+            if name in cut_points:
+                continue
+            if name == roles.target:
+                reason = "target"
+            elif name in passed_through:
+                reason = passed_through[name]
+            else:
+                reason = "not a feature"
+            columns[name] = {"status": "passed through", "reason": reason}
+        rows = summary.n_rows - summary.n_null_target
+        self.cut_points_ = {name: cut_points[name] for name in roles.features if name in cut_points}
+        self.passed_through_ = {name: passed_through[name] for name in roles.features if name in passed_through}
+        self.target_ = roles.target
+        self.classes_ = np.asarray(spec.classes)
+        self.feature_names_in_ = np.asarray(roles.features, dtype=object)
+        self.n_features_in_ = len(roles.features)
+        self.report_ = _jsonable({
+            "method": self.method,
+            "params": {k: v for k, v in self._learning_params().items() if k != "method"},
+            "rows": int(summary.n_rows),
+            "rows_used": int(rows),
+            "rows_skipped_null_target": int(summary.n_null_target),
+            "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
+            "classes": list(spec.classes),
+            "passes": runner.passes,
+            "discretized": list(self.cut_points_),
+            "passed_through": dict(self.passed_through_),
+            "columns": {name: columns[name] for name in source.schema.names if name in columns},
+        })
+        self.run_ = {
+            "parts": len(source.parts),
+            "workers": workers,
+            "seconds": {"pass0": round(pass0 - started, 4), "histogram": round(done - pass0, 4),
+                        "total": round(time.perf_counter() - started, 4)},
+        }
+
+    def _check_fitted(self) -> dict[str, list[float]]:
+        if not hasattr(self, "cut_points_"):
+            raise InputError("this Discretizer is not fitted yet: call fit first")
+        return self.cut_points_
+
+    # ---------------------------------------------------------------- transform
+    def transform(self, X, *, labels: bool = False, out: str | None = None, overwrite: bool = False,
+                  storage_options: dict | None = None):
+        """Each discretized column of ``X`` as interval codes (or labels); other columns untouched.
+
+        pandas DataFrame -> pandas DataFrame (codes ``Int32``, missing
+        ``<NA>``); dask DataFrame -> dask DataFrame (lazy); 2-D array -> a
+        DataFrame with columns ``x0, x1, ...``. A Parquet path or URL with
+        ``out=DIR`` is written as Parquet, one file per input part plus
+        ``DIR/_discretizer.json`` (the cut points), atomically (see
+        :meth:`transform_dataset`); without ``out`` it is read into a pandas
+        DataFrame (small data only).
+        """
+        cut_points = self._check_fitted()
+        if not isinstance(labels, (bool, np.bool_)):
+            raise InputError(f"labels must be True or False, got {labels!r}")
+        if _is_path(X):
+            if out is not None:
+                return self.transform_dataset(X, out, labels=labels, overwrite=overwrite,
+                                              storage_options=storage_options)
+            source = ParquetSource(X, storage_options=storage_options)
+            _check_columns(source.schema.names, cut_points, source.description)
+            tables = [source.read(p, source.schema.names) for p in source.parts]
+            table = pa.concat_tables(tables) if tables else source.schema.empty_table()
+            return transform_frame(table.to_pandas(), cut_points, labels=bool(labels), where=source.description)
+        if out is not None:
+            raise InputError("out= is for dataset inputs (a Parquet path or URL)")
+        if _is_dask_frame(X):
+            meta = transform_frame(X._meta, cut_points, labels=bool(labels), where="the dask DataFrame")
+            return X.map_partitions(transform_frame, cut_points, labels=bool(labels), where="the dask DataFrame",
+                                    meta=meta)
+        import pandas as pd
+
+        if isinstance(X, np.ndarray) or (isinstance(X, list) and X and not isinstance(X[0], (str, os.PathLike))):
+            array = np.asarray(X)
+            if array.ndim != 2:
+                raise InputError(f"X must be 2-D (rows x features), got shape {array.shape}")
+            X = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+        if not isinstance(X, pd.DataFrame):
+            raise InputError(f"cannot transform {type(X).__name__}: pass a pandas or dask DataFrame, "
+                             "a 2-D array or a Parquet path or URL")
+        return transform_frame(X, cut_points, labels=bool(labels))
+
+    def fit_transform(self, X, y=None, *, labels: bool = False, out: str | None = None, overwrite: bool = False,
+                      **fit_params):
+        """``fit(X, y, **fit_params)`` then ``transform(X, labels=..., out=...)``."""
+        self.fit(X, y, **fit_params)
+        return self.transform(X, labels=labels, out=out, overwrite=overwrite,
+                              storage_options=fit_params.get("storage_options"))
+
+    def transform_dataset(self, data, out: str, *, labels: bool = False, overwrite: bool = False,
+                          storage_options: dict | None = None) -> list[str]:
+        """Write ``data`` discretized into the directory ``out``; returns the Parquet files written.
+
+        One file ``part-NNNNN.parquet`` per input part (all columns kept, the
+        discretized ones replaced), plus ``_discretizer.json``, the saved
+        discretizer. Everything is written into a hidden temporary directory
+        beside ``out`` and renamed to ``out`` when complete, so a failure
+        leaves nothing behind; an existing ``out`` is an error unless
+        ``overwrite``. Runs on Dask (``client`` / ``scheduler``, else a
+        ``LocalCluster``): one read of the data, one task per part.
+        """
+        from ..cluster import connect
+        from ..predict import _remove
+
+        cut_points = self._check_fitted()
+        source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
+        _check_columns(source.schema.names, cut_points, source.description)
+        fs, out_path, parent = check_out(out, overwrite=overwrite, storage_options=storage_options)
+        tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
+        fs.makedirs(tmp, exist_ok=True)
+        bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
+        try:
+            with connect(self.client, self.scheduler) as client:
+                [source_f] = client.scatter([source], broadcast=True, hash=False)
+                futures = [
+                    client.submit(_transform_part, part, source=source_f, cut_points=cut_points,
+                                  labels=bool(labels), directory=tmp, fs=fs, pure=False)
+                    for part in source.parts
+                ]
+                from distributed import as_completed
+
+                bar.start("discretize (write)", len(futures))
+                for _ in as_completed(futures):
+                    bar.advance()
+                files = client.gather(futures)
+                bar.finish()
+            with fs.open(f"{tmp}/{CUTS_FILE}", "w") as f:
+                f.write(self.dumps())
+            if fs.exists(out_path):
+                _remove(fs, out_path)
+            fs.mv(tmp, out_path, recursive=True)
+        except BaseException:
+            _remove(fs, tmp)
+            raise
+        return [f.replace(tmp, out_path, 1) for f in files]
+
+    # ---------------------------------------------------------------- JSON
+    def to_json(self) -> dict:
+        self._check_fitted()
+        return _jsonable({
+            "format": FORMAT,
+            "version": VERSION,
+            "params": self._learning_params(),
+            "target": self.target_,
+            "classes": list(self.classes_.tolist()),
+            "features": list(self.feature_names_in_.tolist()),
+            "cut_points": self.cut_points_,
+            "passed_through": self.passed_through_,
+            "report": self.report_,
+        })
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, sort_keys=False, allow_nan=False)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the fitted discretizer as versioned JSON: to a temporary name, then renamed (never pickle)."""
+        from ..model import atomic_write_text
+
+        atomic_write_text(path, self.dumps())
+
+    @classmethod
+    def from_json(cls, d: dict, where: str = "discretizer") -> "Discretizer":
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise DataError(f"{where}: not a dasktree discretizer (no \"format\": \"{FORMAT}\")")
+        if d.get("version") != VERSION:
+            raise DataError(f"{where}: discretizer format version {d.get('version')!r}; "
+                            f"this dasktree reads {VERSION}")
+        try:
+            params = dict(d["params"])
+            unknown = set(params) - set(cls._param_names())
+            if unknown:
+                raise ValueError(f"unknown parameters {sorted(unknown)}")
+            est = cls(**params)
+            est._kernel_params()
+            cut_points = {str(k): [float(t) for t in v] for k, v in d["cut_points"].items()}
+            for name, t in cut_points.items():
+                if not all(math.isfinite(x) for x in t) or any(a >= b for a, b in zip(t[:-1], t[1:])):
+                    raise ValueError(f"cut points of {name!r} must be finite and increasing")
+            est.cut_points_ = cut_points
+            est.passed_through_ = {str(k): str(v) for k, v in d.get("passed_through", {}).items()}
+            est.target_ = str(d["target"])
+            est.classes_ = np.asarray(d["classes"])
+            est.feature_names_in_ = np.asarray(d["features"], dtype=object)
+            est.n_features_in_ = len(est.feature_names_in_)
+            est.report_ = d.get("report", {})
+            est.run_ = {}
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise DataError(f"{where}: malformed discretizer: {type(exc).__name__}: {exc}") from None
+        return est
+
+    @classmethod
+    def load(cls, path: str | os.PathLike) -> "Discretizer":
+        """A fitted discretizer from a JSON file written by :meth:`save` (runs no code)."""
+        path = os.fspath(path)
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such discretizer file") from None
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise DataError(f"{path}: not a JSON discretizer file: {exc}") from None
+        return cls.from_json(data, where=path)

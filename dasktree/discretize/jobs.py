@@ -1,0 +1,293 @@
+"""Discretization as a job of the pass machinery: fine bins, one histogram pass, a task per attribute.
+
+The job has three steps, whatever the input's size:
+
+1. **Pass 0** (the runner's ``summary``) gives each numeric attribute its *fine
+   bins*: one per distinct value while there are at most ``max_bins``,
+   otherwise ``max_bins`` approximate quantile bins from the fixed fine grid of
+   :mod:`dasktree.binning` (the cut points a method can choose are then the
+   quantile edges, not every gap between distinct values).
+2. **One histogram pass** over the whole data (the plan of a single root
+   node): class counts per fine bin of every attribute, summed on the workers.
+3. **One task per attribute**, next to the summed histogram: the method's
+   kernel (:mod:`dasktree.discretize.methods`, or Block-Opt-P for
+   ``optimal``) runs on that attribute's ``(n_bins, n_classes)`` counts and
+   returns its cut indices, the class counts of the intervals and of the
+   missing values. Only these small results reach the client.
+
+Cut ``j`` (between fine bins ``j`` and ``j + 1``, 0-based) becomes the
+threshold ``upper[j]``, a fine-bin edge: interval ``i`` holds
+``t[i-1] < x <= t[i]``. For the supervised methods the cuts lie on boundary
+points (block borders), hence so do the thresholds.
+
+:func:`interval_spec` is step 2-3 on a learner's runner (``binning=`` of
+:func:`dasktree.fit`): it returns a :class:`~dasktree.binning.BinSpec` whose
+numeric bins are the intervals.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+
+from ..binning import BinSpec, FeatureBins, Summary, numeric_edges
+from ..errors import DataError, InputError
+from ..schema import NUMERIC, Roles
+from .methods import METHODS
+
+__all__ = [
+    "DISCRETIZERS",
+    "DEFAULT_MAX_BINS",
+    "DEFAULT_N_INTERVALS",
+    "AttributeJob",
+    "AttributeCuts",
+    "check_method_params",
+    "cut_indices",
+    "cut_attribute",
+    "fine_spec",
+    "whole_data_plan",
+    "run_histogram_pass",
+    "thresholds",
+    "interval_bins",
+    "interval_spec",
+]
+
+DISCRETIZERS = ("mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
+"""The discretization methods by name (the kernels of :data:`METHODS` plus ``optimal``)."""
+
+DEFAULT_MAX_BINS = 1024
+"""Fine bins of pass 0 for the Discretizer: exact distinct values up to this many."""
+
+DEFAULT_N_INTERVALS = 10
+"""Intervals of ``equal_width`` / ``equal_frequency`` when ``n_intervals`` is not given."""
+
+MAX_OPTIMAL_ARITY = 64
+
+
+# ---------------------------------------------------------------- parameters
+def _is_int(value) -> bool:
+    return isinstance(value, Integral) and not isinstance(value, (bool, np.bool_))
+
+
+def check_method_params(method, *, n_intervals=None, significance=0.05, max_arity=5,
+                        max_bins=DEFAULT_MAX_BINS) -> dict[str, Any]:
+    """Validate the parameters; returns the keyword arguments of the method's kernel.
+
+    Messages name the parameter, what it must be and the value given.
+    """
+    if not isinstance(method, str) or method not in DISCRETIZERS:
+        raise InputError(f"method must be one of {list(DISCRETIZERS)}, got {method!r}")
+    if not _is_int(max_bins) or not 2 <= max_bins <= 65535:
+        raise InputError(f"max_bins must be an integer in 2..65535, got {max_bins!r}")
+    if n_intervals is not None and (not _is_int(n_intervals) or n_intervals < 1):
+        raise InputError(f"n_intervals must be an integer >= 1 or None, got {n_intervals!r}")
+    if (isinstance(significance, (bool, np.bool_)) or not isinstance(significance, Real)
+            or not 0.0 < float(significance) < 1.0):
+        raise InputError(f"significance must be a number in the open interval (0, 1), got {significance!r}")
+    if not _is_int(max_arity) or not 2 <= max_arity <= MAX_OPTIMAL_ARITY:
+        raise InputError(f"max_arity must be an integer in 2..{MAX_OPTIMAL_ARITY}, got {max_arity!r}")
+    if method in ("mdlp", "distance"):
+        if n_intervals is not None:
+            raise InputError(f"n_intervals must be None for method {method!r}, which stops by its MDL "
+                             f"criterion; got {n_intervals!r}")
+        return {}
+    if method == "chimerge":
+        return {"significance": float(significance), "max_intervals": None if n_intervals is None else int(n_intervals)}
+    if method == "optimal":
+        if n_intervals is not None and n_intervals > MAX_OPTIMAL_ARITY:
+            raise InputError(f"n_intervals must be at most {MAX_OPTIMAL_ARITY} for method 'optimal', "
+                             f"got {n_intervals!r}")
+        return {"n_intervals": None if n_intervals is None else int(n_intervals), "max_arity": int(max_arity)}
+    return {"n_intervals": DEFAULT_N_INTERVALS if n_intervals is None else int(n_intervals)}
+
+
+# ---------------------------------------------------------------- kernels
+def _optimal(counts: np.ndarray, *, n_intervals: int | None, max_arity: int) -> np.ndarray:
+    """Block-Opt-P: the optimal ``n_intervals``-interval partition, or the one of best balanced gain.
+
+    With ``n_intervals`` given: that many intervals (fewer when the attribute
+    has fewer non-empty bins). Otherwise ``k = 2 .. max_arity`` compete by
+    balanced gain ``gain / log2 k`` (gain: information gain in bits); ties go
+    to the smaller ``k``, and no cut is made when even the best gain is zero.
+    """
+    from ..split.multiway import selection_score
+    from ..split.optimal import block_opt_p
+
+    k_max = max_arity if n_intervals is None else n_intervals
+    n = float(counts.sum())
+    if k_max < 2 or np.count_nonzero(counts.sum(axis=1)) < 2:
+        return np.zeros(0, dtype=np.intp)
+    optimum = block_opt_p(counts, max_arity=k_max, criterion="entropy")
+    finite = [k for k in range(2, k_max + 1) if np.isfinite(optimum.cost[k])]
+    if not finite:
+        return np.zeros(0, dtype=np.intp)
+    if n_intervals is not None:
+        return np.asarray(optimum.cuts[finite[-1]], dtype=np.intp)
+    tol = 1e-9 * (1.0 + n * math.log2(n + 1.0)) / n  # bits per example, as the other kernels' slack
+    best_k, best_score = None, 0.0
+    for k in finite:
+        gain = (float(optimum.cost[1]) - float(optimum.cost[k])) / n
+        edges = np.concatenate([[0], np.asarray(optimum.cuts[k], dtype=np.intp) + 1, [counts.shape[0]]])
+        children = np.add.reduceat(counts, edges[:-1], axis=0)
+        score = selection_score(children, gain, "balanced_gain")
+        if score > best_score + tol:
+            best_k, best_score = k, score
+    if best_k is None:
+        return np.zeros(0, dtype=np.intp)
+    return np.asarray(optimum.cuts[best_k], dtype=np.intp)
+
+
+def cut_indices(counts, values, method: str, params: dict[str, Any]) -> np.ndarray:
+    """Sorted cut indices of one attribute's ``(n_bins, n_classes)`` counts by ``method``.
+
+    ``params`` are the keyword arguments from :func:`check_method_params`.
+    Cut ``j`` separates bin ``j`` from bin ``j + 1`` (0-based).
+    """
+    counts = np.asarray(counts)
+    if method == "optimal":
+        return _optimal(counts.astype(np.float64), **params)
+    return np.asarray(METHODS[method](counts, values, **params), dtype=np.intp)
+
+
+# ---------------------------------------------------------------- the task per attribute
+@dataclass(frozen=True)
+class AttributeJob:
+    """One numeric attribute of a histogram pass: its rows ``offset .. offset + width`` (row 0: missing)."""
+
+    index: int  # position in the spec
+    name: str
+    offset: int
+    width: int
+    values: np.ndarray  # a value per fine bin (exact value, or the largest value of the bin)
+
+
+@dataclass(frozen=True)
+class AttributeCuts:
+    """What a task returns: cut indices, class counts per interval and of the missing values."""
+
+    name: str
+    cuts: np.ndarray  # (n_cuts,) intp, fine-bin cut indices
+    interval_counts: np.ndarray  # (n_cuts + 1, n_classes) int64
+    missing_counts: np.ndarray  # (n_classes,) int64
+
+
+def cut_attribute(hist: np.ndarray, job: AttributeJob, *, layout, method: str,
+                  params: dict[str, Any]) -> AttributeCuts:
+    """Run on a worker next to the summed histogram: the cuts of one attribute.
+
+    ``layout`` is the pass's plan: ``layout.view(hist, 0)[0]`` is the
+    ``(total_bins, n_classes)`` histogram of all rows.
+    """
+    whole = layout.view(hist, 0)[0]
+    rows = np.asarray(whole[job.offset:job.offset + job.width], dtype=np.int64)
+    bins = rows[1:]
+    cuts = cut_indices(bins, job.values, method, params)
+    edges = np.concatenate([[0], cuts + 1]).astype(np.intp)
+    intervals = np.add.reduceat(bins, edges, axis=0) if bins.shape[0] else np.zeros((1, bins.shape[1]), np.int64)
+    return AttributeCuts(job.name, cuts, intervals.astype(np.int64), rows[0].copy())
+
+
+# ---------------------------------------------------------------- fine bins (pass 0)
+def _sorted_classes(labels) -> tuple:
+    try:
+        return tuple(sorted(labels))
+    except TypeError:
+        raise DataError(f"the target mixes label types: {sorted(map(repr, labels))[:5]}") from None
+
+
+def fine_spec(summary: Summary, roles: Roles, *, max_bins: int,
+              where: str = "the data") -> tuple[BinSpec, dict[str, str]]:
+    """The fine bins of the numeric attributes that can be cut, and the reason each other one passes through.
+
+    Unlike the learner's bin spec, one class is allowed (nothing to cut, but
+    not an error) and a constant or all-missing column is passed through
+    rather than refused.
+    """
+    if summary.n_rows == 0:
+        raise DataError(f"{where} has no rows")
+    if summary.n_rows == summary.n_null_target:
+        raise DataError(f"every row of {where} has a null target {roles.target!r}")
+    classes = _sorted_classes(summary.classes)
+    features, passed = [], {}
+    for name, kind, sketch, missing in zip(roles.features, roles.kinds, summary.numeric, summary.n_missing):
+        if kind != NUMERIC:
+            passed[name] = "nominal"
+        elif missing == summary.n_rows:
+            passed[name] = "all missing"
+        elif sketch.size < 2:
+            passed[name] = "constant"
+        else:
+            upper, values, exact = numeric_edges(sketch, max_bins)
+            features.append(FeatureBins(name, NUMERIC, upper, values, exact))
+    return BinSpec(tuple(features), classes), passed
+
+
+# ---------------------------------------------------------------- the histogram pass
+def whole_data_plan(widths: np.ndarray, n_classes: int, n_folds: int = 1, n_repeats: int = 1):
+    """The plan of one pass counting every row at the root.
+
+    Without cross-validation this is :func:`dasktree.forest.root_plan`. When
+    the runner encodes fold parts (a learner with ``cv``), the plan's part
+    layout must match them: a root shared by no fold tree counts the first
+    repetition's parts together, i.e. every row once.
+    """
+    from ..forest import Forest, root_plan
+
+    if n_folds == 1 and n_repeats == 1:
+        return root_plan(widths, n_classes)
+    forest = Forest(1, np.array([-1]), n_folds, n_classes, n_repeats=n_repeats)
+    return forest.pass_plan([forest.nodes[0]], widths, n_classes)
+
+
+def run_histogram_pass(runner, spec: BinSpec, method: str, params: dict[str, Any], *,
+                       n_folds: int = 1, n_repeats: int = 1, label: str = "discretize") -> list[AttributeCuts]:
+    """``runner.prepare(spec)`` and ONE histogram pass; a task per numeric attribute of ``spec`` cuts it."""
+    offsets, widths = spec.offsets, spec.widths
+    jobs = [AttributeJob(a, f.name, int(offsets[a]), int(widths[a]), np.asarray(f.values, dtype=np.float64))
+            for a, f in enumerate(spec.features) if f.kind == NUMERIC]
+    runner.prepare(spec, n_folds)
+    plan = whole_data_plan(widths, spec.n_classes, n_folds, n_repeats)
+    return runner.apply_pass(plan, cut_attribute, jobs, label, layout=plan, method=method, params=params)
+
+
+def thresholds(bins: FeatureBins, cuts: np.ndarray) -> list[float]:
+    """The cut points of fine-bin cut indices: bin upper edges."""
+    return [float(t) for t in np.asarray(bins.upper, dtype=np.float64)[np.asarray(cuts, dtype=np.intp)]]
+
+
+# ---------------------------------------------------------------- binning= of the learner
+def interval_bins(bins: FeatureBins, cuts: np.ndarray) -> FeatureBins:
+    """The intervals of ``cuts`` as the bins of one numeric attribute.
+
+    Interval ``i`` holds ``upper[i-1] < x <= upper[i]`` with ``upper`` the
+    cut points; its value is the largest value of its last fine bin, as for
+    quantile bins. The bins stay ``exact`` only if no two fine bins merged.
+    """
+    cuts = np.asarray(cuts, dtype=np.intp)
+    upper = np.asarray(bins.upper, dtype=np.float64)[cuts]
+    values = np.append(np.asarray(bins.values, dtype=np.float64)[cuts], float(bins.values[-1]))
+    exact = bool(bins.exact and cuts.size == bins.n_bins - 1)
+    return FeatureBins(bins.name, NUMERIC, upper, values, exact)
+
+
+def interval_spec(runner, fine: BinSpec, method: str, *, n_folds: int = 1, n_repeats: int = 1) -> BinSpec:
+    """Global discretization for the learner: ``fine`` with every numeric attribute's bins
+    replaced by the intervals ``method`` (default parameters) finds in ONE histogram pass.
+
+    Nominal attributes keep their categories. A numeric attribute without a cut
+    becomes a single bin, so no test is made on it.
+    """
+    params = check_method_params(method)  # each method's defaults
+    if not any(f.kind == NUMERIC for f in fine.features):
+        return fine
+    results = run_histogram_pass(runner, fine, method, params, n_folds=n_folds, n_repeats=n_repeats)
+    features = list(fine.features)
+    by_name = {r.name: r for r in results}
+    for a, bins in enumerate(fine.features):
+        if bins.kind == NUMERIC:
+            features[a] = interval_bins(bins, by_name[bins.name].cuts)
+    return BinSpec(tuple(features), fine.classes)
