@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 import tempfile
@@ -270,8 +271,11 @@ COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discret
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    # distributed's own warnings (ports, shutdown chatter) would break the one-line error contract
+    # distributed's own warnings and asyncio's shutdown chatter (a cluster closing after an error)
+    # would break the one-line error contract
     warnings.filterwarnings("ignore", module="distributed")
+    for name in ("asyncio", "distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
         result = COMMANDS[args.command](args)
     except DaskTreeError as exc:
