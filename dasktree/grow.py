@@ -243,7 +243,6 @@ def _apply(forest: Forest, results: list[NodeResult], params: GrowParams, level:
     """Turn a level's decisions into branches, children and leaves."""
     accepted: dict[tuple[int, int], TreeDecision] = {}
     proposals: list[tuple[float, int, int, TreeDecision]] = []
-    by_node = {r.node: r for r in results}
     for result in results:
         node = forest.nodes[result.node]
         node.counts = result.counts

@@ -236,14 +236,18 @@ def _jsonable(values: list) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in values]
 
 
-def load(path: str | os.PathLike) -> Model:
-    """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
+def read_json_file(path: str | os.PathLike, what: str):
+    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``."""
     path = os.fspath(path)
     try:
         with open(path) as f:
-            data = json.load(f)
+            return json.load(f)
     except FileNotFoundError:
-        raise InputError(f"{path}: no such model file") from None
+        raise InputError(f"{path}: no such {what} file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"{path}: not a JSON model file: {exc}") from None
-    return Model.from_json(data, where=path)
+        raise DataError(f"{path}: not a JSON {what} file: {exc}") from None
+
+
+def load(path: str | os.PathLike) -> Model:
+    """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
+    return Model.from_json(read_json_file(path, "model"), where=os.fspath(path))

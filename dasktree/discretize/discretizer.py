@@ -520,12 +520,6 @@ class Discretizer(ParamsMixin):
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Discretizer":
         """A fitted discretizer from a JSON file written by :meth:`save` (runs no code)."""
-        path = os.fspath(path)
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except FileNotFoundError:
-            raise InputError(f"{path}: no such discretizer file") from None
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise DataError(f"{path}: not a JSON discretizer file: {exc}") from None
-        return cls.from_json(data, where=path)
+        from ..model import read_json_file
+
+        return cls.from_json(read_json_file(path, "discretizer"), where=os.fspath(path))
