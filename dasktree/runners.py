@@ -203,9 +203,39 @@ class DaskRunner(_Counting):
 
     def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
-        as tasks next to the sum; only their results come back."""
+        as tasks next to the sum; only their results come back.
+
+        A worker lost mid-pass is survived: Dask reruns computed tasks from their lineage, but
+        data scattered from here (the source, the bin spec, the plan) has none, so when a pass
+        fails for lost data it is scattered again and the pass redone from the Parquet files.
+        Every step is a pure function of exact counts: the result is the same.
+        """
+        from distributed.client import FutureCancelledError
+
+        from distributed import KilledWorker
+
+        self.passes += 1  # one logical pass, however many attempts it takes
+        for attempt in range(3):
+            try:
+                return self._apply_pass(plan, func, chunks, label, **kwargs)
+            except (FutureCancelledError, KilledWorker):
+                if attempt == 2:
+                    raise
+                self._rescatter()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _rescatter(self) -> None:
+        """After a lost worker: scatter the inputs again and forget the cached codes."""
+        if self.encoded:
+            self.client.cancel(self.encoded)
+        self.encoded = None
+        if self._frames is None:
+            [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
+        [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+
+    def _apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
         reads = self.encoded is None
-        self._count(reads)
+        self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
         [plan_future] = self.client.scatter([plan], broadcast=True, hash=False)
         if self.use_cache:
             if self.encoded is None:
