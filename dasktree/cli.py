@@ -195,7 +195,8 @@ def _cmd_discretize(args) -> dict:
 
     from .cluster import connect
     from .discretize import Discretizer
-    from .discretize.discretizer import CUTS_FILE, check_out
+    from .discretize.discretizer import CUTS_FILE
+    from .outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,

@@ -10,9 +10,6 @@ columns copied from the input.
 
 from __future__ import annotations
 
-import os
-import shutil
-import uuid
 from typing import Sequence
 
 import numpy as np
@@ -21,6 +18,7 @@ import pyarrow as pa
 from .dataset import Part, ParquetSource, Source, frame_to_table
 from .errors import InputError
 from .model import Model
+from .outputs import atomic_directory, gather_with_progress
 
 __all__ = ["predict_table", "predict_dataset", "prediction_columns", "as_table"]
 
@@ -73,56 +71,20 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
                     client=None, scheduler: str | None = None, progress=None) -> list[str]:
     """Predict every row of a Parquet dataset into the directory ``out``; returns the files."""
-    import fsspec
-
     from .cluster import connect
 
     source = data if isinstance(data, Source) else ParquetSource(data)
     missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
-    fs, out_path = fsspec.core.url_to_fs(os.fspath(out))
-    out_path = out_path.rstrip("/")
-    if fs.exists(out_path):
-        if not overwrite:
-            raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
-    parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
-    if parent and not fs.exists(parent):
-        raise InputError(f"{out}: parent directory {parent} does not exist")
-    tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
-    fs.makedirs(tmp, exist_ok=True)
-    try:
+    with atomic_directory(out, overwrite=overwrite) as staging:
         with connect(client, scheduler) as dask_client:
             [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
             [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
             futures = [
                 dask_client.submit(_predict_part, part, source=source_f, model=model_f, keep=tuple(keep),
-                                   directory=tmp, fs=fs, pure=False)
+                                   directory=staging.tmp, fs=staging.fs, pure=False)
                 for part in source.parts
             ]
-            if progress is not None:
-                from distributed import as_completed
-
-                progress.start("predict", len(futures))
-                for _ in as_completed(futures):
-                    progress.advance()
-            files = dask_client.gather(futures)
-            if progress is not None:
-                progress.finish()
-        if fs.exists(out_path):
-            _remove(fs, out_path)
-        fs.mv(tmp, out_path, recursive=True)
-    except BaseException:
-        _remove(fs, tmp)
-        raise
-    return [f.replace(tmp, out_path) for f in files]
-
-
-def _remove(fs, path: str) -> None:
-    try:
-        if fs.protocol in ("file", ("file", "local")) or "file" in fs.protocol:
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            fs.rm(path, recursive=True)
-    except FileNotFoundError:
-        pass
+            files = gather_with_progress(dask_client, futures, progress, "predict")
+    return [staging.final(f) for f in files]

@@ -31,13 +31,13 @@ import json
 import math
 import os
 import time
-import uuid
 from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from ..dataset import Part, ParquetSource, Source, TableSource, open_source
+from ..outputs import atomic_directory, gather_with_progress
 from ..params import ParamsMixin
 from ..errors import DataError, InputError
 from ..progress import Progress
@@ -149,21 +149,6 @@ def _transform_part(part: Part, *, source: Source, cut_points: dict, labels: boo
     with fs.open(path, "wb") as f:
         pq.write_table(out, f)
     return path
-
-
-def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
-    """(filesystem, path, parent) of an output directory that may be written: ``out`` must not
-    exist unless ``overwrite``, and its parent must exist."""
-    import fsspec
-
-    fs, out_path = fsspec.core.url_to_fs(os.fspath(out), **(storage_options or {}))
-    out_path = out_path.rstrip("/")
-    if fs.exists(out_path) and not overwrite:
-        raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
-    parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
-    if parent and not fs.exists(parent):
-        raise InputError(f"{out}: parent directory {parent} does not exist")
-    return fs, out_path, parent
 
 
 def _is_path(X) -> bool:
@@ -429,39 +414,23 @@ class Discretizer(ParamsMixin):
         ``LocalCluster``): one read of the data, one task per part.
         """
         from ..cluster import connect
-        from ..predict import _remove
 
         cut_points = self._check_fitted()
         source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
         _check_columns(source.schema.names, cut_points, source.description)
-        fs, out_path, parent = check_out(out, overwrite=overwrite, storage_options=storage_options)
-        tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
-        fs.makedirs(tmp, exist_ok=True)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
-        try:
+        with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:
             with connect(self.client, self.scheduler) as client:
                 [source_f] = client.scatter([source], broadcast=True, hash=False)
                 futures = [
                     client.submit(_transform_part, part, source=source_f, cut_points=cut_points,
-                                  labels=bool(labels), directory=tmp, fs=fs, pure=False)
+                                  labels=bool(labels), directory=staging.tmp, fs=staging.fs, pure=False)
                     for part in source.parts
                 ]
-                from distributed import as_completed
-
-                bar.start("discretize (write)", len(futures))
-                for _ in as_completed(futures):
-                    bar.advance()
-                files = client.gather(futures)
-                bar.finish()
-            with fs.open(f"{tmp}/{CUTS_FILE}", "w") as f:
+                files = gather_with_progress(client, futures, bar, "discretize (write)")
+            with staging.fs.open(f"{staging.tmp}/{CUTS_FILE}", "w") as f:
                 f.write(self.dumps())
-            if fs.exists(out_path):
-                _remove(fs, out_path)
-            fs.mv(tmp, out_path, recursive=True)
-        except BaseException:
-            _remove(fs, tmp)
-            raise
-        return [f.replace(tmp, out_path, 1) for f in files]
+        return [staging.final(f) for f in files]
 
     # ---------------------------------------------------------------- JSON
     def to_json(self) -> dict:
