@@ -31,12 +31,23 @@ class Encoded:
     y : (n_rows,) int32 class codes.
     part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
     n_dropped : rows dropped for a null target.
+    start : (n_rows,) int32 node each row's walk starts from in the forest named
+        ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
     """
 
     codes: np.ndarray
     y: np.ndarray
     part: np.ndarray
     n_dropped: int = 0
+    start: np.ndarray | None = None
+    start_forest: str = ""
+
+    def start_nodes(self, forest_id: str) -> np.ndarray:
+        """The rows' start nodes in forest ``forest_id``: the root for a forest not seen before."""
+        if self.start is None or self.start_forest != forest_id:
+            self.start = np.zeros(self.n_rows, dtype=np.int32)
+            self.start_forest = forest_id
+        return self.start
 
     @property
     def n_rows(self) -> int:
@@ -44,7 +55,8 @@ class Encoded:
 
     @property
     def nbytes(self) -> int:
-        return self.codes.nbytes + self.y.nbytes + self.part.nbytes
+        start = 0 if self.start is None else self.start.nbytes
+        return self.codes.nbytes + self.y.nbytes + self.part.nbytes + start
 
 
 def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:

@@ -16,6 +16,7 @@ This module is pure Python and numpy: it decides nothing about splits (that is
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,6 +88,7 @@ class PassPlan:
     total_bins: int
     n_classes: int
     size: int  # cells of the whole flat histogram
+    forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
 
     @property
     def n_slots(self) -> int:
@@ -150,6 +152,7 @@ class Forest:
         self.n_parts = n_folds * n_repeats
         self.n_classes = n_classes
         self.nodes: list[Node] = [Node(0, 0, tuple(range(n_trees)), None)]
+        self.id = uuid.uuid4().hex  # names this forest's node ids for the start nodes kept with the data
         self.root_size = np.zeros(n_trees, dtype=np.int64)
 
     # ------------------------------------------------------------------ counts
@@ -256,6 +259,7 @@ class Forest:
             total_bins=int(np.sum(widths)),
             n_classes=n_classes,
             size=cursor,
+            forest_id=self.id,
         )
 
     # ------------------------------------------------------------------ routing

@@ -8,9 +8,18 @@ counted, for each repetition ``r``, the row goes to the slice of its part
 ``r * n_folds + part[r, row]`` (or to none), and there to the cells
 ``(offsets[a] + codes[a, row]) * n_classes + y[row]`` of every attribute ``a``.
 
-The result is a flat int64 array of ``plan.size`` exact counts (use
-``plan.view`` for a slot), so partial histograms add in any order to the
-same total.
+The result is a flat array of ``plan.size`` exact counts (use ``plan.view``
+for a slot), so partial histograms add in any order to the same total. A
+part's counts are int32 (half the memory traffic of the random increments and
+half the bytes to send); sums of parts are int64 (:func:`add_counts`).
+
+*Start nodes.* A row need not walk from the root every pass: ``start`` (one
+node per row, kept with the encoded part between passes) is a node every node
+the row reaches descends from. Each pass first moves it down through nodes
+with exactly one branch (decided, and all their trees agree), then walks from
+there. A node's branches never change once decided, so any start a row ever
+had in the same forest is a correct place to begin: the counts never depend on
+it, only the time does (a single tree walks one step per pass, not its depth).
 
 Two implementations of the pass: :func:`level_histogram` (a numba loop over
 rows, one pass, no temporaries) and :func:`level_histogram_numpy` (recursive
@@ -25,7 +34,7 @@ import numpy as np
 
 from .forest import PassPlan, RoutingPlan
 
-__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy"]
+__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts"]
 
 try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
     import numba
@@ -66,8 +75,22 @@ def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, o
         out += np.bincount(index.ravel(), minlength=out.size)
 
 
+def _descend_numpy(codes, plan: PassPlan, start: np.ndarray) -> None:
+    """Move each row's start node down through single-branch nodes, in place."""
+    n_branches = np.diff(plan.branch_start)
+    rows = np.arange(start.size)
+    while rows.size:
+        node = start[rows]
+        single = n_branches[node] == 1
+        rows, node = rows[single], node[single]
+        if not rows.size:
+            return
+        b = plan.branch_start[node]
+        start[rows] = plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], rows].astype(np.int64)]
+
+
 def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                          total_bins: int, n_classes: int) -> np.ndarray:
+                          total_bins: int, n_classes: int, start: np.ndarray | None = None) -> np.ndarray:
     """Reference implementation of :func:`level_histogram`: recursive numpy over the nodes."""
     out = np.zeros(plan.size, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
@@ -84,8 +107,13 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
             for c in np.unique(child):
                 visit(int(c), rows[child == c])
 
-    visit(0, np.arange(codes.shape[1]))
-    return out
+    if start is None:
+        visit(0, np.arange(codes.shape[1]))
+    else:
+        _descend_numpy(codes, plan, start)
+        for node in np.unique(start):
+            visit(int(node), np.flatnonzero(start == node))
+    return out.astype(np.int32)
 
 
 # ----------------------------------------------------------------- numba kernel
@@ -107,12 +135,17 @@ if numba is not None:
 
     @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, branch_start, branch_attribute, branch_offset, table,
-                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack):
+                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack, start):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         for i in range(codes.shape[1]):
             c = y[i]
-            stack[0] = 0
+            node = start[i]
+            while branch_start[node + 1] - branch_start[node] == 1:
+                b = branch_start[node]
+                node = table[branch_offset[b] + codes[branch_attribute[b], i]]
+            start[i] = node
+            stack[0] = node
             top = 1
             while top > 0:
                 top -= 1
@@ -146,8 +179,8 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 
 
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                    total_bins: int, n_classes: int) -> np.ndarray:
-    """Class-count histogram of the nodes a pass counts: flat int64 of ``plan.size`` cells.
+                    total_bins: int, n_classes: int, start: np.ndarray | None = None) -> np.ndarray:
+    """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells.
 
     Parameters
     ----------
@@ -155,14 +188,27 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     y : (n_rows,) class codes
     part : (n_repeats, n_rows) fold part of each row in each repetition
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
+    start : (n_rows,) int32 start node of each row in this forest, updated in place (None: the root)
     """
+    if codes.shape[1] >= 2**31:
+        raise ValueError("a part of 2**31 rows or more: split it (int32 counts per part)")
     if numba is None:
         return level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
-                                     total_bins=total_bins, n_classes=n_classes)
-    out = np.zeros(plan.size, dtype=np.int64)
+                                     total_bins=total_bins, n_classes=n_classes, start=start)
+    out = np.zeros(plan.size, dtype=np.int32)
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
+        if start is None:
+            start = np.zeros(codes.shape[1], dtype=np.int32)
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.branch_start, plan.branch_attribute,
                     plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
-                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack)
+                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, start)
     return out
+
+
+def add_counts(*hists: np.ndarray) -> np.ndarray:
+    """Exact sum of histograms as int64 (parts' int32 counts, or sums of them)."""
+    total = hists[0].astype(np.int64)  # always a copy: never adds into an input
+    for h in hists[1:]:
+        total += h
+    return total

@@ -5,14 +5,18 @@ Both run the same functions of :mod:`dasktree.tasks` and
 
 :class:`LocalRunner` reads and encodes every part once and keeps the codes in
 memory; it is for in-memory inputs (no cluster to start). :class:`DaskRunner`
-maps the per-part work over the workers, sums histograms by a tree reduction
-on the workers (``split_every`` at a time), runs the split searches there on
-the summed histogram and gathers only the chosen tests. When the encoded data
+maps the per-part work over the workers and gathers only the chosen tests.
+A level pass is a *reduce-scatter*: the frontier's slots are cut into
+contiguous search chunks of similar work, and each chunk's task sums only its
+own cells from every worker's histogram, so no worker receives a whole
+histogram (other passes sum by a tree reduction, ``split_every`` at a time). When the encoded data
 fits (``cache``), it stays on the workers after the first level pass, so later
 passes read no Parquet at all; otherwise every pass reads and encodes anew.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -24,16 +28,21 @@ from .schema import Roles
 from .tasks import (
     PassShape,
     add_histograms,
+    cells_of,
     encode_frame,
     encode_part,
     histogram_of,
     histogram_of_many,
     histogram_of_part,
+    search_cells,
     summarize_frame,
     summarize_part,
 )
 
 __all__ = ["LocalRunner", "DaskRunner"]
+
+SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
+MIN_CHUNK_SLICES = 64  # a search task's least work, in node slices: fewer, fuller tasks at narrow levels
 
 
 class _Counting:
@@ -84,10 +93,9 @@ class LocalRunner(_Counting):
                 encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
                 for p in self.source.parts
             ]
-        total = None
+        total = np.zeros(plan.size, dtype=np.int64)
         for encoded in self.encoded:
-            h = histogram_of(encoded, plan=plan, shape=self.shape)
-            total = h if total is None else total + h
+            total += histogram_of(encoded, plan=plan, shape=self.shape)
             self.progress.advance()
         results = [func(total, chunk, **kwargs) for chunk in chunks]
         self.progress.finish()
@@ -106,19 +114,15 @@ class LocalRunner(_Counting):
 
 
 def _tree_reduce(client, futures: list, split_every: int):
-    """Sum futures of histograms on the workers, ``split_every`` at a time."""
+    """Sum futures of histograms on the workers, ``split_every`` at a time (int64)."""
+    if len(futures) == 1:
+        return client.submit(add_histograms, futures[0], pure=False)
     while len(futures) > 1:
         futures = [
             client.submit(add_histograms, *futures[i:i + split_every], pure=False)
             for i in range(0, len(futures), split_every)
         ]
     return futures[0]
-
-
-def _chunks(items: list, n: int) -> list[list]:
-    n = max(1, min(n, len(items)))
-    size = -(-len(items) // n)
-    return [items[i:i + size] for i in range(0, len(items), size)]
 
 
 class DaskRunner(_Counting):
@@ -131,6 +135,7 @@ class DaskRunner(_Counting):
         self.cache = cache
         self.split_every = split_every
         self.encoded: list | None = None
+        self._groups: tuple | None = None  # (the encoded list, its parts by worker)
         self.n_dropped = 0
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
@@ -198,42 +203,53 @@ class DaskRunner(_Counting):
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        chunks = _balanced(requests, 2 * n_workers)
-        return [r for chunk in self.apply_pass(plan, search_group, chunks, label, context=context) for r in chunk]
+        chunks = _contiguous(requests, plan, 2 * n_workers)
+        return [r for chunk in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
+                for r in chunk]
 
-    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+    def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
-        as tasks next to the sum; only their results come back.
+        as tasks next to the sum; only their results come back. With ``scatter`` the chunks are
+        :class:`_Chunk` s of contiguous cells, and each sums only its own (``func`` is the search).
 
         A worker lost mid-pass is survived: Dask reruns computed tasks from their lineage, but
         data scattered from here (the source, the bin spec, the plan) has none, so when a pass
         fails for lost data it is scattered again and the pass redone from the Parquet files.
         Every step is a pure function of exact counts: the result is the same.
         """
-        from distributed.client import FutureCancelledError
-
-        from distributed import KilledWorker
-
         self.passes += 1  # one logical pass, however many attempts it takes
         for attempt in range(3):
             try:
-                return self._apply_pass(plan, func, chunks, label, **kwargs)
-            except (FutureCancelledError, KilledWorker):
+                return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
+            except _lost_worker_errors():
                 if attempt == 2:
                     raise
                 self._rescatter()
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rescatter(self) -> None:
-        """After a lost worker: scatter the inputs again and forget the cached codes."""
+        """After a lost worker: scatter the inputs again and forget the cached codes.
+
+        The scheduler may still list the dead worker for a moment (a broadcast to it
+        fails): try again after a pause.
+        """
+        import time
+
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded = None
-        if self._frames is None:
-            [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
-        [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+        for attempt in range(10):
+            try:
+                if self._frames is None:
+                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
+                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+                return
+            except _lost_worker_errors():
+                if attempt == 9:
+                    raise
+                time.sleep(0.5)
 
-    def _apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+    def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
         [plan_future] = self.client.scatter([plan], broadcast=True, hash=False)
@@ -256,22 +272,40 @@ class DaskRunner(_Counting):
         else:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
+        # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
+        if scatter and len(chunks) > 1 and plan.size * 4 > SCATTER_BYTES:
+            # reduce-scatter: each chunk receives and sums only its own cells of every worker's histogram
+            tasks = [
+                self.client.submit(search_cells, *[self.client.submit(cells_of, h, c.lo, c.hi, pure=False)
+                                                   for h in hists],
+                                   lo=0, hi=c.hi - c.lo, requests=c.requests, pure=False, **kwargs)
+                for c in chunks
+            ]
+        elif scatter:  # small histograms: one step less
+            tasks = [self.client.submit(search_cells, *hists, lo=c.lo, hi=c.hi, requests=c.requests,
+                                        pure=False, **kwargs) for c in chunks]
+        else:
+            total = _tree_reduce(self.client, hists, self.split_every)
+            tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
-        total = _tree_reduce(self.client, hists, self.split_every)
-        tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         results = self.client.gather(tasks)
         self.progress.finish()
-        del total, hists
+        del hists, tasks
         return results
 
     def _by_worker(self) -> dict[str | None, list]:
-        """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker)."""
-        who_has = self.client.who_has(self.encoded)
-        groups: dict[str | None, list] = {}
-        for future in self.encoded:
-            holders = sorted(who_has.get(future.key, ()))
-            groups.setdefault(holders[0] if holders else None, []).append(future)
-        return groups
+        """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker).
+
+        Asked once per cache: a part that moves later is still found (tasks may run elsewhere).
+        """
+        if self._groups is None or self._groups[0] is not self.encoded:
+            who_has = self.client.who_has(self.encoded)
+            groups: dict[str | None, list] = {}
+            for future in self.encoded:
+                holders = sorted(who_has.get(future.key, ()))
+                groups.setdefault(holders[0] if holders else None, []).append(future)
+            self._groups = (self.encoded, groups)
+        return self._groups[1]
 
     def dropped_rows(self) -> int:
         if not self.encoded:
@@ -286,18 +320,48 @@ class DaskRunner(_Counting):
         self.encoded = None
 
 
-def _balanced(requests: list[SearchRequest], n_tasks: int) -> list[list[SearchRequest]]:
-    """Search tasks of similar work: nodes dealt round-robin by decreasing tree count.
+@dataclasses.dataclass(frozen=True)
+class _Chunk:
+    """A search task's share of a level pass: cells ``lo:hi`` and its requests (bases relative to ``lo``)."""
 
-    A node's search costs about the same per tree that decides there, so
-    dealing the biggest first keeps one large node from idling the others.
+    lo: int
+    hi: int
+    requests: list[SearchRequest]
+
+
+def _contiguous(requests: list[SearchRequest], plan, n_tasks: int) -> list[_Chunk]:
+    """Search chunks of similar work, each a contiguous run of slots.
+
+    A node's search costs about its cells times (its slices to sum + the trees
+    deciding there); cutting the running total into at most ``n_tasks`` equal
+    shares (none smaller than ``MIN_CHUNK_SLICES`` slices' worth) gives a huge
+    node a chunk of its own and deals the small ones to the rest.
     """
-    order = sorted(requests, key=lambda r: (-len(r.trees), r.node))
-    n_tasks = max(1, min(n_tasks, len(order)))
-    buckets: list[list[SearchRequest]] = [[] for _ in range(n_tasks)]
-    for i, request in enumerate(order):
-        buckets[i % n_tasks].append(request)
-    return [sorted(b, key=lambda r: r.node) for b in buckets if b]
+    requests = sorted(requests, key=lambda r: r.slot)
+    cells = plan.cells
+    cost = np.array([cells * (int(plan.slot_slices[r.slot]) + len(r.trees)) for r in requests], dtype=np.float64)
+    total = float(cost.sum()) or 1.0
+    n_tasks = int(max(1, min(n_tasks, total // (MIN_CHUNK_SLICES * cells))))
+    middle = np.cumsum(cost) - cost / 2
+    share = np.minimum((middle / total * n_tasks).astype(np.int64), n_tasks - 1)
+    chunks = []
+    for k in np.unique(share):
+        members = [requests[i] for i in np.flatnonzero(share == k)]
+        lo = int(plan.slot_base[members[0].slot])
+        last = members[-1].slot
+        hi = int(plan.slot_base[last] + plan.slot_slices[last] * cells)
+        chunks.append(_Chunk(lo, hi, [dataclasses.replace(r, base=r.base - lo) for r in members]))
+    return chunks
+
+
+def _lost_worker_errors() -> tuple:
+    """What a lost worker raises here (imported late: in-process fits never load distributed)."""
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    from distributed import KilledWorker
+
+    return (FutureCancelledError, KilledWorker, CommClosedError)
 
 
 def _merge_many(*summaries: Summary) -> Summary:

@@ -14,8 +14,9 @@ from .binning import BinSpec, Summary, summarize
 from .dataset import Part, Source
 from .encode import Encoded, encode_table
 from .errors import DataError
-from .forest import RoutingPlan
-from .histogram import level_histogram
+from .forest import PassPlan
+from .grow import search_group
+from .histogram import add_counts, level_histogram
 from .schema import Roles
 
 __all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "add_histograms"]
@@ -72,35 +73,45 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
     return encode_table(table, spec, roles.target, fold_part)
 
 
-def histogram_of(encoded: Encoded, *, plan: RoutingPlan, shape: PassShape) -> np.ndarray:
-    """The level histogram of one encoded part."""
+def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape) -> np.ndarray:
+    """The level histogram of one encoded part (int32); its rows' start nodes move down in place."""
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
-        total_bins=shape.total_bins, n_classes=shape.n_classes,
+        total_bins=shape.total_bins, n_classes=shape.n_classes, start=encoded.start_nodes(plan.forest_id),
     )
 
 
-def histogram_of_many(*encoded: Encoded, plan: RoutingPlan, shape: PassShape) -> np.ndarray:
-    """The level histogram of several encoded parts held by one worker."""
+def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape) -> np.ndarray:
+    """The level histogram of several encoded parts held by one worker: int32 while the rows fit."""
     total = histogram_of(encoded[0], plan=plan, shape=shape)
+    if sum(e.n_rows for e in encoded) >= 2**31:
+        total = total.astype(np.int64)
     for e in encoded[1:]:
         total += histogram_of(e, plan=plan, shape=shape)
     return total
 
 
 def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
-                      plan: RoutingPlan, shape: PassShape) -> np.ndarray:
+                      plan: PassPlan, shape: PassShape) -> np.ndarray:
     """Read, encode and count one part: a level pass without a cache."""
     return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
                         plan=plan, shape=shape)
 
 
 def add_histograms(*hists: np.ndarray) -> np.ndarray:
-    """Combine step of the tree reduction: exact integer sums."""
-    total = hists[0].copy()
-    for h in hists[1:]:
-        total += h
-    return total
+    """Combine step of the tree reduction: exact int64 sums."""
+    return add_counts(*hists)
+
+
+def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Cells ``lo:hi`` of a flat histogram: one search chunk's share of a worker's counts."""
+    return hist[lo:hi]
+
+
+def search_cells(*hists: np.ndarray, lo: int, hi: int, requests, context):
+    """Sum cells ``lo:hi`` of every worker's histogram, then search the chunk's nodes
+    (their bases are relative to ``lo``)."""
+    return search_group(add_counts(*(h[lo:hi] for h in hists)), requests, context)
 
 
 def check_rows(summary: Summary, description: str) -> None:

@@ -60,7 +60,7 @@ def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_fol
     kw = dict(n_folds=forest.n_folds, offsets=offsets, total_bins=int(widths.sum()), n_classes=2)
     fast = level_histogram(codes, y, part, plan, **kw)
     slow = level_histogram_numpy(codes, y, part, plan, **kw)
-    assert fast.dtype == slow.dtype == np.int64
+    assert fast.dtype == slow.dtype == np.int32
     np.testing.assert_array_equal(fast, slow)
     # the distinct-node walk agrees with walking every tree on its own and counting each node once
     entries = route_numpy(codes, forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths))
@@ -77,6 +77,35 @@ def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_fol
         for p in plan.slot_parts[s]:
             r, f = divmod(p, forest.n_folds)
             np.testing.assert_array_equal(expanded[p], np.bincount(y[rows[part[r, rows] == f]], minlength=2))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_folds=st.integers(1, 3),
+       depth=st.integers(0, 4))
+def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, depth):
+    """Kept start nodes descend through single-branch nodes; any start a row had gives the same counts."""
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(3, 7, size=3)
+    n_trees = 1 + (n_folds if n_folds > 1 else 0)
+    forest = _random_forest(rng, widths, n_trees, depth)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 2, size=n_rows).astype(np.int32)
+    part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
+    plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
+    kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
+              total_bins=int(widths.sum()), n_classes=2)
+    from_root = level_histogram(codes, y, part, plan, **kw)
+    start = np.zeros(n_rows, dtype=np.int32)
+    np.testing.assert_array_equal(level_histogram(codes, y, part, plan, start=start, **kw), from_root)
+    twin_start = np.zeros(n_rows, dtype=np.int32)
+    np.testing.assert_array_equal(level_histogram_numpy(codes, y, part, plan, start=twin_start, **kw), from_root)
+    np.testing.assert_array_equal(start, twin_start)
+    for i in range(n_rows):  # the start is the deepest node before the row's paths part (or end)
+        node = forest.nodes[start[i]]
+        assert len(node.branches) != 1
+    mixed = np.where(rng.random(n_rows) < 0.5, start, 0).astype(np.int32)  # stale starts: still ancestors
+    np.testing.assert_array_equal(level_histogram(codes, y, part, plan, start=mixed, **kw), from_root)
+    np.testing.assert_array_equal(mixed, start)
 
 
 def _single_tree_case(seed=0, n=500):
@@ -153,3 +182,14 @@ def test_a_node_of_one_fold_tree_costs_two_slices_not_one_per_fold():
     plan = forest.pass_plan(forest.nodes, np.array([3, 3]), 2)
     assert plan.slot_slices.tolist() == [2]
     assert plan.part_slice.tolist() == [[0, 1, 0]]
+
+
+def test_start_nodes_are_kept_per_forest():
+    """An encoded part's start nodes belong to one forest: another forest's pass starts at the root."""
+    from dasktree.encode import Encoded
+
+    e = Encoded(np.ones((2, 5), np.uint8), np.zeros(5, np.int32), np.zeros((1, 5), np.int16))
+    first = e.start_nodes("forest-a")
+    first[:] = 7
+    assert e.start_nodes("forest-a") is first
+    np.testing.assert_array_equal(e.start_nodes("forest-b"), np.zeros(5))
