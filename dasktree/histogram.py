@@ -21,6 +21,12 @@ there. A node's branches never change once decided, so any start a row ever
 had in the same forest is a correct place to begin: the counts never depend on
 it, only the time does (a single tree walks one step per pass, not its depth).
 
+*Row order.* The increments are random writes into the histogram; once it
+outgrows the cache they miss on every row. A part's rows may be put in the
+order of their start nodes (:func:`order_by_node`, a stable counting sort):
+then consecutive rows count into the same few nodes, as SPRINT's attribute
+lists are partitioned by node. Counts are sums, so the order never changes them.
+
 Two implementations of the pass: :func:`level_histogram` (a numba loop over
 rows, one pass, no temporaries) and :func:`level_histogram_numpy` (recursive
 numpy over nodes with ``bincount``; the reference the tests compare against).
@@ -34,7 +40,7 @@ import numpy as np
 
 from .forest import PassPlan, RoutingPlan
 
-__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts"]
+__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts", "descend", "order_by_node"]
 
 try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
     import numba
@@ -134,16 +140,25 @@ if numba is not None:
                 out[t, i] = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
 
     @numba.njit(cache=True, nogil=True)
+    def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table):
+        while branch_start[node + 1] - branch_start[node] == 1:
+            b = branch_start[node]
+            node = table[branch_offset[b] + codes[branch_attribute[b], i]]
+        return node
+
+    @numba.njit(cache=True, nogil=True)
+    def _descend_numba(codes, start, branch_start, branch_attribute, branch_offset, table):
+        for i in range(start.size):
+            start[i] = _descend_row(codes, i, start[i], branch_start, branch_attribute, branch_offset, table)
+
+    @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, branch_start, branch_attribute, branch_offset, table,
                     slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack, start):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         for i in range(codes.shape[1]):
             c = y[i]
-            node = start[i]
-            while branch_start[node + 1] - branch_start[node] == 1:
-                b = branch_start[node]
-                node = table[branch_offset[b] + codes[branch_attribute[b], i]]
+            node = _descend_row(codes, i, start[i], branch_start, branch_attribute, branch_offset, table)
             start[i] = node
             stack[0] = node
             top = 1
@@ -162,6 +177,37 @@ if numba is not None:
                 for b in range(branch_start[node], branch_start[node + 1]):
                     stack[top] = table[branch_offset[b] + codes[branch_attribute[b], i]]
                     top += 1
+
+
+    @numba.njit(cache=True, nogil=True)
+    def _counting_order(keys, n_keys):
+        first = np.zeros(n_keys + 1, dtype=np.int64)
+        for i in range(keys.size):
+            first[keys[i] + 1] += 1
+        for k in range(n_keys):
+            first[k + 1] += first[k]
+        order = np.empty(keys.size, dtype=np.int64)
+        for i in range(keys.size):
+            k = keys[i]
+            order[first[k]] = i
+            first[k] += 1
+        return order
+
+
+def descend(codes: np.ndarray, plan: PassPlan, start: np.ndarray) -> None:
+    """Move each row's start node down through single-branch nodes, in place (the kernel's first step)."""
+    if numba is None:
+        _descend_numpy(codes, plan, start)
+    elif start.size:
+        _descend_numba(np.ascontiguousarray(codes), start, plan.branch_start, plan.branch_attribute,
+                       plan.branch_offset, plan.table)
+
+
+def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:
+    """Stable order of rows by start node (a counting sort): rows of a node together."""
+    if numba is None:
+        return np.argsort(start, kind="stable")
+    return _counting_order(start, n_nodes)
 
 
 def _table(plan: RoutingPlan) -> np.ndarray:

@@ -16,7 +16,7 @@ from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
 from .grow import search_group
-from .histogram import add_counts, level_histogram
+from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
 __all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "add_histograms"]
@@ -73,8 +73,29 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
     return encode_table(table, spec, roles.target, fold_part)
 
 
+GROUP_ROWS_BYTES = 1 << 20  # histograms larger than this (beyond a core's cache) get rows grouped by node
+
+
+def group_rows(encoded: Encoded, plan: PassPlan) -> None:
+    """Put an encoded part's rows in order of their start nodes, in place (all arrays alike).
+
+    The counts do not depend on row order; the time does once the histogram
+    outgrows the cache (see :mod:`dasktree.histogram`).
+    """
+    start = encoded.start_nodes(plan.forest_id)
+    descend(encoded.codes, plan, start)
+    if start.size < 2 or bool(np.all(start[1:] >= start[:-1])):
+        return
+    order = order_by_node(start, plan.node_slot.size)
+    codes, part = np.take(encoded.codes, order, axis=1), np.take(encoded.part, order, axis=1)
+    y, start = encoded.y[order], start[order]
+    encoded.codes, encoded.y, encoded.part, encoded.start = codes, y, part, start
+
+
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape) -> np.ndarray:
     """The level histogram of one encoded part (int32); its rows' start nodes move down in place."""
+    if plan.size * 4 > GROUP_ROWS_BYTES:
+        group_rows(encoded, plan)
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
         total_bins=shape.total_bins, n_classes=shape.n_classes, start=encoded.start_nodes(plan.forest_id),
