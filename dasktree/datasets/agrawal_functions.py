@@ -152,7 +152,7 @@ def _f10(c: Mapping[str, np.ndarray]) -> np.ndarray:
     return disposable > 0
 
 
-GROUP_A: dict[int, Callable[[Mapping[str, np.ndarray]], np.ndarray]] = {
+GROUP_A: dict[int, Callable[[Mapping[str, np.ndarray]], np.ndarray]] = {  # function -> group-A mask
     1: _f1,
     2: _f2,
     3: _f3,
