@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .bin_codes import numeric_codes
 from .binning import BinSpec, FeatureBins
 from .errors import DataError
 from .schema import NUMERIC, nominal_values, numeric_values
@@ -62,10 +63,7 @@ class Encoded:
 def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:
     """Codes of one column: bin ``b`` holds ``upper[b-2] < x <= upper[b-1]``; 0 = missing."""
     if bins.kind == NUMERIC:
-        x = numeric_values(column, bins.name)
-        codes = np.searchsorted(bins.upper, x, side="left") + 1
-        codes[np.isnan(x)] = 0
-        return codes.astype(dtype, copy=False)
+        return numeric_codes(numeric_values(column, bins.name), bins.upper, dtype)
     values = nominal_values(column)
     index = pc.index_in(values, value_set=pa.array(bins.categories, type=pa.string()))
     found = index.is_valid().to_numpy(zero_copy_only=False)
