@@ -25,7 +25,7 @@ from dasktree.discretize import (
     equal_width,
     mdlp,
 )
-from dasktree.discretize.methods import _chi2_pair
+from dasktree.discretize.chimerge import _chi2_pair
 from dasktree.split.blocks import bins_to_blocks
 
 SUPERVISED = [mdlp, distance]
