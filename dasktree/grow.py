@@ -3,10 +3,10 @@
 Each level: the frontier (distinct nodes some tree still has to decide) is cut
 into node groups that fit the histogram memory budget; for each group a
 runner makes one pass over the data (route rows, count them, sum the counts
-where they are) and runs :func:`search_group` next to the summed histogram.
-Only the chosen tests come back. The forest then gets its new branches and
-children; a child that is already a leaf for every tree that reaches it
-(depth limit, too small, pure) never enters a pass.
+where they are) and runs :func:`~dasktree.node_search.search_group` next to
+the summed histogram. Only the chosen tests come back. The forest then gets
+its new branches and children; a child that is already a leaf for every tree
+that reaches it (depth limit, too small, pure) never enters a pass.
 
 This module is pure: the runners (``dasktree.runners``) do the scheduling.
 """
@@ -20,8 +20,9 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .binning import BinSpec
-from .forest import Forest, Node, expand_slices
-from .split.search import AttributeLayout, Candidate, SplitParams, best_splits
+from .forest import Forest, Node
+from .node_search import NodeResult, SearchContext, SearchRequest, TreeDecision, leaf_reason, search_group
+from .split.search import AttributeLayout, SplitParams
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
 
@@ -37,128 +38,6 @@ class GrowParams:
     max_leaf_nodes: int | None = None
     split: SplitParams = SplitParams()
     max_histogram_mb: float = 256.0
-
-
-@dataclass(frozen=True)
-class SearchRequest:
-    """One node of a pass: where its slices are in the flat histogram, and who decides there."""
-
-    node: int
-    slot: int
-    trees: tuple[int, ...]  # the trees still to decide at the node
-    base: int  # first cell of its slices
-    parts: tuple[int, ...]  # the parts it tracks, in slice order after the rest slice
-    rest: bool  # whether slice 0 is the rest slice
-
-
-@dataclass
-class TreeDecision:
-    candidate: Candidate | None
-    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
-    reason: str = ""
-
-
-@dataclass
-class NodeResult:
-    node: int
-    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
-    decisions: dict[int, TreeDecision]
-
-
-@dataclass(frozen=True)
-class SearchContext:
-    """What a search task needs besides the histogram: small, sent once per pass."""
-
-    layout: AttributeLayout
-    split: SplitParams
-    holdout: np.ndarray
-    n_folds: int
-    n_repeats: int
-    min_samples_split: int
-    n_classes: int
-
-
-def _leaf_reason(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> str:
-    n = int(train.sum())
-    if n < min_samples_split:
-        return "min_samples_split"
-    if n < 2 * min_samples_leaf:
-        return "min_samples_leaf"
-    if np.count_nonzero(train) <= 1:
-        return "pure"
-    return ""
-
-
-def _child_counts(sliced: np.ndarray, candidate: Candidate, layout: AttributeLayout) -> np.ndarray:
-    """Per-slice class counts of each child: (arity, n_slices, n_classes)."""
-    test = candidate.test
-    a = test.attribute
-    o, w = int(layout.offsets[a]), int(layout.widths[a])
-    rows = sliced[:, o:o + w, :]  # (slices, w, C)
-    out = np.zeros((test.arity, rows.shape[0], rows.shape[2]), dtype=np.int64)
-    np.add.at(out, test.bin_children.astype(np.int64), rows.transpose(1, 0, 2))
-    return out
-
-
-def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> list[NodeResult]:
-    """Best test per (node, tree) of a node group, from the group's summed flat histogram.
-
-    Runs on a worker, next to the histogram; returns only counts and tests.
-    Tree ``t`` trains on the node's total minus the part it holds out. Trees
-    with equal training counts at a node make equal choices, so each distinct
-    training histogram is searched once; all of them in one batch.
-    """
-    layout = context.layout
-    n_classes = context.n_classes
-    total_bins = int(layout.widths.sum())
-    cells = total_bins * n_classes
-    n_parts = context.n_folds * context.n_repeats
-    forest = Forest(len(context.holdout), context.holdout, context.n_folds, n_classes, context.n_repeats)
-    first = slice(int(layout.offsets[0]), int(layout.offsets[0] + layout.widths[0]))
-    results: list[NodeResult] = []
-    pending: list[tuple[NodeResult, SearchRequest, int, int]] = []  # (result, request, tree, searched index)
-    searched: list[np.ndarray] = []
-    index_of: dict[tuple[int, bytes], int] = {}
-    sliced_of: dict[int, np.ndarray] = {}
-    for request in requests:
-        n_slices = int(request.rest) + len(request.parts)
-        sliced = hist[request.base:request.base + n_slices * cells].reshape(n_slices, total_bins, n_classes)
-        sliced_of[request.node] = sliced
-        counts = expand_slices(sliced[:, first, :].sum(axis=1), request.parts, request.rest, n_parts, context.n_folds)
-        result = NodeResult(request.node, counts, {})
-        total_hist = None
-        slice_of = {p: int(request.rest) + j for j, p in enumerate(request.parts)}
-        for tree in request.trees:
-            train = forest.train_counts(counts, tree)
-            reason = _leaf_reason(train, context.min_samples_split, context.split.min_samples_leaf)
-            if reason:
-                result.decisions[tree] = TreeDecision(None, None, reason)
-                continue
-            if total_hist is None:  # the rest slice plus the tracked parts of the first repetition
-                total_hist = sliced[0].copy() if request.rest else np.zeros_like(sliced[0])
-                for p, j in slice_of.items():
-                    if p < context.n_folds:
-                        total_hist += sliced[j]
-            h = int(context.holdout[tree])
-            train_hist = total_hist if h < 0 else total_hist - sliced[slice_of[h]]  # (Tb, C)
-            key = (request.node, train_hist.tobytes())
-            if key not in index_of:
-                index_of[key] = len(searched)
-                searched.append(train_hist)
-            pending.append((result, request, tree, index_of[key]))
-        results.append(result)
-    candidates = best_splits(np.stack(searched), layout, context.split) if searched else []
-    for result, request, tree, i in pending:
-        candidate = candidates[i]
-        if candidate is None:
-            result.decisions[tree] = TreeDecision(None, None, "no_split")
-            continue
-        per_slice = _child_counts(sliced_of[request.node], candidate, layout)  # (arity, slices, C)
-        child_counts = np.stack([
-            expand_slices(c, request.parts, request.rest, n_parts, context.n_folds) for c in per_slice
-        ])
-        result.decisions[tree] = TreeDecision(candidate, child_counts)
-    return results
 
 
 class Runner(Protocol):
@@ -290,7 +169,7 @@ def _apply(forest: Forest, results: list[NodeResult], params: GrowParams, level:
                 if params.max_depth is not None and child.depth >= params.max_depth:
                     forest.set_leaf(child, tree, "max_depth")
                 else:
-                    reason = _leaf_reason(train, params.min_samples_split, params.split.min_samples_leaf)
+                    reason = leaf_reason(train, params.min_samples_split, params.split.min_samples_leaf)
                     if reason:
                         forest.set_leaf(child, tree, reason)
     return splits, tests_per_node

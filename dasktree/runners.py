@@ -22,7 +22,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
-from .grow import NodeResult, SearchContext, SearchRequest, search_group
+from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
 from .schema import Roles
 from .tasks import (

@@ -15,7 +15,7 @@ from .dataset import Part, Source
 from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
-from .grow import search_group
+from .node_search import search_group
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 

@@ -32,15 +32,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_binary_numba
 from .criteria import entropy, gini, split_information
 from .multiway import SELECTIONS, numeric_multiway, selection_score
 from .node_tests import Test, nominal_test, numeric_test
 
-__all__ = ["SplitParams", "Candidate", "AttributeLayout", "best_split", "best_splits", "CRITERIA"]
+__all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "best_split", "best_splits", "search_batch",
+           "CRITERIA", "ENGINES"]
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 __all__ += ["SELECTIONS"]
 NOMINAL_SPLITS = ("binary", "multiway")
+ENGINES = ("auto", "numba", "numpy")
+"""How binary threshold tests are searched: ``"numba"`` by the compiled scan of
+:mod:`dasktree.split.binary_kernel`, ``"numpy"`` by the vectorised reference
+below, ``"auto"`` by the scan when numba is installed. Both give identical tests."""
 
 
 @dataclass(frozen=True)
@@ -93,14 +99,22 @@ def _impurity(counts: np.ndarray, name: str) -> np.ndarray:
 
 def _weighted(counts: np.ndarray, name: str) -> np.ndarray:
     """``|S| I(S)`` over the last axis, straight from counts: gini ``n - sum c^2 / n``,
-    entropy ``n log2 n - sum c log2 c`` (0 for an empty set)."""
+    entropy ``n log2 n - sum c log2 c`` (0 for an empty set).
+
+    The entropy terms are added in class order, one class at a time (numpy's
+    own ``sum`` does that for fewer than 8 classes, pairwise above): the
+    compiled kernel adds them the same way, so both give the same bits.
+    """
     counts = counts.astype(np.float64, copy=False)
     n = counts.sum(axis=-1)
     safe = np.where(n > 0, n, 1.0)
     if name == "gini":
         return n - np.einsum("...c,...c->...", counts, counts) / safe
     with np.errstate(divide="ignore", invalid="ignore"):
-        c_log_c = np.where(counts > 0, counts * np.log2(np.where(counts > 0, counts, 1.0)), 0.0).sum(axis=-1)
+        terms = np.where(counts > 0, counts * np.log2(np.where(counts > 0, counts, 1.0)), 0.0)
+    c_log_c = terms[..., 0]
+    for c in range(1, terms.shape[-1]):
+        c_log_c = c_log_c + terms[..., c]
     return n * np.log2(safe) - c_log_c
 
 
@@ -279,11 +293,10 @@ def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, p
     return nominal_test(a, list(codes[:, None]), h.shape[0], default), float(gains[index]), options[index]
 
 
-def _attribute_candidates(hists: np.ndarray, a: int, layout: AttributeLayout, params: SplitParams,
+def _attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, params: SplitParams,
                           parent_impurity: np.ndarray, n: np.ndarray) -> list:
-    """Best test on attribute ``a`` for each of M node histograms (M, total_bins, C)."""
-    o = int(layout.offsets[a])
-    h = hists[:, o:o + int(layout.widths[a])]
+    """Best test on attribute ``a`` for each of the M training histograms of ``batch``."""
+    h = batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
     if layout.kinds[a] == "numeric":
         if params.max_arity > 2:
             return [
@@ -310,19 +323,28 @@ def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -
     return best_splits(np.asarray(hist)[None], layout, params)[0]
 
 
-def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams) -> list[Candidate | None]:
+def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams, *,
+                engine: str = "auto") -> list[Candidate | None]:
     """:func:`best_split` of M histograms at once, shape (M, total_bins, n_classes).
 
     Numeric attributes are searched for all M together (the common case at a
     wide frontier); each histogram's choice is exactly ``best_split``'s.
+    ``engine`` is one of :data:`ENGINES`.
     """
     o, w = int(layout.offsets[0]), int(layout.widths[0])
-    node_counts = hists[:, o:o + w].sum(axis=1)  # (M, C)
+    return search_batch(TrainBatch.of(hists, slice(o, o + w)), layout, params, engine=engine)
+
+
+def search_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
+                 engine: str = "auto") -> list[Candidate | None]:
+    """:func:`best_splits` of the training histograms of ``batch`` (differences of stored slices)."""
+    node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
     parent_impurity = _impurity(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
+    compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
     per_attribute = [
-        _attribute_candidates(hists, a, layout, params, parent_impurity, safe_n)
+        compiled[a] if a in compiled else _attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
         for a in range(len(layout.kinds))
     ]
     if params.max_arity == 2 and params.criterion != "gain_ratio":
@@ -330,7 +352,7 @@ def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams)
         gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
         winner = np.argmax(gains, axis=0)
         out: list[Candidate | None] = []
-        for m in range(hists.shape[0]):
+        for m in range(len(batch)):
             a = int(winner[m])
             if n[m] <= 0 or not np.isfinite(gains[a, m]):
                 out.append(None)
@@ -340,8 +362,61 @@ def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams)
         return out
     return [
         _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
-        for m in range(hists.shape[0])
+        for m in range(len(batch))
     ]
+
+
+def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
+                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "_Column"]:
+    """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
+
+    Empty when ``engine`` (or the search) calls for the numpy reference.
+    Histograms too large for the scan to compute exactly the reference's gains
+    (entropy: beyond the ``log2`` table; gini: 2**26 rows) go to the reference.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "numba" and not kernel_available():
+        raise RuntimeError("engine='numba' needs numba installed; use engine='numpy' or 'auto'")
+    attributes = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
+    integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
+    if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
+        return {}
+    entropy = params.impurity_name == "entropy"
+    log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
+    # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
+    # squared counts below 2**53 (float sums of integers are exact there)
+    rows = np.flatnonzero(n < (log2.size if entropy else 2**26))
+    gain, cut, default, children = numeric_binary_numba(
+        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2)
+    rest = np.setdiff1d(np.arange(len(batch)), rows)
+    columns = {}
+    for k, a in enumerate(attributes):
+        found: dict[int, tuple] = {}
+        if rest.size:
+            reference = _numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
+                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
+                                        params)
+            gain[k, rest] = reference.gains
+            found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
+        columns[a] = _Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
+                                                     children[k], found))
+    return columns
+
+
+def _compiled_test(a: int, upper: np.ndarray, cut: np.ndarray, default: np.ndarray, gain: np.ndarray,
+                   children: np.ndarray, found: dict[int, tuple]):
+    tests: dict[tuple[int, int], Test] = {}  # equal tests are one (immutable) object
+
+    def build(m: int):
+        if m in found:
+            return found[m]
+        key = (int(cut[m]), int(default[m]))
+        if key not in tests:
+            tests[key] = numeric_test(a, cut[m:m + 1], upper, key[1])
+        return tests[key], float(gain[m]), children[m]
+
+    return build
 
 
 def _choose(results: list, params: SplitParams) -> Candidate | None:
