@@ -32,8 +32,8 @@ class Encoded:
     y : (n_rows,) int32 class codes.
     part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
     n_dropped : rows dropped for a null target.
-    start : (n_rows,) int32 node each row's walk starts from in the forest named
-        ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
+    start : (K, n_rows) int32 nodes each row's walk starts from (-1: none) in the
+        forest named ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
     """
 
     codes: np.ndarray
@@ -43,10 +43,11 @@ class Encoded:
     start: np.ndarray | None = None
     start_forest: str = ""
 
-    def start_nodes(self, forest_id: str) -> np.ndarray:
-        """The rows' start nodes in forest ``forest_id``: the root for a forest not seen before."""
-        if self.start is None or self.start_forest != forest_id:
-            self.start = np.zeros(self.n_rows, dtype=np.int32)
+    def start_nodes(self, forest_id: str, width: int = 1) -> np.ndarray:
+        """The rows' ``width`` start nodes in forest ``forest_id``: the root for a forest not seen before."""
+        if self.start is None or self.start_forest != forest_id or self.start.shape[0] != width:
+            self.start = np.full((width, self.n_rows), -1, dtype=np.int32)
+            self.start[0] = 0
             self.start_forest = forest_id
         return self.start
 

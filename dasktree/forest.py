@@ -25,6 +25,8 @@ from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
 
+MAX_STARTS = 8  # start nodes kept per row and pass (4 bytes each): most rows of a 10-fold forest reach fewer
+
 
 @dataclass
 class Branch:
@@ -88,6 +90,8 @@ class PassPlan:
     total_bins: int
     n_classes: int
     size: int  # cells of the whole flat histogram
+    node_open: np.ndarray | None = None  # (n_nodes,) uint8: 1 for the frontier's nodes (all groups of the level)
+    start_width: int = 1  # start nodes kept per row: up to one per tree, at most MAX_STARTS
     forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
 
     @property
@@ -212,10 +216,17 @@ class Forest:
         parts, rest = self.slices(node)
         return (len(parts) + int(rest)) * cells * 8
 
-    def pass_plan(self, group: list[Node], widths: np.ndarray, n_classes: int) -> PassPlan:
-        """The plan of one pass counting the nodes of ``group`` (slots in group order)."""
+    def pass_plan(self, group: list[Node], widths: np.ndarray, n_classes: int,
+                  frontier: list[Node] | None = None) -> PassPlan:
+        """The plan of one pass counting the nodes of ``group`` (slots in group order).
+
+        ``frontier`` (default: the group) is every node of the level still to be
+        decided, whichever group counts it: the rows' start nodes move there.
+        """
         n_nodes = len(self.nodes)
         node_slot = np.full(n_nodes, -1, dtype=np.int32)
+        node_open = np.zeros(n_nodes, dtype=np.uint8)
+        node_open[[node.id for node in (group if frontier is None else frontier)]] = 1
         branch_start = np.zeros(n_nodes + 1, dtype=np.int64)
         attributes: list[int] = []
         offsets: list[int] = []
@@ -259,6 +270,8 @@ class Forest:
             total_bins=int(np.sum(widths)),
             n_classes=n_classes,
             size=cursor,
+            node_open=node_open,
+            start_width=min(self.n_trees, MAX_STARTS),
             forest_id=self.id,
         )
 

@@ -98,7 +98,7 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
                               params.max_histogram_mb)
         results: list[NodeResult] = []
         for g, group in enumerate(groups):
-            plan = forest.pass_plan(group, spec.widths, spec.n_classes)
+            plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier)
             requests = [
                 SearchRequest(node.id, s, node.open_trees(), int(plan.slot_base[s]), plan.slot_parts[s],
                               plan.slot_rest[s])

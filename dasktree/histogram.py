@@ -13,13 +13,18 @@ for a slot), so partial histograms add in any order to the same total. A
 part's counts are int32 (half the memory traffic of the random increments and
 half the bytes to send); sums of parts are int64 (:func:`add_counts`).
 
-*Start nodes.* A row need not walk from the root every pass: ``start`` (one
-node per row, kept with the encoded part between passes) is a node every node
-the row reaches descends from. Each pass first moves it down through nodes
-with exactly one branch (decided, and all their trees agree), then walks from
-there. A node's branches never change once decided, so any start a row ever
-had in the same forest is a correct place to begin: the counts never depend on
-it, only the time does (a single tree walks one step per pass, not its depth).
+*Start nodes.* A row need not walk from the root every pass. ``starts``
+(shape ``(K, n_rows)``, -1 for none, kept with the encoded part between
+passes) holds nodes of the row's paths such that every node it can still
+reach descends from exactly one of them. A pass moves each start down through
+nodes with exactly one branch (decided, all their trees agree), walks from
+each, and then keeps as the row's starts the open frontier nodes it reached
+(``plan.node_open``), when there are at most ``K``; otherwise the old
+(descended) starts stay. A row of a single tree walks one step per pass; a
+row in a forest that has bifurcated steps once from each of its few frontier
+nodes instead of walking every fold tree's path from the root. A node's
+branches never change once decided, so any starts a row ever had in the same
+forest give the same counts, only in more time: the counts never depend on them.
 
 *Row order.* The increments are random writes into the histogram; once it
 outgrows the cache they miss on every row. A part's rows may be put in the
@@ -81,10 +86,15 @@ def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, o
         out += np.bincount(index.ravel(), minlength=out.size)
 
 
-def _descend_numpy(codes, plan: PassPlan, start: np.ndarray) -> None:
-    """Move each row's start node down through single-branch nodes, in place."""
+def _descend_numpy(codes, plan: PassPlan, starts: np.ndarray) -> None:
+    """Move each row's start nodes down through single-branch nodes, in place."""
+    for start in starts:
+        _descend_one(codes, plan, start)
+
+
+def _descend_one(codes, plan: PassPlan, start: np.ndarray) -> None:
     n_branches = np.diff(plan.branch_start)
-    rows = np.arange(start.size)
+    rows = np.flatnonzero(start >= 0)
     while rows.size:
         node = start[rows]
         single = n_branches[node] == 1
@@ -96,8 +106,11 @@ def _descend_numpy(codes, plan: PassPlan, start: np.ndarray) -> None:
 
 
 def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                          total_bins: int, n_classes: int, start: np.ndarray | None = None) -> np.ndarray:
-    """Reference implementation of :func:`level_histogram`: recursive numpy over the nodes."""
+                          total_bins: int, n_classes: int, starts: np.ndarray | None = None) -> np.ndarray:
+    """Reference implementation of :func:`level_histogram`: recursive numpy over the nodes.
+
+    It walks from the given ``starts`` (descended) but does not move them to the frontier.
+    """
     out = np.zeros(plan.size, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
     y = y.astype(np.int64)
@@ -113,12 +126,13 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
             for c in np.unique(child):
                 visit(int(c), rows[child == c])
 
-    if start is None:
+    if starts is None:
         visit(0, np.arange(codes.shape[1]))
     else:
-        _descend_numpy(codes, plan, start)
-        for node in np.unique(start):
-            visit(int(node), np.flatnonzero(start == node))
+        _descend_numpy(codes, plan, starts)
+        for start in starts:
+            for node in np.unique(start[start >= 0]):
+                visit(int(node), np.flatnonzero(start == node))
     return out.astype(np.int32)
 
 
@@ -147,37 +161,52 @@ if numba is not None:
         return node
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_numba(codes, start, branch_start, branch_attribute, branch_offset, table):
-        for i in range(start.size):
-            start[i] = _descend_row(codes, i, start[i], branch_start, branch_attribute, branch_offset, table)
+    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table):
+        for k in range(starts.shape[0]):
+            for i in range(starts.shape[1]):
+                if starts[k, i] >= 0:
+                    starts[k, i] = _descend_row(codes, i, starts[k, i], branch_start, branch_attribute,
+                                                branch_offset, table)
 
     @numba.njit(cache=True, nogil=True)
-    def _pass_numba(codes, y, part, node_slot, branch_start, branch_attribute, branch_offset, table,
-                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack, start):
+    def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
+                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack, starts, found):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
+        width = starts.shape[0]
         for i in range(codes.shape[1]):
             c = y[i]
-            node = _descend_row(codes, i, start[i], branch_start, branch_attribute, branch_offset, table)
-            start[i] = node
-            stack[0] = node
-            top = 1
-            while top > 0:
-                top -= 1
-                node = stack[top]
-                s = node_slot[node]
-                if s >= 0:
-                    for r in range(n_repeats):
-                        j = part_slice[s, r * n_folds + part[r, i]]
-                        if j < 0:
-                            continue
-                        base = slot_base[s] + j * cells
-                        for a in range(n_attributes):
-                            out[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
-                for b in range(branch_start[node], branch_start[node + 1]):
-                    stack[top] = table[branch_offset[b] + codes[branch_attribute[b], i]]
-                    top += 1
-
+            n_found = 0
+            for k in range(width):
+                node = starts[k, i]
+                if node < 0:
+                    break
+                node = _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table)
+                starts[k, i] = node
+                stack[0] = node
+                top = 1
+                while top > 0:
+                    top -= 1
+                    node = stack[top]
+                    s = node_slot[node]
+                    if s >= 0:
+                        for r in range(n_repeats):
+                            j = part_slice[s, r * n_folds + part[r, i]]
+                            if j < 0:
+                                continue
+                            base = slot_base[s] + j * cells
+                            for a in range(n_attributes):
+                                out[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                    if node_open[node]:
+                        if n_found < width:
+                            found[n_found] = node
+                        n_found += 1
+                    for b in range(branch_start[node], branch_start[node + 1]):
+                        stack[top] = table[branch_offset[b] + codes[branch_attribute[b], i]]
+                        top += 1
+            if n_found <= width:  # the open frontier nodes reached become the starts; else keep the old
+                for k in range(width):
+                    starts[k, i] = found[k] if k < n_found else -1
 
     @numba.njit(cache=True, nogil=True)
     def _counting_order(keys, n_keys):
@@ -194,12 +223,12 @@ if numba is not None:
         return order
 
 
-def descend(codes: np.ndarray, plan: PassPlan, start: np.ndarray) -> None:
-    """Move each row's start node down through single-branch nodes, in place (the kernel's first step)."""
+def descend(codes: np.ndarray, plan: PassPlan, starts: np.ndarray) -> None:
+    """Move each row's start nodes down through single-branch nodes, in place (the kernel's first step)."""
     if numba is None:
-        _descend_numpy(codes, plan, start)
-    elif start.size:
-        _descend_numba(np.ascontiguousarray(codes), start, plan.branch_start, plan.branch_attribute,
+        _descend_numpy(codes, plan, starts)
+    elif starts.size:
+        _descend_numba(np.ascontiguousarray(codes), starts, plan.branch_start, plan.branch_attribute,
                        plan.branch_offset, plan.table)
 
 
@@ -225,7 +254,7 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 
 
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                    total_bins: int, n_classes: int, start: np.ndarray | None = None) -> np.ndarray:
+                    total_bins: int, n_classes: int, starts: np.ndarray | None = None) -> np.ndarray:
     """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells.
 
     Parameters
@@ -234,21 +263,23 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     y : (n_rows,) class codes
     part : (n_repeats, n_rows) fold part of each row in each repetition
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
-    start : (n_rows,) int32 start node of each row in this forest, updated in place (None: the root)
+    starts : (K, n_rows) int32 start nodes of each row in this forest (-1: none), updated in
+        place (None: the root)
     """
     if codes.shape[1] >= 2**31:
         raise ValueError("a part of 2**31 rows or more: split it (int32 counts per part)")
     if numba is None:
         return level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
-                                     total_bins=total_bins, n_classes=n_classes, start=start)
+                                     total_bins=total_bins, n_classes=n_classes, starts=starts)
     out = np.zeros(plan.size, dtype=np.int32)
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
-        if start is None:
-            start = np.zeros(codes.shape[1], dtype=np.int32)
-        _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.branch_start, plan.branch_attribute,
-                    plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
-                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, start)
+        if starts is None:
+            starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
+        found = np.empty(starts.shape[0], dtype=np.int32)
+        _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
+                    plan.branch_attribute, plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
+                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, starts, found)
     return out
 
 

@@ -79,33 +79,81 @@ def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_fol
             np.testing.assert_array_equal(expanded[p], np.bincount(y[rows[part[r, rows] == f]], minlength=2))
 
 
+def _reached_open(forest, plan, codes, i):
+    """The open frontier nodes row ``i`` reaches, walking from the root."""
+    found, stack = set(), [0]
+    while stack:
+        node = stack.pop()
+        if plan.node_open[node]:
+            found.add(node)
+        for b in range(plan.branch_start[node], plan.branch_start[node + 1]):
+            stack.append(int(plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], i]]))
+    return found
+
+
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_folds=st.integers(1, 3),
-       depth=st.integers(0, 4))
-def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, depth):
-    """Kept start nodes descend through single-branch nodes; any start a row had gives the same counts."""
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 200), n_folds=st.integers(1, 4),
+       depth=st.integers(1, 4), width=st.integers(1, 3))
+def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, depth, width):
+    """Starts kept across the passes of a growing forest give the counts of a walk from the root;
+    with at most ``width`` open frontier nodes reached they are exactly those nodes."""
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)
     n_trees = 1 + (n_folds if n_folds > 1 else 0)
-    forest = _random_forest(rng, widths, n_trees, depth)
+    holdout = np.array([-1] + list(range(n_trees - 1)))
+    forest = Forest(n_trees, holdout, max(1, n_trees - 1), 2)
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
     part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
-    plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
     kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
               total_bins=int(widths.sum()), n_classes=2)
-    from_root = level_histogram(codes, y, part, plan, **kw)
-    start = np.zeros(n_rows, dtype=np.int32)
-    np.testing.assert_array_equal(level_histogram(codes, y, part, plan, start=start, **kw), from_root)
-    twin_start = np.zeros(n_rows, dtype=np.int32)
-    np.testing.assert_array_equal(level_histogram_numpy(codes, y, part, plan, start=twin_start, **kw), from_root)
-    np.testing.assert_array_equal(start, twin_start)
-    for i in range(n_rows):  # the start is the deepest node before the row's paths part (or end)
-        node = forest.nodes[start[i]]
-        assert len(node.branches) != 1
-    mixed = np.where(rng.random(n_rows) < 0.5, start, 0).astype(np.int32)  # stale starts: still ancestors
-    np.testing.assert_array_equal(level_histogram(codes, y, part, plan, start=mixed, **kw), from_root)
-    np.testing.assert_array_equal(mixed, start)
+    starts = np.full((width, n_rows), -1, dtype=np.int32)
+    starts[0] = 0
+    frontier = [forest.nodes[0]]
+    for _ in range(depth):
+        if not frontier:
+            break
+        group = [n for n in frontier if rng.random() < 0.7] or frontier[:1]  # a node group of the level
+        plan = forest.pass_plan(group, widths, 2, frontier)
+        from_root = level_histogram(codes, y, part, plan, **kw)
+        stale = starts.copy()
+        np.testing.assert_array_equal(level_histogram(codes, y, part, plan, starts=starts, **kw), from_root)
+        np.testing.assert_array_equal(level_histogram_numpy(codes, y, part, plan, starts=stale, **kw), from_root)
+        for i in range(n_rows):
+            reached = _reached_open(forest, plan, codes, i)
+            kept = set(starts[:, i][starts[:, i] >= 0].tolist())
+            if len(reached) <= width:
+                assert kept == reached
+            else:  # too many to keep: the old starts; each reached node descends from exactly one
+                parent = {c: n.id for n in forest.nodes for br in n.branches for c in br.children}
+
+                def ancestors(node):
+                    out = {node}
+                    while node in parent:
+                        node = parent[node]
+                        out.add(node)
+                    return out
+
+                assert all(len(ancestors(node) & kept) == 1 for node in reached)
+        frontier = _grow_one_level(forest, rng, widths, frontier)
+
+
+def _grow_one_level(forest, rng, widths, frontier):
+    """Random tests for the trees at each frontier node (some end there); the new frontier."""
+    nxt = []
+    for node in frontier:
+        tests, counts = {}, {}
+        for t in node.trees:
+            a = int(rng.integers(len(widths)))
+            n_codes = int(widths[a])
+            if rng.random() < 0.2:
+                continue
+            cut = int(rng.integers(1, n_codes - 1))
+            tests[t] = numeric_test(a, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+            counts[t] = np.zeros((2, forest.n_parts + 1, 2), dtype=np.int64)
+        if tests:
+            nxt += forest.set_tests(node, tests, counts)
+    return nxt
 
 
 def _single_tree_case(seed=0, n=500):
@@ -189,10 +237,10 @@ def test_start_nodes_are_kept_per_forest():
     from dasktree.encode import Encoded
 
     e = Encoded(np.ones((2, 5), np.uint8), np.zeros(5, np.int32), np.zeros((1, 5), np.int16))
-    first = e.start_nodes("forest-a")
+    first = e.start_nodes("forest-a", 2)
     first[:] = 7
-    assert e.start_nodes("forest-a") is first
-    np.testing.assert_array_equal(e.start_nodes("forest-b"), np.zeros(5))
+    assert e.start_nodes("forest-a", 2) is first
+    np.testing.assert_array_equal(e.start_nodes("forest-b", 2), [[0] * 5, [-1] * 5])
 
 
 @settings(max_examples=25, deadline=None)
@@ -213,7 +261,7 @@ def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth)
     before = histogram_of(Encoded(codes, y, part), plan=plan, shape=shape)
     encoded = Encoded(codes.copy(), y.copy(), part.copy())
     group_rows(encoded, plan)
-    assert np.all(np.diff(encoded.start) >= 0)
+    assert np.all(np.diff(encoded.start[0]) >= 0)
     rows = sorted(map(tuple, np.column_stack([codes.T, y, part.T]).tolist()))
     assert sorted(map(tuple, np.column_stack([encoded.codes.T, encoded.y, encoded.part.T]).tolist())) == rows
     np.testing.assert_array_equal(histogram_of(encoded, plan=plan, shape=shape), before)
