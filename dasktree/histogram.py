@@ -254,7 +254,8 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 
 
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                    total_bins: int, n_classes: int, starts: np.ndarray | None = None) -> np.ndarray:
+                    total_bins: int, n_classes: int, starts: np.ndarray | None = None,
+                    out: np.ndarray | None = None) -> np.ndarray:
     """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells.
 
     Parameters
@@ -265,13 +266,19 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
     starts : (K, n_rows) int32 start nodes of each row in this forest (-1: none), updated in
         place (None: the root)
+    out : counts to add to (int32 or int64, ``plan.size``), e.g. several parts' sum; None: a new int32 array
     """
     if codes.shape[1] >= 2**31:
         raise ValueError("a part of 2**31 rows or more: split it (int32 counts per part)")
     if numba is None:
-        return level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
-                                     total_bins=total_bins, n_classes=n_classes, starts=starts)
-    out = np.zeros(plan.size, dtype=np.int32)
+        counts = level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
+                                       total_bins=total_bins, n_classes=n_classes, starts=starts)
+        if out is None:
+            return counts
+        out += counts
+        return out
+    if out is None:
+        out = np.zeros(plan.size, dtype=np.int32)
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
         if starts is None:

@@ -95,7 +95,7 @@ class LocalRunner(_Counting):
             ]
         total = np.zeros(plan.size, dtype=np.int64)
         for encoded in self.encoded:
-            total += histogram_of(encoded, plan=plan, shape=self.shape)
+            histogram_of(encoded, plan=plan, shape=self.shape, out=total)
             self.progress.advance()
         results = [func(total, chunk, **kwargs) for chunk in chunks]
         self.progress.finish()

@@ -93,24 +93,25 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     encoded.codes, encoded.y, encoded.part, encoded.start = codes, y, part, starts
 
 
-def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape) -> np.ndarray:
-    """The level histogram of one encoded part (int32); its rows' start nodes move down in place."""
+def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
+    """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
+    move down in place."""
     if plan.size * 4 > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
         total_bins=shape.total_bins, n_classes=shape.n_classes,
-        starts=encoded.start_nodes(plan.forest_id, plan.start_width),
+        starts=encoded.start_nodes(plan.forest_id, plan.start_width), out=out,
     )
 
 
 def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape) -> np.ndarray:
-    """The level histogram of several encoded parts held by one worker: int32 while the rows fit."""
-    total = histogram_of(encoded[0], plan=plan, shape=shape)
-    if sum(e.n_rows for e in encoded) >= 2**31:
-        total = total.astype(np.int64)
-    for e in encoded[1:]:
-        total += histogram_of(e, plan=plan, shape=shape)
+    """The level histogram of several encoded parts held by one worker, counted into one array
+    (int32 while the rows fit)."""
+    dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
+    total = np.zeros(plan.size, dtype=dtype)
+    for e in encoded:
+        histogram_of(e, plan=plan, shape=shape, out=total)
     return total
 
 
