@@ -35,7 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_core import FEATURES, PeakRSS, ensure_data, run_child  # noqa: E402
+from bench_core import FEATURES, PeakRSS, ensure_data, run_child, warm_workers  # noqa: E402
 
 FUNCTIONS = {"F2 (stable)": (2, 0.05), "F7 (unstable)": (7, 0.05)}
 DEPTH = 10
@@ -49,7 +49,7 @@ def _cluster():
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL)
     client = Client(cluster)
-    client.run(lambda: __import__("dasktree.histogram"))
+    warm_workers(client)  # imports and compiled kernels loaded once, as on a long-running cluster
     return cluster, client
 
 

@@ -101,7 +101,7 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier)
             requests = [
                 SearchRequest(node.id, s, node.open_trees(), int(plan.slot_base[s]), plan.slot_parts[s],
-                              plan.slot_rest[s])
+                              plan.slot_rest[s], 0 if node.counts is None else int(node.counts[-1].sum()))
                 for s, node in enumerate(group)
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")

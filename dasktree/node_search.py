@@ -31,6 +31,7 @@ class SearchRequest:
     base: int  # first cell of its slices
     parts: tuple[int, ...]  # the parts it tracks, in slice order after the rest slice
     rest: bool  # whether slice 0 is the rest slice
+    rows: int = 0  # rows at the node (0: not known yet): how much a multi-way search there costs
 
 
 @dataclass

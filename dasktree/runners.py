@@ -203,7 +203,7 @@ class DaskRunner(_Counting):
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        chunks = _contiguous(requests, plan, 2 * n_workers)
+        chunks = _contiguous(requests, plan, 2 * n_workers, context)
         return [r for chunk in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in chunk]
 
@@ -329,17 +329,26 @@ class _Chunk:
     requests: list[SearchRequest]
 
 
-def _contiguous(requests: list[SearchRequest], plan, n_tasks: int) -> list[_Chunk]:
+def _contiguous(requests: list[SearchRequest], plan, n_tasks: int, context: SearchContext | None = None) -> list[_Chunk]:
     """Search chunks of similar work, each a contiguous run of slots.
 
-    A node's search costs about its cells times (its slices to sum + the trees
-    deciding there); cutting the running total into at most ``n_tasks`` equal
-    shares (none smaller than ``MIN_CHUNK_SLICES`` slices' worth) gives a huge
-    node a chunk of its own and deals the small ones to the rest.
+    A node's binary search costs about its cells times (its slices to sum +
+    the trees deciding there). A multi-way search (Block-Opt-P) is quadratic
+    in the blocks of each numeric attribute, at most ``min(bins, rows)``: a
+    node then weighs ``trees x sum_a min(width_a, rows)**2`` besides. Cutting
+    the running total into at most ``n_tasks`` equal shares (none smaller than
+    ``MIN_CHUNK_SLICES`` slices' worth) gives a huge node a chunk of its own
+    and deals the small ones to the rest, so one big node cannot idle a worker.
     """
     requests = sorted(requests, key=lambda r: r.slot)
     cells = plan.cells
     cost = np.array([cells * (int(plan.slot_slices[r.slot]) + len(r.trees)) for r in requests], dtype=np.float64)
+    if context is not None and context.split.max_arity > 2:
+        numeric = np.array([k == "numeric" for k in context.layout.kinds])
+        widths = context.layout.widths[numeric].astype(np.float64)
+        rows = np.array([r.rows if r.rows > 0 else np.inf for r in requests])
+        blocks = np.minimum(widths[None, :], rows[:, None])  # (requests, numeric attributes)
+        cost += np.array([len(r.trees) for r in requests]) * (blocks ** 2).sum(axis=1) * context.split.max_arity
     total = float(cost.sum()) or 1.0
     n_tasks = int(max(1, min(n_tasks, total // (MIN_CHUNK_SLICES * cells))))
     middle = np.cumsum(cost) - cost / 2
