@@ -25,7 +25,7 @@ from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
 
-MAX_STARTS = 8  # start nodes kept per row and pass (4 bytes each): most rows of a 10-fold forest reach fewer
+MAX_STARTS = 16  # start nodes kept per row (4 bytes each): one per tree of a 10-fold forest (11), capped
 
 
 @dataclass
