@@ -22,12 +22,12 @@ import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
+from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
 from .schema import Roles
 from .tasks import (
     PassShape,
-    add_histograms,
     cells_of,
     encode_frame,
     encode_part,
@@ -116,10 +116,10 @@ class LocalRunner(_Counting):
 def _tree_reduce(client, futures: list, split_every: int):
     """Sum futures of histograms on the workers, ``split_every`` at a time (int64)."""
     if len(futures) == 1:
-        return client.submit(add_histograms, futures[0], pure=False)
+        return client.submit(add_counts, futures[0], pure=False)
     while len(futures) > 1:
         futures = [
-            client.submit(add_histograms, *futures[i:i + split_every], pure=False)
+            client.submit(add_counts, *futures[i:i + split_every], pure=False)
             for i in range(0, len(futures), split_every)
         ]
     return futures[0]

@@ -19,7 +19,7 @@ from .node_search import search_group
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
-__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "add_histograms"]
+__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "cells_of", "search_cells"]
 
 
 @dataclass(frozen=True)
@@ -120,11 +120,6 @@ def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec
     """Read, encode and count one part: a level pass without a cache."""
     return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
                         plan=plan, shape=shape)
-
-
-def add_histograms(*hists: np.ndarray) -> np.ndarray:
-    """Combine step of the tree reduction: exact int64 sums."""
-    return add_counts(*hists)
 
 
 def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
