@@ -25,6 +25,7 @@ from .dataset import DaskFrameSource, Source
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
+from .search_results import unpack
 from .schema import Roles
 from .tasks import (
     PassShape,
@@ -204,8 +205,8 @@ class DaskRunner(_Counting):
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
         chunks = _contiguous(requests, plan, 2 * n_workers, context)
-        return [r for chunk in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
-                for r in chunk]
+        return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
+                for r in unpack(packed)]
 
     def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk

@@ -16,6 +16,7 @@ from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
 from .node_search import search_group
+from .search_results import PackedResults, pack
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
@@ -127,10 +128,11 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-def search_cells(*hists: np.ndarray, lo: int, hi: int, requests, context):
+def search_cells(*hists: np.ndarray, lo: int, hi: int, requests, context) -> PackedResults:
     """Sum cells ``lo:hi`` of every worker's histogram, then search the chunk's nodes
-    (their bases are relative to ``lo``)."""
-    return search_group(add_counts(*(h[lo:hi] for h in hists)), requests, context)
+    (their bases are relative to ``lo``); the results packed for the trip to the client."""
+    results = search_group(add_counts(*(h[lo:hi] for h in hists)), requests, context)
+    return pack(results, context.n_folds * context.n_repeats, context.n_classes)
 
 
 def check_rows(summary: Summary, description: str) -> None:
