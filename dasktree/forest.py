@@ -44,17 +44,18 @@ class Node:
     branches: list[Branch] = field(default_factory=list)
     leaf_trees: tuple[int, ...] = ()  # trees that end here
     leaf_reason: dict[int, str] = field(default_factory=dict)
+    # tree -> index of its branch: kept by Forest.set_tests, which alone adds branches
+    branch_index: dict[int, int] = field(default_factory=dict, repr=False)
 
     def open_trees(self) -> tuple[int, ...]:
         """Trees still to decide at this node (neither a test nor a leaf yet)."""
-        decided = set(self.leaf_trees).union(*(b.trees for b in self.branches))
-        return tuple(t for t in self.trees if t not in decided)
+        if not self.leaf_trees and not self.branch_index:
+            return self.trees
+        return tuple(t for t in self.trees if t not in self.branch_index and t not in self.leaf_reason)
 
     def branch_of(self, tree: int) -> Branch | None:
-        for branch in self.branches:
-            if tree in branch.trees:
-                return branch
-        return None
+        i = self.branch_index.get(tree)
+        return None if i is None else self.branches[i]
 
 
 @dataclass(frozen=True)
@@ -146,6 +147,42 @@ class RoutingPlan:
     n_slots: int
 
 
+class _FlatBranches:
+    """The forest's branches as the flat arrays of a :class:`PassPlan`, grown as branches are added.
+
+    Branches come in increasing node order (a level's nodes are decided in id
+    order and their children get higher ids), so each pass only appends.
+    """
+
+    def __init__(self):
+        self.node: list[int] = []  # per branch: its node
+        self.attribute: list[int] = []
+        self.offset: list[int] = []
+        self.tables: list[np.ndarray] = []  # per branch: the child node of each code
+        self.size = 0
+        self._table = np.zeros(1, np.int32)
+        self._tabled = 0  # branches in self._table
+
+    def add(self, node: int, test: Test, children: list[int]) -> None:
+        if self.node and node < self.node[-1]:
+            raise RuntimeError("branches added out of node order: it's a bug, please report it")
+        self.node.append(node)
+        self.attribute.append(test.attribute)
+        self.offset.append(self.size)
+        self.tables.append(np.asarray(children, dtype=np.int32)[test.bin_children.astype(np.intp)])
+        self.size += test.bin_children.size
+
+    def arrays(self, n_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(branch_start, branch_attribute, branch_offset, table) over ``n_nodes`` nodes."""
+        if self._tabled < len(self.tables):
+            self._table = np.concatenate(([] if self._tabled == 0 else [self._table]) + self.tables[self._tabled:])
+            self._tabled = len(self.tables)
+        per_node = np.bincount(np.asarray(self.node, dtype=np.intp), minlength=n_nodes)
+        branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
+        return (branch_start, np.asarray(self.attribute, dtype=np.int32),
+                np.asarray(self.offset, dtype=np.int64), self._table)
+
+
 class Forest:
     """Nodes shared by the main tree and the fold trees."""
 
@@ -158,6 +195,8 @@ class Forest:
         self.nodes: list[Node] = [Node(0, 0, tuple(range(n_trees)), None)]
         self.id = uuid.uuid4().hex  # names this forest's node ids for the start nodes kept with the data
         self.root_size = np.zeros(n_trees, dtype=np.int64)
+        self._slices: dict[tuple[int, ...], tuple[tuple[int, ...], bool]] = {}
+        self._flat = _FlatBranches()
 
     # ------------------------------------------------------------------ counts
     def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
@@ -172,7 +211,19 @@ class Forest:
 
     def tracked_parts(self, node: "Node") -> tuple[int, ...]:
         """The parts whose counts the node needs: those held out by the trees that reach it."""
-        return tuple(sorted({int(self.holdout[t]) for t in node.trees if self.holdout[t] >= 0}))
+        return self.slices(node)[0]
+
+    def train_sizes(self, counts: np.ndarray, trees=None) -> np.ndarray:
+        """Training rows of each tree of ``trees`` (default: all) from node counts ``(n_parts + 1, C)``."""
+        held = self.holdout if trees is None else self.holdout[list(trees)]
+        per_part = counts.sum(axis=-1)
+        return per_part[self.n_parts] - np.where(held >= 0, per_part[np.maximum(held, 0)], 0)
+
+    def train_counts_of(self, counts: np.ndarray, trees) -> np.ndarray:
+        """Training counts of ``trees[i]`` from node counts ``counts[i]`` (n, n_parts + 1, C): (n, C)."""
+        held = self.holdout[list(trees)]
+        rows = np.arange(len(held))
+        return counts[:, self.n_parts] - np.where(held[:, None] >= 0, counts[rows, np.maximum(held, 0)], 0)
 
     def validation_counts(self, counts: np.ndarray, tree: int) -> np.ndarray | None:
         h = self.holdout[tree]
@@ -188,6 +239,13 @@ class Forest:
         node.leaf_trees = tuple(sorted((*node.leaf_trees, tree)))
         node.leaf_reason[tree] = reason
 
+    def set_leaves(self, node: Node, trees, reasons) -> None:
+        """:meth:`set_leaf` for each tree of ``trees`` whose reason is not empty."""
+        ended = [(t, r) for t, r in zip(trees, reasons) if r]
+        if ended:
+            node.leaf_reason.update(ended)
+            node.leaf_trees = tuple(sorted((*node.leaf_trees, *(t for t, _ in ended))))
+
     def set_tests(self, node: Node, tests: dict[int, Test], child_counts: dict[int, np.ndarray]) -> list[Node]:
         """Give trees their tests at ``node``; trees with identical tests share children.
 
@@ -201,16 +259,21 @@ class Forest:
             test = tests[trees[0]]
             counts = child_counts[trees[0]]
             children = [self.add_node(node.depth + 1, tuple(trees), counts[i]) for i in range(test.arity)]
+            node.branch_index.update((t, len(node.branches)) for t in trees)
             node.branches.append(Branch(tuple(trees), test, [c.id for c in children]))
+            self._flat.add(node.id, test, [c.id for c in children])
             created += children
         return created
 
     # ------------------------------------------------------------------ passes
     def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:
-        """(tracked parts, has a rest slice) of a node's histogram."""
-        parts = self.tracked_parts(node)
-        rest = sum(1 for p in parts if p < self.n_folds) < self.n_folds
-        return parts, rest
+        """(tracked parts, has a rest slice) of a node's histogram: a function of its trees."""
+        known = self._slices.get(node.trees)
+        if known is None:
+            parts = tuple(sorted({int(self.holdout[t]) for t in node.trees if self.holdout[t] >= 0}))
+            rest = sum(1 for p in parts if p < self.n_folds) < self.n_folds
+            known = self._slices[node.trees] = (parts, rest)
+        return known
 
     def node_bytes(self, node: Node, cells: int) -> int:
         parts, rest = self.slices(node)
@@ -227,18 +290,7 @@ class Forest:
         node_slot = np.full(n_nodes, -1, dtype=np.int32)
         node_open = np.zeros(n_nodes, dtype=np.uint8)
         node_open[[node.id for node in (group if frontier is None else frontier)]] = 1
-        branch_start = np.zeros(n_nodes + 1, dtype=np.int64)
-        attributes: list[int] = []
-        offsets: list[int] = []
-        tables: list[np.ndarray] = []
-        size = 0
-        for node in self.nodes:
-            branch_start[node.id + 1] = branch_start[node.id] + len(node.branches)
-            for branch in node.branches:
-                attributes.append(branch.test.attribute)
-                offsets.append(size)
-                tables.append(np.asarray(branch.children, dtype=np.int64)[branch.test.bin_children.astype(np.int64)])
-                size += int(widths[branch.test.attribute])
+        branch_start, branch_attribute, branch_offset, table = self._flat.arrays(n_nodes)
         cells = int(np.sum(widths)) * n_classes
         bases, counts, parts_of, rest_of = [], [], [], []
         part_slice = np.full((len(group), self.n_parts), -1, dtype=np.int16)
@@ -259,9 +311,9 @@ class Forest:
         return PassPlan(
             node_slot=node_slot,
             branch_start=branch_start,
-            branch_attribute=np.asarray(attributes, dtype=np.int32),
-            branch_offset=np.asarray(offsets, dtype=np.int64),
-            table=np.concatenate(tables).astype(np.int32) if tables else np.zeros(1, np.int32),
+            branch_attribute=branch_attribute,
+            branch_offset=branch_offset,
+            table=table,
             slot_base=np.asarray(bases, dtype=np.int64),
             slot_slices=np.asarray(counts, dtype=np.int64),
             part_slice=part_slice,

@@ -21,7 +21,7 @@ import numpy as np
 
 from .binning import BinSpec
 from .forest import Forest, Node
-from .node_search import NodeResult, SearchContext, SearchRequest, TreeDecision, leaf_reason, search_group
+from .node_search import NodeResult, SearchContext, SearchRequest, TreeDecision, leaf_reasons, search_group
 from .split.search import AttributeLayout, SplitParams
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
@@ -106,8 +106,8 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
             results += runner.level_pass(plan, requests, context, label)
-        splits, tests_per_node = _apply(forest, results, params, level)
-        frontier = [node for node in forest.nodes if node.depth == level + 1 and node.open_trees()]
+        splits, tests_per_node, children = _apply(forest, results, params, level)
+        frontier = [node for node in children if node.open_trees()]  # in id order, as created
         report.levels.append(LevelReport(
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
             float(np.mean(tests_per_node)) if tests_per_node else 0.0,
@@ -118,43 +118,42 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
     return forest, report
 
 
-def _apply(forest: Forest, results: list[NodeResult], params: GrowParams, level: int) -> tuple[int, list[int]]:
-    """Turn a level's decisions into branches, children and leaves."""
-    accepted: dict[tuple[int, int], TreeDecision] = {}
+def _apply(forest: Forest, results: list[NodeResult], params: GrowParams,
+           level: int) -> tuple[int, list[int], list[Node]]:
+    """Turn a level's decisions into branches, children and leaves; returns the new children too."""
     proposals: list[tuple[float, int, int, TreeDecision]] = []
     for result in results:
         node = forest.nodes[result.node]
         node.counts = result.counts
+        sizes = forest.train_sizes(result.counts).tolist()  # training rows of every tree here
         if node.id == 0:
-            forest.root_size = np.array(
-                [int(forest.train_counts(result.counts, t).sum()) for t in range(forest.n_trees)]
-            )
+            forest.root_size = np.asarray(sizes, dtype=np.int64)
+        root_size = forest.root_size
         for tree, decision in sorted(result.decisions.items()):
             if decision.candidate is None:
                 forest.set_leaf(node, tree, decision.reason)
                 continue
-            n_node = float(forest.train_counts(result.counts, tree).sum())
-            weighted = n_node / float(forest.root_size[tree]) * decision.candidate.gain
+            weighted = float(sizes[tree]) / float(root_size[tree]) * decision.candidate.gain
             if weighted + EPSILON < params.min_impurity_decrease:
                 forest.set_leaf(node, tree, "min_impurity_decrease")
                 continue
             proposals.append((weighted, node.id, tree, decision))
+    by_accepted_node: dict[int, dict[int, TreeDecision]] = {}
     if params.max_leaf_nodes is not None:
         leaves = _leaf_counts(forest)
         for weighted, node_id, tree, decision in sorted(proposals, key=lambda p: (-p[0], p[1], p[2])):
             extra = decision.candidate.test.arity - 1
             if leaves[tree] + extra <= params.max_leaf_nodes:
                 leaves[tree] += extra
-                accepted[(node_id, tree)] = decision
+                by_accepted_node.setdefault(node_id, {})[tree] = decision
             else:
                 forest.set_leaf(forest.nodes[node_id], tree, "max_leaf_nodes")
     else:
-        accepted = {(node_id, tree): d for _, node_id, tree, d in proposals}
+        for _, node_id, tree, decision in proposals:
+            by_accepted_node.setdefault(node_id, {})[tree] = decision
     splits = 0
     tests_per_node: list[int] = []
-    by_accepted_node: dict[int, dict[int, TreeDecision]] = {}
-    for (node_id, tree), decision in accepted.items():
-        by_accepted_node.setdefault(node_id, {})[tree] = decision
+    created: list[Node] = []
     for node_id in sorted(by_accepted_node):
         node = forest.nodes[node_id]
         decided = by_accepted_node[node_id]
@@ -163,16 +162,19 @@ def _apply(forest: Forest, results: list[NodeResult], params: GrowParams, level:
         children = forest.set_tests(node, tests, child_counts)
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
-        for child in children:
-            for tree in child.trees:
-                train = forest.train_counts(child.counts, tree)
-                if params.max_depth is not None and child.depth >= params.max_depth:
-                    forest.set_leaf(child, tree, "max_depth")
-                else:
-                    reason = leaf_reason(train, params.min_samples_split, params.split.min_samples_leaf)
-                    if reason:
-                        forest.set_leaf(child, tree, reason)
-    return splits, tests_per_node
+        created += children
+    if params.max_depth is not None and level + 1 >= params.max_depth:
+        reasons = ["max_depth"] * sum(len(child.trees) for child in created)
+    elif created:  # every (child, tree) pair at once
+        pair_child = [k for k, child in enumerate(created) for _ in child.trees]
+        pair_tree = [t for child in created for t in child.trees]
+        train = forest.train_counts_of(np.stack([child.counts for child in created])[pair_child], pair_tree)
+        reasons = leaf_reasons(train, params.min_samples_split, params.split.min_samples_leaf)
+    first = 0
+    for child in created:
+        forest.set_leaves(child, child.trees, reasons[first:first + len(child.trees)])
+        first += len(child.trees)
+    return splits, tests_per_node, created
 
 
 def _leaf_counts(forest: Forest) -> np.ndarray:

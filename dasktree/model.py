@@ -60,15 +60,15 @@ class TreeModel:
     @property
     def value(self) -> np.ndarray:
         """Class probabilities per node; a node without training rows takes its parent's."""
+        total = self.counts.sum(axis=1)
         value = np.zeros(self.counts.shape, dtype=np.float64)
-        for i in range(self.n_nodes):
-            total = self.counts[i].sum()
-            if total > 0:
-                value[i] = self.counts[i] / total
-        for i in range(self.n_nodes):  # parents come first (breadth-first order)
-            for c in self.children[i]:
-                if self.counts[c].sum() == 0:
-                    value[c] = value[i]
+        np.divide(self.counts, total[:, None], out=value, where=total[:, None] > 0)
+        empty = set(np.flatnonzero(total == 0).tolist())
+        if empty:
+            for i in range(self.n_nodes):  # parents come first (breadth-first order)
+                for c in self.children[i]:
+                    if c in empty:
+                        value[c] = value[i]
         return value
 
     def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
@@ -87,18 +87,18 @@ class TreeModel:
 
     @classmethod
     def from_forest(cls, forest: Forest, tree: int) -> "TreeModel":
-        tests, children, counts, depth, validation, reasons = [], [], [], [], [], []
+        tests, children, per_part, depth, reasons = [], [], [], [], []
         for node, branch, kids in forest.tree_nodes(tree):
             tests.append(None if branch is None else branch.test)
             children.append(kids)
-            counts.append(forest.train_counts(node.counts, tree))
-            held = forest.validation_counts(node.counts, tree)
-            validation.append(held if held is not None else np.zeros_like(counts[-1]))
+            per_part.append(node.counts)
             depth.append(node.depth)
             reasons.append(node.leaf_reason.get(tree, "") if branch is None else "")
-        has_validation = forest.holdout[tree] >= 0
-        return cls(tests, children, np.asarray(counts, dtype=np.int64), np.asarray(depth, dtype=np.int64),
-                   np.asarray(validation, dtype=np.int64) if has_validation else None, reasons)
+        stacked = np.asarray(per_part, dtype=np.int64)  # (nodes, n_parts + 1, C)
+        held = forest.validation_counts(stacked, tree)
+        counts = np.ascontiguousarray(forest.train_counts(stacked, tree))
+        return cls(tests, children, counts, np.asarray(depth, dtype=np.int64),
+                   None if held is None else np.ascontiguousarray(held), reasons)
 
     def to_json(self) -> dict:
         nodes = []

@@ -18,7 +18,8 @@ from .split.binary_kernel import threshold_children
 from .split.node_tests import Test
 from .split.search import AttributeLayout, Candidate, SplitParams, TrainBatch, search_batch
 
-__all__ = ["SearchRequest", "TreeDecision", "NodeResult", "SearchContext", "leaf_reason", "search_group"]
+__all__ = ["SearchRequest", "TreeDecision", "NodeResult", "SearchContext", "leaf_reason", "leaf_reasons",
+           "search_group"]
 
 
 @dataclass(frozen=True)
@@ -72,8 +73,8 @@ def leaf_reason(train: np.ndarray, min_samples_split: int, min_samples_leaf: int
     return ""
 
 
-def _leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> list[str]:
-    """:func:`_leaf_reason` of each row of ``train`` (trees, n_classes)."""
+def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> list[str]:
+    """:func:`leaf_reason` of each row of ``train`` (trees, n_classes)."""
     sizes = train.sum(axis=1)
     reasons = np.select(
         [sizes < min_samples_split, sizes < 2 * min_samples_leaf, np.count_nonzero(train, axis=1) <= 1],
@@ -230,7 +231,7 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     held = np.asarray(context.holdout, dtype=np.int64)[pair_tree]
     held_part = np.where(held[:, None] >= 0, all_counts[pair_request, np.maximum(held, 0)], 0)
     train = all_counts[pair_request, n_parts] - held_part  # (pairs, C)
-    reasons = _leaf_reasons(train, context.min_samples_split, context.split.min_samples_leaf)
+    reasons = leaf_reasons(train, context.min_samples_split, context.split.min_samples_leaf)
     part_rows = held_part.any(axis=1).tolist()
     held = held.tolist()
     pending: list[tuple[int, int, int]] = []  # (request, tree, batch index)

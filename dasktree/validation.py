@@ -21,10 +21,10 @@ def fold_scores(tree: TreeModel) -> tuple[int, int, np.ndarray]:
     confusion = np.zeros((n_classes, n_classes), dtype=np.int64)
     if tree.validation is None:
         raise ValueError("not a fold tree: it has no validation counts")
-    value = tree.value
-    for i, test in enumerate(tree.tests):
-        if test is None:
-            confusion[:, int(np.argmax(value[i]))] += tree.validation[i]
+    leaves = np.asarray([i for i, test in enumerate(tree.tests) if test is None], dtype=np.intp)
+    predicted = np.argmax(tree.value[leaves], axis=1)  # each leaf's class, ties to the first as argmax
+    for c in range(n_classes):
+        confusion[:, c] = tree.validation[leaves[predicted == c]].sum(axis=0)
     return int(np.trace(confusion)), int(confusion.sum()), confusion
 
 
