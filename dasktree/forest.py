@@ -16,11 +16,13 @@ This module is pure Python and numpy: it decides nothing about splits (that is
 
 from __future__ import annotations
 
+import dataclasses
 import uuid
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from .derive import Derivation, slice_map
 from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
@@ -94,6 +96,16 @@ class PassPlan:
     node_open: np.ndarray | None = None  # (n_nodes,) uint8: 1 for the frontier's nodes (all groups of the level)
     start_width: int = 1  # start nodes kept per row: up to one per tree, at most MAX_STARTS
     forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
+    derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.derive)
+
+    def counting_all(self) -> "PassPlan":
+        """This plan with its derived slots counted like the others (when the parents' counts are not at hand)."""
+        if not self.derived:
+            return self
+        node_slot = self.node_slot.copy()
+        for d in self.derived:
+            node_slot[d.node] = d.slot
+        return dataclasses.replace(self, node_slot=node_slot, derived=())
 
     @property
     def n_slots(self) -> int:
@@ -280,11 +292,14 @@ class Forest:
         return (len(parts) + int(rest)) * cells * 8
 
     def pass_plan(self, group: list[Node], widths: np.ndarray, n_classes: int,
-                  frontier: list[Node] | None = None) -> PassPlan:
+                  frontier: list[Node] | None = None,
+                  derive: dict[int, tuple[int, tuple[int, ...]]] | None = None) -> PassPlan:
         """The plan of one pass counting the nodes of ``group`` (slots in group order).
 
         ``frontier`` (default: the group) is every node of the level still to be
         decided, whichever group counts it: the rows' start nodes move there.
+        ``derive`` maps a node of the group to (its parent, its siblings, all in
+        the group): it is not counted but derived (:mod:`dasktree.derive`).
         """
         n_nodes = len(self.nodes)
         node_slot = np.full(n_nodes, -1, dtype=np.int32)
@@ -308,6 +323,15 @@ class Forest:
             parts_of.append(parts)
             rest_of.append(rest)
             cursor += counts[-1] * cells
+        derived = []
+        for child_id, (parent_id, siblings) in sorted((derive or {}).items()):
+            child, parent = self.nodes[child_id], self.nodes[parent_id]
+            derived.append(Derivation(child_id, int(node_slot[child_id]), parent_id,
+                                      tuple(int(node_slot[c]) for c in siblings),
+                                      slice_map(*self.slices(child), *self.slices(parent), self.n_folds)))
+            if derived[-1].slot < 0 or min(derived[-1].siblings, default=0) < 0:
+                raise RuntimeError("a derived node or its siblings are not in the pass: it's a bug, please report it")
+            node_slot[child_id] = -1
         return PassPlan(
             node_slot=node_slot,
             branch_start=branch_start,
@@ -325,6 +349,7 @@ class Forest:
             node_open=node_open,
             start_width=min(self.n_trees, MAX_STARTS),
             forest_id=self.id,
+            derived=tuple(derived),
         )
 
     # ------------------------------------------------------------------ routing

@@ -41,6 +41,8 @@ class GrowParams:
 
 
 class Runner(Protocol):
+    derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
+
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext,
                    label: str) -> list[NodeResult]: ...
 
@@ -53,6 +55,7 @@ class LevelReport:
     seconds: float
     splits: int
     distinct_tests: float = 0.0
+    derived: int = 0  # nodes whose counts were derived, not counted (dasktree.derive)
 
 
 @dataclass
@@ -91,14 +94,18 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
     cells = spec.total_bins * spec.n_classes
     report = GrowReport()
     frontier: list[Node] = [forest.nodes[0]]
+    new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
     while frontier:
         started = time.perf_counter()
         groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
                               params.max_histogram_mb)
+        # Subtraction needs the parents' counts of the last pass: one group then and now.
+        derive = _derivations(forest, new_branches, frontier) if len(groups) == 1 else {}
+        derived = getattr(runner, "derived", 0)
         results: list[NodeResult] = []
         for g, group in enumerate(groups):
-            plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier)
+            plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
                 SearchRequest(node.id, s, node.open_trees(), int(plan.slot_base[s]), plan.slot_parts[s],
                               plan.slot_rest[s], 0 if node.counts is None else int(node.counts[-1].sum()))
@@ -108,14 +115,31 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
             results += runner.level_pass(plan, requests, context, label)
         splits, tests_per_node, children = _apply(forest, results, params, level)
         frontier = [node for node in children if node.open_trees()]  # in id order, as created
+        decided = (forest.nodes[r.node] for r in results)
+        new_branches = [] if len(groups) > 1 else [(n.id, b.children) for n in decided for b in n.branches]
         report.levels.append(LevelReport(
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
-            float(np.mean(tests_per_node)) if tests_per_node else 0.0,
+            float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
         ))
         if progress is not None:
             progress(f"level {level}: {report.levels[-1].frontier} nodes, {splits} split")
         level += 1
     return forest, report
+
+
+def _derivations(forest: Forest, branches: list[tuple[int, list[int]]],
+                 frontier: list[Node]) -> dict[int, tuple[int, tuple[int, ...]]]:
+    """The child of each new branch to derive rather than count: the one with most rows, when all
+    its siblings are counted in the pass (they are on the frontier)."""
+    open_ids = {node.id for node in frontier}
+    derive = {}
+    for parent, children in branches:
+        if len(children) < 2 or not all(c in open_ids for c in children):
+            continue
+        rows = [int(forest.nodes[c].counts[forest.n_parts].sum()) for c in children]
+        largest = children[int(np.argmax(rows))]  # the first of equals
+        derive[largest] = (parent, tuple(c for c in children if c != largest))
+    return derive
 
 
 def _apply(forest: Forest, results: list[NodeResult], params: GrowParams,

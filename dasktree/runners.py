@@ -22,6 +22,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
+from .derive import ChunkDerivation, Derivations, take_cells
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
@@ -35,7 +36,8 @@ from .tasks import (
     histogram_of,
     histogram_of_many,
     histogram_of_part,
-    search_cells,
+    search_sum,
+    sum_cells,
     summarize_frame,
     summarize_part,
 )
@@ -102,8 +104,10 @@ class LocalRunner(_Counting):
         self.progress.finish()
         return results
 
+    derived = 0  # the reference runner counts every node
+
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
-        [results] = self.apply_pass(plan, search_group, [requests], label, context=context)
+        [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
         return results
 
     @property
@@ -138,6 +142,8 @@ class DaskRunner(_Counting):
         self.encoded: list | None = None
         self._groups: tuple | None = None  # (the encoded list, its parts by worker)
         self.n_dropped = 0
+        self._sums: dict[int, tuple] = {}  # node -> (its chunk's summed cells, first cell, cells): the last level
+        self.derived = 0
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
             self._source = None
@@ -186,6 +192,7 @@ class DaskRunner(_Counting):
             self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
+        self._sums = {}
         [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
         if self._frames is not None:
             use_cache = True
@@ -203,7 +210,12 @@ class DaskRunner(_Counting):
         return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+        """Count the plan's nodes and search them. Derived nodes (:mod:`dasktree.derive`) take
+        their parents' cells from the last level's sums, kept on the workers until this pass
+        has its own; without them (or after a lost worker) every node is counted."""
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
+        if not all(d.parent in self._sums for d in plan.derived):
+            plan = plan.counting_all()
         chunks = _contiguous(requests, plan, 2 * n_workers, context)
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
@@ -226,6 +238,7 @@ class DaskRunner(_Counting):
                 if attempt == 2:
                     raise
                 self._rescatter()
+                plan = plan.counting_all()  # the parents' sums may be lost too
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rescatter(self) -> None:
@@ -239,6 +252,7 @@ class DaskRunner(_Counting):
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded = None
+        self._sums = {}
         for attempt in range(10):
             try:
                 if self._frames is None:
@@ -253,7 +267,8 @@ class DaskRunner(_Counting):
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
-        [plan_future] = self.client.scatter([plan], broadcast=True, hash=False)
+        # the workers count: which slots are derived is the search chunks' business
+        [plan_future] = self.client.scatter([dataclasses.replace(plan, derived=())], broadcast=True, hash=False)
         if self.use_cache:
             if self.encoded is None:
                 self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
@@ -274,25 +289,52 @@ class DaskRunner(_Counting):
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
-        if scatter and len(chunks) > 1 and plan.size * 4 > SCATTER_BYTES:
-            # reduce-scatter: each chunk receives and sums only its own cells of every worker's histogram
-            tasks = [
-                self.client.submit(search_cells, *[self.client.submit(cells_of, h, c.lo, c.hi, pure=False)
-                                                   for h in hists],
-                                   lo=0, hi=c.hi - c.lo, requests=c.requests, pure=False, **kwargs)
-                for c in chunks
-            ]
-        elif scatter:  # small histograms: one step less
-            tasks = [self.client.submit(search_cells, *hists, lo=c.lo, hi=c.hi, requests=c.requests,
-                                        pure=False, **kwargs) for c in chunks]
+        if scatter:
+            sums = [self._chunk_sum(hists, c, plan) for c in chunks]
+            tasks = [self.client.submit(search_sum, total, c, pure=False, **kwargs) for total, c in zip(sums, chunks)]
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
         results = self.client.gather(tasks)
+        if scatter:  # this level's sums, for the next level's derived nodes; the last level's are freed
+            self._sums = {r.node: (total, r.base, int(plan.slot_slices[r.slot]) * plan.cells)
+                          for total, c in zip(sums, chunks) for r in c.requests}
+            self.derived += len(plan.derived)
         self.progress.finish()
         del hists, tasks
         return results
+
+    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan):
+        """The task summing a search chunk's cells (reduce-scatter: each chunk receives only its
+        own cells of every worker's histogram, unless the histogram is small) and deriving its
+        derived slots from the parents' cells of the last level."""
+        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
+            pieces, lo, hi = [self.client.submit(cells_of, h, chunk.lo, chunk.hi, pure=False) for h in hists], 0, None
+        else:
+            pieces, lo, hi = hists, chunk.lo, chunk.hi
+        # a last-level sum's key -> [its index among the inputs, its future, [(lo, hi)...], {parent: offset}, size]
+        sources: dict[str, list] = {}
+        derivations = []
+        for d in plan.derived:
+            if not chunk.first_slot <= d.slot <= chunk.last_slot:
+                continue
+            total, base, n = self._sums[d.parent]
+            source = sources.setdefault(total.key, [len(sources), total, [], {}, 0])
+            if d.parent not in source[3]:
+                source[3][d.parent] = source[4]
+                source[2].append((base, base + n))
+                source[4] += n
+            derivations.append(ChunkDerivation(
+                int(plan.slot_base[d.slot]) - chunk.lo, int(plan.slot_slices[d.slot]),
+                tuple(int(plan.slot_base[s]) - chunk.lo for s in d.siblings),
+                source[0], source[3][d.parent], n, d.parent_slices))
+        # one transfer per last-level chunk holding some of the parents
+        inputs = [self.client.submit(take_cells, future, np.asarray(ranges, dtype=np.int64).reshape(-1, 2),
+                                     pure=False) for _, future, ranges, _, _ in sources.values()]
+        return self.client.submit(sum_cells, *pieces, *inputs, lo=lo, hi=chunk.hi - chunk.lo if hi is None else hi,
+                                  n_parents=len(inputs), derivations=Derivations(tuple(derivations)),
+                                  cells=plan.cells, pure=False)
 
     def _by_worker(self) -> dict[str | None, list]:
         """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker).
@@ -319,15 +361,27 @@ class DaskRunner(_Counting):
         if self._frames:
             self.client.cancel(self._frames)
         self.encoded = None
+        self._sums = {}
 
 
 @dataclasses.dataclass(frozen=True)
 class _Chunk:
-    """A search task's share of a level pass: cells ``lo:hi`` and its requests (bases relative to ``lo``)."""
+    """A search task's share of a level pass: cells ``lo:hi`` and its requests (bases relative to ``lo``).
+
+    One object, not a list, in a task's arguments: Dask does not walk it looking for futures.
+    """
 
     lo: int
     hi: int
     requests: list[SearchRequest]
+
+    @property
+    def first_slot(self) -> int:
+        return self.requests[0].slot
+
+    @property
+    def last_slot(self) -> int:
+        return self.requests[-1].slot
 
 
 def _contiguous(requests: list[SearchRequest], plan, n_tasks: int, context: SearchContext | None = None) -> list[_Chunk]:
@@ -354,13 +408,18 @@ def _contiguous(requests: list[SearchRequest], plan, n_tasks: int, context: Sear
     n_tasks = int(max(1, min(n_tasks, total // (MIN_CHUNK_SLICES * cells))))
     middle = np.cumsum(cost) - cost / 2
     share = np.minimum((middle / total * n_tasks).astype(np.int64), n_tasks - 1)
+    position = {r.slot: i for i, r in enumerate(requests)}
+    for d in plan.derived:  # a derived node and its siblings (adjacent slots) go to one chunk
+        members = [position[s] for s in (d.slot, *d.siblings)]
+        share[min(members):max(members) + 1] = share[min(members)]
     chunks = []
     for k in np.unique(share):
         members = [requests[i] for i in np.flatnonzero(share == k)]
         lo = int(plan.slot_base[members[0].slot])
         last = members[-1].slot
         hi = int(plan.slot_base[last] + plan.slot_slices[last] * cells)
-        chunks.append(_Chunk(lo, hi, [dataclasses.replace(r, base=r.base - lo) for r in members]))
+        chunks.append(_Chunk(lo, hi, [SearchRequest(r.node, r.slot, r.trees, r.base - lo, r.parts, r.rest, r.rows)
+                                      for r in members]))
     return chunks
 
 

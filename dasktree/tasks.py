@@ -12,6 +12,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, summarize
 from .dataset import Part, Source
+from .derive import Derivations, fill_derived
 from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
@@ -20,7 +21,7 @@ from .search_results import PackedResults, pack
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
-__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "cells_of", "search_cells"]
+__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "cells_of", "sum_cells", "search_sum"]
 
 
 @dataclass(frozen=True)
@@ -128,11 +129,22 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-def search_cells(*hists: np.ndarray, lo: int, hi: int, requests, context) -> PackedResults:
-    """Sum cells ``lo:hi`` of every worker's histogram, then search the chunk's nodes
-    (their bases are relative to ``lo``); the results packed for the trip to the client."""
-    results = search_group(add_counts(*(h[lo:hi] for h in hists)), requests, context)
-    return pack(results, context.n_folds * context.n_repeats, context.n_classes)
+def sum_cells(*hists: np.ndarray, lo: int, hi: int, n_parents: int = 0, derivations: Derivations | None = None,
+              cells: int = 1) -> np.ndarray:
+    """Cells ``lo:hi`` of a search chunk: the sum over every worker's histogram, then its derived
+    slots filled from their parents' cells (the last ``n_parents`` inputs; :mod:`dasktree.derive`)."""
+    counted = hists[:len(hists) - n_parents]
+    total = add_counts(*(h[lo:hi] for h in counted))
+    if derivations is not None:
+        fill_derived(total, list(hists[len(hists) - n_parents:]), list(derivations.items), cells)
+    return total
+
+
+def search_sum(total: np.ndarray, chunk, *, context) -> PackedResults:
+    """Search a chunk's nodes (``chunk.requests``, bases relative to the chunk) in its summed
+    cells; the results packed for the trip to the client."""
+    return pack(search_group(total, chunk.requests, context), context.n_folds * context.n_repeats,
+                context.n_classes)
 
 
 def check_rows(summary: Summary, description: str) -> None:

@@ -111,6 +111,7 @@ def test_folds_and_forest_are_bit_identical_across_partitions_and_schedulers(tmp
     for part_rows in (10_000, 700, 200):
         model = dasktree.fit(path, target=target, exclude=["row_id"], part_rows=part_rows, client=cluster_client,
                              **params)
+        assert sum(level["derived"] for level in model.run["levels"]) > 0  # histogram subtraction at work
         texts.add(model.dumps())
     texts.add(dasktree.fit(path, target=target, exclude=["row_id"], part_rows=200, scheduler="threads",
                            **params).dumps())

@@ -66,6 +66,7 @@ def test_node_groups_cost_passes_not_correctness(tmp_path, frames, cluster_clien
     tight = DaskTreeClassifier(client=cluster_client, max_depth=5,
                                max_histogram_mb=3.5 * bytes_per_node / 2**20).fit(path, target=target)
     assert tight.model_.tree.to_json() == wide.model_.tree.to_json()
+    assert sum(level["derived"] for level in wide.run_["levels"]) > 0  # one group per level: subtraction
     assert tight.report_["passes"] > wide.report_["passes"]
     levels = tight.run_["levels"]
     assert max(level["groups"] for level in levels) >= 2

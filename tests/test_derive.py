@@ -1,0 +1,93 @@
+"""Histogram subtraction: a derived child equals the child counted, cell for cell."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dasktree.derive import ChunkDerivation, fill_derived, slice_map, take_cells
+from dasktree.forest import Forest
+from dasktree.histogram import level_histogram
+from dasktree.split.node_tests import nominal_test, numeric_test
+
+
+def test_slice_map_part_slices_and_the_rest():
+    # parent: rest + parts 1, 3 (of 5 folds); child of trees holding out part 3 only: rest + part 3
+    assert slice_map((3,), True, (1, 3), True, 5) == ((0, 1), (2,))
+    # parent tracks every first-repetition part (no rest) and part 7 of the second repetition
+    assert slice_map((0, 7), True, (0, 1, 2, 7), False, 3) == ((1, 2), (0,), (3,))
+    # a plain tree: one rest slice each
+    assert slice_map((), True, (), True, 1) == ((0,),)
+
+
+def _random_test(rng, widths):
+    a = int(rng.integers(len(widths)))
+    n_codes = int(widths[a])
+    if rng.random() < 0.5:
+        cuts = np.sort(rng.choice(np.arange(1, n_codes - 1), size=min(int(rng.integers(1, 3)), n_codes - 2),
+                                  replace=False))
+        return numeric_test(a, cuts, np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+    codes = np.arange(1, n_codes)
+    left = codes[rng.random(codes.size) < 0.5]
+    return nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_folds=st.integers(1, 4),
+       repeats=st.integers(1, 2), depth=st.integers(1, 4))
+def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats, depth):
+    """Grow a random forest level by level (trees choosing the same or different tests); each
+    level, derive one random child of every branch whose children are all open from the last
+    level's histogram, and compare with counting every node."""
+    rng = np.random.default_rng(seed)
+    repeats = repeats if n_folds > 1 else 1
+    widths = rng.integers(3, 7, size=3)
+    n_trees = 1 + (n_folds * repeats if n_folds > 1 else 0)
+    forest = Forest(n_trees, np.arange(-1, n_trees - 1), n_folds, 2, repeats)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 2, size=n_rows).astype(np.int32)
+    part = rng.integers(0, n_folds, size=(repeats, n_rows)).astype(np.int16)
+    kw = dict(n_folds=n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
+              total_bins=int(widths.sum()), n_classes=2)
+    frontier = [forest.nodes[0]]
+    last = level_histogram(codes, y, part, forest.pass_plan(frontier, widths, 2), **kw).astype(np.int64)
+    last_plan = forest.pass_plan(frontier, widths, 2)
+    for _ in range(depth):
+        branches, children = [], []
+        for node in frontier:
+            tests = {}
+            for t in node.trees:
+                if rng.random() < 0.15:
+                    continue  # this tree ends here
+                tests[t] = next(iter(tests.values())) if (tests and rng.random() < 0.6) else _random_test(rng, widths)
+            if tests:
+                made = forest.set_tests(node, tests, {t: np.zeros((x.arity, forest.n_parts + 1, 2), dtype=np.int64)
+                                                      for t, x in tests.items()})
+                children += made
+                branches += [(node.id, b.children) for b in node.branches]
+        if not children:
+            return
+        frontier = [c for c in children if rng.random() < 0.9]  # some children closed: not counted
+        open_ids = {c.id for c in frontier}
+        derive = {}
+        for parent, kids in branches:
+            if all(k in open_ids for k in kids):
+                pick = kids[int(rng.integers(len(kids)))]
+                derive[pick] = (parent, tuple(k for k in kids if k != pick))
+        plan = forest.pass_plan(frontier, widths, 2, frontier, derive)
+        counted = level_histogram(codes, y, part, plan.counting_all(), **kw).astype(np.int64)
+        partial = level_histogram(codes, y, part, plan, **kw).astype(np.int64)
+        for d in plan.derived:  # nothing counted in a derived slot
+            assert not plan.view(partial, d.slot).any()
+        last_slot = {n: s for n, s in enumerate(last_plan.node_slot.tolist()) if s >= 0}
+        ranges = [(int(last_plan.slot_base[last_slot[d.parent]]),
+                   int(last_plan.slot_base[last_slot[d.parent]] + last_plan.slot_slices[last_slot[d.parent]]
+                       * plan.cells)) for d in plan.derived]
+        parents = take_cells(last, ranges)
+        offsets = np.concatenate([[0], np.cumsum([hi - lo for lo, hi in ranges])]).astype(int)
+        fill_derived(partial, [parents], [
+            ChunkDerivation(int(plan.slot_base[d.slot]), int(plan.slot_slices[d.slot]),
+                            tuple(int(plan.slot_base[s]) for s in d.siblings), 0, int(offsets[i]),
+                            int(offsets[i + 1] - offsets[i]), d.parent_slices)
+            for i, d in enumerate(plan.derived)], plan.cells)
+        np.testing.assert_array_equal(partial, counted)
+        last, last_plan = counted, plan.counting_all()
