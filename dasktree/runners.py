@@ -269,6 +269,9 @@ class DaskRunner(_Counting):
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
         # the workers count: which slots are derived is the search chunks' business
         [plan_future] = self.client.scatter([dataclasses.replace(plan, derived=())], broadcast=True, hash=False)
+        if scatter:  # the parents' cells first: the last level's sums are freed once they are taken
+            derived = [self._parent_cells(c, plan) for c in chunks]
+            self._sums = {}
         if self.use_cache:
             if self.encoded is None:
                 self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
@@ -290,7 +293,7 @@ class DaskRunner(_Counting):
                               folds=self.folds, plan=plan_future, shape=self.shape)
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
         if scatter:
-            sums = [self._chunk_sum(hists, c, plan) for c in chunks]
+            sums = [self._chunk_sum(hists, c, plan, parents) for c, parents in zip(chunks, derived)]
             tasks = [self.client.submit(search_sum, total, c, pure=False, **kwargs) for total, c in zip(sums, chunks)]
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
@@ -305,14 +308,9 @@ class DaskRunner(_Counting):
         del hists, tasks
         return results
 
-    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan):
-        """The task summing a search chunk's cells (reduce-scatter: each chunk receives only its
-        own cells of every worker's histogram, unless the histogram is small) and deriving its
-        derived slots from the parents' cells of the last level."""
-        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
-            pieces, lo, hi = [self.client.submit(cells_of, h, chunk.lo, chunk.hi, pure=False) for h in hists], 0, None
-        else:
-            pieces, lo, hi = hists, chunk.lo, chunk.hi
+    def _parent_cells(self, chunk: "_Chunk", plan) -> tuple[list, Derivations]:
+        """Tasks taking the parents' cells of a search chunk's derived slots from the last level's
+        sums (one per last-level chunk holding some), and the chunk's derivations reading them."""
         # a last-level sum's key -> [its index among the inputs, its future, [(lo, hi)...], {parent: offset}, size]
         sources: dict[str, list] = {}
         derivations = []
@@ -329,12 +327,21 @@ class DaskRunner(_Counting):
                 int(plan.slot_base[d.slot]) - chunk.lo, int(plan.slot_slices[d.slot]),
                 tuple(int(plan.slot_base[s]) - chunk.lo for s in d.siblings),
                 source[0], source[3][d.parent], n, d.parent_slices))
-        # one transfer per last-level chunk holding some of the parents
         inputs = [self.client.submit(take_cells, future, np.asarray(ranges, dtype=np.int64).reshape(-1, 2),
                                      pure=False) for _, future, ranges, _, _ in sources.values()]
+        return inputs, Derivations(tuple(derivations))
+
+    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan, parents: tuple[list, Derivations]):
+        """The task summing a search chunk's cells (reduce-scatter: each chunk receives only its
+        own cells of every worker's histogram, unless the histogram is small) and deriving its
+        derived slots from the parents' cells (:meth:`_parent_cells`)."""
+        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
+            pieces, lo, hi = [self.client.submit(cells_of, h, chunk.lo, chunk.hi, pure=False) for h in hists], 0, None
+        else:
+            pieces, lo, hi = hists, chunk.lo, chunk.hi
+        inputs, derivations = parents
         return self.client.submit(sum_cells, *pieces, *inputs, lo=lo, hi=chunk.hi - chunk.lo if hi is None else hi,
-                                  n_parents=len(inputs), derivations=Derivations(tuple(derivations)),
-                                  cells=plan.cells, pure=False)
+                                  n_parents=len(inputs), derivations=derivations, cells=plan.cells, pure=False)
 
     def _by_worker(self) -> dict[str | None, list]:
         """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker).
