@@ -30,14 +30,14 @@ __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices
 MAX_STARTS = 16  # start nodes kept per row (4 bytes each): one per tree of a 10-fold forest (11), capped
 
 
-@dataclass
+@dataclass(slots=True)
 class Branch:
     trees: tuple[int, ...]
     test: Test
     children: list[int]
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     id: int
     depth: int
@@ -225,11 +225,11 @@ class Forest:
         """The parts whose counts the node needs: those held out by the trees that reach it."""
         return self.slices(node)[0]
 
-    def train_sizes(self, counts: np.ndarray, trees=None) -> np.ndarray:
-        """Training rows of each tree of ``trees`` (default: all) from node counts ``(n_parts + 1, C)``."""
-        held = self.holdout if trees is None else self.holdout[list(trees)]
+    def train_sizes(self, counts: np.ndarray) -> np.ndarray:
+        """Training rows of every tree from node counts ``(..., n_parts + 1, C)``: ``(..., n_trees)``."""
         per_part = counts.sum(axis=-1)
-        return per_part[self.n_parts] - np.where(held >= 0, per_part[np.maximum(held, 0)], 0)
+        held = np.where(self.holdout >= 0, per_part[..., np.maximum(self.holdout, 0)], 0)
+        return per_part[..., [self.n_parts]] - held
 
     def train_counts_of(self, counts: np.ndarray, trees) -> np.ndarray:
         """Training counts of ``trees[i]`` from node counts ``counts[i]`` (n, n_parts + 1, C): (n, C)."""
@@ -307,22 +307,25 @@ class Forest:
         node_open[[node.id for node in (group if frontier is None else frontier)]] = 1
         branch_start, branch_attribute, branch_offset, table = self._flat.arrays(n_nodes)
         cells = int(np.sum(widths)) * n_classes
-        bases, counts, parts_of, rest_of = [], [], [], []
-        part_slice = np.full((len(group), self.n_parts), -1, dtype=np.int16)
-        cursor = 0
-        for s, node in enumerate(group):
-            node_slot[node.id] = s
-            parts, rest = self.slices(node)
-            first = int(rest)
-            if rest:
-                part_slice[s, : self.n_folds] = 0
-            for j, p in enumerate(parts):
-                part_slice[s, p] = first + j
-            bases.append(cursor)
-            counts.append(len(parts) + first)
-            parts_of.append(parts)
-            rest_of.append(rest)
-            cursor += counts[-1] * cells
+        node_slot[[node.id for node in group]] = np.arange(len(group), dtype=np.int32)
+        layouts = [self.slices(node) for node in group]
+        parts_of = tuple(parts for parts, _ in layouts)
+        rest_of = tuple(rest for _, rest in layouts)
+        counts = np.asarray([len(parts) + int(rest) for parts, rest in layouts], dtype=np.int64)
+        bases = np.concatenate([[0], np.cumsum(counts[:-1]) * cells]).astype(np.int64) if layouts else counts
+        # each distinct layout's row of part -> slice, once
+        rows: dict[tuple, np.ndarray] = {}
+        for layout in layouts:
+            if layout not in rows:
+                parts, rest = layout
+                row = np.full(self.n_parts, -1, dtype=np.int16)
+                if rest:
+                    row[: self.n_folds] = 0
+                row[list(parts)] = np.arange(int(rest), int(rest) + len(parts))
+                rows[layout] = row
+        part_slice = (np.stack([rows[layout] for layout in layouts]) if layouts
+                      else np.full((0, self.n_parts), -1, dtype=np.int16))
+        cursor = int(counts.sum()) * cells
         derived = []
         for child_id, (parent_id, siblings) in sorted((derive or {}).items()):
             child, parent = self.nodes[child_id], self.nodes[parent_id]
@@ -338,11 +341,11 @@ class Forest:
             branch_attribute=branch_attribute,
             branch_offset=branch_offset,
             table=table,
-            slot_base=np.asarray(bases, dtype=np.int64),
-            slot_slices=np.asarray(counts, dtype=np.int64),
+            slot_base=bases,
+            slot_slices=counts,
             part_slice=part_slice,
-            slot_parts=tuple(parts_of),
-            slot_rest=tuple(rest_of),
+            slot_parts=parts_of,
+            slot_rest=rest_of,
             total_bins=int(np.sum(widths)),
             n_classes=n_classes,
             size=cursor,

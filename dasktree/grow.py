@@ -107,9 +107,9 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
         for g, group in enumerate(groups):
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
-                SearchRequest(node.id, s, node.open_trees(), int(plan.slot_base[s]), plan.slot_parts[s],
-                              plan.slot_rest[s], 0 if node.counts is None else int(node.counts[-1].sum()))
-                for s, node in enumerate(group)
+                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows)
+                for s, (node, base, parts, rest, rows) in enumerate(
+                    zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest, _rows(group)))
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
             results += runner.level_pass(plan, requests, context, label)
@@ -127,17 +127,26 @@ def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
     return forest, report
 
 
+def _rows(nodes: list[Node]) -> list[int]:
+    """Rows at each node from its counts (0 while unknown: the root before the first pass)."""
+    if not nodes or any(node.counts is None for node in nodes):
+        return [0 if node.counts is None else int(node.counts[-1].sum()) for node in nodes]
+    return np.stack([node.counts[-1] for node in nodes]).sum(axis=1).tolist()
+
+
 def _derivations(forest: Forest, branches: list[tuple[int, list[int]]],
                  frontier: list[Node]) -> dict[int, tuple[int, tuple[int, ...]]]:
     """The child of each new branch to derive rather than count: the one with most rows, when all
     its siblings are counted in the pass (they are on the frontier)."""
     open_ids = {node.id for node in frontier}
+    candidates = [(p, c) for p, c in branches if len(c) >= 2 and all(k in open_ids for k in c)]
+    rows = _rows([forest.nodes[k] for _, children in candidates for k in children])
     derive = {}
-    for parent, children in branches:
-        if len(children) < 2 or not all(c in open_ids for c in children):
-            continue
-        rows = [int(forest.nodes[c].counts[forest.n_parts].sum()) for c in children]
-        largest = children[int(np.argmax(rows))]  # the first of equals
+    first = 0
+    for parent, children in candidates:
+        at = rows[first:first + len(children)]
+        first += len(children)
+        largest = children[at.index(max(at))]  # the first of equals
         derive[largest] = (parent, tuple(c for c in children if c != largest))
     return derive
 
@@ -146,10 +155,10 @@ def _apply(forest: Forest, results: list[NodeResult], params: GrowParams,
            level: int) -> tuple[int, list[int], list[Node]]:
     """Turn a level's decisions into branches, children and leaves; returns the new children too."""
     proposals: list[tuple[float, int, int, TreeDecision]] = []
-    for result in results:
+    all_sizes = forest.train_sizes(np.stack([r.counts for r in results])).tolist() if results else []
+    for result, sizes in zip(results, all_sizes):  # sizes: training rows of every tree at the node
         node = forest.nodes[result.node]
         node.counts = result.counts
-        sizes = forest.train_sizes(result.counts).tolist()  # training rows of every tree here
         if node.id == 0:
             forest.root_size = np.asarray(sizes, dtype=np.int64)
         root_size = forest.root_size

@@ -267,8 +267,9 @@ class DaskRunner(_Counting):
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
-        # the workers count: which slots are derived is the search chunks' business
-        [plan_future] = self.client.scatter([dataclasses.replace(plan, derived=())], broadcast=True, hash=False)
+        # the workers count: which slots are derived, and each slot's parts, is the search chunks' business
+        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=())  # what a part's count needs
+        [plan_future] = self.client.scatter([counting], broadcast=True, hash=False)
         if scatter:  # the parents' cells first: the last level's sums are freed once they are taken
             derived = [self._parent_cells(c, plan) for c in chunks]
             self._sums = {}
