@@ -27,16 +27,20 @@ __all__ = ["FoldSpec", "mix64"]
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 
+def _finalise(x):
+    """The splitmix64 finaliser's steps, in place on a uint64 array or on a numba uint64 scalar."""
+    x ^= x >> np.uint64(30)
+    x *= np.uint64(0xBF58476D1CE4E5B9)
+    x ^= x >> np.uint64(27)
+    x *= np.uint64(0x94D049BB133111EB)
+    x ^= x >> np.uint64(31)
+    return x
+
+
 def mix64(x: np.ndarray) -> np.ndarray:
     """splitmix64 finaliser: a bijection on uint64 that scatters nearby inputs."""
-    x = np.asarray(x, dtype=np.uint64).copy()
     with np.errstate(over="ignore"):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-    return x
+        return _finalise(np.asarray(x, dtype=np.uint64).copy())
 
 
 try:
@@ -45,15 +49,7 @@ except ImportError:  # pragma: no cover - numba is a dependency; numpy gives the
     numba = None
 
 if numba is not None:
-
-    @numba.njit(cache=True, nogil=True, inline="always")
-    def _mix(x):
-        x ^= x >> np.uint64(30)
-        x *= np.uint64(0xBF58476D1CE4E5B9)
-        x ^= x >> np.uint64(27)
-        x *= np.uint64(0x94D049BB133111EB)
-        x ^= x >> np.uint64(31)
-        return x
+    _mix = numba.njit(cache=True, nogil=True, inline="always")(_finalise)
 
     @numba.njit(cache=True, nogil=True)
     def _offset_parts(offset, file_mix, salts, k, out):

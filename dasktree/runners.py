@@ -267,8 +267,8 @@ class DaskRunner(_Counting):
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
-        # the workers count: which slots are derived, and each slot's parts, is the search chunks' business
-        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=())  # what a part's count needs
+        # the workers count; which slots are derived, and each slot's parts, is the search chunks' business
+        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=())
         [plan_future] = self.client.scatter([counting], broadcast=True, hash=False)
         if scatter:  # the parents' cells first: the last level's sums are freed once they are taken
             derived = [self._parent_cells(c, plan) for c in chunks]
@@ -312,24 +312,19 @@ class DaskRunner(_Counting):
     def _parent_cells(self, chunk: "_Chunk", plan) -> tuple[list, Derivations]:
         """Tasks taking the parents' cells of a search chunk's derived slots from the last level's
         sums (one per last-level chunk holding some), and the chunk's derivations reading them."""
-        # a last-level sum's key -> [its index among the inputs, its future, [(lo, hi)...], {parent: offset}, size]
-        sources: dict[str, list] = {}
+        sources: dict[str, _ParentSource] = {}  # by the key of a last-level sum
         derivations = []
         for d in plan.derived:
             if not chunk.first_slot <= d.slot <= chunk.last_slot:
                 continue
             total, base, n = self._sums[d.parent]
-            source = sources.setdefault(total.key, [len(sources), total, [], {}, 0])
-            if d.parent not in source[3]:
-                source[3][d.parent] = source[4]
-                source[2].append((base, base + n))
-                source[4] += n
+            source = sources.setdefault(total.key, _ParentSource(len(sources), total))
             derivations.append(ChunkDerivation(
                 int(plan.slot_base[d.slot]) - chunk.lo, int(plan.slot_slices[d.slot]),
                 tuple(int(plan.slot_base[s]) - chunk.lo for s in d.siblings),
-                source[0], source[3][d.parent], n, d.parent_slices))
-        inputs = [self.client.submit(take_cells, future, np.asarray(ranges, dtype=np.int64).reshape(-1, 2),
-                                     pure=False) for _, future, ranges, _, _ in sources.values()]
+                source.index, source.offset_of(d.parent, base, n), n, d.parent_slices))
+        inputs = [self.client.submit(take_cells, source.total, np.asarray(source.ranges, dtype=np.int64).reshape(-1, 2),
+                                     pure=False) for source in sources.values()]
         return inputs, Derivations(tuple(derivations))
 
     def _chunk_sum(self, hists: list, chunk: "_Chunk", plan, parents: tuple[list, Derivations]):
@@ -372,6 +367,25 @@ class DaskRunner(_Counting):
         self._sums = {}
 
 
+@dataclasses.dataclass
+class _ParentSource:
+    """One of the last level's summed chunks, and the parents' cells a search chunk takes from it."""
+
+    index: int  # among the search chunk's extra inputs
+    total: object  # the future of the summed chunk
+    ranges: list = dataclasses.field(default_factory=list)  # (lo, hi) of each parent taken, in order
+    offsets: dict = dataclasses.field(default_factory=dict)  # parent node -> its first cell in the taken cells
+    size: int = 0
+
+    def offset_of(self, parent: int, base: int, n: int) -> int:
+        """Where the parent's ``n`` cells from ``base`` sit in the taken cells (taken once)."""
+        if parent not in self.offsets:
+            self.offsets[parent] = self.size
+            self.ranges.append((base, base + n))
+            self.size += n
+        return self.offsets[parent]
+
+
 @dataclasses.dataclass(frozen=True)
 class _Chunk:
     """A search task's share of a level pass: cells ``lo:hi`` and its requests (bases relative to ``lo``).
@@ -392,7 +406,8 @@ class _Chunk:
         return self.requests[-1].slot
 
 
-def _contiguous(requests: list[SearchRequest], plan, n_tasks: int, context: SearchContext | None = None) -> list[_Chunk]:
+def _contiguous(requests: list[SearchRequest], plan, n_tasks: int,
+                context: SearchContext | None = None) -> list[_Chunk]:
     """Search chunks of similar work, each a contiguous run of slots.
 
     A node's binary search costs about its cells times (its slices to sum +
