@@ -157,3 +157,29 @@ def test_only_fold_grows_the_same_tree_as_the_forest():
         assert alone.tree.to_json() == forest.fold_trees[t].to_json()
     with pytest.raises(dasktree.InputError, match="only_fold must be in 0..cv"):
         dasktree.fit(frame, target=target, cv=5, only_fold=5)
+
+
+def test_a_fit_freezes_the_older_objects_only_while_it_grows():
+    """The cyclic collector skips the objects older than the fit while it grows, and the
+    process's own gc.freeze() is left as it was."""
+    import gc
+
+    frame, target = DATA["agrawal-f7"]
+    seen = []
+    callback = lambda phase, info: seen.append(gc.get_freeze_count()) if phase == "start" else None  # noqa: E731
+    gc.callbacks.append(callback)
+    try:
+        dasktree.fit(frame, target=target, max_depth=4, cv=3)
+        gc.collect()
+    finally:
+        gc.callbacks.remove(callback)
+    assert gc.get_freeze_count() == 0
+    assert max(seen, default=0) > 0  # some collection ran with the older objects frozen
+    assert seen[-1] == 0  # and none after the fit
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        dasktree.fit(frame, target=target, max_depth=4, cv=3)
+        assert gc.get_freeze_count() > frozen // 2  # not unfrozen by the fit (some frozen objects may die)
+    finally:
+        gc.unfreeze()
