@@ -26,7 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Derivation", "ChunkDerivation", "Derivations", "slice_map", "fill_derived", "take_cells"]
+__all__ = ["Derivation", "ChunkDerivation", "ChunkFill", "slice_map", "expand_counted", "fill_derived",
+           "take_cells"]
 
 
 @dataclass(frozen=True)
@@ -58,9 +59,17 @@ class ChunkDerivation:
 
 
 @dataclass(frozen=True)
-class Derivations:
-    """A search chunk's derivations as one task argument (Dask walks lists and tuples, not this)."""
+class ChunkFill:
+    """How a search chunk's cells come from what the workers counted, as one task argument
+    (Dask walks lists and tuples looking for futures, not this).
 
+    The workers' histograms leave the derived slots out; ``runs`` rows
+    ``(cell in the chunk, cell in the counted cells, length)`` put the counted
+    cells back in place in a chunk of ``size`` cells, and ``items`` fill the gaps.
+    """
+
+    size: int
+    runs: np.ndarray
     items: tuple[ChunkDerivation, ...]
 
 
@@ -83,6 +92,14 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
             raise RuntimeError(f"a child tracks part {p} that its parent does not: it's a bug, please report it")
         out.append((where[p],))
     return tuple(out)
+
+
+def expand_counted(counted: np.ndarray, runs: np.ndarray, size: int) -> np.ndarray:
+    """``size`` cells holding each run ``(at, start, length)`` of ``counted`` at ``at``; zero elsewhere."""
+    out = np.zeros(size, dtype=counted.dtype)
+    for at, start, length in np.asarray(runs).tolist():
+        out[at:at + length] = counted[start:start + length]
+    return out
 
 
 def fill_derived(total: np.ndarray, parents: list[np.ndarray], derivations: list[ChunkDerivation],

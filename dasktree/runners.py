@@ -22,7 +22,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
-from .derive import ChunkDerivation, Derivations, take_cells
+from .derive import ChunkDerivation, ChunkFill, take_cells
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
@@ -96,7 +96,7 @@ class LocalRunner(_Counting):
                 encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
                 for p in self.source.parts
             ]
-        total = np.zeros(plan.size, dtype=np.int64)
+        total = np.zeros(plan.counted_size, dtype=np.int64)
         for encoded in self.encoded:
             histogram_of(encoded, plan=plan, shape=self.shape, out=total)
             self.progress.advance()
@@ -309,7 +309,7 @@ class DaskRunner(_Counting):
         del hists, tasks
         return results
 
-    def _parent_cells(self, chunk: "_Chunk", plan) -> tuple[list, Derivations]:
+    def _parent_cells(self, chunk: "_Chunk", plan) -> tuple[list, tuple[ChunkDerivation, ...]]:
         """Tasks taking the parents' cells of a search chunk's derived slots from the last level's
         sums (one per last-level chunk holding some), and the chunk's derivations reading them."""
         sources: dict[str, _ParentSource] = {}  # by the key of a last-level sum
@@ -325,19 +325,21 @@ class DaskRunner(_Counting):
                 source.index, source.offset_of(d.parent, base, n), n, d.parent_slices))
         inputs = [self.client.submit(take_cells, source.total, np.asarray(source.ranges, dtype=np.int64).reshape(-1, 2),
                                      pure=False) for source in sources.values()]
-        return inputs, Derivations(tuple(derivations))
+        return inputs, tuple(derivations)
 
-    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan, parents: tuple[list, Derivations]):
-        """The task summing a search chunk's cells (reduce-scatter: each chunk receives only its
-        own cells of every worker's histogram, unless the histogram is small) and deriving its
-        derived slots from the parents' cells (:meth:`_parent_cells`)."""
-        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
-            pieces, lo, hi = [self.client.submit(cells_of, h, chunk.lo, chunk.hi, pure=False) for h in hists], 0, None
+    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan, parents: tuple[list, tuple[ChunkDerivation, ...]]):
+        """The task summing a search chunk's counted cells (reduce-scatter: each chunk receives
+        only its own cells of every worker's histogram, unless the histogram is small) and
+        deriving its derived slots from the parents' cells (:meth:`_parent_cells`)."""
+        lo, hi, runs = plan.counted_runs(chunk.first_slot, chunk.last_slot)
+        if len(hists) > 1 and plan.counted_size * 4 > SCATTER_BYTES:
+            pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
         else:
-            pieces, lo, hi = hists, chunk.lo, chunk.hi
+            pieces = hists
         inputs, derivations = parents
-        return self.client.submit(sum_cells, *pieces, *inputs, lo=lo, hi=chunk.hi - chunk.lo if hi is None else hi,
-                                  n_parents=len(inputs), derivations=derivations, cells=plan.cells, pure=False)
+        fill = ChunkFill(chunk.hi - chunk.lo, runs, derivations) if derivations else None
+        return self.client.submit(sum_cells, *pieces, *inputs, lo=lo, hi=hi, n_parents=len(inputs), fill=fill,
+                                  cells=plan.cells, pure=False)
 
     def _by_worker(self) -> dict[str | None, list]:
         """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker).

@@ -12,7 +12,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, summarize
 from .dataset import Part, Source
-from .derive import Derivations, fill_derived
+from .derive import ChunkFill, expand_counted, fill_derived
 from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
@@ -98,7 +98,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
     """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
     move down in place."""
-    if plan.size * 4 > GROUP_ROWS_BYTES:
+    if plan.counted_size * 4 > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
@@ -111,7 +111,7 @@ def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape) -> np
     """The level histogram of several encoded parts held by one worker, counted into one array
     (int32 while the rows fit)."""
     dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
-    total = np.zeros(plan.size, dtype=dtype)
+    total = np.zeros(plan.counted_size, dtype=dtype)
     for e in encoded:
         histogram_of(e, plan=plan, shape=shape, out=total)
     return total
@@ -129,14 +129,16 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-def sum_cells(*hists: np.ndarray, lo: int, hi: int, n_parents: int = 0, derivations: Derivations | None = None,
+def sum_cells(*hists: np.ndarray, lo: int, hi: int, n_parents: int = 0, fill: ChunkFill | None = None,
               cells: int = 1) -> np.ndarray:
-    """Cells ``lo:hi`` of a search chunk: the sum over every worker's histogram, then its derived
-    slots filled from their parents' cells (the last ``n_parents`` inputs; :mod:`dasktree.derive`)."""
-    counted = hists[:len(hists) - n_parents]
-    total = add_counts(*(h[lo:hi] for h in counted))
-    if derivations is not None:
-        fill_derived(total, list(hists[len(hists) - n_parents:]), list(derivations.items), cells)
+    """A search chunk's summed cells: cells ``lo:hi`` of every worker's counted histogram
+    summed, then (with ``fill``) laid out with room for the chunk's derived slots, which are
+    filled from their parents' cells (the last ``n_parents`` inputs; :mod:`dasktree.derive`)."""
+    counted = add_counts(*(h[lo:hi] for h in hists[:len(hists) - n_parents]))
+    if fill is None:
+        return counted
+    total = expand_counted(counted, fill.runs, fill.size)
+    fill_derived(total, list(hists[len(hists) - n_parents:]), list(fill.items), cells)
     return total
 
 

@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.derive import ChunkDerivation, fill_derived, slice_map, take_cells
+from dasktree.derive import ChunkDerivation, expand_counted, fill_derived, slice_map, take_cells
 from dasktree.forest import Forest
 from dasktree.histogram import level_histogram
 from dasktree.split.node_tests import nominal_test, numeric_test
@@ -73,11 +73,24 @@ def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats,
             if all(k in open_ids for k in kids):
                 pick = kids[int(rng.integers(len(kids)))]
                 derive[pick] = (parent, tuple(k for k in kids if k != pick))
+        if not frontier:
+            return
         plan = forest.pass_plan(frontier, widths, 2, frontier, derive)
         counted = level_histogram(codes, y, part, plan.counting_all(), **kw).astype(np.int64)
-        partial = level_histogram(codes, y, part, plan, **kw).astype(np.int64)
-        for d in plan.derived:  # nothing counted in a derived slot
+        packed = level_histogram(codes, y, part, plan, **kw).astype(np.int64)  # derived slots left out
+        assert packed.size == plan.counted_size == plan.size - sum(plan.view(counted, d.slot).size
+                                                                    for d in plan.derived)
+        lo, hi, runs = plan.counted_runs(0, plan.n_slots - 1)
+        assert (lo, hi) == (0, plan.counted_size)
+        partial = expand_counted(packed[lo:hi], runs, plan.size)
+        for d in plan.derived:  # room left for the derived slots
             assert not plan.view(partial, d.slot).any()
+        # a search chunk of slots first..last finds its own cells the same way
+        a = int(rng.integers(plan.n_slots))
+        b = int(rng.integers(a, plan.n_slots))
+        c_lo, c_hi, c_runs = plan.counted_runs(a, b)
+        start, end = int(plan.slot_base[a]), int(plan.slot_base[b] + plan.slot_slices[b] * plan.cells)
+        np.testing.assert_array_equal(expand_counted(packed[c_lo:c_hi], c_runs, end - start), partial[start:end])
         last_slot = {n: s for n, s in enumerate(last_plan.node_slot.tolist()) if s >= 0}
         ranges = [(int(last_plan.slot_base[last_slot[d.parent]]),
                    int(last_plan.slot_base[last_slot[d.parent]] + last_plan.slot_slices[last_slot[d.parent]]
