@@ -26,6 +26,7 @@ from .derive import ChunkDerivation, ChunkFill, take_cells
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
+from .search_chunks import SearchChunk, search_chunks
 from .search_results import unpack
 from .schema import Roles
 from .tasks import (
@@ -45,7 +46,6 @@ from .tasks import (
 __all__ = ["LocalRunner", "DaskRunner"]
 
 SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
-MIN_CHUNK_SLICES = 64  # a search task's least work, in node slices: fewer, fuller tasks at narrow levels
 
 
 class _Counting:
@@ -216,14 +216,14 @@ class DaskRunner(_Counting):
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
         if not all(d.parent in self._sums for d in plan.derived):
             plan = plan.counting_all()
-        chunks = _contiguous(requests, plan, 2 * n_workers, context)
+        chunks = search_chunks(requests, plan, 2 * n_workers, context)
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
 
     def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
         as tasks next to the sum; only their results come back. With ``scatter`` the chunks are
-        :class:`_Chunk` s of contiguous cells, and each sums only its own (``func`` is the search).
+        :class:`~dasktree.search_chunks.SearchChunk` s of contiguous cells, and each sums only its own (``func`` is the search).
 
         A worker lost mid-pass is survived: Dask reruns computed tasks from their lineage, but
         data scattered from here (the source, the bin spec, the plan) has none, so when a pass
@@ -309,7 +309,7 @@ class DaskRunner(_Counting):
         del hists, tasks
         return results
 
-    def _parent_cells(self, chunk: "_Chunk", plan) -> tuple[list, tuple[ChunkDerivation, ...]]:
+    def _parent_cells(self, chunk: "SearchChunk", plan) -> tuple[list, tuple[ChunkDerivation, ...]]:
         """Tasks taking the parents' cells of a search chunk's derived slots from the last level's
         sums (one per last-level chunk holding some), and the chunk's derivations reading them."""
         sources: dict[str, _ParentSource] = {}  # by the key of a last-level sum
@@ -327,7 +327,7 @@ class DaskRunner(_Counting):
                                      pure=False) for source in sources.values()]
         return inputs, tuple(derivations)
 
-    def _chunk_sum(self, hists: list, chunk: "_Chunk", plan, parents: tuple[list, tuple[ChunkDerivation, ...]]):
+    def _chunk_sum(self, hists: list, chunk: "SearchChunk", plan, parents: tuple[list, tuple[ChunkDerivation, ...]]):
         """The task summing a search chunk's counted cells (reduce-scatter: each chunk receives
         only its own cells of every worker's histogram, unless the histogram is small) and
         deriving its derived slots from the parents' cells (:meth:`_parent_cells`)."""
@@ -386,66 +386,6 @@ class _ParentSource:
             self.ranges.append((base, base + n))
             self.size += n
         return self.offsets[parent]
-
-
-@dataclasses.dataclass(frozen=True)
-class _Chunk:
-    """A search task's share of a level pass: cells ``lo:hi`` and its requests (bases relative to ``lo``).
-
-    One object, not a list, in a task's arguments: Dask does not walk it looking for futures.
-    """
-
-    lo: int
-    hi: int
-    requests: list[SearchRequest]
-
-    @property
-    def first_slot(self) -> int:
-        return self.requests[0].slot
-
-    @property
-    def last_slot(self) -> int:
-        return self.requests[-1].slot
-
-
-def _contiguous(requests: list[SearchRequest], plan, n_tasks: int,
-                context: SearchContext | None = None) -> list[_Chunk]:
-    """Search chunks of similar work, each a contiguous run of slots.
-
-    A node's binary search costs about its cells times (its slices to sum +
-    the trees deciding there). A multi-way search (Block-Opt-P) is quadratic
-    in the blocks of each numeric attribute, at most ``min(bins, rows)``: a
-    node then weighs ``trees x sum_a min(width_a, rows)**2`` besides. Cutting
-    the running total into at most ``n_tasks`` equal shares (none smaller than
-    ``MIN_CHUNK_SLICES`` slices' worth) gives a huge node a chunk of its own
-    and deals the small ones to the rest, so one big node cannot idle a worker.
-    """
-    requests = sorted(requests, key=lambda r: r.slot)
-    cells = plan.cells
-    cost = np.array([cells * (int(plan.slot_slices[r.slot]) + len(r.trees)) for r in requests], dtype=np.float64)
-    if context is not None and context.split.max_arity > 2:
-        numeric = np.array([k == "numeric" for k in context.layout.kinds])
-        widths = context.layout.widths[numeric].astype(np.float64)
-        rows = np.array([r.rows if r.rows > 0 else np.inf for r in requests])
-        blocks = np.minimum(widths[None, :], rows[:, None])  # (requests, numeric attributes)
-        cost += np.array([len(r.trees) for r in requests]) * (blocks ** 2).sum(axis=1) * context.split.max_arity
-    total = float(cost.sum()) or 1.0
-    n_tasks = int(max(1, min(n_tasks, total // (MIN_CHUNK_SLICES * cells))))
-    middle = np.cumsum(cost) - cost / 2
-    share = np.minimum((middle / total * n_tasks).astype(np.int64), n_tasks - 1)
-    position = {r.slot: i for i, r in enumerate(requests)}
-    for d in plan.derived:  # a derived node and its siblings (adjacent slots) go to one chunk
-        members = [position[s] for s in (d.slot, *d.siblings)]
-        share[min(members):max(members) + 1] = share[min(members)]
-    chunks = []
-    for k in np.unique(share):
-        members = [requests[i] for i in np.flatnonzero(share == k)]
-        lo = int(plan.slot_base[members[0].slot])
-        last = members[-1].slot
-        hi = int(plan.slot_base[last] + plan.slot_slices[last] * cells)
-        chunks.append(_Chunk(lo, hi, [SearchRequest(r.node, r.slot, r.trees, r.base - lo, r.parts, r.rest, r.rows)
-                                      for r in members]))
-    return chunks
 
 
 def _lost_worker_errors() -> tuple:

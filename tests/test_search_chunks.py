@@ -4,7 +4,7 @@ import numpy as np
 
 from dasktree.forest import Forest
 from dasktree.node_search import SearchContext, SearchRequest
-from dasktree.runners import _contiguous
+from dasktree.search_chunks import search_chunks
 from dasktree.split.search import AttributeLayout, SplitParams
 from dasktree.split.node_tests import numeric_test
 
@@ -34,7 +34,7 @@ def _context(widths, max_arity):
 def test_chunks_are_contiguous_cover_every_node_and_shift_bases():
     children, plan, widths = _level(30)
     requests = _requests(children, plan, [100] * 30)
-    chunks = _contiguous(requests, plan, 4, _context(widths, 2))
+    chunks = search_chunks(requests, plan, 4, _context(widths, 2))
     seen = [r.node for c in chunks for r in c.requests]
     assert seen == [r.node for r in requests]
     for c in chunks:
@@ -47,8 +47,8 @@ def test_a_huge_multiway_node_gets_a_chunk_of_its_own():
     """Block-Opt-P is quadratic in blocks: a node with many rows outweighs many small ones."""
     children, plan, widths = _level(30)
     rows = [1_000_000] + [5] * 29  # blocks <= min(bins, rows): 40 vs 5 per attribute
-    chunks = _contiguous(_requests(children, plan, rows), plan, 4, _context(widths, 5))
+    chunks = search_chunks(_requests(children, plan, rows), plan, 4, _context(widths, 5))
     assert [r.node for r in chunks[0].requests] == [children[0].id]
     assert len(chunks) >= 2
-    binary = _contiguous(_requests(children, plan, rows), plan, 4, _context(widths, 2))
+    binary = search_chunks(_requests(children, plan, rows), plan, 4, _context(widths, 2))
     assert len(binary[0].requests) > 1  # binary searches cost the same per node

@@ -1,0 +1,149 @@
+"""What a pass or a prediction needs of the forest, as flat arrays.
+
+:class:`PassPlan` is a level pass's forest and histogram layout (built by
+:meth:`dasktree.forest.Forest.pass_plan`); :class:`RoutingPlan` routes rows
+through every tree (prediction, and the reference walk of the tests).
+Plain data: the workers receive them; they know nothing of how they were made.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+
+from .derive import Derivation
+
+__all__ = ["PassPlan", "RoutingPlan", "expand_slices"]
+
+
+@dataclass(frozen=True)
+class PassPlan:
+    """What one level pass needs: the forest as flat arrays and the histogram layout.
+
+    Rows walk the forest's *distinct* nodes: from a node, every branch (one
+    per distinct test among its trees) sends the row to one child, so a row
+    visits each node it reaches exactly once, whatever the number of trees
+    sharing it. Node ``n`` has branches ``branch_start[n]:branch_start[n+1]``;
+    branch ``b`` tests attribute ``branch_attribute[b]`` and sends code ``c``
+    to node ``table[branch_offset[b] + c]``.
+
+    A counted node (``node_slot[n] = s >= 0``) gets ``slot_slices[s]`` slices
+    of ``total_bins x n_classes`` cells from ``slot_base[s]`` in the flat
+    histogram: one per part held out by its trees, plus, unless every part of
+    the first repetition is among them, a *rest* slice (slice 0) for the other
+    rows of the first repetition. A row of repetition ``r`` in part ``p``
+    goes to slice ``part_slice[s, r * n_folds + p]`` (-1: not counted there).
+    So a node of the main tree alone costs one slice, not one per fold.
+    """
+
+    node_slot: np.ndarray  # (n_nodes,) int32
+    branch_start: np.ndarray  # (n_nodes + 1,) int64
+    branch_attribute: np.ndarray  # (n_branches,) int32
+    branch_offset: np.ndarray  # (n_branches,) int64
+    table: np.ndarray  # int32 child node ids
+    slot_base: np.ndarray  # (n_slots,) int64 first cell of each slot
+    slot_slices: np.ndarray  # (n_slots,) int64
+    part_slice: np.ndarray  # (n_slots, n_parts) int16
+    slot_parts: tuple  # per slot: the tracked parts, in slice order after the rest slice
+    slot_rest: tuple  # per slot: whether slice 0 is the rest slice
+    total_bins: int
+    n_classes: int
+    size: int  # cells of the whole flat histogram
+    node_open: np.ndarray | None = None  # (n_nodes,) uint8: 1 for the frontier's nodes (all groups of the level)
+    start_width: int = 1  # start nodes kept per row: up to one per tree, at most MAX_STARTS
+    forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
+    derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.derive)
+    # Where the workers count: the slots without the derived ones (None: as slot_base; -1 derived).
+    count_base: np.ndarray | None = None
+    count_size: int = -1  # cells the workers count (-1: size)
+
+    @property
+    def counted_base(self) -> np.ndarray:
+        """First cell of each slot in the histogram the workers count (-1: derived, not counted)."""
+        return self.slot_base if self.count_base is None else self.count_base
+
+    @property
+    def counted_size(self) -> int:
+        return self.size if self.count_size < 0 else self.count_size
+
+    def counting_all(self) -> "PassPlan":
+        """This plan with its derived slots counted like the others (when the parents' counts are not at hand)."""
+        if not self.derived:
+            return self
+        node_slot = self.node_slot.copy()
+        for d in self.derived:
+            node_slot[d.node] = d.slot
+        return dataclasses.replace(self, node_slot=node_slot, derived=(), count_base=None, count_size=-1)
+
+    def counted_runs(self, first: int, last: int) -> tuple[int, int, np.ndarray]:
+        """Slots ``first..last`` in the counted histogram: its cells ``lo:hi``, and the runs
+        ``(cell in the slots' own layout, cell in lo:hi, length)`` that copy them back into it."""
+        base = self.counted_base
+        runs: list[list[int]] = []
+        lo = hi = -1
+        for s in range(first, last + 1):
+            if base[s] < 0:
+                continue
+            n = int(self.slot_slices[s]) * self.cells
+            at, counted = int(self.slot_base[s] - self.slot_base[first]), int(base[s])
+            if lo < 0:
+                lo = counted
+            if runs and runs[-1][0] + runs[-1][2] == at and lo + runs[-1][1] + runs[-1][2] == counted:
+                runs[-1][2] += n
+            else:
+                runs.append([at, counted - lo, n])
+            hi = counted + n
+        return max(lo, 0), max(hi, 0), np.asarray(runs, dtype=np.int64).reshape(-1, 3)
+
+    @property
+    def n_slots(self) -> int:
+        return int(self.slot_base.size)
+
+    @property
+    def cells(self) -> int:
+        """Cells of one slice: total_bins x n_classes."""
+        return self.total_bins * self.n_classes
+
+    def view(self, hist: np.ndarray, slot: int) -> np.ndarray:
+        """Slot ``slot`` of a flat histogram as (slices, total_bins, n_classes)."""
+        start = int(self.slot_base[slot])
+        n = int(self.slot_slices[slot])
+        return hist[start:start + n * self.cells].reshape(n, self.total_bins, self.n_classes)
+
+
+def expand_slices(sliced: np.ndarray, parts: tuple[int, ...], rest: bool, n_parts: int, n_folds: int) -> np.ndarray:
+    """A node's per-slice arrays (slices, ...) as (n_parts + 1, ...): each part, then the total.
+
+    Parts the node does not track stay zero; the total is the rest slice plus
+    the tracked parts of the first repetition.
+    """
+    out = np.zeros((n_parts + 1, *sliced.shape[1:]), dtype=sliced.dtype)
+    first = int(rest)
+    if rest:
+        out[n_parts] += sliced[0]
+    for j, p in enumerate(parts):
+        out[p] = sliced[first + j]
+        if p < n_folds:
+            out[n_parts] += sliced[first + j]
+    return out
+
+
+@dataclass(frozen=True)
+class RoutingPlan:
+    """Flat arrays that route rows through every tree of the forest.
+
+    An *entry* is one tree's view of one node. ``entry_attribute[e]`` is the
+    tested attribute (-1 when the tree has no test there); the child of code
+    ``c`` is entry ``table[entry_offset[e] + c]``. ``slot_of_entry[e]`` is the
+    histogram slot of the entry's node in this pass, -1 when it is not counted.
+    """
+
+    root_entry: np.ndarray  # (n_trees,)
+    entry_attribute: np.ndarray  # (n_entries,) int32
+    entry_offset: np.ndarray  # (n_entries,) int64
+    slot_of_entry: np.ndarray  # (n_entries,) int32
+    table: np.ndarray  # int32
+    depth: int  # number of tests on the longest path
+    n_slots: int
