@@ -122,10 +122,6 @@ class Forest:
         h = self.holdout[tree]
         return total if h < 0 else total - counts[..., h, :]
 
-    def tracked_parts(self, node: "Node") -> tuple[int, ...]:
-        """The parts whose counts the node needs: those held out by the trees that reach it."""
-        return self.slices(node)[0]
-
     def train_sizes(self, counts: np.ndarray) -> np.ndarray:
         """Training rows of every tree from node counts ``(..., n_parts + 1, C)``: ``(..., n_trees)``."""
         per_part = counts.sum(axis=-1)
@@ -180,7 +176,8 @@ class Forest:
 
     # ------------------------------------------------------------------ passes
     def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:
-        """(tracked parts, has a rest slice) of a node's histogram: a function of its trees."""
+        """(tracked parts: those held out by the trees reaching the node, has a rest slice) of its
+        histogram: a function of its trees."""
         known = self._slices.get(node.trees)
         if known is None:
             parts = tuple(sorted({int(self.holdout[t]) for t in node.trees if self.holdout[t] >= 0}))

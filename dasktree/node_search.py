@@ -18,8 +18,7 @@ from .split.binary_kernel import threshold_children
 from .split.node_tests import Test
 from .split.search import AttributeLayout, Candidate, SplitParams, TrainBatch, search_batch
 
-__all__ = ["SearchRequest", "TreeDecision", "NodeResult", "SearchContext", "leaf_reason", "leaf_reasons",
-           "search_group"]
+__all__ = ["SearchRequest", "TreeDecision", "NodeResult", "SearchContext", "leaf_reasons", "search_group"]
 
 
 @dataclass(frozen=True)
@@ -62,19 +61,9 @@ class SearchContext:
     n_classes: int
 
 
-def leaf_reason(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> str:
-    n = int(train.sum())
-    if n < min_samples_split:
-        return "min_samples_split"
-    if n < 2 * min_samples_leaf:
-        return "min_samples_leaf"
-    if np.count_nonzero(train) <= 1:
-        return "pure"
-    return ""
-
-
 def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> list[str]:
-    """:func:`leaf_reason` of each row of ``train`` (trees, n_classes)."""
+    """Why each row of ``train`` (trees, n_classes) makes a leaf: too few rows to split
+    ("min_samples_split"), to fill two leaves ("min_samples_leaf"), one class ("pure"), or ""."""
     sizes = train.sum(axis=1)
     reasons = np.select(
         [sizes < min_samples_split, sizes < 2 * min_samples_leaf, np.count_nonzero(train, axis=1) <= 1],
