@@ -357,7 +357,7 @@ def test_bad_data(tmp_path):
 
 
 def test_a_failed_write_leaves_nothing(tmp_path, monkeypatch):
-    import dasktree.discretize.discretizer as module
+    import dasktree.discretize.transform as module  # where each part is written
 
     path = write_dataset(mixed(), tmp_path / "data", n_files=4)
     d = Discretizer(scheduler="threads").fit(path, target="y")
