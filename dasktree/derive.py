@@ -5,11 +5,15 @@ missing included, goes to exactly one child), so the counts of any one child
 are the parent's counts minus those of the others, cell for cell, exactly.
 A level pass then need not count the rows of the branch's largest child: they
 still move to it (it is on the frontier, so it stays a start node) but add
-nothing to the workers' histograms, and the search chunk holding the branch
-fills the child's slices from the parent's summed histogram of the previous
-level, kept on the workers. This is the "histogram subtraction" of
+nothing to the histogram. This is the "histogram subtraction" of
 LightGBM-style learners; in the forest it works per branch, since trees that
 share a branch share its children.
+
+The identity holds for the rows of any set of parts, so each histogram task
+fills the derived slots of its own counts from its own counts of the last
+pass (:func:`fill_derived`), where it already is: a worker keeps the last
+pass's histogram of the parts it counts, and nothing travels. It needs the
+same parts in the same task as last pass (the runner checks).
 
 A child tracks the parts of its branch's trees, a subset of its parent's, so
 its slices are sums of the parent's: a part's slice is the parent's slice of
@@ -17,7 +21,7 @@ that part; the child's rest slice is the parent's rest slice plus the parent's
 slices of first-repetition parts the child does not track
 (:func:`slice_map`).
 
-Pure numpy; the runners decide where the parent's counts come from.
+Pure numpy; the runners decide where the last pass's counts are.
 """
 
 from __future__ import annotations
@@ -26,8 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Derivation", "ChunkDerivation", "ChunkFill", "slice_map", "expand_counted", "fill_derived",
-           "take_cells"]
+__all__ = ["Derivation", "Fill", "fills_of", "slice_map", "fill_derived"]
 
 
 @dataclass(frozen=True)
@@ -45,32 +48,27 @@ class Derivation:
 
 
 @dataclass(frozen=True)
-class ChunkDerivation:
-    """A :class:`Derivation` in a search chunk's cells: bases relative to the chunk; the parent's
-    cells are ``parent_cells`` cells from ``parent_base`` of the chunk task's ``parent``-th extra input."""
+class Fill:
+    """A :class:`Derivation` in cells: the child's ``n_slices`` slices from ``base`` of this pass's
+    histogram are the parent's slices (``parent_slices``, relative to ``parent_base`` of the last
+    pass's histogram) minus the siblings' slices from ``sibling_bases``."""
 
     base: int
     n_slices: int
     sibling_bases: tuple[int, ...]
-    parent: int
     parent_base: int
-    parent_cells: int
     parent_slices: tuple[tuple[int, ...], ...]
 
 
-@dataclass(frozen=True)
-class ChunkFill:
-    """How a search chunk's cells come from what the workers counted, as one task argument
-    (Dask walks lists and tuples looking for futures, not this).
-
-    The workers' histograms leave the derived slots out; ``runs`` rows
-    ``(cell in the chunk, cell in the counted cells, length)`` put the counted
-    cells back in place in a chunk of ``size`` cells, and ``items`` fill the gaps.
-    """
-
-    size: int
-    runs: np.ndarray
-    items: tuple[ChunkDerivation, ...]
+def fills_of(plan, last_node_slot: np.ndarray, last_slot_base: np.ndarray) -> tuple[Fill, ...]:
+    """The fills of ``plan.derived`` (a :class:`~dasktree.plans.PassPlan`), given the last pass's
+    slot of every node (``node_slot`` with its derived slots included) and the slots' first cells."""
+    base = plan.slot_base
+    return tuple(
+        Fill(int(base[d.slot]), int(plan.slot_slices[d.slot]), tuple(int(base[s]) for s in d.siblings),
+             int(last_slot_base[last_node_slot[d.parent]]), d.parent_slices)
+        for d in plan.derived
+    )
 
 
 def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tuple[int, ...], parent_rest: bool,
@@ -94,35 +92,18 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
     return tuple(out)
 
 
-def expand_counted(counted: np.ndarray, runs: np.ndarray, size: int) -> np.ndarray:
-    """``size`` cells holding each run ``(at, start, length)`` of ``counted`` at ``at``; zero elsewhere."""
-    out = np.zeros(size, dtype=counted.dtype)
-    for at, start, length in np.asarray(runs).tolist():
-        out[at:at + length] = counted[start:start + length]
-    return out
-
-
-def fill_derived(total: np.ndarray, parents: list[np.ndarray], derivations: list[ChunkDerivation],
-                 cells: int) -> None:
-    """Write each derived child's slices into ``total`` (a chunk's summed cells), in place.
-
-    ``parents[d.parent]`` holds the parent's slices (int64, its whole slot, at
-    ``d.parent_base``); siblings are read from ``total`` itself, so they must be
-    counted slots.
-    """
-    for d in derivations:
-        child = total[d.base:d.base + d.n_slices * cells].reshape(d.n_slices, cells)
-        parent = parents[d.parent][d.parent_base:d.parent_base + d.parent_cells].reshape(-1, cells)
-        for j, sources in enumerate(d.parent_slices):
-            if sources:
-                np.sum(parent[list(sources)], axis=0, out=child[j])
-            else:
-                child[j] = 0
-        for base in d.sibling_bases:
-            child -= total[base:base + d.n_slices * cells].reshape(d.n_slices, cells)
-
-
-def take_cells(total: np.ndarray, ranges) -> np.ndarray:
-    """The cells ``lo:hi`` of each row ``(lo, hi)`` of ``ranges``, one after another: the parents
-    a search chunk needs from one of the last level's chunks, in one transfer."""
-    return np.concatenate([total[:0]] + [total[lo:hi] for lo, hi in np.asarray(ranges).tolist()])
+def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: tuple[Fill, ...], cells: int) -> None:
+    """Write each derived slot of ``hist`` (this pass's counts of some rows), in place, from
+    ``last``: the last pass's counts of the same rows, summed over the list. The siblings are
+    read from ``hist`` itself, so they must be counted slots."""
+    for f in fills:
+        child = hist[f.base:f.base + f.n_slices * cells].reshape(f.n_slices, cells)
+        child[:] = 0
+        for counts in last:
+            parent = counts[f.parent_base:f.parent_base + (1 + max(max(s, default=0) for s in f.parent_slices)) * cells]
+            parent = parent.reshape(-1, cells)
+            for j, sources in enumerate(f.parent_slices):
+                for s in sources:
+                    child[j] += parent[s]
+        for b in f.sibling_bases:
+            child -= hist[b:b + f.n_slices * cells].reshape(f.n_slices, cells)

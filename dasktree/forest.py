@@ -233,14 +233,6 @@ class Forest:
             if derived[-1].slot < 0 or min(derived[-1].siblings, default=0) < 0:
                 raise RuntimeError("a derived node or its siblings are not in the pass: it's a bug, please report it")
             node_slot[child_id] = -1
-        count_base, count_size = None, -1
-        if derived:  # the workers count the other slots, packed
-            slot_cells = counts * cells
-            counted = np.ones(len(group), dtype=bool)
-            counted[[d.slot for d in derived]] = False
-            packed = np.cumsum(np.where(counted, slot_cells, 0)) - slot_cells
-            count_base = np.where(counted, packed, -1).astype(np.int64)
-            count_size = int(slot_cells[counted].sum())
         return PassPlan(
             node_slot=node_slot,
             branch_start=branch_start,
@@ -259,8 +251,6 @@ class Forest:
             start_width=min(self.n_trees, MAX_STARTS),
             forest_id=self.id,
             derived=tuple(derived),
-            count_base=count_base,
-            count_size=count_size,
         )
 
     # ------------------------------------------------------------------ routing

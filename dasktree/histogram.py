@@ -81,7 +81,7 @@ def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, o
         if not keep.any():
             continue
         kept = rows[keep]
-        base = plan.counted_base[slot] + slices[keep] * plan.cells
+        base = plan.slot_base[slot] + slices[keep] * plan.cells
         index = base[None, :] + (offsets[:, None] + codes[:, kept]) * n_classes + y[kept][None, :]
         out += np.bincount(index.ravel(), minlength=out.size)
 
@@ -111,7 +111,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
 
     It walks from the given ``starts`` (descended) but does not move them to the frontier.
     """
-    out = np.zeros(plan.counted_size, dtype=np.int64)
+    out = np.zeros(plan.size, dtype=np.int64)
     offsets = np.asarray(offsets, dtype=np.int64)
     y = y.astype(np.int64)
 
@@ -256,8 +256,8 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
                     total_bins: int, n_classes: int, starts: np.ndarray | None = None,
                     out: np.ndarray | None = None) -> np.ndarray:
-    """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.counted_size`` cells
-    (``plan.size`` but for the derived slots, which are not counted).
+    """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells
+    (a derived slot's cells are left as they are: its rows move to it uncounted).
 
     Parameters
     ----------
@@ -267,7 +267,7 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
     starts : (K, n_rows) int32 start nodes of each row in this forest (-1: none), updated in
         place (None: the root)
-    out : counts to add to (int32 or int64, ``plan.counted_size``), e.g. several parts' sum; None: a new
+    out : counts to add to (int32 or int64, ``plan.size``), e.g. several parts' sum; None: a new
         int32 array
     """
     if codes.shape[1] >= 2**31:
@@ -280,14 +280,14 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
         out += counts
         return out
     if out is None:
-        out = np.zeros(plan.counted_size, dtype=np.int32)
+        out = np.zeros(plan.size, dtype=np.int32)
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
         if starts is None:
             starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
         found = np.empty(starts.shape[0], dtype=np.int32)
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
-                    plan.branch_attribute, plan.branch_offset, plan.table, plan.counted_base, plan.part_slice, n_folds,
+                    plan.branch_attribute, plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
                     np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, starts, found)
     return out
 

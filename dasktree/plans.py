@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .derive import Derivation
+from .derive import Derivation, Fill
 
 __all__ = ["PassPlan", "RoutingPlan", "expand_slices"]
 
@@ -55,47 +55,16 @@ class PassPlan:
     start_width: int = 1  # start nodes kept per row: up to one per tree, at most MAX_STARTS
     forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
     derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.derive)
-    # Where the workers count: the slots without the derived ones (None: as slot_base; -1 derived).
-    count_base: np.ndarray | None = None
-    count_size: int = -1  # cells the workers count (-1: size)
-
-    @property
-    def counted_base(self) -> np.ndarray:
-        """First cell of each slot in the histogram the workers count (-1: derived, not counted)."""
-        return self.slot_base if self.count_base is None else self.count_base
-
-    @property
-    def counted_size(self) -> int:
-        return self.size if self.count_size < 0 else self.count_size
+    fills: tuple[Fill, ...] = ()  # the derived slots in cells, for the workers (set by the Dask runner)
 
     def counting_all(self) -> "PassPlan":
-        """This plan with its derived slots counted like the others (when the parents' counts are not at hand)."""
+        """This plan with its derived slots counted like the others (when the last pass's counts are not at hand)."""
         if not self.derived:
             return self
         node_slot = self.node_slot.copy()
         for d in self.derived:
             node_slot[d.node] = d.slot
-        return dataclasses.replace(self, node_slot=node_slot, derived=(), count_base=None, count_size=-1)
-
-    def counted_runs(self, first: int, last: int) -> tuple[int, int, np.ndarray]:
-        """Slots ``first..last`` in the counted histogram: its cells ``lo:hi``, and the runs
-        ``(cell in the slots' own layout, cell in lo:hi, length)`` that copy them back into it."""
-        base = self.counted_base
-        runs: list[list[int]] = []
-        lo = hi = -1
-        for s in range(first, last + 1):
-            if base[s] < 0:
-                continue
-            n = int(self.slot_slices[s]) * self.cells
-            at, counted = int(self.slot_base[s] - self.slot_base[first]), int(base[s])
-            if lo < 0:
-                lo = counted
-            if runs and runs[-1][0] + runs[-1][2] == at and lo + runs[-1][1] + runs[-1][2] == counted:
-                runs[-1][2] += n
-            else:
-                runs.append([at, counted - lo, n])
-            hi = counted + n
-        return max(lo, 0), max(hi, 0), np.asarray(runs, dtype=np.int64).reshape(-1, 3)
+        return dataclasses.replace(self, node_slot=node_slot, derived=(), fills=())
 
     @property
     def n_slots(self) -> int:

@@ -22,7 +22,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
-from .derive import ChunkDerivation, ChunkFill, take_cells
+from .derive import fills_of
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .progress import Progress
@@ -37,8 +37,7 @@ from .tasks import (
     histogram_of,
     histogram_of_many,
     histogram_of_part,
-    search_sum,
-    sum_cells,
+    search_cells,
     summarize_frame,
     summarize_part,
 )
@@ -96,7 +95,7 @@ class LocalRunner(_Counting):
                 encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
                 for p in self.source.parts
             ]
-        total = np.zeros(plan.counted_size, dtype=np.int64)
+        total = np.zeros(plan.size, dtype=np.int64)
         for encoded in self.encoded:
             histogram_of(encoded, plan=plan, shape=self.shape, out=total)
             self.progress.advance()
@@ -142,7 +141,7 @@ class DaskRunner(_Counting):
         self.encoded: list | None = None
         self._groups: tuple | None = None  # (the encoded list, its parts by worker)
         self.n_dropped = 0
-        self._sums: dict[int, tuple] = {}  # node -> (its chunk's summed cells, first cell, cells): the last level
+        self._forget_last()
         self.derived = 0
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
@@ -192,7 +191,7 @@ class DaskRunner(_Counting):
             self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
-        self._sums = {}
+        self._forget_last()
         [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
         if self._frames is not None:
             use_cache = True
@@ -210,12 +209,10 @@ class DaskRunner(_Counting):
         return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
-        """Count the plan's nodes and search them. Derived nodes (:mod:`dasktree.derive`) take
-        their parents' cells from the last level's sums, kept on the workers until this pass
-        has its own; without them (or after a lost worker) every node is counted."""
+        """Count the plan's nodes and search them. Each histogram task fills its derived slots
+        (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
+        until this pass has its own; without it (or after a lost worker) every node is counted."""
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        if not all(d.parent in self._sums for d in plan.derived):
-            plan = plan.counting_all()
         chunks = search_chunks(requests, plan, 2 * n_workers, context)
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
@@ -252,7 +249,7 @@ class DaskRunner(_Counting):
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded = None
-        self._sums = {}
+        self._forget_last()
         for attempt in range(10):
             try:
                 if self._frames is None:
@@ -267,91 +264,88 @@ class DaskRunner(_Counting):
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
         self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
-        # the workers count; which slots are derived, and each slot's parts, is the search chunks' business
-        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=())
+        if self.use_cache and reads:
+            self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
+                                     spec=self._spec, folds=self.folds)
+        # One histogram task per group of parts: each part alone when they are first encoded (or
+        # not cached), then one per worker over the parts it holds (fewer tasks and sums).
+        single = reads or not self.use_cache
+        groups = [(i,) for i in range(len(self.source.parts if self.encoded is None else self.encoded))] \
+            if single else [tuple(parts) for parts in self._by_worker().values()]
+        last = [self._last_of(parts) for parts in groups] if plan.derived and not single else None
+        if last is None or any(found is None for found in last):
+            plan, last = plan.counting_all(), None
+        # the workers count; which slots are derived from what is in the fills
+        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
+                                       fills=fills_of(plan, *self._last_slots) if last else ())
         [plan_future] = self.client.scatter([counting], broadcast=True, hash=False)
-        if scatter:  # the parents' cells first: the last level's sums are freed once they are taken
-            derived = [self._parent_cells(c, plan) for c in chunks]
-            self._sums = {}
-        if self.use_cache:
-            if self.encoded is None:
-                self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
-                                         spec=self._spec, folds=self.folds)
-                hists = [
-                    self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
-                    for e in self.encoded
-                ]
-            else:
-                # One task per worker over the parts it holds: fewer tasks and histograms to sum.
-                hists = [
-                    self.client.submit(histogram_of_many, *held, plan=plan_future, shape=self.shape,
-                                       workers=None if worker is None else [worker],
-                                       allow_other_workers=True, pure=False)
-                    for worker, held in self._by_worker().items()
-                ]
-        else:
+        if not self.use_cache:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
+        elif single:
+            hists = [self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
+                     for e in self.encoded]
+        else:
+            workers = list(self._by_worker())
+            hists = [
+                self.client.submit(histogram_of_many, *(self.encoded[i] for i in parts), plan=plan_future,
+                                   shape=self.shape, last=tuple(last[g]) if last else (),
+                                   workers=None if worker is None else [worker], allow_other_workers=True,
+                                   pure=False)
+                for g, (parts, worker) in enumerate(zip(groups, workers))
+            ]
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
         if scatter:
-            sums = [self._chunk_sum(hists, c, plan, parents) for c, parents in zip(chunks, derived)]
-            tasks = [self.client.submit(search_sum, total, c, pure=False, **kwargs) for total, c in zip(sums, chunks)]
+            tasks = [self._search_task(hists, c, plan, **kwargs) for c in chunks]
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
         results = self.client.gather(tasks)
-        if scatter:  # this level's sums, for the next level's derived nodes; the last level's are freed
-            self._sums = {r.node: (total, r.base, int(plan.slot_slices[r.slot]) * plan.cells)
-                          for total, c in zip(sums, chunks) for r in c.requests}
+        if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
+            self._last = dict(zip(groups, hists))
+            self._last_slots = (plan.counting_all().node_slot, plan.slot_base)
             self.derived += len(plan.derived)
+        else:
+            self._forget_last()
         self.progress.finish()
         del hists, tasks
         return results
 
-    def _parent_cells(self, chunk: "SearchChunk", plan) -> tuple[list, tuple[ChunkDerivation, ...]]:
-        """Tasks taking the parents' cells of a search chunk's derived slots from the last level's
-        sums (one per last-level chunk holding some), and the chunk's derivations reading them."""
-        sources: dict[str, _ParentSource] = {}  # by the key of a last-level sum
-        derivations = []
-        for d in plan.derived:
-            if not chunk.first_slot <= d.slot <= chunk.last_slot:
-                continue
-            total, base, n = self._sums[d.parent]
-            source = sources.setdefault(total.key, _ParentSource(len(sources), total))
-            derivations.append(ChunkDerivation(
-                int(plan.slot_base[d.slot]) - chunk.lo, int(plan.slot_slices[d.slot]),
-                tuple(int(plan.slot_base[s]) - chunk.lo for s in d.siblings),
-                source.index, source.offset_of(d.parent, base, n), n, d.parent_slices))
-        inputs = [self.client.submit(take_cells, source.total, np.asarray(source.ranges, dtype=np.int64).reshape(-1, 2),
-                                     pure=False) for source in sources.values()]
-        return inputs, tuple(derivations)
+    def _forget_last(self) -> None:
+        self._last: dict[tuple[int, ...], object] = {}  # parts -> their histogram of the last level pass
+        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell) of that pass
 
-    def _chunk_sum(self, hists: list, chunk: "SearchChunk", plan, parents: tuple[list, tuple[ChunkDerivation, ...]]):
-        """The task summing a search chunk's counted cells (reduce-scatter: each chunk receives
-        only its own cells of every worker's histogram, unless the histogram is small) and
-        deriving its derived slots from the parents' cells (:meth:`_parent_cells`)."""
-        lo, hi, runs = plan.counted_runs(chunk.first_slot, chunk.last_slot)
-        if len(hists) > 1 and plan.counted_size * 4 > SCATTER_BYTES:
+    def _last_of(self, parts: tuple[int, ...]) -> list | None:
+        """The last pass's histograms whose parts are exactly ``parts``, together (None: none such)."""
+        found = [(held, hist) for held, hist in self._last.items() if not set(held).isdisjoint(parts)]
+        if sorted(i for held, _ in found for i in held) != sorted(parts):
+            return None
+        return [hist for _, hist in found]
+
+    def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
+        """The task summing a search chunk's cells of every worker's histogram and searching them
+        (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
+        lo, hi = chunk.lo, chunk.hi
+        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
             pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
         else:
             pieces = hists
-        inputs, derivations = parents
-        fill = ChunkFill(chunk.hi - chunk.lo, runs, derivations) if derivations else None
-        return self.client.submit(sum_cells, *pieces, *inputs, lo=lo, hi=hi, n_parents=len(inputs), fill=fill,
-                                  cells=plan.cells, pure=False)
+        return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
 
-    def _by_worker(self) -> dict[str | None, list]:
-        """Encoded parts grouped by the worker holding them (None: not held, e.g. a lost worker).
+    def _by_worker(self) -> dict[str | None, list[int]]:
+        """Indices of the encoded parts grouped by the worker holding them (None: not held, e.g.
+        a lost worker).
 
-        Asked once per cache: a part that moves later is still found (tasks may run elsewhere).
+        Asked once per cache: a part that moves later is still found (tasks may run elsewhere),
+        and the groups stay the same from pass to pass, as derived slots need.
         """
         if self._groups is None or self._groups[0] is not self.encoded:
             who_has = self.client.who_has(self.encoded)
-            groups: dict[str | None, list] = {}
-            for future in self.encoded:
+            groups: dict[str | None, list[int]] = {}
+            for i, future in enumerate(self.encoded):
                 holders = sorted(who_has.get(future.key, ()))
-                groups.setdefault(holders[0] if holders else None, []).append(future)
+                groups.setdefault(holders[0] if holders else None, []).append(i)
             self._groups = (self.encoded, groups)
         return self._groups[1]
 
@@ -366,26 +360,7 @@ class DaskRunner(_Counting):
         if self._frames:
             self.client.cancel(self._frames)
         self.encoded = None
-        self._sums = {}
-
-
-@dataclasses.dataclass
-class _ParentSource:
-    """One of the last level's summed chunks, and the parents' cells a search chunk takes from it."""
-
-    index: int  # among the search chunk's extra inputs
-    total: object  # the future of the summed chunk
-    ranges: list = dataclasses.field(default_factory=list)  # (lo, hi) of each parent taken, in order
-    offsets: dict = dataclasses.field(default_factory=dict)  # parent node -> its first cell in the taken cells
-    size: int = 0
-
-    def offset_of(self, parent: int, base: int, n: int) -> int:
-        """Where the parent's ``n`` cells from ``base`` sit in the taken cells (taken once)."""
-        if parent not in self.offsets:
-            self.offsets[parent] = self.size
-            self.ranges.append((base, base + n))
-            self.size += n
-        return self.offsets[parent]
+        self._forget_last()
 
 
 def _lost_worker_errors() -> tuple:

@@ -12,7 +12,7 @@ import numpy as np
 
 from .binning import BinSpec, Summary, summarize
 from .dataset import Part, Source
-from .derive import ChunkFill, expand_counted, fill_derived
+from .derive import fill_derived
 from .encode import Encoded, encode_table
 from .errors import DataError
 from .forest import PassPlan
@@ -21,7 +21,8 @@ from .search_results import PackedResults, pack
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
-__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "cells_of", "sum_cells", "search_sum"]
+__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "histogram_of_many", "cells_of",
+           "search_cells"]
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
     """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
     move down in place."""
-    if plan.counted_size * 4 > GROUP_ROWS_BYTES:
+    if plan.size * 4 > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
@@ -107,13 +108,16 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
     )
 
 
-def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape) -> np.ndarray:
+def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
     """The level histogram of several encoded parts held by one worker, counted into one array
-    (int32 while the rows fit)."""
+    (int32 while the rows fit). ``plan.fills`` (derived slots) are filled from ``last``, the
+    last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`)."""
     dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
-    total = np.zeros(plan.counted_size, dtype=dtype)
+    total = np.zeros(plan.size, dtype=dtype)
     for e in encoded:
         histogram_of(e, plan=plan, shape=shape, out=total)
+    if plan.fills:
+        fill_derived(total, list(last), plan.fills, plan.cells)
     return total
 
 
@@ -129,22 +133,11 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-def sum_cells(*hists: np.ndarray, lo: int, hi: int, n_parents: int = 0, fill: ChunkFill | None = None,
-              cells: int = 1) -> np.ndarray:
-    """A search chunk's summed cells: cells ``lo:hi`` of every worker's counted histogram
-    summed, then (with ``fill``) laid out with room for the chunk's derived slots, which are
-    filled from their parents' cells (the last ``n_parents`` inputs; :mod:`dasktree.derive`)."""
-    counted = add_counts(*(h[lo:hi] for h in hists[:len(hists) - n_parents]))
-    if fill is None:
-        return counted
-    total = expand_counted(counted, fill.runs, fill.size)
-    fill_derived(total, list(hists[len(hists) - n_parents:]), list(fill.items), cells)
-    return total
-
-
-def search_sum(total: np.ndarray, chunk, *, context) -> PackedResults:
-    """Search a chunk's nodes (``chunk.requests``, bases relative to the chunk) in its summed
-    cells; the results packed for the trip to the client."""
+def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context) -> PackedResults:
+    """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
+    chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
+    for the trip to the client."""
+    total = add_counts(*(h[lo:hi] for h in hists))
     return pack(search_group(total, chunk.requests, context), context.n_folds * context.n_repeats,
                 context.n_classes)
 

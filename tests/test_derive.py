@@ -4,7 +4,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.derive import ChunkDerivation, expand_counted, fill_derived, slice_map, take_cells
+import dataclasses
+
+from dasktree.derive import fill_derived, fills_of, slice_map
 from dasktree.forest import Forest
 from dasktree.histogram import level_histogram
 from dasktree.split.node_tests import nominal_test, numeric_test
@@ -36,8 +38,10 @@ def _random_test(rng, widths):
        repeats=st.integers(1, 2), depth=st.integers(1, 4))
 def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats, depth):
     """Grow a random forest level by level (trees choosing the same or different tests); each
-    level, derive one random child of every branch whose children are all open from the last
-    level's histogram, and compare with counting every node."""
+    level, derive one random child of every branch whose children are all open, and compare
+    with counting every node. As on a cluster, the rows are in parts, counted each part alone
+    at the root and then in groups of parts, each group filling its derived slots from its
+    own counts of the last level."""
     rng = np.random.default_rng(seed)
     repeats = repeats if n_folds > 1 else 1
     widths = rng.integers(3, 7, size=3)
@@ -46,11 +50,19 @@ def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats,
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
     part = rng.integers(0, n_folds, size=(repeats, n_rows)).astype(np.int16)
+    owner = rng.integers(0, 3, size=n_rows)  # the row's data part (file), not its fold
     kw = dict(n_folds=n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
               total_bins=int(widths.sum()), n_classes=2)
+
+    def count(plan, parts):
+        rows = np.isin(owner, parts)
+        return level_histogram(codes[:, rows], y[rows], part[:, rows], plan, **kw)
+
     frontier = [forest.nodes[0]]
-    last = level_histogram(codes, y, part, forest.pass_plan(frontier, widths, 2), **kw).astype(np.int64)
-    last_plan = forest.pass_plan(frontier, widths, 2)
+    plan = forest.pass_plan(frontier, widths, 2)
+    last = {(p,): count(plan, [p]) for p in range(3)}
+    last_slots = (plan.node_slot, plan.slot_base)
+    groups = [(0, 2), (1,)]
     for _ in range(depth):
         branches, children = [], []
         for node in frontier:
@@ -76,31 +88,14 @@ def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats,
         if not frontier:
             return
         plan = forest.pass_plan(frontier, widths, 2, frontier, derive)
-        counted = level_histogram(codes, y, part, plan.counting_all(), **kw).astype(np.int64)
-        packed = level_histogram(codes, y, part, plan, **kw).astype(np.int64)  # derived slots left out
-        assert packed.size == plan.counted_size == plan.size - sum(plan.view(counted, d.slot).size
-                                                                    for d in plan.derived)
-        lo, hi, runs = plan.counted_runs(0, plan.n_slots - 1)
-        assert (lo, hi) == (0, plan.counted_size)
-        partial = expand_counted(packed[lo:hi], runs, plan.size)
-        for d in plan.derived:  # room left for the derived slots
-            assert not plan.view(partial, d.slot).any()
-        # a search chunk of slots first..last finds its own cells the same way
-        a = int(rng.integers(plan.n_slots))
-        b = int(rng.integers(a, plan.n_slots))
-        c_lo, c_hi, c_runs = plan.counted_runs(a, b)
-        start, end = int(plan.slot_base[a]), int(plan.slot_base[b] + plan.slot_slices[b] * plan.cells)
-        np.testing.assert_array_equal(expand_counted(packed[c_lo:c_hi], c_runs, end - start), partial[start:end])
-        last_slot = {n: s for n, s in enumerate(last_plan.node_slot.tolist()) if s >= 0}
-        ranges = [(int(last_plan.slot_base[last_slot[d.parent]]),
-                   int(last_plan.slot_base[last_slot[d.parent]] + last_plan.slot_slices[last_slot[d.parent]]
-                       * plan.cells)) for d in plan.derived]
-        parents = take_cells(last, ranges)
-        offsets = np.concatenate([[0], np.cumsum([hi - lo for lo, hi in ranges])]).astype(int)
-        fill_derived(partial, [parents], [
-            ChunkDerivation(int(plan.slot_base[d.slot]), int(plan.slot_slices[d.slot]),
-                            tuple(int(plan.slot_base[s]) for s in d.siblings), 0, int(offsets[i]),
-                            int(offsets[i + 1] - offsets[i]), d.parent_slices)
-            for i, d in enumerate(plan.derived)], plan.cells)
-        np.testing.assert_array_equal(partial, counted)
-        last, last_plan = counted, plan.counting_all()
+        counting = dataclasses.replace(plan, fills=fills_of(plan, *last_slots))
+        assert len(counting.fills) == len(plan.derived) == len(derive)
+        new = {}
+        for group in groups:
+            hist = count(counting, group)
+            for d in plan.derived:  # not counted: the rows only move there
+                assert not plan.view(hist, d.slot).any()
+            fill_derived(hist, [h for held, h in last.items() if set(held) <= set(group)], counting.fills, plan.cells)
+            np.testing.assert_array_equal(hist, count(plan.counting_all(), group))
+            new[group] = hist
+        last, last_slots = new, (plan.counting_all().node_slot, plan.slot_base)
