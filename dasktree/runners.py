@@ -8,10 +8,17 @@ memory; it is for in-memory inputs (no cluster to start). :class:`DaskRunner`
 maps the per-part work over the workers and gathers only the chosen tests.
 A level pass is a *reduce-scatter*: the frontier's slots are cut into
 contiguous search chunks of similar work, and each chunk's task sums only its
-own cells from every worker's histogram, so no worker receives a whole
+own cells from every worker's histogram, so no worker receives a whole large
 histogram (other passes sum by a tree reduction, ``split_every`` at a time). When the encoded data
 fits (``cache``), it stays on the workers after the first level pass, so later
 passes read no Parquet at all; otherwise every pass reads and encodes anew.
+
+On a small cluster a task costs the scheduler milliseconds, as much as the
+counting of a deep level at a million rows: a cached level pass is one
+histogram task per worker and one task per search chunk (summing and
+searching), its plan travels inside the histogram tasks while small, and
+derived slots are filled by each histogram task from its own histogram of the
+last pass (:mod:`dasktree.derive`).
 """
 
 from __future__ import annotations
@@ -45,6 +52,7 @@ from .tasks import (
 __all__ = ["LocalRunner", "DaskRunner"]
 
 SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
+EMBED_PLAN_BYTES = 2**20  # a pass plan whose copies (one per histogram task) fit in this travels in the tasks
 
 
 class _Counting:
@@ -186,12 +194,12 @@ class DaskRunner(_Counting):
 
     def prepare(self, spec: BinSpec, n_folds: int) -> None:
         """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
+        self._forget_last()  # first: cancelling the codes would cancel histograms still held
         if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
             self.client.cancel(self.encoded)
             self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
-        self._forget_last()
         [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
         if self._frames is not None:
             use_cache = True
@@ -246,10 +254,10 @@ class DaskRunner(_Counting):
         """
         import time
 
+        self._forget_last()
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded = None
-        self._forget_last()
         for attempt in range(10):
             try:
                 if self._frames is None:
@@ -278,7 +286,7 @@ class DaskRunner(_Counting):
         # the workers count; which slots are derived from what is in the fills
         counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
                                        fills=fills_of(plan, *self._last_slots) if last else ())
-        [plan_future] = self.client.scatter([counting], broadcast=True, hash=False)
+        plan_future = self._send_plan(counting, n_tasks=len(groups))
         if not self.use_cache:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
@@ -311,6 +319,16 @@ class DaskRunner(_Counting):
         self.progress.finish()
         del hists, tasks
         return results
+
+    def _send_plan(self, plan, n_tasks: int):
+        """The plan as the histogram tasks' argument: in the tasks themselves while its copies are
+        small (a broadcast scatter costs a round trip, ~10 ms on two local workers), else
+        scattered to every worker once."""
+        size = sum(v.nbytes for v in vars(plan).values() if isinstance(v, np.ndarray))
+        if size * n_tasks <= EMBED_PLAN_BYTES:
+            return plan
+        [future] = self.client.scatter([plan], broadcast=True, hash=False)
+        return future
 
     def _forget_last(self) -> None:
         self._last: dict[tuple[int, ...], object] = {}  # parts -> their histogram of the last level pass
@@ -355,12 +373,12 @@ class DaskRunner(_Counting):
         return int(sum(self.client.gather([self.client.submit(_dropped, e, pure=False) for e in self.encoded])))
 
     def close(self) -> None:
+        self._forget_last()  # first: cancelling the codes would cancel the histograms still held
         if self.encoded:
             self.client.cancel(self.encoded)
         if self._frames:
             self.client.cancel(self._frames)
         self.encoded = None
-        self._forget_last()
 
 
 def _lost_worker_errors() -> tuple:
