@@ -82,20 +82,28 @@ one evaluation is one state ``(unit, arity, class)`` of the pass.
 
 Numerics and the two kernels
 ----------------------------
-The dynamic programming loops run compiled by numba
+The dynamic programming loops, the extraction of the units (non-empty bins
+or blocks) and the read-back of the cuts run compiled by numba
 (``@numba.njit(cache=True, nogil=True)``) when numba can be imported, and
-otherwise as numpy code vectorised over the candidates; both compute every
-float with the same operations in the same order and give identical results
-(the tests check it). Interval costs: entropy ``sum_c n_c (log2 n - log2 n_c)``,
-gini ``sum_c n_c (n - n_c) / n`` (exact numerator for integer counts), TSE
+otherwise as numpy code (:func:`dasktree.split.blocks.bins_to_blocks` for the
+blocks); both compute every float with the same operations in the same order
+and give identical results (the tests check it). The compiled extraction
+spares the ~30 us of numpy calls that dominated a call on a small domain. The
+units' class counts and their total are numpy's bit for bit for non-integer
+counts too: a block's counts are summed in ``np.add.reduceat``'s order and
+the total in ``ndarray.sum``'s (:mod:`dasktree.split.unit_kernels`).
+
+Interval costs: entropy ``sum_c n_c (log2 n - log2 n_c)``, gini
+``sum_c n_c (n - n_c) / n`` (exact numerator for integer counts), TSE
 ``n - max_c n_c``. For integer counts with at most :data:`LOG2_TABLE_MAX`
 examples, the ``log2`` values come from a table of ``log2`` of the integers,
-computed by numpy, cached per process and shared by both kernels. Above that (or for non-integer counts) each
-kernel calls its own ``log2``: the C library's under numba, numpy's SIMD one
-otherwise; on some CPUs (AVX-512) these differ in the last bit for about one
-argument in 10^4, so the two kernels may then break a near-tie differently.
-Each kernel on its own is deterministic; do not mix workers with and without
-numba when bit-identical models across them matter.
+computed by numpy, cached per process and shared by both kernels. Above that
+(or for non-integer counts) each kernel calls its own ``log2``: the C
+library's under numba, numpy's SIMD one otherwise; on some CPUs (AVX-512)
+these differ in the last bit for about one argument in 10^4, so the two
+kernels may then break a near-tie differently. Each kernel on its own is
+deterministic; do not mix workers with and without numba when bit-identical
+models across them matter.
 """
 
 from __future__ import annotations
@@ -106,8 +114,13 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError
-from .blocks import bins_to_blocks
-from .optimal_kernels import LOG2_TABLE_MAX, _kernels, _log2_table, kernel_backend
+from .optimal_kernels import (
+    LOG2_TABLE_MAX,
+    _kernels,
+    _log2_table,  # noqa: F401 - binary_kernel.log2_table reads the table through this module
+    _log2_table_for,
+    kernel_backend,
+)
 
 __all__ = [
     "CRITERIA",
@@ -194,7 +207,8 @@ class OptimalPartitions:
 # ---------------------------------------------------------------------------
 
 
-def _check_counts(counts) -> np.ndarray:
+def _as_counts(counts) -> np.ndarray:
+    """``counts`` as a C-contiguous float64 array, after the checks of its shape and dtype."""
     arr = np.asarray(counts)
     if arr.ndim != 2:
         raise InputError(
@@ -209,7 +223,16 @@ def _check_counts(counts) -> np.ndarray:
         raise InputError(
             f"counts must hold integer or float class counts; got dtype {arr.dtype}"
         )
-    arr = np.ascontiguousarray(arr, dtype=np.float64)
+    return np.ascontiguousarray(arr, dtype=np.float64)
+
+
+def _check_counts(counts) -> np.ndarray:
+    """:func:`_as_counts`, then finite and non-negative values (the error names the first bad one).
+
+    The optimisers leave these checks to the units kernel, which scans the
+    counts anyway, and call this only to report what it found.
+    """
+    arr = _as_counts(counts)
     if arr.size:
         if not np.all(np.isfinite(arr)):
             bad = np.argwhere(~np.isfinite(arr))[0]
@@ -223,6 +246,16 @@ def _check_counts(counts) -> np.ndarray:
                 f"class {bad[1]}"
             )
     return arr
+
+
+def _units(counts, on_blocks: bool, kernels: dict):
+    """``(counts, units, last_bin, n_nonempty, total, integral)``: see ``unit_kernels._units_loops``."""
+    counts = _as_counts(counts)
+    status, units, last_bin, n_nonempty, total, integral = kernels["units"](counts, on_blocks)
+    if status:
+        _check_counts(counts)  # raises, naming the bad value
+        raise AssertionError("the units kernel rejected valid counts; it's a bug, please report it")
+    return counts, units, last_bin, int(n_nonempty), float(total), bool(integral)
 
 
 def _check_max_arity(max_arity) -> int:
@@ -253,13 +286,14 @@ def _empty_result(max_arity: int, cost1: float) -> tuple[np.ndarray, list]:
 
 
 def _finish(cost: np.ndarray, cuts: list, evaluations: int) -> OptimalPartitions:
-    cost = np.array(cost, dtype=np.float64)
+    """The result; ``cost`` is the float64 array of :func:`_empty_result`, made read-only here."""
     cost.setflags(write=False)
     return OptimalPartitions(cost=cost, cuts=tuple(cuts), evaluations=int(evaluations))
 
 
 def _extend_beyond_blocks(
-    counts: np.ndarray, last_bin: np.ndarray, cost: np.ndarray, cuts: list, max_arity: int
+    counts: np.ndarray, last_bin: np.ndarray, n_nonempty: int, cost: np.ndarray, cuts: list,
+    max_arity: int,
 ) -> None:
     """Arities ``B < k <= V``: all boundary points plus cuts inside uniform blocks.
 
@@ -268,50 +302,43 @@ def _extend_beyond_blocks(
     The extra cuts are the rightmost non-boundary cuts between non-empty bins.
     """
     n_blocks = last_bin.shape[0]
-    nonempty = np.flatnonzero(counts.sum(axis=1) > 0)
-    n_bins = nonempty.shape[0]
-    if n_bins <= n_blocks or max_arity <= n_blocks:
+    if n_nonempty <= n_blocks or max_arity <= n_blocks:
         return
+    nonempty = np.flatnonzero(counts.sum(axis=1) > 0)
     boundary = set(int(b) for b in last_bin[:-1])
     inner = [int(b) for b in nonempty[:-1] if int(b) not in boundary]
-    for k in range(n_blocks + 1, min(max_arity, n_bins) + 1):
+    for k in range(n_blocks + 1, min(max_arity, n_nonempty) + 1):
         extra = inner[len(inner) - (k - n_blocks) :]
         cost[k] = cost[n_blocks]
         cuts[k] = tuple(sorted(boundary.union(extra)))
 
 
+def _cut_tuples(rows: np.ndarray, arity: int, cuts: list) -> None:
+    """``cuts[k]`` for ``k = 2 .. arity`` from the read-back rows (cut bins, increasing)."""
+    rows = rows.tolist()
+    for k in range(2, arity + 1):
+        cuts[k] = tuple(rows[k][: k - 1])
+
+
 def _dp(counts, max_arity, criterion, *, on_blocks: bool, prune: bool) -> OptimalPartitions:
-    counts = _check_counts(counts)
+    kernels = _kernels()
+    counts, units, last_bin, n_nonempty, total, integral = _units(counts, on_blocks, kernels)
     max_arity = _check_max_arity(max_arity)
     crit = _check_criterion(criterion)
-    if on_blocks:
-        blocks = bins_to_blocks(counts)
-        units = np.ascontiguousarray(blocks.counts, dtype=np.float64)
-        last_bin = np.asarray(blocks.last_bin, dtype=np.int64)
-    else:
-        last_bin = np.flatnonzero(counts.sum(axis=1) > 0).astype(np.int64)
-        units = np.ascontiguousarray(counts[last_bin])
     n_units = units.shape[0]
     if n_units == 0:
         cost, cuts = _empty_result(max_arity, 0.0)
         return _finish(cost, cuts, 0)
     arity = min(max_arity, n_units)  # P, L columns beyond n_units are never used
-    margin = PRUNE_MARGIN * float(units.sum())
-    table2 = _kernels()["table2"]
-    P, L, evaluations = table2(
-        units, arity, crit, bool(prune), margin, _log2_table(units, crit)
+    P, L, evaluations = kernels["table2"](
+        units, arity, crit, bool(prune), PRUNE_MARGIN * total,
+        _log2_table_for(total, integral, crit),
     )
-    cost, cuts = _empty_result(max_arity, float(P[n_units, 1]))
-    for k in range(2, arity + 1):
-        cost[k] = P[n_units, k]
-        found = []
-        i = n_units
-        for kk in range(k, 1, -1):  # read the split back through L
-            i = int(L[i, kk])
-            found.append(int(last_bin[i - 1]))  # cut after unit i (1-based)
-        cuts[k] = tuple(reversed(found))
+    cost, cuts = _empty_result(max_arity, 0.0)
+    cost[1 : arity + 1] = P[n_units, 1 : arity + 1]
+    _cut_tuples(kernels["cuts"](L, last_bin, arity), arity, cuts)
     if on_blocks:
-        _extend_beyond_blocks(counts, last_bin, cost, cuts, max_arity)
+        _extend_beyond_blocks(counts, last_bin, n_nonempty, cost, cuts, max_arity)
     return _finish(cost, cuts, evaluations)
 
 
@@ -359,38 +386,27 @@ def tse_opt(counts, *, max_arity: int, criterion: str = "tse") -> OptimalPartiti
     ``criterion`` exists for :data:`METHODS`' uniform signature and must be
     ``"tse"``.
     """
-    counts = _check_counts(counts)
+    kernels = _kernels()
+    counts, units, last_bin, n_nonempty, total, _ = _units(counts, True, kernels)
     max_arity = _check_max_arity(max_arity)
     if criterion != "tse":
         raise InputError(
             f"criterion must be 'tse' for method 'tse_opt' (it optimises training set "
             f"error only); got {criterion!r}"
         )
-    blocks = bins_to_blocks(counts)
-    units = np.ascontiguousarray(blocks.counts, dtype=np.float64)
-    last_bin = np.asarray(blocks.last_bin, dtype=np.int64)
     n_units = units.shape[0]
     if n_units == 0:
         cost, cuts = _empty_result(max_arity, 0.0)
         return _finish(cost, cuts, 0)
     arity = min(max_arity, n_units)
-    top, start, argtop, evaluations = _kernels()["tse"](units, arity)
-    total = float(units.sum())
+    top, start, argtop, evaluations = kernels["tse"](units, arity)
     cost, cuts = _empty_result(max_arity, total - float(top[1]))
+    cost[2 : arity + 1] = total - top[2 : arity + 1]
+    rows, found = kernels["tse_cuts"](start, argtop, last_bin, arity)
+    rows, found = rows.tolist(), found.tolist()
     for k in range(2, arity + 1):
-        cost[k] = total - float(top[k])
-        found = []
-        kk = k
-        c = int(argtop[n_units, k])
-        for t in range(n_units, 1, -1):
-            if kk == 1:
-                break
-            if start[t, kk, c]:  # interval kk starts at unit t: cut after unit t-1
-                found.append(int(last_bin[t - 2]))
-                kk -= 1
-                c = int(argtop[t - 1, kk])
-        cuts[k] = tuple(reversed(found))
-    _extend_beyond_blocks(counts, last_bin, cost, cuts, max_arity)
+        cuts[k] = tuple(rows[k][k - 1 - found[k] : k - 1])
+    _extend_beyond_blocks(counts, last_bin, n_nonempty, cost, cuts, max_arity)
     return _finish(cost, cuts, evaluations)
 
 

@@ -1,9 +1,10 @@
 """The kernels of the optimal multi-way split search (Elomaa & Rousu, 000 Table 2).
 
-:mod:`dasktree.split.optimal` owns the public functions, the input checks and
-the read-back of the cut points; this module owns the dynamic programs that
-fill the paper's ``P``, ``L`` (and ``N``) arrays, in two twins each, and the
-per-process ``log2`` table the entropy costs read.
+:mod:`dasktree.split.optimal` owns the public functions and the input checks;
+this module owns the dynamic programs that fill the paper's ``P``, ``L`` (and
+``N``) arrays, in two twins each, the per-process ``log2`` table the entropy
+costs read, and the loader that compiles them together with the extraction of
+units and the read-back of cuts (:mod:`dasktree.split.unit_kernels`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,15 @@ import os
 import threading
 
 import numpy as np
+
+from .unit_kernels import (
+    _cuts_loops,
+    _pairwise_leaf,
+    _pairwise_sum,
+    _tse_cuts_loops,
+    _units_loops,
+    _units_numpy,
+)
 
 LOG2_TABLE_MAX = 1 << 22
 """Largest example count for which entropy uses the cached ``log2`` table (8 bytes each)."""
@@ -291,7 +301,17 @@ _KERNELS: dict | None = None
 
 
 def _load_kernels() -> dict:
-    numpy_kernels = {"backend": "numpy", "table2": _table2_numpy, "tse": _tse_numpy}
+    """The kernels by name: compiled by numba when it imports and compiles, else numpy.
+
+    ``units`` (:func:`_units_loops`), ``table2``, ``cuts`` (the read-back
+    through ``L``), ``tse`` and ``tse_cuts``. The compiled loops call their
+    helpers (``_pairwise_sum``) by name; numba compiles such a call only when
+    the helper is registered as jitable, which is done here, once.
+    """
+    numpy_kernels = {
+        "backend": "numpy", "units": _units_numpy, "table2": _table2_numpy, "cuts": _cuts_loops,
+        "tse": _tse_numpy, "tse_cuts": _tse_cuts_loops,
+    }
     try:
         import numba
     except ImportError:
@@ -299,16 +319,44 @@ def _load_kernels() -> dict:
     if numba.config.DISABLE_JIT or os.environ.get("DASKTREE_DISABLE_NUMBA"):
         return numpy_kernels
     try:
-        table2 = numba.njit(cache=True, nogil=True)(_table2_loops)
-        tse = numba.njit(cache=True, nogil=True)(_tse_loops)
+        _register_jitable(_pairwise_leaf, _pairwise_sum)
+        jit = numba.njit(cache=True, nogil=True)
+        kernels = {
+            "backend": "numba", "units": jit(_units_loops), "table2": jit(_table2_loops),
+            "cuts": jit(_cuts_loops), "tse": jit(_tse_loops), "tse_cuts": jit(_tse_cuts_loops),
+        }
         # Compile now (or load from the cache), so that a numba that cannot
         # compile here falls back to numpy instead of failing a split search.
         one = np.ones((1, 2))
-        table2(one, 2, 0, True, 0.0, np.zeros(0))
-        tse(one, 2)
+        kernels["units"](one, True)
+        _, L, _ = kernels["table2"](one, 2, 0, True, 0.0, np.zeros(0))
+        kernels["cuts"](L, np.zeros(1, np.int64), 1)
+        top, start, argtop, _ = kernels["tse"](one, 2)
+        kernels["tse_cuts"](start, argtop, np.zeros(1, np.int64), 1)
     except Exception:  # pragma: no cover - depends on the installed numba
         return numpy_kernels
-    return {"backend": "numba", "table2": table2, "tse": tse}
+    return kernels
+
+
+_JITABLE: set = set()
+_JITABLE_LOCK = threading.Lock()
+
+
+def _register_jitable(*functions) -> None:
+    """Let compiled loops call ``functions`` by name (numba's ``register_jitable``), once each.
+
+    The functions stay plain Python for Python callers; a compiled caller
+    compiles them into itself. numba's cache is keyed on the caller's file:
+    a caller in another file than its helpers keeps stale code after the
+    helpers change until its own file changes (or its cache is cleared).
+    """
+    from numba.extending import register_jitable
+
+    with _JITABLE_LOCK:
+        for f in functions:
+            if f not in _JITABLE:
+                register_jitable(f)
+                _JITABLE.add(f)
 
 
 def _kernels() -> dict:
@@ -330,8 +378,21 @@ _LOG2_LOCK = threading.Lock()
 _LOG2_CACHE = np.zeros(0)
 
 
+_NO_TABLE = np.zeros(0)  # writable, like the table: one numba signature
+
+
 def _log2_table(units: np.ndarray, crit: int) -> np.ndarray:
     """log2 of ``0 .. >= n`` (entry 0 is 0) for integer counts and entropy, else empty.
+
+    ``n`` is the total of ``units``; see :func:`_log2_table_for`.
+    """
+    if crit != 0 or units.shape[0] == 0:
+        return _NO_TABLE
+    return _log2_table_for(float(units.sum()), bool(np.all(units == np.floor(units))), crit)
+
+
+def _log2_table_for(total: float, integral: bool, crit: int) -> np.ndarray:
+    """The ``log2`` table for units of sum ``total``, all integers when ``integral``, else empty.
 
     The table is cached per process and grown on demand, one fixed chunk of
     ``_LOG2_CHUNK`` integers at a time, each chunk by one ``np.log2`` call on
@@ -339,11 +400,8 @@ def _log2_table(units: np.ndarray, crit: int) -> np.ndarray:
     table, so results do not depend on what ran before in the process.
     """
     global _LOG2_CACHE
-    if crit != 0 or units.shape[0] == 0:
-        return np.zeros(0)
-    total = float(units.sum())
-    if total > LOG2_TABLE_MAX or not np.all(units == np.floor(units)):
-        return np.zeros(0)
+    if crit != 0 or not integral or total > LOG2_TABLE_MAX:
+        return _NO_TABLE
     table = _LOG2_CACHE
     if table.shape[0] > total:
         return table
