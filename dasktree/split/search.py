@@ -34,7 +34,7 @@ import numpy as np
 
 from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_binary_numba
 from .criteria import entropy, gini, split_information
-from .multiway import SELECTIONS, numeric_multiway, selection_score
+from .multiway import SELECTIONS, multiway_compiled, numeric_multiway, numeric_multiway_batch, selection_score
 from .node_tests import Test, nominal_test, numeric_test
 
 __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "best_split", "best_splits", "search_batch",
@@ -299,6 +299,12 @@ def _attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, pa
     h = batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
     if layout.kinds[a] == "numeric":
         if params.max_arity > 2:
+            if multiway_compiled(h, params.impurity_name, params.max_arity, params.selection):
+                # all M histograms in one compiled call: numeric_multiway's results, bit for bit
+                return numeric_multiway_batch(h, layout.uppers[a], layout.values[a], a, parent_impurity, n,
+                                              impurity=params.impurity_name, max_arity=params.max_arity,
+                                              selection=params.selection,
+                                              min_samples_leaf=params.min_samples_leaf)
             return [
                 numeric_multiway(h[m], layout.uppers[a], layout.values[a], a, float(parent_impurity[m]), float(n[m]),
                                  impurity=params.impurity_name, max_arity=params.max_arity,
