@@ -64,16 +64,21 @@ class _FlatBranches:
     """The forest's branches as the flat arrays of a :class:`PassPlan`, grown as branches are added.
 
     Branches come in increasing node order (a level's nodes are decided in id
-    order and their children get higher ids), so each pass only appends.
+    order and their children get higher ids), so each pass only appends. The
+    table holds each code's child *index* (the test's ``bin_children``), one
+    byte while every test has at most 256 children: a quarter of the node ids
+    it replaces, in the plan sent each pass and in the kernel's cache.
     """
 
     def __init__(self):
         self.node: list[int] = []  # per branch: its node
         self.attribute: list[int] = []
         self.offset: list[int] = []
-        self.tables: list[np.ndarray] = []  # per branch: the child node of each code
+        self.first_child: list[int] = []  # per branch: its first child in self.children
+        self.children: list[int] = []
+        self.tables: list[np.ndarray] = []  # per branch: the child index of each code
         self.size = 0
-        self._table = np.zeros(1, np.int32)
+        self._table = np.zeros(1, np.uint8)
         self._tabled = 0  # branches in self._table
 
     def add(self, node: int, test: Test, children: list[int]) -> None:
@@ -82,18 +87,25 @@ class _FlatBranches:
         self.node.append(node)
         self.attribute.append(test.attribute)
         self.offset.append(self.size)
-        self.tables.append(np.asarray(children, dtype=np.int32)[test.bin_children.astype(np.intp)])
+        self.first_child.append(len(self.children))
+        self.children.extend(children)
+        self.tables.append(test.bin_children)
         self.size += test.bin_children.size
 
-    def arrays(self, n_nodes: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(branch_start, branch_attribute, branch_offset, table) over ``n_nodes`` nodes."""
+    def arrays(self, n_nodes: int) -> tuple[np.ndarray, ...]:
+        """(branch_start, branch_attribute, branch_offset, table, branch_child, children) over ``n_nodes`` nodes."""
         if self._tabled < len(self.tables):
-            self._table = np.concatenate(([] if self._tabled == 0 else [self._table]) + self.tables[self._tabled:])
+            new = self.tables[self._tabled:]
+            dtype = np.uint8 if self._table.dtype == np.uint8 and max(int(t.max(initial=0)) for t in new) < 256 \
+                else np.uint16
+            self._table = np.concatenate(([] if self._tabled == 0 else [self._table.astype(dtype)])
+                                         + [t.astype(dtype) for t in new])
             self._tabled = len(self.tables)
         per_node = np.bincount(np.asarray(self.node, dtype=np.intp), minlength=n_nodes)
         branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
         return (branch_start, np.asarray(self.attribute, dtype=np.int32),
-                np.asarray(self.offset, dtype=np.int64), self._table)
+                np.asarray(self.offset, dtype=np.int64), self._table,
+                np.asarray(self.first_child, dtype=np.int64), np.asarray(self.children, dtype=np.int32))
 
 
 class Forest:
@@ -203,7 +215,7 @@ class Forest:
         node_slot = np.full(n_nodes, -1, dtype=np.int32)
         node_open = np.zeros(n_nodes, dtype=np.uint8)
         node_open[[node.id for node in (group if frontier is None else frontier)]] = 1
-        branch_start, branch_attribute, branch_offset, table = self._flat.arrays(n_nodes)
+        branch_start, branch_attribute, branch_offset, table, branch_child, children = self._flat.arrays(n_nodes)
         cells = int(np.sum(widths)) * n_classes
         node_slot[[node.id for node in group]] = np.arange(len(group), dtype=np.int32)
         layouts = [self.slices(node) for node in group]
@@ -239,6 +251,8 @@ class Forest:
             branch_attribute=branch_attribute,
             branch_offset=branch_offset,
             table=table,
+            branch_child=branch_child,
+            children=children,
             slot_base=bases,
             slot_slices=counts,
             part_slice=part_slice,

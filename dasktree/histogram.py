@@ -102,7 +102,7 @@ def _descend_one(codes, plan: PassPlan, start: np.ndarray) -> None:
         if not rows.size:
             return
         b = plan.branch_start[node]
-        start[rows] = plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], rows].astype(np.int64)]
+        start[rows] = plan.child(b, codes[plan.branch_attribute[b], rows].astype(np.int64))
 
 
 def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
@@ -122,7 +122,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
         if slot >= 0:
             _count_rows(out, rows, slot, codes, y, part, plan, n_folds, offsets)
         for b in range(plan.branch_start[node], plan.branch_start[node + 1]):
-            child = plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], rows].astype(np.int64)]
+            child = plan.child(b, codes[plan.branch_attribute[b], rows].astype(np.int64))
             for c in np.unique(child):
                 visit(int(c), rows[child == c])
 
@@ -154,23 +154,24 @@ if numba is not None:
                 out[t, i] = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table):
+    def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table, branch_child, children):
         while branch_start[node + 1] - branch_start[node] == 1:
             b = branch_start[node]
-            node = table[branch_offset[b] + codes[branch_attribute[b], i]]
+            node = children[branch_child[b] + table[branch_offset[b] + codes[branch_attribute[b], i]]]
         return node
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table):
+    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table, branch_child, children):
         for k in range(starts.shape[0]):
             for i in range(starts.shape[1]):
                 if starts[k, i] >= 0:
                     starts[k, i] = _descend_row(codes, i, starts[k, i], branch_start, branch_attribute,
-                                                branch_offset, table)
+                                                branch_offset, table, branch_child, children)
 
     @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
-                    slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack, starts, found):
+                    branch_child, children, slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack,
+                    starts, found):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         width = starts.shape[0]
@@ -181,7 +182,8 @@ if numba is not None:
                 node = starts[k, i]
                 if node < 0:
                     break
-                node = _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table)
+                node = _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table,
+                                    branch_child, children)
                 starts[k, i] = node
                 stack[0] = node
                 top = 1
@@ -202,7 +204,7 @@ if numba is not None:
                             found[n_found] = node
                         n_found += 1
                     for b in range(branch_start[node], branch_start[node + 1]):
-                        stack[top] = table[branch_offset[b] + codes[branch_attribute[b], i]]
+                        stack[top] = children[branch_child[b] + table[branch_offset[b] + codes[branch_attribute[b], i]]]
                         top += 1
             if n_found <= width:  # the open frontier nodes reached become the starts; else keep the old
                 for k in range(width):
@@ -229,7 +231,7 @@ def descend(codes: np.ndarray, plan: PassPlan, starts: np.ndarray) -> None:
         _descend_numpy(codes, plan, starts)
     elif starts.size:
         _descend_numba(np.ascontiguousarray(codes), starts, plan.branch_start, plan.branch_attribute,
-                       plan.branch_offset, plan.table)
+                       plan.branch_offset, plan.table, plan.branch_child, plan.children)
 
 
 def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:
@@ -287,7 +289,8 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
             starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
         found = np.empty(starts.shape[0], dtype=np.int32)
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
-                    plan.branch_attribute, plan.branch_offset, plan.table, plan.slot_base, plan.part_slice, n_folds,
+                    plan.branch_attribute, plan.branch_offset, plan.table, plan.branch_child, plan.children,
+                    plan.slot_base, plan.part_slice, n_folds,
                     np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, starts, found)
     return out
 

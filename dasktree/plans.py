@@ -27,7 +27,8 @@ class PassPlan:
     visits each node it reaches exactly once, whatever the number of trees
     sharing it. Node ``n`` has branches ``branch_start[n]:branch_start[n+1]``;
     branch ``b`` tests attribute ``branch_attribute[b]`` and sends code ``c``
-    to node ``table[branch_offset[b] + c]``.
+    to node ``children[branch_child[b] + table[branch_offset[b] + c]]`` (the
+    table holds child indices, uint8 or uint16).
 
     A counted node (``node_slot[n] = s >= 0``) gets ``slot_slices[s]`` slices
     of ``total_bins x n_classes`` cells from ``slot_base[s]`` in the flat
@@ -42,7 +43,9 @@ class PassPlan:
     branch_start: np.ndarray  # (n_nodes + 1,) int64
     branch_attribute: np.ndarray  # (n_branches,) int32
     branch_offset: np.ndarray  # (n_branches,) int64
-    table: np.ndarray  # int32 child node ids
+    table: np.ndarray  # uint8 (uint16) child index of each code of each branch
+    branch_child: np.ndarray  # (n_branches,) int64 first child of each branch in children
+    children: np.ndarray  # int32 child node ids
     slot_base: np.ndarray  # (n_slots,) int64 first cell of each slot
     slot_slices: np.ndarray  # (n_slots,) int64
     part_slice: np.ndarray  # (n_slots, n_parts) int16
@@ -74,6 +77,10 @@ class PassPlan:
     def cells(self) -> int:
         """Cells of one slice: total_bins x n_classes."""
         return self.total_bins * self.n_classes
+
+    def child(self, b, code):
+        """Child node(s) of branch(es) ``b`` for code(s) ``code`` (numpy)."""
+        return self.children[self.branch_child[b] + self.table[self.branch_offset[b] + code]]
 
     def view(self, hist: np.ndarray, slot: int) -> np.ndarray:
         """Slot ``slot`` of a flat histogram as (slices, total_bins, n_classes)."""

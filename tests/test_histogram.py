@@ -87,7 +87,7 @@ def _reached_open(forest, plan, codes, i):
         if plan.node_open[node]:
             found.add(node)
         for b in range(plan.branch_start[node], plan.branch_start[node + 1]):
-            stack.append(int(plan.table[plan.branch_offset[b] + codes[plan.branch_attribute[b], i]]))
+            stack.append(int(plan.child(b, int(codes[plan.branch_attribute[b], i]))))
     return found
 
 
