@@ -6,10 +6,6 @@ i.e. ``searchsorted(upper, x, side="left") + 1``, and 0 when ``x`` is NaN.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -21,8 +17,8 @@ from dasktree import bin_codes as B
 from dasktree.binning import FeatureBins
 from dasktree.encode import encode_feature
 from dasktree.schema import NUMERIC
+from dasktree.testing import run_without_numba
 
-REPO = Path(__file__).resolve().parents[1]
 MAX = np.finfo(np.float64).max
 TINY = np.finfo(np.float64).smallest_subnormal
 SPECIAL = np.array([np.nan, np.inf, -np.inf, 0.0, -0.0, TINY, -TINY, MAX, -MAX, 1.0, -1.0])
@@ -202,14 +198,10 @@ def test_encode_feature_numeric_column_with_nulls():
 
 def test_module_works_without_numba():
     code = (
-        "import sys; sys.modules['numba'] = None\n"
         "import numpy as np\n"
         "from dasktree import bin_codes as B\n"
         "x = np.array([np.nan, -np.inf, -1.0, -0.0, 0.0, 0.5, 2.0, np.inf])\n"
         "print(B.kernel_backend(), B.numeric_codes(x, np.array([0.0, 2.0]), np.uint16).tolist(),"
         " B.numeric_codes(x, np.array([]), np.uint8).dtype)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=REPO, env=env,
-                         capture_output=True, text=True, check=True).stdout.strip()
-    assert out == "numpy [0, 1, 1, 1, 1, 2, 2, 3] uint8"
+    assert run_without_numba(code) == "numpy [0, 1, 1, 1, 1, 2, 2, 3] uint8"

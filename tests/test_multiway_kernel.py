@@ -7,10 +7,6 @@ the same gain float bit for bit, the same children counts.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,8 +18,8 @@ from dasktree.split import multiway as MW
 from dasktree.split.criteria import entropy, gini
 from dasktree.split.multiway import multiway_choices, multiway_kernel_available
 from dasktree.split.search import AttributeLayout, SplitParams, _centered_cut, best_splits
+from dasktree.testing import run_without_numba
 
-REPO = Path(__file__).resolve().parents[1]
 compiled = pytest.mark.skipif(not multiway_kernel_available(), reason="numba is not installed or is disabled")
 
 
@@ -201,7 +197,6 @@ def test_best_splits_are_the_same_with_and_without_the_kernel(monkeypatch, crite
 
 def test_without_numba_the_reference_runs():
     code = (
-        "import sys; sys.modules['numba'] = None\n"
         "import numpy as np\n"
         "from dasktree.split import multiway as MW\n"
         "from dasktree.split.search import _centered_cut\n"
@@ -211,9 +206,7 @@ def test_without_numba_the_reference_runs():
         "                              selection='balanced_gain', min_samples_leaf=1, centre=_centered_cut)\n"
         "print(MW.multiway_kernel_available(), t.thresholds, t.default, g.hex(), c.tolist())\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run([sys.executable, "-W", "error", "-c", code], cwd=REPO, env=env,
-                         capture_output=True, text=True, check=True).stdout.strip()
+    out = run_without_numba(code)
     h = np.array([[0, 6], [5, 0], [5, 0], [0, 5], [0, 5], [5, 0], [5, 0]])
     t, g, c = MW.numeric_multiway(h, np.arange(5, dtype=float) + 0.5, np.arange(6.0), 0, 0.9, 36.0,
                                   impurity="entropy", max_arity=3, selection="balanced_gain", min_samples_leaf=1,

@@ -9,10 +9,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -32,8 +28,8 @@ from dasktree.split.optimal import (
     optimal_partitions,
     tse_opt,
 )
+from dasktree.testing import run_without_numba
 
-REPO = Path(__file__).resolve().parents[1]
 DP_METHODS = {"bin_opt": bin_opt, "block_opt": block_opt, "block_opt_p": block_opt_p}
 INF = math.inf
 
@@ -353,17 +349,12 @@ def test_dispatch_and_result_object():
 
 def test_module_works_without_numba():
     code = (
-        "import sys; sys.modules['numba'] = None\n"
         "from dasktree.split import optimal as O\n"
         "r = O.block_opt_p([[3, 0], [1, 2], [0, 4], [2, 2], [5, 0]], max_arity=4, criterion='entropy')\n"
         "t = O.tse_opt([[3, 0], [1, 2], [0, 4], [2, 2], [5, 0]], max_arity=4)\n"
         "print(O.kernel_backend(), r.cost.tolist(), r.cuts, r.evaluations, t.cost.tolist(), t.cuts)\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    out = subprocess.run(
-        [sys.executable, "-W", "error", "-c", code],
-        cwd=REPO, env=env, capture_output=True, text=True, check=True,
-    ).stdout.split(" ", 1)
+    out = run_without_numba(code).split(" ", 1)
     assert out[0] == "numpy"
     counts = [[3, 0], [1, 2], [0, 4], [2, 2], [5, 0]]
     r = block_opt_p(counts, max_arity=4, criterion="entropy")

@@ -10,9 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,8 +20,8 @@ from dasktree.split import optimal_kernels as K
 from dasktree.split import unit_kernels as U
 from dasktree.split.blocks import bins_to_blocks
 from dasktree.split.optimal import kernel_backend
+from dasktree.testing import run_without_numba
 
-REPO = Path(__file__).resolve().parents[1]
 
 
 def numba_wanted() -> bool:
@@ -173,7 +170,7 @@ FIXED = [
 
 def test_numpy_fallback_without_numba_gives_the_same_units():
     code = (
-        "import json, sys; sys.modules['numba'] = None\n"
+        "import json\n"
         "import numpy as np\n"
         "from dasktree.split import optimal_kernels as K\n"
         f"fixed = {FIXED!r}\n"
@@ -184,11 +181,7 @@ def test_numpy_fallback_without_numba_gives_the_same_units():
         "        out.append([int(s), u.tolist(), l.tolist(), int(n), float(t).hex(), bool(i)])\n"
         "print(json.dumps(out))\n"
     )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    out = json.loads(subprocess.run(
-        [sys.executable, "-W", "error", "-c", code],
-        cwd=REPO, env=env, capture_output=True, text=True, check=True,
-    ).stdout)
+    out = json.loads(run_without_numba(code))
     assert out.pop(0) == "numpy"
     for counts in FIXED:
         for on_blocks in (True, False):
