@@ -89,7 +89,7 @@ def log2_table(size: float) -> np.ndarray:
     The per-process table of :mod:`dasktree.split.optimal` (at most
     ``LOG2_TABLE_MAX`` integers), shared so that a worker holds one.
     """
-    from .optimal import LOG2_TABLE_MAX, _log2_table
+    from .optimal_kernels import LOG2_TABLE_MAX, _log2_table
 
     return _log2_table(np.array([float(min(size, LOG2_TABLE_MAX))]), 0)
 

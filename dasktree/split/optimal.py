@@ -114,13 +114,7 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError
-from .optimal_kernels import (
-    LOG2_TABLE_MAX,
-    _kernels,
-    _log2_table,  # noqa: F401 - binary_kernel.log2_table reads the table through this module
-    _log2_table_for,
-    kernel_backend,
-)
+from .optimal_kernels import LOG2_TABLE_MAX, _kernels, _log2_table_for, kernel_backend
 
 __all__ = [
     "CRITERIA",
