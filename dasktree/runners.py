@@ -221,7 +221,7 @@ class DaskRunner(_Counting):
         (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
         until this pass has its own; without it (or after a lost worker) every node is counted."""
         n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        chunks = search_chunks(requests, plan, 2 * n_workers, context)
+        chunks = search_chunks(requests, plan, n_workers, context)  # one per worker: a task costs ms
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
 
