@@ -99,11 +99,10 @@ def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: tuple[Fill, ..
     for f in fills:
         child = hist[f.base:f.base + f.n_slices * cells].reshape(f.n_slices, cells)
         child[:] = 0
-        for counts in last:
-            parent = counts[f.parent_base:f.parent_base + (1 + max(max(s, default=0) for s in f.parent_slices)) * cells]
-            parent = parent.reshape(-1, cells)
-            for j, sources in enumerate(f.parent_slices):
-                for s in sources:
-                    child[j] += parent[s]
+        for j, sources in enumerate(f.parent_slices):
+            for s in sources:
+                at = f.parent_base + s * cells
+                for counts in last:
+                    child[j] += counts[at:at + cells]
         for b in f.sibling_bases:
             child -= hist[b:b + f.n_slices * cells].reshape(f.n_slices, cells)
