@@ -265,3 +265,23 @@ def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth)
     rows = sorted(map(tuple, np.column_stack([codes.T, y, part.T]).tolist()))
     assert sorted(map(tuple, np.column_stack([encoded.codes.T, encoded.y, encoded.part.T]).tolist())) == rows
     np.testing.assert_array_equal(histogram_of(encoded, plan=plan, shape=shape), before)
+
+
+def test_plan_tables_widen_to_uint16_past_256_children():
+    """Branch tables hold child indices: one byte while tests have at most 256 children, two after,
+    and the tables already built keep routing to the same children."""
+    n_codes = 400
+    forest = Forest(1, np.array([-1]), 1, 2)
+    small = nominal_test(0, [np.arange(1, 3), np.arange(3, n_codes)], n_codes, 0)
+    left, right = forest.set_tests(forest.nodes[0], {0: small}, {0: np.zeros((2, 2, 2), dtype=np.int64)})
+    widths = np.array([n_codes])
+    assert forest.pass_plan([left, right], widths, 2).table.dtype == np.uint8
+    wide = nominal_test(0, [np.array([c]) for c in range(1, n_codes)], n_codes, 0)  # 399 children
+    kids = forest.set_tests(right, {0: wide}, {0: np.zeros((wide.arity, 2, 2), dtype=np.int64)})
+    plan = forest.pass_plan(kids, widths, 2)
+    assert plan.table.dtype == np.uint16
+    codes = np.arange(n_codes)
+    np.testing.assert_array_equal(plan.child(np.zeros(n_codes, dtype=np.int64), codes),
+                                  np.where(small.bin_children == 0, left.id, right.id))
+    np.testing.assert_array_equal(plan.child(np.ones(n_codes, dtype=np.int64), codes),
+                                  np.asarray([k.id for k in kids])[wide.bin_children])
