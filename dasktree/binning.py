@@ -94,19 +94,20 @@ def sketch_numeric(values: np.ndarray, max_bins: int) -> NumericSketch:
     return sketch if sketch.size <= max_bins else _to_grid(sketch)
 
 
-def merge_numeric(a: NumericSketch, b: NumericSketch, max_bins: int) -> NumericSketch:
-    if a.exact and b.exact:
-        keys = np.concatenate([a.keys, b.keys])
-        counts = np.concatenate([a.counts, b.counts])
+def merge_numeric(sketches: Sequence[NumericSketch], max_bins: int) -> NumericSketch:
+    """The sum of some sketches in one step: exact while all are and their union has at most
+    ``max_bins`` values, else on the grid (as merging them two by two would give, in any order)."""
+    if all(s.exact for s in sketches):
+        keys = np.concatenate([s.keys for s in sketches])
+        counts = np.concatenate([s.counts for s in sketches])
         distinct, inverse = np.unique(keys, return_inverse=True)
         merged = NumericSketch(True, distinct, np.bincount(inverse, counts, distinct.size).astype(np.int64))
         return merged if merged.size <= max_bins else _to_grid(merged)
-    a, b = _to_grid(a), _to_grid(b)
-    keys = np.concatenate([a.keys, b.keys])
-    distinct, inverse = np.unique(keys, return_inverse=True)
-    counts = np.bincount(inverse, np.concatenate([a.counts, b.counts]), distinct.size).astype(np.int64)
+    grids = [_to_grid(s) for s in sketches]
+    distinct, inverse = np.unique(np.concatenate([g.keys for g in grids]), return_inverse=True)
+    counts = np.bincount(inverse, np.concatenate([g.counts for g in grids]), distinct.size).astype(np.int64)
     maxes = np.full(distinct.size, -np.inf)
-    np.maximum.at(maxes, inverse, np.concatenate([a.maxes, b.maxes]))
+    np.maximum.at(maxes, inverse, np.concatenate([g.maxes for g in grids]))
     return NumericSketch(False, distinct, counts, maxes)
 
 
@@ -197,36 +198,36 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
     )
 
 
-def _add_counts(a: dict, b: dict) -> dict:
-    out = dict(a)
-    for k, v in b.items():
-        out[k] = out.get(k, 0) + v
+def _add_counts(counts: Sequence[dict]) -> dict:
+    out = dict(counts[0])
+    for more in counts[1:]:
+        for k, v in more.items():
+            out[k] = out.get(k, 0) + v
     return out
 
 
 def merge(a: Summary, b: Summary) -> Summary:
     """Sum of two summaries (combine). Exact, associative and commutative."""
-    numeric = [
-        None if x is None else merge_numeric(x, y, a.max_bins) for x, y in zip(a.numeric, b.numeric)
-    ]
-    nominal = [None if x is None else _add_counts(x, y) for x, y in zip(a.nominal, b.nominal)]
-    return Summary(
-        n_rows=a.n_rows + b.n_rows,
-        n_null_target=a.n_null_target + b.n_null_target,
-        classes=_add_counts(a.classes, b.classes),
-        numeric=numeric,
-        nominal=nominal,
-        n_missing=a.n_missing + b.n_missing,
-        max_bins=a.max_bins,
-        parts=sorted(a.parts + b.parts),
-    )
+    return merge_all([a, b])
 
 
 def merge_all(summaries: Sequence[Summary]) -> Summary:
-    total = summaries[0]
-    for s in summaries[1:]:
-        total = merge(total, s)
-    return total
+    """Sum of any number of summaries in one step (each sketch merged once, not pairwise)."""
+    first = summaries[0]
+    numeric = [None if column[0] is None else merge_numeric(column, first.max_bins)
+               for column in zip(*(s.numeric for s in summaries))]
+    nominal = [None if column[0] is None else _add_counts(column)
+               for column in zip(*(s.nominal for s in summaries))]
+    return Summary(
+        n_rows=sum(s.n_rows for s in summaries),
+        n_null_target=sum(s.n_null_target for s in summaries),
+        classes=_add_counts([s.classes for s in summaries]),
+        numeric=numeric,
+        nominal=nominal,
+        n_missing=np.sum([s.n_missing for s in summaries], axis=0),
+        max_bins=first.max_bins,
+        parts=sorted(p for s in summaries for p in s.parts),
+    )
 
 
 # ---------------------------------------------------------------- bin spec

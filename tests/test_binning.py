@@ -1,5 +1,6 @@
 """Pass 0: summaries merge exactly and in any order; bins follow their stated rule."""
 
+import functools
 import subprocess
 import sys
 
@@ -34,7 +35,9 @@ def test_bin_spec_does_not_depend_on_partitioning_or_merge_order(seed, n_parts, 
     forward = merge_all(parts)
     backward = merge_all(parts[::-1])
     tree = parts[0] if len(parts) == 1 else merge(merge_all(parts[: len(parts) // 2]), merge_all(parts[len(parts) // 2:]))
-    specs = [bin_spec(s, roles, max_bins=max_bins, max_categories=10) for s in (forward, backward, tree, whole[0])]
+    pairwise = functools.reduce(merge, parts[::-1])  # two by two, as a tree reduction of tasks merges
+    specs = [bin_spec(s, roles, max_bins=max_bins, max_categories=10)
+             for s in (forward, backward, tree, pairwise, whole[0])]
     for spec in specs[1:]:
         assert spec.to_json() == specs[0].to_json()
 
