@@ -14,11 +14,14 @@ fits (``cache``), it stays on the workers after the first level pass, so later
 passes read no Parquet at all; otherwise every pass reads and encodes anew.
 
 On a small cluster a task costs the scheduler milliseconds, as much as the
-counting of a deep level at a million rows: a cached level pass is one
-histogram task per worker and one task per search chunk (summing and
-searching), its plan travels inside the histogram tasks while small, and
-derived slots are filled by each histogram task from its own histogram of the
-last pass (:mod:`dasktree.derive`).
+counting of a deep level at a million rows. So a cached fit gives each worker a
+fixed group of parts (:mod:`dasktree.placement`): pass 0 reads a group in one
+task and, while the tables fit in memory, keeps them for the first level pass to
+encode (the data is read from Parquet once); a level pass is one histogram task
+per group and one task per search chunk (summing and searching), its plan
+travels inside the histogram tasks while small, and derived slots are filled by
+each histogram task from its own histogram of the last pass
+(:mod:`dasktree.derive`).
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from .dataset import DaskFrameSource, Source
 from .derive import fills_of
 from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
+from .placement import arrow_row_bytes, assign_parts
 from .progress import Progress
 from .search_chunks import SearchChunk, search_chunks
 from .search_results import unpack
@@ -39,14 +43,17 @@ from .schema import Roles
 from .tasks import (
     PassShape,
     cells_of,
-    encode_frame,
+    encode_frames,
     encode_part,
+    encode_parts,
     histogram_of,
     histogram_of_many,
     histogram_of_part,
+    read_parts,
     search_cells,
     summarize_frame,
     summarize_part,
+    summarize_tables,
 )
 
 __all__ = ["LocalRunner", "DaskRunner"]
@@ -146,8 +153,9 @@ class DaskRunner(_Counting):
         self.client, self.source, self.roles, self.folds = client, source, roles, folds
         self.cache = cache
         self.split_every = split_every
-        self.encoded: list | None = None
-        self._groups: tuple | None = None  # (the encoded list, its parts by worker)
+        self.encoded: list | None = None  # one future per group: the list of its encoded parts
+        self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
+        self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
         self.n_dropped = 0
         self._forget_last()
         self.derived = 0
@@ -160,13 +168,14 @@ class DaskRunner(_Counting):
 
     def _map(self, func, label: str, **kwargs) -> list:
         if self._frames is not None:
-            offsets = getattr(self, "_frame_offsets", None)
-            return [
-                self.client.submit(func[1], frame, index=i, pure=False,
-                                   **({"offset": int(offsets[i])} if func[1] is encode_frame else {}), **kwargs)
-                for i, frame in enumerate(self._frames)
-            ]
+            return [self.client.submit(func[1], frame, index=i, pure=False, **kwargs)
+                    for i, frame in enumerate(self._frames)]
         return self.client.map(func[0], self.source.parts, source=self._source, pure=False, **kwargs)
+
+    def _submit(self, func, *args, worker: str | None, **kwargs):
+        """A task meant for ``worker`` (which holds its inputs), free to run elsewhere if it is gone."""
+        return self.client.submit(func, *args, workers=None if worker is None else [worker],
+                                  allow_other_workers=True, pure=False, **kwargs)
 
     def _wait(self, futures: list, label: str) -> None:
         from distributed import as_completed
@@ -177,7 +186,15 @@ class DaskRunner(_Counting):
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
-        futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
+        if self._frames is None and self._tables_fit():  # read each group once, keep it, summarize it
+            self._groups = self._assign()
+            self._tables = [self._submit(read_parts, self._parts(parts), worker=worker, source=self._source,
+                                         roles=self.roles) for worker, parts in self._groups]
+            futures = [self._submit(summarize_tables, tables, worker=worker, parts=self._parts(parts),
+                                    source=self._source, roles=self.roles, max_bins=max_bins)
+                       for tables, (worker, parts) in zip(self._tables, self._groups)]
+        else:
+            futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
         self._wait(futures, "pass 0 (summary)")
         while len(futures) > 1:
             futures = [
@@ -204,17 +221,35 @@ class DaskRunner(_Counting):
         if self._frames is not None:
             use_cache = True
         elif self.cache == "auto":
-            use_cache = self._fits(spec)
+            use_cache = self._fits(spec.n_features * spec.code_dtype.itemsize + 4 + 2)
         else:
             use_cache = bool(self.cache)
         self.use_cache = use_cache
+        if not use_cache:
+            self._tables = None
 
-    def _fits(self, spec: BinSpec) -> bool:
-        """Encoded data within a quarter of the cluster's memory."""
+    def _fits(self, row_bytes: int) -> bool:
+        """``row_bytes`` per row within a quarter of the cluster's memory."""
         info = self.client.scheduler_info()
         limit = sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values())
-        row_bytes = spec.n_features * spec.code_dtype.itemsize + 4 + 2
         return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
+
+    def _tables_fit(self) -> bool:
+        """Whether pass 0 may keep the tables it reads: with the cache on, tables and codes (at two
+        bytes an attribute) within a quarter of the cluster's memory."""
+        if self.cache is False or self.source.n_rows < 0:
+            return False
+        columns = self.roles.columns
+        return self._fits(arrow_row_bytes(self.source.schema, columns) + 2 * len(columns) + 6)
+
+    def _assign(self) -> list[tuple[str | None, tuple[int, ...]]]:
+        """Each worker's group of parts (contiguous, similar rows; :func:`~dasktree.placement.assign_parts`)."""
+        workers = sorted(self.client.scheduler_info().get("workers", {}))
+        runs = assign_parts([p.n_rows for p in self.source.parts], max(1, len(workers)))
+        return [(workers[g] if workers else None, parts) for g, parts in enumerate(runs)]
+
+    def _parts(self, indices: tuple[int, ...]) -> list:
+        return [self.source.parts[i] for i in indices]
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
         """Count the plan's nodes and search them. Each histogram task fills its derived slots
@@ -247,7 +282,8 @@ class DaskRunner(_Counting):
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _rescatter(self) -> None:
-        """After a lost worker: scatter the inputs again and forget the cached codes.
+        """After a lost worker: scatter the inputs again and forget the cached codes and tables
+        (the groups are made again for the workers there are).
 
         The scheduler may still list the dead worker for a moment (a broadcast to it
         fails): try again after a pause.
@@ -257,7 +293,7 @@ class DaskRunner(_Counting):
         self._forget_last()
         if self.encoded:
             self.client.cancel(self.encoded)
-        self.encoded = None
+        self.encoded, self._tables, self._groups = None, None, None
         for attempt in range(10):
             try:
                 if self._frames is None:
@@ -271,16 +307,14 @@ class DaskRunner(_Counting):
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         reads = self.encoded is None
-        self.parquet_reads += int(reads)  # physical reads: a redone pass reads again
+        # physical reads (a redone pass reads again); pass 0's kept tables are not read again
+        self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
-            self.encoded = self._map((encode_part, encode_frame), "encode", roles=self.roles,
-                                     spec=self._spec, folds=self.folds)
-        # One histogram task per group of parts: each part alone when they are first encoded (or
-        # not cached), then one per worker over the parts it holds (fewer tasks and sums).
-        single = reads or not self.use_cache
-        groups = [(i,) for i in range(len(self.source.parts if self.encoded is None else self.encoded))] \
-            if single else [tuple(parts) for parts in self._by_worker().values()]
-        last = [self._last_of(parts) for parts in groups] if plan.derived and not single else None
+            self.encoded = self._encode()
+        # Cached: one histogram task per group (worker). Not cached: one per part, each read anew.
+        groups = [parts for _, parts in self._groups] if self.use_cache else \
+            [(i,) for i in range(len(self.source.parts))]
+        last = [self._last_of(parts) for parts in groups] if plan.derived and self.use_cache else None
         if last is None or any(found is None for found in last):
             plan, last = plan.counting_all(), None
         # the workers count; which slots are derived from what is in the fills
@@ -290,18 +324,10 @@ class DaskRunner(_Counting):
         if not self.use_cache:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
-        elif single:
-            hists = [self.client.submit(histogram_of, e, plan=plan_future, shape=self.shape, pure=False)
-                     for e in self.encoded]
         else:
-            workers = list(self._by_worker())
-            hists = [
-                self.client.submit(histogram_of_many, *(self.encoded[i] for i in parts), plan=plan_future,
-                                   shape=self.shape, last=tuple(last[g]) if last else (),
-                                   workers=None if worker is None else [worker], allow_other_workers=True,
-                                   pure=False)
-                for g, (parts, worker) in enumerate(zip(groups, workers))
-            ]
+            hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape,
+                                  last=tuple(last[g]) if last else ())
+                     for g, (encoded, (worker, _)) in enumerate(zip(self.encoded, self._groups))]
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
         if scatter:
             tasks = [self._search_task(hists, c, plan, **kwargs) for c in chunks]
@@ -352,21 +378,27 @@ class DaskRunner(_Counting):
             pieces = hists
         return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
 
-    def _by_worker(self) -> dict[str | None, list[int]]:
-        """Indices of the encoded parts grouped by the worker holding them (None: not held, e.g.
-        a lost worker).
-
-        Asked once per cache: a part that moves later is still found (tasks may run elsewhere),
-        and the groups stay the same from pass to pass, as derived slots need.
-        """
-        if self._groups is None or self._groups[0] is not self.encoded:
-            who_has = self.client.who_has(self.encoded)
-            groups: dict[str | None, list[int]] = {}
-            for i, future in enumerate(self.encoded):
-                holders = sorted(who_has.get(future.key, ()))
-                groups.setdefault(holders[0] if holders else None, []).append(i)
-            self._groups = (self.encoded, groups)
-        return self._groups[1]
+    def _encode(self) -> list:
+        """One task per group encoding its parts, kept on its worker: pass 0's tables when kept,
+        else read anew (a dask DataFrame's partitions are grouped by the worker holding them).
+        The groups stay the same from pass to pass, as derived slots need."""
+        if self._frames is not None:
+            who_has = self.client.who_has(self._frames)
+            by_worker: dict[str | None, list[int]] = {}
+            for i, frame in enumerate(self._frames):
+                holders = sorted(who_has.get(frame.key, ()))
+                by_worker.setdefault(holders[0] if holders else None, []).append(i)
+            self._groups = [(worker, tuple(parts)) for worker, parts in sorted(by_worker.items(), key=str)]
+            return [self._submit(encode_frames, *(self._frames[i] for i in parts), worker=worker,
+                                 indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts],
+                                 roles=self.roles, spec=self._spec, folds=self.folds)
+                    for worker, parts in self._groups]
+        if self._groups is None:
+            self._groups = self._assign()
+        tables, self._tables = self._tables or [None] * len(self._groups), None  # the codes replace them
+        return [self._submit(encode_parts, t, worker=worker, parts=self._parts(parts), source=self._source,
+                             roles=self.roles, spec=self._spec, folds=self.folds)
+                for t, (worker, parts) in zip(tables, self._groups)]
 
     def dropped_rows(self) -> int:
         if not self.encoded:
@@ -379,7 +411,7 @@ class DaskRunner(_Counting):
             self.client.cancel(self.encoded)
         if self._frames:
             self.client.cancel(self._frames)
-        self.encoded = None
+        self.encoded, self._tables = None, None
 
 
 def _lost_worker_errors() -> tuple:
@@ -396,5 +428,5 @@ def _merge_many(*summaries: Summary) -> Summary:
     return merge_all(list(summaries))
 
 
-def _dropped(encoded) -> int:
-    return encoded.n_dropped
+def _dropped(encoded: list) -> int:
+    return sum(e.n_dropped for e in encoded)

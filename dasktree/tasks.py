@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binning import BinSpec, Summary, summarize
+from .binning import BinSpec, Summary, merge_all, summarize
 from .dataset import Part, Source
 from .derive import fill_derived
 from .encode import Encoded, encode_table
@@ -21,8 +21,8 @@ from .search_results import PackedResults, pack
 from .histogram import add_counts, descend, level_histogram, order_by_node
 from .schema import Roles
 
-__all__ = ["PassShape", "summarize_part", "encode_part", "histogram_of", "histogram_of_many", "cells_of",
-           "search_cells"]
+__all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
+           "encode_frames", "histogram_of", "histogram_of_many", "cells_of", "search_cells"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +59,33 @@ def summarize_frame(frame, *, roles: Roles, max_bins: int, index: int) -> Summar
                      part=(f"partition-{index}", 0, table.num_rows))
 
 
-def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None) -> Encoded:
-    """Read and encode one part for the level passes."""
-    table = source.read(part, roles.columns)
+def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
+    """A worker's parts as Arrow tables, read in pass 0 and kept for the first level pass."""
+    return [source.read(part, roles.columns) for part in parts]
+
+
+def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
+    """Pass 0 over a worker's parts already read (:func:`read_parts`): their summaries, merged."""
+    return merge_all([
+        summarize(table, roles, max_bins=max_bins, where=_where(source, part),
+                  part=(part.key, part.offset, table.num_rows))
+        for table, part in zip(tables, parts)
+    ])
+
+
+def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None, table=None) -> Encoded:
+    """Encode one part for the level passes: ``table`` when pass 0 kept it, else read now."""
+    table = source.read(part, roles.columns) if table is None else table
     fold_part = None if folds is None else folds.parts_of(table, part)
     return encode_table(table, spec, roles.target, fold_part)
+
+
+def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
+                 folds=None) -> list[Encoded]:
+    """A worker's parts encoded (one cached value per worker): from pass 0's ``tables`` when kept."""
+    tables = [None] * len(parts) if tables is None else tables
+    return [encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
+            for part, table in zip(parts, tables)]
 
 
 def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int = 0, folds=None) -> Encoded:
@@ -74,6 +96,13 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
     part = Part(index, "frame", offset, table.num_rows)  # the row key: its index in the whole frame
     fold_part = None if folds is None else folds.parts_of(table, part)
     return encode_table(table, spec, roles.target, fold_part)
+
+
+def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
+                  folds=None) -> list[Encoded]:
+    """The partitions of a dask DataFrame that one worker holds, encoded (one cached value)."""
+    return [encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
+            for frame, i, o in zip(frames, indices, offsets)]
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)
@@ -108,8 +137,8 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
     )
 
 
-def histogram_of_many(*encoded: Encoded, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
-    """The level histogram of several encoded parts held by one worker, counted into one array
+def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
+    """The level histogram of the encoded parts one worker holds, counted into one array
     (int32 while the rows fit). ``plan.fills`` (derived slots) are filled from ``last``, the
     last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`)."""
     dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
