@@ -1,7 +1,9 @@
 """Core learner benchmark (issue: one pass per level over partitioned Parquet).
 
 For Agrawal data (F2, 5% perturbation) at 1M and 4M rows in 16 Parquet files,
-fits a depth-10 tree on a 2-process LocalCluster and reports, per level, the
+fits a depth-10 tree on a 2-process LocalCluster (started as dasktree starts
+its own, :func:`dasktree.cluster.local_cluster`; ``--dask-malloc`` keeps Dask's
+``MALLOC_TRIM_THRESHOLD_`` on the workers instead) and reports, per level, the
 pass time beside the pyarrow scan floor (reading the same columns once, warm
 cache); scikit-learn's DecisionTreeClassifier(max_depth=10) fit time on the
 same data in memory, with its load time counted separately; and the peak
@@ -16,8 +18,8 @@ Targets, as ratios measured in the same run:
   peak memory 4M / peak memory 1M              <= 1.3
   dasktree fit 4M / scikit-learn fit 4M        <= 3
 
-Usage: python benchmarks/bench_core.py [--sizes 1000000 4000000] [--files 16] [--repeat 1]
-Writes benchmarks/results/core.json and core.md.
+Usage: python benchmarks/bench_core.py [--sizes 1000000 4000000] [--files 16] [--dask-malloc] [--name core]
+Writes benchmarks/results/NAME.json and NAME.md.
 """
 
 from __future__ import annotations
@@ -73,6 +75,41 @@ class PeakRSS:
         self._thread.join()
 
 
+DASK_MALLOC = "DASKTREE_BENCH_DASK_MALLOC"  # set: the workers keep Dask's MALLOC_TRIM_THRESHOLD_
+
+
+def start_cluster():
+    """The benchmarks' 2-process cluster (one thread each), as dasktree starts one; with
+    ``$DASKTREE_BENCH_DASK_MALLOC`` set, with Dask's default worker environment instead."""
+    import logging
+
+    from distributed import Client, LocalCluster
+
+    from dasktree.cluster import local_cluster
+
+    if os.environ.get(DASK_MALLOC):
+        cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
+                               silence_logs=logging.CRITICAL)
+    else:
+        cluster = local_cluster(n_workers=2)
+    return cluster, Client(cluster)
+
+
+def worker_setup() -> str:
+    return ("Dask's default worker environment (MALLOC_TRIM_THRESHOLD_=65536)" if os.environ.get(DASK_MALLOC)
+            else "workers as dasktree starts them (MALLOC_TRIM_THRESHOLD_ unset)")
+
+
+def add_malloc_flag(parser) -> None:
+    parser.add_argument("--dask-malloc", action="store_true",
+                        help="keep Dask's MALLOC_TRIM_THRESHOLD_=65536 on the workers (dasktree's own cluster unsets it)")
+
+
+def apply_malloc_flag(args) -> None:
+    if args.dask_malloc:
+        os.environ[DASK_MALLOC] = "1"  # inherited by the measuring subprocesses
+
+
 def warm_workers(client) -> float:
     """One small fit (plain and 2-fold CV) on the cluster before measuring: the workers import
     dasktree and load its compiled kernels once, as on a long-running cluster. Returns seconds."""
@@ -108,15 +145,10 @@ def scan_floor(path: str, repeat: int = 3) -> float:
 
 
 def measure_dasktree(path: str) -> dict:
-    import logging
-
-    from distributed import Client, LocalCluster
-
     from dasktree import DaskTreeClassifier
 
     t = time.perf_counter()
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL)
-    client = Client(cluster)
+    cluster, client = start_cluster()
     startup = time.perf_counter() - t
     warm = warm_workers(client)
     with PeakRSS() as memory:
@@ -172,7 +204,10 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=16)
     parser.add_argument("--measure", choices=["dasktree", "sklearn", "scan"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
+    parser.add_argument("--name", default="core", help="results file stem in benchmarks/results/")
+    add_malloc_flag(parser)
     args = parser.parse_args()
+    apply_malloc_flag(args)
     if args.measure:
         measure = {"dasktree": measure_dasktree, "sklearn": measure_sklearn,
                    "scan": lambda path: {"scan_floor": scan_floor(path)}}[args.measure]
@@ -187,13 +222,13 @@ def main() -> None:
         # which must not count in the fit's peak memory
         results[rows] = {"dasktree": {**_child("dasktree", path), **_child("scan", path)},
                          "sklearn": _child("sklearn", path)}
-    report(results)
+    report(results, args.name)
 
 
-def report(results: dict) -> None:
+def report(results: dict, name: str = "core") -> None:
     lines = ["# Core learner benchmark", "",
              "Agrawal F2 with 5% perturbation, 16 Parquet files, depth 10, 2-process LocalCluster "
-             "(2 cores). Ratios are measured in the same run.", ""]
+             f"(2 cores), {worker_setup()}. Ratios are measured in the same run.", ""]
     lines += ["## Level pass time / pyarrow scan floor", "",
               "| rows | scan floor s | " + " | ".join(f"L{i}" for i in range(10)) + " | max ratio |",
               "|---|---|" + "---|" * 10 + "---|"]
@@ -230,9 +265,9 @@ def report(results: dict) -> None:
     text = "\n".join(lines) + "\n"
     print(text)
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "core.md"), "w") as f:
+    with open(os.path.join(HERE, "results", f"{name}.md"), "w") as f:
         f.write(text)
-    with open(os.path.join(HERE, "results", "core.json"), "w") as f:
+    with open(os.path.join(HERE, "results", f"{name}.json"), "w") as f:
         json.dump({"results": {str(k): v for k, v in results.items()}, "summary": {str(k): v for k, v in summary.items()}},
                   f, indent=1)
 

@@ -4,7 +4,8 @@ On Agrawal data, a stable function (F2, as generated) and an unstable one
 (F7 with 5% perturbation), as the issue names them, plus F2 with 5%
 perturbation (noise in the attributes makes its fold trees pick different
 thresholds from level 3 on: about seven times the distinct nodes), at 1M and
-4M rows in 16 Parquet files, depth-10 trees on a 2-process LocalCluster:
+4M rows in 16 Parquet files, depth-10 trees on a 2-process LocalCluster
+started as dasktree starts its own (``--dask-malloc``: Dask's worker environment):
 
   T_plain   the plain fit
   T_forest  fit + 10-fold CV grown in the same passes (one forest)
@@ -23,6 +24,7 @@ peak memory cv=10 / plain <= 2. ``--functions`` picks rows by their labels' firs
 (F2, F2+5%, F7).
 
 Usage: python benchmarks/bench_cv.py [--sizes 1000000 4000000] [--skip-sklearn] [--repeat N] [--name cv]
+       [--dask-malloc]
 Writes benchmarks/results/<name>.json and <name>.md.
 """
 
@@ -38,7 +40,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
-from bench_core import FEATURES, PeakRSS, ensure_data, run_child, warm_workers  # noqa: E402
+from bench_core import (FEATURES, PeakRSS, add_malloc_flag, apply_malloc_flag, ensure_data,  # noqa: E402
+                        run_child, start_cluster, warm_workers, worker_setup)
 
 FUNCTIONS = {"F2 (stable)": (2, 0.0), "F2+5% (perturbed stable)": (2, 0.05), "F7 (unstable)": (7, 0.05)}
 DEPTH = 10
@@ -46,12 +49,7 @@ FOLDS = 10
 
 
 def _cluster():
-    import logging
-
-    from distributed import Client, LocalCluster
-
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0", silence_logs=logging.CRITICAL)
-    client = Client(cluster)
+    cluster, client = start_cluster()
     warm_workers(client)  # imports and compiled kernels loaded once, as on a long-running cluster
     return cluster, client
 
@@ -122,7 +120,9 @@ def main() -> None:
                         help="rows to run, by the first word of their label (default: all)")
     parser.add_argument("--measure", choices=["plain", "forest", "serial", "sklearn"], help=argparse.SUPPRESS)
     parser.add_argument("--data", help=argparse.SUPPRESS)
+    add_malloc_flag(parser)
     args = parser.parse_args()
+    apply_malloc_flag(args)
     if args.measure:
         result = measure_sklearn(args.data) if args.measure == "sklearn" else measure(args.measure, args.data)
         print(json.dumps(result))
@@ -154,7 +154,7 @@ def _median(runs: list[dict]) -> dict:
 
 def report(results: dict, stem: str = "cv", repeat: int = 1) -> None:
     lines = ["# Cross-validation forest benchmark (Blockeel & Struyf, Table 1)", "",
-             f"Agrawal data, 16 Parquet files, depth {DEPTH}, {FOLDS}-fold CV, 2-process LocalCluster (2 cores). "
+             f"Agrawal data, 16 Parquet files, depth {DEPTH}, {FOLDS}-fold CV, 2-process LocalCluster (2 cores), {worker_setup()}. "
              "Paper: overhead 27% (Simple Bongard), 81% (Complex Bongard); serial about 1000%. "
              "Targets: overhead <= 1.3 on the stable function (F2 as generated), <= 2.5 on the unstable one "
              "(F7, 5% perturbation); F2+5% is reported beside them."
