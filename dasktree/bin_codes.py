@@ -38,7 +38,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["numeric_codes", "numeric_codes_numpy", "kernel_backend"]
+__all__ = ["numeric_codes", "numeric_codes_numpy", "integer_codes", "kernel_backend"]
 
 try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
     import numba
@@ -49,6 +49,8 @@ LINEAR, ORDER = 0, 1  # bucket maps
 BUCKETS_PER_EDGE = np.array([4, 16], dtype=np.int64)  # tried in order; more buckets only when they shorten the search
 MAX_BUCKETS = 1 << 16  # tables of at most 768 KiB (int32 starts + float64 first edges)
 MAX_STEPS = 16  # the kernel searches at most 65535 edges of a bucket; uint16 codes have 65534 edges
+LOOKUP_SPAN = 1 << 16  # integer columns whose values span at most this many get their codes from a lookup table
+EXACT_INTEGERS = 1 << 53  # float64 holds every integer up to this in magnitude
 
 
 def kernel_backend() -> str:
@@ -209,6 +211,12 @@ if numba is not None:
             out[j] = c if v == v else 0
 
 
+    @numba.njit(cache=True, nogil=True)
+    def _lookup_numba(values, lo, lookup, out):
+        for j in range(values.size):
+            out[j] = lookup[np.int64(values[j]) - lo]
+
+
 class _Table(NamedTuple):
     kind: int  # LINEAR or ORDER
     lo_half: float  # linear map
@@ -254,4 +262,20 @@ def numeric_codes(x: np.ndarray, upper: np.ndarray, dtype=np.uint16) -> np.ndarr
         return numeric_codes_numpy(x, upper, dtype)
     _codes_numba(x, t.padded, upper.size, t.start, t.first, t.kind, t.lo_half, t.scale,
                  np.uint64(t.key_lo), np.uint64(t.shift), t.steps, out)
+    return out
+
+
+def integer_codes(values: np.ndarray, upper: np.ndarray, dtype=np.uint16) -> np.ndarray | None:
+    """Bin codes of integer ``values`` (none missing) from a lookup table over their span: equal to
+    ``numeric_codes(values.astype(float64), upper, dtype)``, in one load per value instead of a
+    search. None when the span is wider than :data:`LOOKUP_SPAN` or beyond float64's exact integers
+    (use :func:`numeric_codes`)."""
+    if numba is None or values.dtype.kind not in "iu" or values.size == 0:
+        return None
+    lo, hi = int(values.min()), int(values.max())
+    if hi - lo >= LOOKUP_SPAN or max(abs(lo), abs(hi)) > EXACT_INTEGERS:
+        return None
+    lookup = numeric_codes(np.arange(lo, hi + 1, dtype=np.int64).astype(np.float64), upper, dtype)
+    out = np.empty(values.shape[0], dtype=dtype)
+    _lookup_numba(np.ascontiguousarray(values), np.int64(lo), lookup, out)
     return out

@@ -16,10 +16,10 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .bin_codes import numeric_codes
+from .bin_codes import integer_codes, numeric_codes
 from .binning import BinSpec, FeatureBins
 from .errors import DataError
-from .schema import NUMERIC, nominal_values, numeric_values
+from .schema import NUMERIC, combined, nominal_values, numeric_values
 
 __all__ = ["Encoded", "encode_features", "encode_table", "class_codes"]
 
@@ -62,8 +62,16 @@ class Encoded:
 
 
 def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:
-    """Codes of one column: bin ``b`` holds ``upper[b-2] < x <= upper[b-1]``; 0 = missing."""
+    """Codes of one column: bin ``b`` holds ``upper[b-2] < x <= upper[b-1]``; 0 = missing.
+
+    An integer column without nulls whose values span at most 65536 integers (ages, counts,
+    years, coded categories) gets its codes from a lookup table (:func:`integer_codes`), the
+    same codes in a quarter of the time; any other numeric column through float64."""
     if bins.kind == NUMERIC:
+        if column.null_count == 0 and pa.types.is_integer(column.type):
+            codes = integer_codes(combined(column).to_numpy(zero_copy_only=False), bins.upper, dtype)
+            if codes is not None:
+                return codes
         return numeric_codes(numeric_values(column, bins.name), bins.upper, dtype)
     values = nominal_values(column)
     index = pc.index_in(values, value_set=pa.array(bins.categories, type=pa.string()))

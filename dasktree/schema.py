@@ -108,7 +108,7 @@ def _show(names: Sequence[str], limit: int = 12) -> str:
     return f"[{shown}{', ...' if len(names) > limit else ''}]"
 
 
-def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+def combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     if isinstance(column, pa.ChunkedArray):
         return column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
     return column
@@ -116,7 +116,7 @@ def _combined(column: pa.ChunkedArray | pa.Array) -> pa.Array:
 
 def numeric_values(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
     """float64 values of a numeric column, NaN for null."""
-    array = _combined(column)
+    array = combined(column)
     type_ = array.type
     if pa.types.is_dictionary(type_):
         array = array.dictionary_decode()
@@ -138,7 +138,7 @@ def numeric_values(column: pa.ChunkedArray | pa.Array, name: str) -> np.ndarray:
 
 def nominal_values(column: pa.ChunkedArray | pa.Array) -> pa.Array:
     """A nominal column as an Arrow string array (null for missing)."""
-    array = _combined(column)
+    array = combined(column)
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):

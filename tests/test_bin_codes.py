@@ -196,6 +196,40 @@ def test_encode_feature_numeric_column_with_nulls():
     np.testing.assert_array_equal(codes, [3, 0, 1, 2, 0, 4, 2])
 
 
+INT_TYPES = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(dtype=st.sampled_from(INT_TYPES), data=st.data())
+def test_integer_lookup_codes_equal_the_float_codes(dtype, data):
+    info = np.iinfo(dtype)
+    lo = data.draw(st.integers(max(int(info.min), -2**53), min(int(info.max), 2**53)))
+    span = data.draw(st.integers(0, 70_000))
+    hi = min(lo + span, int(info.max), 2**53)
+    values = np.array(data.draw(st.lists(st.integers(lo, hi), min_size=1, max_size=200)) + [lo, hi], dtype=dtype)
+    # edges at integers, between them and outside the values' span (unique, sorted)
+    raw = data.draw(st.lists(st.floats(lo - 3.0, hi + 3.0, allow_nan=False), min_size=1, max_size=40))
+    upper = np.unique(np.concatenate([np.round(raw[: len(raw) // 2]), np.asarray(raw[len(raw) // 2:]) + 0.5]))
+    for code_dtype in (np.uint8, np.uint16):
+        got = B.integer_codes(values, upper, code_dtype)
+        if hi - lo >= B.LOOKUP_SPAN:
+            assert got is None
+            continue
+        assert got.dtype == code_dtype
+        np.testing.assert_array_equal(got, B.numeric_codes(values.astype(np.float64), upper, code_dtype))
+
+
+def test_integer_column_takes_the_lookup_and_others_fall_back():
+    bins = FeatureBins("v", NUMERIC, np.array([1.5, 20.0, 1e6]), np.array([1.0, 2.0, 30.0, 2e6]))
+    small = pa.chunked_array([pa.array([1, 2, 40], pa.int16()), pa.array([20, 21], pa.int16())])
+    np.testing.assert_array_equal(encode_feature(small, bins, np.dtype(np.uint8)), [1, 2, 3, 2, 3])
+    wide = pa.array([0, 3_000_000, 20], pa.int64())  # a span past the lookup table: through float64
+    assert B.integer_codes(wide.to_numpy(), bins.upper) is None
+    np.testing.assert_array_equal(encode_feature(wide, bins, np.dtype(np.uint8)), [1, 4, 2])
+    nulls = pa.array([5, None, 25], pa.int32())  # nulls: through float64, missing is code 0
+    np.testing.assert_array_equal(encode_feature(nulls, bins, np.dtype(np.uint8)), [2, 0, 3])
+
+
 def test_module_works_without_numba():
     code = (
         "import numpy as np\n"
