@@ -76,7 +76,10 @@ class DaskTreeClassifier(ParamsMixin):
         Without ``client`` or ``scheduler``, in-memory data is learned in this
         process and a dataset on a ``LocalCluster`` started for the fit.
     cache : bool or "auto", default "auto"
-        Keep the encoded data on the workers between passes.
+        Keep the encoded data on the workers between passes ("auto": when it
+        takes at most a quarter of the cluster's memory); when the tables read
+        in pass 0 fit too, they stay for the first level pass to encode, and
+        Parquet is read once.
     progress : bool, default False
         A progress bar per pass on stderr.
     """

@@ -124,10 +124,6 @@ class LocalRunner(_Counting):
         [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
         return results
 
-    @property
-    def n_dropped(self) -> int:
-        return sum(e.n_dropped for e in self.encoded or [])
-
     def close(self) -> None:
         self.encoded = None
 
@@ -156,7 +152,6 @@ class DaskRunner(_Counting):
         self.encoded: list | None = None  # one future per group: the list of its encoded parts
         self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
-        self.n_dropped = 0
         self._forget_last()
         self.derived = 0
         if isinstance(source, DaskFrameSource):
@@ -400,11 +395,6 @@ class DaskRunner(_Counting):
                              roles=self.roles, spec=self._spec, folds=self.folds)
                 for t, (worker, parts) in zip(tables, self._groups)]
 
-    def dropped_rows(self) -> int:
-        if not self.encoded:
-            return 0
-        return int(sum(self.client.gather([self.client.submit(_dropped, e, pure=False) for e in self.encoded])))
-
     def close(self) -> None:
         self._forget_last()  # first: cancelling the codes would cancel the histograms still held
         if self.encoded:
@@ -427,6 +417,3 @@ def _lost_worker_errors() -> tuple:
 def _merge_many(*summaries: Summary) -> Summary:
     return merge_all(list(summaries))
 
-
-def _dropped(encoded: list) -> int:
-    return sum(e.n_dropped for e in encoded)
