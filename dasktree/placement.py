@@ -1,11 +1,12 @@
 """Which worker holds which parts, and whether the rows read in pass 0 may stay there.
 
-A cached fit gives each worker one *group*: a contiguous run of parts of
-similar total rows, fixed for the fit. Pass 0 reads a group in one task, the
-first level pass encodes it in one, and every level pass counts it in one
-histogram task, so a pass costs one task per worker whatever the number of
-files (a task costs the scheduler milliseconds). The counts are exact sums, so
-the grouping never changes the model.
+A cached fit gives each worker thread one *group*: a contiguous run of parts
+of similar total rows, fixed for the fit (a worker's groups adjacent). Pass 0
+reads a group in one task, the first level pass encodes it in one, and every
+level pass counts it in one histogram task, so a pass costs one task per
+thread whatever the number of files (a task costs the scheduler
+milliseconds). The counts are exact sums, so the grouping never changes the
+model.
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ fits (``cache``), it stays on the workers after the first level pass, so later
 passes read no Parquet at all; otherwise every pass reads and encodes anew.
 
 On a small cluster a task costs the scheduler milliseconds, as much as the
-counting of a deep level at a million rows. So a cached fit gives each worker a
-fixed group of parts (:mod:`dasktree.placement`): pass 0 reads a group in one
+counting of a deep level at a million rows. So a cached fit gives each worker
+thread a fixed group of parts (:mod:`dasktree.placement`): pass 0 reads a group in one
 task and, while the tables fit in memory, keeps them for the first level pass to
 encode (the data is read from Parquet once); a level pass is one histogram task
 per group and one task per search chunk (summing and searching), its plan
@@ -237,11 +237,17 @@ class DaskRunner(_Counting):
         columns = self.roles.columns
         return self._fits(arrow_row_bytes(self.source.schema, columns) + 2 * len(columns) + 6)
 
+    def _threads(self) -> list[str]:
+        """Each worker once per thread it runs (sorted): one group of parts, one task a pass, per thread."""
+        info = self.client.scheduler_info().get("workers", {})
+        return [w for w in sorted(info) for _ in range(max(1, int(info[w].get("nthreads", 1) or 1)))]
+
     def _assign(self) -> list[tuple[str | None, tuple[int, ...]]]:
-        """Each worker's group of parts (contiguous, similar rows; :func:`~dasktree.placement.assign_parts`)."""
-        workers = sorted(self.client.scheduler_info().get("workers", {}))
-        runs = assign_parts([p.n_rows for p in self.source.parts], max(1, len(workers)))
-        return [(workers[g] if workers else None, parts) for g, parts in enumerate(runs)]
+        """A group of parts per worker thread (contiguous, similar rows; a worker's groups adjacent;
+        :func:`~dasktree.placement.assign_parts`)."""
+        threads = self._threads()
+        runs = assign_parts([p.n_rows for p in self.source.parts], max(1, len(threads)))
+        return [(threads[g] if threads else None, parts) for g, parts in enumerate(runs)]
 
     def _parts(self, indices: tuple[int, ...]) -> list:
         return [self.source.parts[i] for i in indices]
@@ -250,8 +256,7 @@ class DaskRunner(_Counting):
         """Count the plan's nodes and search them. Each histogram task fills its derived slots
         (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
         until this pass has its own; without it (or after a lost worker) every node is counted."""
-        n_workers = max(1, len(self.client.scheduler_info().get("workers", {})))
-        chunks = search_chunks(requests, plan, n_workers, context)  # one per worker: a task costs ms
+        chunks = search_chunks(requests, plan, max(1, len(self._threads())), context)  # one per thread: a task costs ms
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
 
@@ -383,7 +388,10 @@ class DaskRunner(_Counting):
             for i, frame in enumerate(self._frames):
                 holders = sorted(who_has.get(frame.key, ()))
                 by_worker.setdefault(holders[0] if holders else None, []).append(i)
-            self._groups = [(worker, tuple(parts)) for worker, parts in sorted(by_worker.items(), key=str)]
+            nthreads = {w: self._threads().count(w) for w in by_worker}
+            self._groups = [(worker, tuple(parts[i] for i in run))
+                            for worker, parts in sorted(by_worker.items(), key=str)
+                            for run in assign_parts([1] * len(parts), max(1, nthreads[worker]))]
             return [self._submit(encode_frames, *(self._frames[i] for i in parts), worker=worker,
                                  indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts],
                                  roles=self.roles, spec=self._spec, folds=self.folds)

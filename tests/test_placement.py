@@ -49,3 +49,25 @@ def test_tables_kept_or_read_again_give_the_same_model(tmp_path, cluster_client,
     assert read_again.run_["parquet_reads"] == 2
     assert read_again.model_.dumps() == kept.model_.dumps()
     assert sum(level["derived"] for level in read_again.run_["levels"]) > 0
+
+
+@pytest.mark.cluster
+def test_a_group_per_worker_thread_same_model(tmp_path, cluster_client):
+    from distributed import Client, LocalCluster
+
+    from dasktree.dataset import open_source
+    from dasktree.schema import resolve_roles
+
+    path = str(tmp_path / "data")
+    agrawal.write_parquet(path, 9000, n_files=7, function=2, perturbation=0.05, seed=5)
+    reference = DaskTreeClassifier(client=cluster_client, max_depth=5, cv=2).fit(path, target="class")
+    with LocalCluster(n_workers=1, threads_per_worker=3, processes=False, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        source, _ = open_source(path, target="class")
+        runner = DaskRunner(client, source, resolve_roles(source.schema, "class"))
+        runner.summary(max_bins=255)
+        assert [parts for _, parts in runner._groups] == [(0, 1), (2, 3, 4), (5, 6)]  # three threads, in order
+        assert len({worker for worker, _ in runner._groups}) == 1
+        runner.close()
+        threaded = DaskTreeClassifier(client=client, max_depth=5, cv=2).fit(path, target="class")
+    assert threaded.model_.dumps() == reference.model_.dumps()
