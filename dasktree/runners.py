@@ -311,7 +311,7 @@ class DaskRunner(_Counting):
         self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
             self.encoded = self._encode()
-        # Cached: one histogram task per group (worker). Not cached: one per part, each read anew.
+        # Cached: one histogram task per group (worker thread). Not cached: one per part, each read anew.
         groups = [parts for _, parts in self._groups] if self.use_cache else \
             [(i,) for i in range(len(self.source.parts))]
         last = [self._last_of(parts) for parts in groups] if plan.derived and self.use_cache else None
@@ -388,7 +388,8 @@ class DaskRunner(_Counting):
             for i, frame in enumerate(self._frames):
                 holders = sorted(who_has.get(frame.key, ()))
                 by_worker.setdefault(holders[0] if holders else None, []).append(i)
-            nthreads = {w: self._threads().count(w) for w in by_worker}
+            threads = self._threads()
+            nthreads = {w: threads.count(w) for w in by_worker}
             self._groups = [(worker, tuple(parts[i] for i in run))
                             for worker, parts in sorted(by_worker.items(), key=str)
                             for run in assign_parts([1] * len(parts), max(1, nthreads[worker]))]

@@ -60,12 +60,12 @@ def summarize_frame(frame, *, roles: Roles, max_bins: int, index: int) -> Summar
 
 
 def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
-    """A worker's parts as Arrow tables, read in pass 0 and kept for the first level pass."""
+    """A group of parts as Arrow tables, read in pass 0 and kept for the first level pass."""
     return [source.read(part, roles.columns) for part in parts]
 
 
 def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
-    """Pass 0 over a worker's parts already read (:func:`read_parts`): their summaries, merged."""
+    """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged."""
     return merge_all([
         summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                   part=(part.key, part.offset, table.num_rows))
@@ -82,7 +82,7 @@ def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, fold
 
 def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
                  folds=None) -> list[Encoded]:
-    """A worker's parts encoded (one cached value per worker): from pass 0's ``tables`` when kept."""
+    """A group of parts encoded (one cached value per group): from pass 0's ``tables`` when kept."""
     tables = [None] * len(parts) if tables is None else tables
     return [encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
             for part, table in zip(parts, tables)]
@@ -100,7 +100,7 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
 
 def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
                   folds=None) -> list[Encoded]:
-    """The partitions of a dask DataFrame that one worker holds, encoded (one cached value)."""
+    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value)."""
     return [encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
             for frame, i, o in zip(frames, indices, offsets)]
 
@@ -138,7 +138,7 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
 
 
 def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
-    """The level histogram of the encoded parts one worker holds, counted into one array
+    """The level histogram of a group of encoded parts (one worker thread's), counted into one array
     (int32 while the rows fit). ``plan.fills`` (derived slots) are filled from ``last``, the
     last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`)."""
     dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
