@@ -163,7 +163,9 @@ def fit(
         dataset on a ``LocalCluster`` started (and closed) for the fit.
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
-        takes at most a quarter of the cluster's memory). With it, when the
+        takes at most a quarter of the cluster's memory; a worker without a
+        memory limit counts its host's memory, shared among the workers
+        there). With it, when the
         tables pass 0 reads fit as well (tables and codes within a quarter of
         the memory), they stay on the workers for the first level pass to
         encode: Parquet is read once (``run_["parquet_reads"]``).

@@ -26,6 +26,7 @@ each histogram task from its own histogram of the last pass
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 
 import numpy as np
@@ -225,9 +226,21 @@ class DaskRunner(_Counting):
 
     def _fits(self, row_bytes: int) -> bool:
         """``row_bytes`` per row within a quarter of the cluster's memory."""
-        info = self.client.scheduler_info()
-        limit = sum(w.get("memory_limit", 0) or 0 for w in info.get("workers", {}).values())
-        return limit == 0 or self.source.n_rows * row_bytes <= limit / 4
+        return self.source.n_rows * row_bytes <= self._memory() / 4
+
+    def _memory(self) -> int:
+        """Bytes the workers may hold (asked once): their memory limits, and for a worker without one
+        (``memory_limit=0``) its host's physical memory shared among the workers on that host."""
+        if getattr(self, "_memory_bytes", None) is None:
+            workers = self.client.scheduler_info().get("workers", {})
+            total = sum(info.get("memory_limit") or 0 for info in workers.values())
+            unlimited = [w for w, info in workers.items() if not info.get("memory_limit")]
+            if unlimited:
+                on_host = collections.Counter(info.get("host") for info in workers.values())
+                physical = self.client.run(_physical_memory, workers=unlimited)
+                total += sum(physical[w] // on_host[workers[w].get("host")] for w in unlimited)
+            self._memory_bytes = total
+        return self._memory_bytes
 
     def _tables_fit(self) -> bool:
         """Whether pass 0 may keep the tables it reads: with the cache on, tables and codes (at two
@@ -421,6 +434,13 @@ def _lost_worker_errors() -> tuple:
     from distributed import KilledWorker
 
     return (FutureCancelledError, KilledWorker, CommClosedError)
+
+
+def _physical_memory() -> int:
+    """This host's physical memory in bytes (run on a worker without a memory limit)."""
+    import psutil
+
+    return int(psutil.virtual_memory().total)
 
 
 def _merge_many(*summaries: Summary) -> Summary:

@@ -1,5 +1,7 @@
 """Parts grouped per worker: contiguous runs of similar rows; pass 0's tables kept or not, same model."""
 
+import dataclasses
+
 import pyarrow as pa
 import pytest
 from hypothesis import given, settings
@@ -71,3 +73,26 @@ def test_a_group_per_worker_thread_same_model(tmp_path, cluster_client):
         runner.close()
         threaded = DaskTreeClassifier(client=client, max_depth=5, cv=2).fit(path, target="class")
     assert threaded.model_.dumps() == reference.model_.dumps()
+
+
+@pytest.mark.cluster
+def test_workers_without_a_memory_limit_count_their_hosts_memory(tmp_path):
+    """memory_limit=0 is no limit, not no memory: the cache and the kept tables are then bounded by
+    the host's physical memory shared among its workers, not taken whatever the data's size."""
+    import psutil
+    from distributed import Client, LocalCluster
+
+    from dasktree.dataset import open_source
+    from dasktree.schema import resolve_roles
+
+    path = str(tmp_path / "data")
+    agrawal.write_parquet(path, 2000, n_files=2, function=2, seed=6)
+    source, _ = open_source(path, target="class")
+    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=0, dashboard_address=":0") as cluster, \
+            Client(cluster) as client:
+        runner = DaskRunner(client, source, resolve_roles(source.schema, "class"))
+        assert runner._memory() == 2 * (psutil.virtual_memory().total // 2)
+        assert runner._tables_fit()  # 2,000 rows fit
+        source.parts[0] = dataclasses.replace(source.parts[0], n_rows=psutil.virtual_memory().total)
+        assert not runner._fits(1)  # as many rows as bytes of memory do not
+        runner.close()
