@@ -153,6 +153,7 @@ class DaskRunner(_Counting):
         self.encoded: list | None = None  # one future per group: the list of its encoded parts
         self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
+        self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
         self._forget_last()
         self.derived = 0
         if isinstance(source, DaskFrameSource):
@@ -231,7 +232,7 @@ class DaskRunner(_Counting):
     def _memory(self) -> int:
         """Bytes the workers may hold (asked once): their memory limits, and for a worker without one
         (``memory_limit=0``) its host's physical memory shared among the workers on that host."""
-        if getattr(self, "_memory_bytes", None) is None:
+        if self._memory_bytes is None:
             workers = self.client.scheduler_info().get("workers", {})
             total = sum(info.get("memory_limit") or 0 for info in workers.values())
             unlimited = [w for w, info in workers.items() if not info.get("memory_limit")]
@@ -245,7 +246,7 @@ class DaskRunner(_Counting):
     def _tables_fit(self) -> bool:
         """Whether pass 0 may keep the tables it reads: with the cache on, tables and codes (at two
         bytes an attribute) within a quarter of the cluster's memory."""
-        if self.cache is False or self.source.n_rows < 0:
+        if self.cache is False:
             return False
         columns = self.roles.columns
         return self._fits(arrow_row_bytes(self.source.schema, columns) + 2 * len(columns) + 6)
