@@ -32,6 +32,7 @@ import subprocess
 import sys
 import threading
 import time
+from results_io import write_results  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
@@ -283,12 +284,8 @@ def report(results: dict, name: str = "core") -> None:
               f"with scikit-learn's load time: {summary[big]['fit_ratio_with_load']:.2f}x."]
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{name}.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(HERE, "results", f"{name}.json"), "w") as f:
-        json.dump({"results": {str(k): v for k, v in results.items()}, "summary": {str(k): v for k, v in summary.items()}},
-                  f, indent=1)
+    write_results(name, text, {"results": {str(k): v for k, v in results.items()},
+                               "summary": {str(k): v for k, v in summary.items()}})
 
 
 if __name__ == "__main__":

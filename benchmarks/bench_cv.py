@@ -42,6 +42,7 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 from bench_core import (FEATURES, PeakRSS, add_malloc_flag, apply_malloc_flag, ensure_data,  # noqa: E402
                         run_child, start_cluster, warm_workers, worker_setup)
+from results_io import write_results  # noqa: E402
 
 FUNCTIONS = {"F2 (stable)": (2, 0.0), "F2+5% (perturbed stable)": (2, 0.05), "F7 (unstable)": (7, 0.05)}
 DEPTH = 10
@@ -184,11 +185,7 @@ def report(results: dict, stem: str = "cv", repeat: int = 1) -> None:
         lines.append(f"- {name}: " + ", ".join(f"{x:.2f}" for x in r["forest"]["distinct_tests_per_level"]))
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", f"{stem}.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(HERE, "results", f"{stem}.json"), "w") as f:
-        json.dump({"results": results, "summary": summary}, f, indent=1)
+    write_results(stem, text, {"results": results, "summary": summary})
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
@@ -42,6 +41,7 @@ from dasktree.bin_codes import integer_codes, kernel_backend, numeric_codes  # n
 from dasktree.binning import bin_spec, merge_all, summarize  # noqa: E402
 from dasktree.encode import encode_features  # noqa: E402
 from dasktree.schema import NUMERIC, Roles, numeric_values  # noqa: E402
+from results_io import write_results  # noqa: E402
 
 FEATURES = ["salary", "commission", "age", "elevel", "car", "zipcode", "hvalue", "hyears", "loan"]
 DATA = os.path.join(HERE, "data", "agrawal-f2-p05-1000000-16")
@@ -188,11 +188,7 @@ def report(result: dict) -> None:
         lines.append(f"| {r['shape']} | {r['edges']} | {r['code_dtype']} | {r['old_ns']:.1f} | {r['new_ns']:.2f} | "
                      f"{r['old_ns'] / r['new_ns']:.1f}x |")
     text = "\n".join(lines) + "\n"
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "encode.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(HERE, "results", "encode.json"), "w") as f:
-        json.dump(result, f, indent=1)
+    write_results("encode", text, result)
     print(text)
     print(f"codes: old {old:.1f} ns/value, new {new:.2f} ns/value, ratio {old / new:.1f}x")
 

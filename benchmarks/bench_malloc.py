@@ -17,7 +17,6 @@ Writes benchmarks/results/malloc.json and malloc.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -27,6 +26,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.dirname(HERE))
 
 from bench_core import DASK_MALLOC, REPEAT, ensure_data, run_child  # noqa: E402
+from results_io import write_results  # noqa: E402
 
 MODES = {"dasktree": "MALLOC_TRIM_THRESHOLD_ unset (dasktree's cluster)",
          "dask": "MALLOC_TRIM_THRESHOLD_=65536 (Dask's default)"}
@@ -83,12 +83,8 @@ def report(results: dict, args) -> None:
         lines.append(f"| {rows:,} | {r['fit']:.2f}x | {r['levels']:.2f}x |")
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "malloc.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(HERE, "results", "malloc.json"), "w") as f:
-        json.dump({"results": {str(k): v for k, v in results.items()},
-                   "summary": {str(k): v for k, v in summary.items()}}, f, indent=1)
+    write_results("malloc", text, {"results": {str(k): v for k, v in results.items()},
+                                   "summary": {str(k): v for k, v in summary.items()}})
 
 
 if __name__ == "__main__":

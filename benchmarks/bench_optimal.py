@@ -25,7 +25,6 @@ Writes benchmarks/results/optimal.json and optimal.md.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import time
@@ -36,6 +35,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 from dasktree.split.optimal import bin_opt, block_opt, block_opt_p  # noqa: E402
+from results_io import write_results  # noqa: E402
 
 METHODS = {"Bin-Opt": bin_opt, "Block-Opt": block_opt, "Block-Opt-P": block_opt_p}
 ARITIES = (5, 10)
@@ -209,13 +209,9 @@ def main() -> None:
                      f"{r['fit_seconds']:.2f} | {r['fit_with_cv_seconds']:.2f} |")
     text = "\n".join(lines) + "\n"
     print(text)
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "optimal.md"), "w") as f:
-        f.write(text)
-    with open(os.path.join(HERE, "results", "optimal.json"), "w") as f:
-        json.dump({"figure2": {str(k): v for k, v in figures.items()}, "trees": tree_rows,
-                   "arity_sweep": {str(k): v for k, v in sweep.items()},
-                   "summary": {str(k): v for k, v in summaries.items()}}, f, indent=1)
+    write_results("optimal", text, {"figure2": {str(k): v for k, v in figures.items()}, "trees": tree_rows,
+                                    "arity_sweep": {str(k): v for k, v in sweep.items()},
+                                    "summary": {str(k): v for k, v in summaries.items()}})
 
 
 if __name__ == "__main__":
