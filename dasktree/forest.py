@@ -64,10 +64,16 @@ class _FlatBranches:
     """The forest's branches as the flat arrays of a :class:`PassPlan`, grown as branches are added.
 
     Branches come in increasing node order (a level's nodes are decided in id
-    order and their children get higher ids), so each pass only appends. The
-    table holds each code's child *index* (the test's ``bin_children``), one
-    byte while every test has at most 256 children: a quarter of the node ids
-    it replaces, in the plan sent each pass and in the kernel's cache.
+    order and their children get higher ids), so each pass only appends.
+
+    A *threshold branch* (two children: missing to a default, codes up to a
+    cut to child 0, the others to child 1; every binary numeric test, and a
+    nominal one whose categories fall that way) is routed by comparing the
+    code with its cut, and has no table: a compare in the kernel instead of a
+    load from a table of megabytes, and a plan a fraction of the size. Other
+    branches have a table of each code's child *index* (the test's
+    ``bin_children``), one byte while every such test has at most 256
+    children: a quarter of the node ids it replaces.
     """
 
     def __init__(self):
@@ -76,9 +82,11 @@ class _FlatBranches:
         self.offset: list[int] = []
         self.first_child: list[int] = []  # per branch: its first child in self.children
         self.children: list[int] = []
-        self.tables: list[np.ndarray] = []  # per branch: the child index of each code
+        self.cut: list[int] = []  # per branch: codes 1..cut go to child 0, the others to 1 (-1: a table)
+        self.default: list[int] = []  # per branch: the child index of code 0 (missing)
+        self.tables: list[np.ndarray] = []  # per branch with a table: the child index of each code
         self.size = 0
-        self._table = np.zeros(1, np.uint8)
+        self._table = np.zeros(0, np.uint8)
         self._tabled = 0  # branches in self._table
 
     def add(self, node: int, test: Test, children: list[int]) -> None:
@@ -89,11 +97,16 @@ class _FlatBranches:
         self.offset.append(self.size)
         self.first_child.append(len(self.children))
         self.children.extend(children)
-        self.tables.append(test.bin_children)
-        self.size += test.bin_children.size
+        cut = threshold_cut(test.bin_children)
+        self.cut.append(-1 if cut is None else cut)
+        self.default.append(int(test.bin_children[0]))
+        if cut is None:
+            self.tables.append(test.bin_children)
+            self.size += test.bin_children.size
 
     def arrays(self, n_nodes: int) -> tuple[np.ndarray, ...]:
-        """(branch_start, branch_attribute, branch_offset, table, branch_child, children) over ``n_nodes`` nodes."""
+        """(branch_start, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
+        children) over ``n_nodes`` nodes."""
         if self._tabled < len(self.tables):
             new = self.tables[self._tabled:]
             dtype = np.uint8 if self._table.dtype == np.uint8 and max(int(t.max(initial=0)) for t in new) < 256 \
@@ -104,8 +117,17 @@ class _FlatBranches:
         per_node = np.bincount(np.asarray(self.node, dtype=np.intp), minlength=n_nodes)
         branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
         return (branch_start, np.asarray(self.attribute, dtype=np.int32),
-                np.asarray(self.offset, dtype=np.int64), self._table,
+                np.asarray(self.offset, dtype=np.int64), self._table, np.asarray(self.cut, dtype=np.int32),
+                np.asarray(self.default, dtype=np.int32),
                 np.asarray(self.first_child, dtype=np.int64), np.asarray(self.children, dtype=np.int32))
+
+
+def threshold_cut(bin_children: np.ndarray) -> int | None:
+    """The cut of a threshold branch (codes ``1..cut`` to child 0, the others to child 1), else None."""
+    body = bin_children[1:]
+    if body.size == 0 or int(body.max()) > 1 or (body.size > 1 and bool(np.any(body[1:] < body[:-1]))):
+        return None
+    return int(body.size - np.count_nonzero(body))
 
 
 class Forest:
@@ -215,7 +237,8 @@ class Forest:
         node_slot = np.full(n_nodes, -1, dtype=np.int32)
         node_open = np.zeros(n_nodes, dtype=np.uint8)
         node_open[[node.id for node in (group if frontier is None else frontier)]] = 1
-        branch_start, branch_attribute, branch_offset, table, branch_child, children = self._flat.arrays(n_nodes)
+        (branch_start, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
+         children) = self._flat.arrays(n_nodes)
         cells = int(np.sum(widths)) * n_classes
         node_slot[[node.id for node in group]] = np.arange(len(group), dtype=np.int32)
         layouts = [self.slices(node) for node in group]
@@ -251,6 +274,8 @@ class Forest:
             branch_attribute=branch_attribute,
             branch_offset=branch_offset,
             table=table,
+            branch_cut=branch_cut,
+            branch_default=branch_default,
             branch_child=branch_child,
             children=children,
             slot_base=bases,

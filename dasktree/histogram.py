@@ -154,24 +154,42 @@ if numba is not None:
                 out[t, i] = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table, branch_child, children):
-        while branch_start[node + 1] - branch_start[node] == 1:
+    def _child(codes, i, b, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
+               children):
+        """Row ``i``'s child through branch ``b`` (:class:`~dasktree.plans.PassPlan`): a compare for a
+        threshold branch, a table load for another."""
+        code = codes[branch_attribute[b], i]
+        cut = branch_cut[b]
+        if cut >= 0:
+            index = branch_default[b] if code == 0 else np.int64(code > cut)
+        else:
+            index = table[branch_offset[b] + code]
+        return children[branch_child[b] + index]
+
+    @numba.njit(cache=True, nogil=True)
+    def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table, branch_cut,
+                     branch_default, branch_child, children):
+        b = branch_start[node]
+        while branch_start[node + 1] - b == 1:
+            node = _child(codes, i, b, branch_attribute, branch_offset, table, branch_cut, branch_default,
+                          branch_child, children)
             b = branch_start[node]
-            node = children[branch_child[b] + table[branch_offset[b] + codes[branch_attribute[b], i]]]
         return node
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table, branch_child, children):
+    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table, branch_cut,
+                       branch_default, branch_child, children):
         for k in range(starts.shape[0]):
             for i in range(starts.shape[1]):
                 if starts[k, i] >= 0:
                     starts[k, i] = _descend_row(codes, i, starts[k, i], branch_start, branch_attribute,
-                                                branch_offset, table, branch_child, children)
+                                                branch_offset, table, branch_cut, branch_default, branch_child,
+                                                children)
 
     @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
-                    branch_child, children, slot_base, part_slice, n_folds, offsets, n_classes, cells, out, stack,
-                    starts, found):
+                    branch_cut, branch_default, branch_child, children, slot_base, part_slice, n_folds, offsets,
+                    n_classes, cells, out, stack, starts, found):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         width = starts.shape[0]
@@ -183,7 +201,7 @@ if numba is not None:
                 if node < 0:
                     break
                 node = _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table,
-                                    branch_child, children)
+                                    branch_cut, branch_default, branch_child, children)
                 starts[k, i] = node
                 stack[0] = node
                 top = 1
@@ -204,7 +222,8 @@ if numba is not None:
                             found[n_found] = node
                         n_found += 1
                     for b in range(branch_start[node], branch_start[node + 1]):
-                        stack[top] = children[branch_child[b] + table[branch_offset[b] + codes[branch_attribute[b], i]]]
+                        stack[top] = _child(codes, i, b, branch_attribute, branch_offset, table, branch_cut,
+                                            branch_default, branch_child, children)
                         top += 1
             if n_found <= width:  # the open frontier nodes reached become the starts; else keep the old
                 for k in range(width):
@@ -231,7 +250,8 @@ def descend(codes: np.ndarray, plan: PassPlan, starts: np.ndarray) -> None:
         _descend_numpy(codes, plan, starts)
     elif starts.size:
         _descend_numba(np.ascontiguousarray(codes), starts, plan.branch_start, plan.branch_attribute,
-                       plan.branch_offset, plan.table, plan.branch_child, plan.children)
+                       plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default, plan.branch_child,
+                       plan.children)
 
 
 def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:
@@ -242,7 +262,7 @@ def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:
 
 
 def _table(plan: RoutingPlan) -> np.ndarray:
-    return plan.table if plan.table.size else np.zeros(1, dtype=np.int32)
+    return plan.table if plan.table.size else np.zeros(1, dtype=plan.table.dtype)
 
 
 def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
@@ -289,7 +309,8 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
             starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
         found = np.empty(starts.shape[0], dtype=np.int32)
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
-                    plan.branch_attribute, plan.branch_offset, plan.table, plan.branch_child, plan.children,
+                    plan.branch_attribute, plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default,
+                    plan.branch_child, plan.children,
                     plan.slot_base, plan.part_slice, n_folds,
                     np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, starts, found)
     return out

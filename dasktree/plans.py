@@ -27,8 +27,11 @@ class PassPlan:
     visits each node it reaches exactly once, whatever the number of trees
     sharing it. Node ``n`` has branches ``branch_start[n]:branch_start[n+1]``;
     branch ``b`` tests attribute ``branch_attribute[b]`` and sends code ``c``
-    to node ``children[branch_child[b] + table[branch_offset[b] + c]]`` (the
-    table holds child indices, uint8 or uint16).
+    to node ``children[branch_child[b] + i]``, its child of index ``i``: for a
+    threshold branch (``branch_cut[b] >= 0``) ``branch_default[b]`` when ``c``
+    is 0 (missing), else 0 for ``c <= branch_cut[b]`` and 1 above; for another,
+    ``table[branch_offset[b] + c]`` (the table holds child indices, uint8 or
+    uint16).
 
     A counted node (``node_slot[n] = s >= 0``) gets ``slot_slices[s]`` slices
     of ``total_bins x n_classes`` cells from ``slot_base[s]`` in the flat
@@ -43,7 +46,9 @@ class PassPlan:
     branch_start: np.ndarray  # (n_nodes + 1,) int64
     branch_attribute: np.ndarray  # (n_branches,) int32
     branch_offset: np.ndarray  # (n_branches,) int64
-    table: np.ndarray  # uint8 (uint16) child index of each code of each branch
+    table: np.ndarray  # uint8 (uint16) child index of each code of each branch that is not a threshold
+    branch_cut: np.ndarray  # (n_branches,) int32 cut of a threshold branch, -1 for a table
+    branch_default: np.ndarray  # (n_branches,) int32 child index of code 0 of a threshold branch
     branch_child: np.ndarray  # (n_branches,) int64 first child of each branch in children
     children: np.ndarray  # int32 child node ids
     slot_base: np.ndarray  # (n_slots,) int64 first cell of each slot
@@ -80,7 +85,13 @@ class PassPlan:
 
     def child(self, b, code):
         """Child node(s) of branch(es) ``b`` for code(s) ``code`` (numpy)."""
-        return self.children[self.branch_child[b] + self.table[self.branch_offset[b] + code]]
+        b, code = np.asarray(b, dtype=np.int64), np.asarray(code, dtype=np.int64)
+        cut = self.branch_cut[b]
+        index = np.where(code == 0, self.branch_default[b], (code > cut).astype(np.int64))
+        if self.table.size:
+            in_table = self.table[np.where(cut < 0, self.branch_offset[b] + code, 0)]
+            index = np.where(cut < 0, in_table, index)
+        return self.children[self.branch_child[b] + index]
 
     def view(self, hist: np.ndarray, slot: int) -> np.ndarray:
         """Slot ``slot`` of a flat histogram as (slices, total_bins, n_classes)."""

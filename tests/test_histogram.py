@@ -285,3 +285,43 @@ def test_plan_tables_widen_to_uint16_past_256_children():
                                   np.where(small.bin_children == 0, left.id, right.id))
     np.testing.assert_array_equal(plan.child(np.ones(n_codes, dtype=np.int64), codes),
                                   np.asarray([k.id for k in kids])[wide.bin_children])
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10_000), n_codes=st.integers(2, 300))
+def test_threshold_branches_route_by_compare_as_their_tables_would(seed, n_codes):
+    """A threshold branch (missing to a default, codes up to a cut left, the others right) is routed by
+    a compare and stores no table; every branch sends every code to the child its ``bin_children`` names."""
+    from dasktree.forest import threshold_cut
+
+    rng = np.random.default_rng(seed)
+    forest = Forest(1, np.array([-1]), 1, 2)
+    frontier, tests = [forest.nodes[0]], []
+    for _ in range(6):
+        kind = rng.integers(4)
+        if kind == 0 and n_codes >= 3:  # binary numeric: a threshold
+            cut = int(rng.integers(1, n_codes - 1))
+            test = numeric_test(0, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+        elif kind == 1 and n_codes >= 4:  # three-way numeric: a table
+            cuts = np.sort(rng.choice(np.arange(1, n_codes - 1), size=2, replace=False))
+            test = numeric_test(0, cuts, np.arange(n_codes - 2, dtype=float), int(rng.integers(3)))
+        else:  # nominal: a threshold only when its categories happen to fall that way
+            codes = np.arange(1, n_codes)
+            left = codes[rng.random(codes.size) < 0.5] if kind == 2 else codes[: int(rng.integers(0, codes.size + 1))]
+            test = nominal_test(0, [left, np.setdiff1d(codes, left)], n_codes, int(rng.integers(2)))
+        node = frontier.pop(0)
+        frontier += forest.set_tests(node, {0: test}, {0: np.zeros((test.arity, 2, 2), dtype=np.int64)})
+        tests.append((node.id, test))
+    plan = forest.pass_plan(frontier, np.array([n_codes]), 2)
+    codes = np.arange(n_codes)
+    tabled = 0
+    for b, (node_id, test) in enumerate(tests):
+        assert plan.branch_start[node_id] == b
+        cut = threshold_cut(test.bin_children)
+        assert plan.branch_cut[b] == (-1 if cut is None else cut)
+        tabled += test.bin_children.size if cut is None else 0
+        expected = np.asarray(forest.nodes[node_id].branches[0].children)[test.bin_children]
+        np.testing.assert_array_equal(plan.child(np.full(n_codes, b), codes), expected)
+        if cut is not None:
+            np.testing.assert_array_equal(test.bin_children[1:], (codes[1:] > cut).astype(int))
+    assert plan.table.size == tabled
