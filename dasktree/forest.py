@@ -79,55 +79,72 @@ class _FlatBranches:
     def __init__(self):
         self.node: list[int] = []  # per branch: its node
         self.attribute: list[int] = []
-        self.offset: list[int] = []
         self.first_child: list[int] = []  # per branch: its first child in self.children
         self.children: list[int] = []
-        self.cut: list[int] = []  # per branch: codes 1..cut go to child 0, the others to 1 (-1: a table)
-        self.default: list[int] = []  # per branch: the child index of code 0 (missing)
-        self.tables: list[np.ndarray] = []  # per branch with a table: the child index of each code
-        self.size = 0
+        self.pending: list[np.ndarray] = []  # bin_children of the branches added since the last arrays()
+        self.offset = np.zeros(0, np.int64)  # per branch: its first cell in the table (0 for a threshold)
+        self.cut = np.zeros(0, np.int32)  # per branch: codes 1..cut go to child 0, the others to 1 (-1: a table)
+        self.default = np.zeros(0, np.int32)  # per branch: the child index of code 0 (missing)
         self._table = np.zeros(0, np.uint8)
-        self._tabled = 0  # branches in self._table
 
     def add(self, node: int, test: Test, children: list[int]) -> None:
         if self.node and node < self.node[-1]:
             raise RuntimeError("branches added out of node order: it's a bug, please report it")
         self.node.append(node)
         self.attribute.append(test.attribute)
-        self.offset.append(self.size)
         self.first_child.append(len(self.children))
         self.children.extend(children)
-        cut = threshold_cut(test.bin_children)
-        self.cut.append(-1 if cut is None else cut)
-        self.default.append(int(test.bin_children[0]))
-        if cut is None:
-            self.tables.append(test.bin_children)
-            self.size += test.bin_children.size
+        self.pending.append(test.bin_children)
 
     def arrays(self, n_nodes: int) -> tuple[np.ndarray, ...]:
         """(branch_start, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
         children) over ``n_nodes`` nodes."""
-        if self._tabled < len(self.tables):
-            new = self.tables[self._tabled:]
-            dtype = np.uint8 if self._table.dtype == np.uint8 and max(int(t.max(initial=0)) for t in new) < 256 \
-                else np.uint16
-            self._table = np.concatenate(([] if self._tabled == 0 else [self._table.astype(dtype)])
-                                         + [t.astype(dtype) for t in new])
-            self._tabled = len(self.tables)
+        if self.pending:
+            self._route_pending()
         per_node = np.bincount(np.asarray(self.node, dtype=np.intp), minlength=n_nodes)
         branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
-        return (branch_start, np.asarray(self.attribute, dtype=np.int32),
-                np.asarray(self.offset, dtype=np.int64), self._table, np.asarray(self.cut, dtype=np.int32),
-                np.asarray(self.default, dtype=np.int32),
-                np.asarray(self.first_child, dtype=np.int64), np.asarray(self.children, dtype=np.int32))
+        return (branch_start, np.asarray(self.attribute, dtype=np.int32), self.offset, self._table, self.cut,
+                self.default, np.asarray(self.first_child, dtype=np.int64), np.asarray(self.children, dtype=np.int32))
+
+    def _route_pending(self) -> None:
+        """Cut, default and table of each branch added since the last call (all at once: a forest
+        adds thousands a level)."""
+        tables, self.pending = self.pending, []
+        cut, default = threshold_cuts(tables)
+        tabled = [t for t, c in zip(tables, cut.tolist()) if c < 0]
+        sizes = np.asarray([t.size if c < 0 else 0 for t, c in zip(tables, cut.tolist())], dtype=np.int64)
+        offset = self._table.size + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.offset = np.concatenate([self.offset, np.where(cut < 0, offset, 0)])
+        self.cut = np.concatenate([self.cut, cut])
+        self.default = np.concatenate([self.default, default])
+        if tabled:
+            wide = self._table.dtype != np.uint8 or max(int(t.max()) for t in tabled) >= 256
+            dtype = np.uint16 if wide else np.uint8
+            self._table = np.concatenate([self._table.astype(dtype)] + [t.astype(dtype) for t in tabled])
 
 
-def threshold_cut(bin_children: np.ndarray) -> int | None:
-    """The cut of a threshold branch (codes ``1..cut`` to child 0, the others to child 1), else None."""
-    body = bin_children[1:]
-    if body.size == 0 or int(body.max()) > 1 or (body.size > 1 and bool(np.any(body[1:] < body[:-1]))):
-        return None
-    return int(body.size - np.count_nonzero(body))
+def threshold_cuts(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(cut, default) of each code table (``bin_children``, code 0 = missing): ``cut`` is the last code
+    sent to child 0 of a threshold branch (codes ``1..cut`` to child 0, the others to child 1),
+    -1 for any other table; ``default`` is code 0's child."""
+    sizes = np.asarray([t.size for t in tables], dtype=np.int64)
+    flat = np.concatenate(tables).astype(np.int64)
+    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    default = flat[first].astype(np.int32)
+    cut = np.full(len(tables), -1, dtype=np.int32)
+    body = sizes > 1  # a table of code 0 alone routes by its default (to its single child)
+    if not body.any():
+        return cut, default
+    is_body = np.ones(flat.size, dtype=bool)
+    is_body[first] = False
+    codes = flat[is_body]  # codes 1.. of every table, table after table
+    owner = np.repeat(np.arange(len(tables)), sizes - 1)
+    descents = np.bincount(owner[1:][(codes[1:] < codes[:-1]) & (owner[1:] == owner[:-1])], minlength=len(tables))
+    above_one = np.bincount(owner[codes > 1], minlength=len(tables))
+    zeros = np.bincount(owner[codes == 0], minlength=len(tables))
+    threshold = body & (descents == 0) & (above_one == 0)
+    cut[threshold] = zeros[threshold]
+    return cut, default
 
 
 class Forest:

@@ -152,7 +152,11 @@ def _children(slots: _Slots, chosen: list[tuple[int, Candidate]], layout: Attrib
               n_parts: int) -> list[np.ndarray]:
     """Children counts (arity, n_parts + 1, C) of each (request, candidate) in ``chosen``."""
     out: list[np.ndarray | None] = [None] * len(chosen)
-    threshold = [(k, q) for k, q in ((k, _threshold_cut(c.test)) for k, (_, c) in enumerate(chosen)) if q is not None]
+    cut_of: dict[int, int | None] = {}  # id of a test -> its cut (nodes choosing equal tests share the object)
+    for _, c in chosen:
+        if id(c.test) not in cut_of:
+            cut_of[id(c.test)] = _threshold_cut(c.test)
+    threshold = [(k, cut_of[id(c.test)]) for k, (_, c) in enumerate(chosen) if cut_of[id(c.test)] is not None]
     if threshold:  # binary threshold tests: one compiled pass over all their slices
         index, offset, width, cut, default, starts, jobs = [], [], [], [], [], [], []
         for k, q in threshold:
@@ -208,9 +212,11 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     """
     layout = context.layout
     n_parts = context.n_folds * context.n_repeats
-    first = slice(int(layout.offsets[0]), int(layout.offsets[0] + layout.widths[0]))
+    # Every row has one code (0: missing) in each attribute: the narrowest one's bins sum to the class counts.
+    a = int(np.argmin(layout.widths))
+    narrowest = slice(int(layout.offsets[a]), int(layout.offsets[a] + layout.widths[a]))
     slots = _Slots.of(hist, requests, int(layout.widths.sum()), context.n_classes, context.n_folds)
-    slice_counts = slots.slices[:, first, :].sum(axis=1)  # (slices, C): the class counts of every slice
+    slice_counts = slots.slices[:, narrowest, :].sum(axis=1)  # (slices, C): the class counts of every slice
     all_counts = slots.expand(slice_counts, slots.first, list(range(len(requests))), n_parts)
     results = [NodeResult(r.node, all_counts[i], {}) for i, r in enumerate(requests)]
     pair_request = [i for i, r in enumerate(requests) for _ in r.trees]  # the (request, tree) pairs to decide
