@@ -13,6 +13,7 @@ are identical: same attribute and same ``bin_children``.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -30,11 +31,12 @@ class Test:
     thresholds: tuple[float, ...] = ()  # numeric: k - 1 increasing thresholds
     groups: tuple[tuple[int, ...], ...] = ()  # nominal: the codes of each child
 
-    @property
+    # Both cached on first use (a test never changes): a forest's level asks them of thousands of tests.
+    @cached_property
     def arity(self) -> int:
         return int(self.bin_children.max()) + 1
 
-    @property
+    @cached_property
     def identity(self) -> tuple:
         """Equal for tests that partition every example the same way."""
         return (self.attribute, self.bin_children.tobytes())
