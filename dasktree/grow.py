@@ -13,15 +13,14 @@ This module is pure: the runners (``dasktree.runners``) do the scheduling.
 
 from __future__ import annotations
 
-import gc
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Callable, Protocol
 
 import numpy as np
 
 from .binning import BinSpec
+from .collector import older_objects_frozen
 from .forest import Forest, Node
 from .node_search import NodeResult, SearchContext, SearchRequest, TreeDecision, leaf_reasons, search_group
 from .split.search import AttributeLayout, SplitParams
@@ -84,32 +83,11 @@ def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) 
     return groups
 
 
-@contextmanager
-def _older_objects_frozen():
-    """Python's cyclic collector leaves the objects older than the fit alone while it grows.
-
-    A forest adds tens of thousands of nodes; each time the tracked objects grow
-    by a quarter, a full collection rescans all of them, imported modules
-    included (an F7 1M cv=10 fit: 4 full collections, about 0.5 s). With the
-    older objects frozen (:func:`gc.freeze`) a collection scans only the fit's.
-    They are unfrozen after, so nothing stays exempt; a process that froze its
-    own objects already is left as it is.
-    """
-    if gc.get_freeze_count():
-        yield
-        return
-    gc.freeze()
-    try:
-        yield
-    finally:
-        gc.unfreeze()
-
-
 def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
          holdout: np.ndarray | None = None, n_folds: int = 1, n_repeats: int = 1,
          progress: Callable[[str], None] | None = None) -> tuple[Forest, GrowReport]:
     """Grow the forest level by level with ``runner`` making the passes."""
-    with _older_objects_frozen():
+    with older_objects_frozen():  # a forest adds tens of thousands of nodes
         return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, progress)
 
 

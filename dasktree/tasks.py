@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .binning import BinSpec, Summary, merge_all, summarize
+from .collector import collector_paused
 from .dataset import Part, Source
 from .derive import fill_derived
 from .encode import Encoded, encode_table
@@ -165,10 +166,12 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
 def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context) -> PackedResults:
     """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
     chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
-    for the trip to the client."""
-    total = add_counts(*(h[lo:hi] for h in hists))
-    return pack(search_group(total, chunk.requests, context), context.n_folds * context.n_repeats,
-                context.n_classes)
+    for the trip to the client. The collector is paused meanwhile: a deep forest level makes tens of
+    thousands of short-lived objects here (:mod:`dasktree.collector`)."""
+    with collector_paused():
+        total = add_counts(*(h[lo:hi] for h in hists))
+        return pack(search_group(total, chunk.requests, context), context.n_folds * context.n_repeats,
+                    context.n_classes)
 
 
 def check_rows(summary: Summary, description: str) -> None:

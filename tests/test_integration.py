@@ -46,6 +46,16 @@ def test_bit_identical_across_partitionings_and_schedulers(tmp_path, frames, clu
     assert _model_text(threaded) == reference
 
 
+def test_workers_collect_garbage_again_after_a_fit(tmp_path, frames, cluster_client):
+    """The search tasks pause the cyclic collector (dasktree.collector) only while they run."""
+    import gc
+
+    frame, target = frames["agrawal"]
+    path = write_dataset(frame, tmp_path / "data", n_files=4)
+    DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3).fit(path, target=target)
+    assert set(cluster_client.run(gc.isenabled).values()) == {True}
+
+
 @pytest.mark.parametrize("cache", [True, False])
 def test_depth_d_reads_the_data_d_plus_one_times(tmp_path, frames, cluster_client, cache):
     frame, target = frames["agrawal"]

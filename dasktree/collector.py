@@ -1,0 +1,72 @@
+"""Python's cyclic garbage collector, kept out of the way of bursts of short-lived objects.
+
+A level pass makes tens of thousands of small objects at a deep forest level
+(search requests, candidates, tests, decisions) that are freed by reference
+counting. Each time they push the young generations over their thresholds,
+and the long-lived objects grow by a quarter, the collector rescans *every*
+tracked object of the process: on the client the imported modules and the
+forest, on a worker all of ``distributed``'s state as well (about 200,000
+objects). Neither context below frees anything early or late but cyclic
+garbage, which the next collection after it takes.
+
+- :func:`older_objects_frozen` (the client's grow loop): objects older than the
+  fit are frozen (:func:`gc.freeze`), so a collection scans only the fit's own.
+  Measured on an F7 1M cv=10 fit: 4 full collections, about 0.5 s, before.
+- :func:`collector_paused` (a worker's search and histogram tasks): no
+  automatic collection while the task runs. Measured on the search of half an
+  F7 cv=10 level 9 (2,405 nodes) in a worker: 0.18 s with a full collection in
+  it, 0.07 s without.
+"""
+
+from __future__ import annotations
+
+import gc
+import threading
+from contextlib import contextmanager
+
+__all__ = ["older_objects_frozen", "collector_paused"]
+
+_lock = threading.Lock()
+_paused = 0  # tasks of this process inside collector_paused
+_reenable = False  # whether the collector was on when the first of them came in
+
+
+@contextmanager
+def older_objects_frozen():
+    """Objects older than the block are left out of the collector's scans during it.
+
+    They are unfrozen after, so nothing stays exempt; a process that froze its
+    own objects already is left as it is.
+    """
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
+
+
+@contextmanager
+def collector_paused():
+    """No automatic collection during the block (a worker task making many short-lived objects).
+
+    The collector is process-wide and a worker may run several tasks in threads
+    at once: it is switched off when the first paused task comes in and back on
+    when the last one leaves, and only if it was on to begin with (a process that
+    turned it off keeps it off).
+    """
+    global _paused, _reenable
+    with _lock:
+        if _paused == 0:
+            _reenable = gc.isenabled()
+            gc.disable()
+        _paused += 1
+    try:
+        yield
+    finally:
+        with _lock:
+            _paused -= 1
+            if _paused == 0 and _reenable:
+                gc.enable()

@@ -1,0 +1,59 @@
+"""The collector is paused only while paused tasks run, and left as the process had it."""
+
+import gc
+import threading
+
+from dasktree.collector import collector_paused
+
+
+def test_paused_inside_and_back_on_after():
+    assert gc.isenabled()
+    with collector_paused():
+        assert not gc.isenabled()
+        with collector_paused():  # nested: still off, and the inner exit does not turn it on
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()
+
+
+def test_back_on_after_an_error():
+    try:
+        with collector_paused():
+            raise ValueError("a failing task")
+    except ValueError:
+        pass
+    assert gc.isenabled()
+
+
+def test_a_process_that_turned_it_off_keeps_it_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_threads_overlapping_turn_it_on_only_when_the_last_leaves():
+    """Two tasks in two threads of one worker: the first to leave must not turn it on under the other."""
+    first_in, first_out, second_done = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def long_task():
+        with collector_paused():
+            first_in.set()
+            first_out.wait(10)
+            seen["while the short one had left"] = gc.isenabled()
+        second_done.set()
+
+    thread = threading.Thread(target=long_task)
+    thread.start()
+    first_in.wait(10)
+    with collector_paused():
+        pass
+    first_out.set()
+    second_done.wait(10)
+    thread.join()
+    assert seen == {"while the short one had left": False}
+    assert gc.isenabled()
