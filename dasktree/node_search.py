@@ -181,21 +181,48 @@ def _children(slots: _Slots, chosen: list[tuple[int, Candidate]], layout: Attrib
     return out
 
 
-def _train_batch(slots: _Slots, searched: list[int], plus_of: list[int], minus_of: list[int],
-                 node_counts: np.ndarray) -> TrainBatch:
-    """The training histograms searched: the total of request ``searched[plus_of[b]]`` minus slice ``minus_of[b]``."""
-    if all(slots.in_total[i] == 1 for i in searched):  # each total is a slice
-        plus = slots.slices
-        plus_index = [slots.first[searched[j]] for j in plus_of]
-    else:  # one summed total per node searched
-        plus = np.empty((len(searched),) + slots.slices.shape[1:], dtype=slots.slices.dtype)
-        flat_plus = plus.reshape(len(searched), -1)
+def _train_batches(slots: _Slots, searched: list[int], plus_of: list[int], minus_of: list[int],
+                   node_counts: np.ndarray) -> list[tuple[np.ndarray, TrainBatch]]:
+    """The training histograms searched, as (batch indices, batch) pairs: histogram ``b`` is the
+    total of request ``searched[plus_of[b]]`` minus slice ``minus_of[b]`` (-1: none).
+
+    A node's total is the sum of its first ``in_total`` slices. When taking the held-out slice
+    away leaves one of them (a node of one fold tree: its rest slice; a node's only slice), that
+    slice *is* the training histogram, and is searched where it lies; the others subtract from a
+    total summed once per node. The counts are the same integers either way."""
+    direct_plus: list[int] = []  # per direct histogram: its slice
+    direct_minus: list[int] = []  # and a slice still to subtract (another repetition's part), or -1
+    direct: list[int] = []
+    summed: list[int] = []
+    for b, (j, minus) in enumerate(zip(plus_of, minus_of)):
+        i = searched[j]
+        lo, n = slots.first[i], slots.in_total[i]
+        inside = lo <= minus < lo + n
+        if n - int(inside) == 1:
+            direct.append(b)
+            direct_plus.append(lo + int(inside and minus == lo))  # the one in-total slice left
+            direct_minus.append(-1 if inside else minus)
+        else:
+            summed.append(b)
+    batches = []
+    if direct:
+        batches.append((np.asarray(direct, dtype=np.int64),
+                        TrainBatch(slots.slices, np.asarray(direct_plus, dtype=np.int64), slots.slices,
+                                   np.asarray(direct_minus, dtype=np.int64), node_counts[direct])))
+    if summed:
+        nodes = sorted({plus_of[b] for b in summed})  # positions in searched of the nodes summed
+        row_of = {j: r for r, j in enumerate(nodes)}
+        plus = np.empty((len(nodes),) + slots.slices.shape[1:], dtype=slots.slices.dtype)
+        flat_plus = plus.reshape(len(nodes), -1)
         flat_slices = slots.slices.reshape(slots.slices.shape[0], -1)
-        for j, i in enumerate(searched):
-            np.add.reduce(flat_slices[slots.first[i]:slots.first[i] + slots.in_total[i]], axis=0, out=flat_plus[j])
-        plus_index = plus_of
-    return TrainBatch(plus, np.asarray(plus_index, dtype=np.int64), slots.slices,
-                      np.asarray(minus_of, dtype=np.int64), node_counts)
+        for r, j in enumerate(nodes):
+            i = searched[j]
+            np.add.reduce(flat_slices[slots.first[i]:slots.first[i] + slots.in_total[i]], axis=0, out=flat_plus[r])
+        batches.append((np.asarray(summed, dtype=np.int64),
+                        TrainBatch(plus, np.asarray([row_of[plus_of[b]] for b in summed], dtype=np.int64),
+                                   slots.slices, np.asarray([minus_of[b] for b in summed], dtype=np.int64),
+                                   node_counts[summed])))
+    return batches
 
 
 def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> list[NodeResult]:
@@ -252,8 +279,10 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
         pending.append((i, tree, index_of[(i, minus)]))
     if not plus_of:
         return results
-    candidates = search_batch(_train_batch(slots, searched, plus_of, minus_of, train[pair_of]), layout,
-                              context.split)
+    candidates: list[Candidate | None] = [None] * len(plus_of)
+    for indices, batch in _train_batches(slots, searched, plus_of, minus_of, train[pair_of]):
+        for b, candidate in zip(indices.tolist(), search_batch(batch, layout, context.split)):
+            candidates[b] = candidate
     chosen: dict[tuple[int, tuple], int] = {}  # (request, test identity) -> index in chosen_list
     chosen_list: list[tuple[int, Candidate]] = []
     child_of: dict[int, int] = {}  # batch index -> index in chosen_list
