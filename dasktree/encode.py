@@ -21,7 +21,9 @@ from .binning import BinSpec, FeatureBins
 from .errors import DataError
 from .schema import NUMERIC, combined, nominal_values, numeric_values
 
-__all__ = ["Encoded", "encode_features", "encode_table", "class_codes"]
+__all__ = ["Encoded", "encode_features", "encode_table", "class_codes", "concatenate"]
+
+MAX_ROWS = 2**31 - 1  # rows of one encoded block: a level pass counts a block in int32
 
 
 @dataclass
@@ -126,3 +128,29 @@ def encode_table(table: pa.Table, spec: BinSpec, target: str, part: np.ndarray |
         np.ascontiguousarray(codes[:, keep]), y[keep], np.ascontiguousarray(part[:, keep]).astype(np.int16),
         int((~keep).sum()),
     )
+
+
+def concatenate(encoded: list[Encoded], max_rows: int = MAX_ROWS) -> list[Encoded]:
+    """Consecutive encoded parts joined into blocks of at most ``max_rows`` rows, rows in order.
+
+    A worker thread's group of parts is counted as one block: a deep level pass
+    puts the rows in the order of their nodes (:func:`dasktree.tasks.group_rows`)
+    to count into the histogram one node region at a time, and per part that
+    sweeps the whole histogram once for every part. Start nodes are not carried
+    (a new block's rows start at the root of a new forest); the counts never
+    depend on row order or blocks.
+    """
+    blocks: list[list[Encoded]] = []
+    rows = 0
+    for e in encoded:
+        if not blocks or rows + e.n_rows > max_rows:
+            blocks.append([])
+            rows = 0
+        blocks[-1].append(e)
+        rows += e.n_rows
+    return [block[0] if len(block) == 1 else Encoded(
+        np.concatenate([e.codes for e in block], axis=1),
+        np.concatenate([e.y for e in block]),
+        np.concatenate([e.part for e in block], axis=1),
+        sum(e.n_dropped for e in block),
+    ) for block in blocks]

@@ -14,7 +14,7 @@ from .binning import BinSpec, Summary, merge_all, summarize
 from .collector import collector_paused
 from .dataset import Part, Source
 from .derive import fill_derived
-from .encode import Encoded, encode_table
+from .encode import Encoded, concatenate, encode_table
 from .errors import DataError
 from .forest import PassPlan
 from .node_search import search_group
@@ -83,10 +83,12 @@ def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, fold
 
 def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
                  folds=None) -> list[Encoded]:
-    """A group of parts encoded (one cached value per group): from pass 0's ``tables`` when kept."""
+    """A group of parts encoded (one cached value per group), from pass 0's ``tables`` when kept, as
+    one block of rows (:func:`~dasktree.encode.concatenate`): a deep pass orders the group's rows by
+    node all together."""
     tables = [None] * len(parts) if tables is None else tables
-    return [encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
-            for part, table in zip(parts, tables)]
+    return concatenate([encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
+                        for part, table in zip(parts, tables)])
 
 
 def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int = 0, folds=None) -> Encoded:
@@ -101,9 +103,10 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
 
 def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
                   folds=None) -> list[Encoded]:
-    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value)."""
-    return [encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
-            for frame, i, o in zip(frames, indices, offsets)]
+    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value) as one
+    block of rows (:func:`~dasktree.encode.concatenate`)."""
+    return concatenate([encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
+                        for frame, i, o in zip(frames, indices, offsets)])
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)

@@ -324,3 +324,33 @@ def test_threshold_branches_route_by_compare_as_their_tables_would(seed, n_codes
         if cut is not None:
             np.testing.assert_array_equal(test.bin_children[1:], (codes[1:] > cut).astype(int))
     assert plan.table.size == tabled
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), sizes=st.lists(st.integers(0, 80), min_size=1, max_size=6),
+       max_rows=st.integers(1, 200), depth=st.integers(0, 3))
+def test_a_group_of_parts_counts_the_same_as_one_block(seed, sizes, max_rows, depth):
+    """concatenate joins a worker's parts into blocks of rows in order, none over max_rows unless one
+    part alone is, and the blocks' histogram is the parts' histogram."""
+    from dasktree.encode import Encoded, concatenate
+    from dasktree.tasks import PassShape, histogram_of_many
+
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(3, 7, size=3)
+    forest = _random_forest(rng, widths, 3, depth)
+    plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
+    shape = PassShape(forest.n_folds, np.concatenate([[0], np.cumsum(widths)[:-1]]), int(widths.sum()), 2)
+    parts = [Encoded(np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8),
+                     rng.integers(0, 2, size=n).astype(np.int32),
+                     rng.integers(0, forest.n_folds, size=(1, n)).astype(np.int16), int(rng.integers(3)))
+             for n in sizes]
+    blocks = concatenate(parts, max_rows=max_rows)
+    assert sum(b.n_rows for b in blocks) == sum(sizes)
+    assert sum(b.n_dropped for b in blocks) == sum(p.n_dropped for p in parts)
+    assert all(b.n_rows <= max_rows or b.n_rows in sizes for b in blocks)
+    np.testing.assert_array_equal(np.concatenate([b.codes for b in blocks], axis=1),
+                                  np.concatenate([p.codes for p in parts], axis=1))
+    np.testing.assert_array_equal(np.concatenate([b.part for b in blocks], axis=1),
+                                  np.concatenate([p.part for p in parts], axis=1))
+    np.testing.assert_array_equal(histogram_of_many(blocks, plan=plan, shape=shape),
+                                  histogram_of_many(parts, plan=plan, shape=shape))
