@@ -6,6 +6,7 @@ loop, the Dask runner submits them as tasks. Each handles an empty part.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,7 +20,7 @@ from .errors import DataError
 from .forest import PassPlan
 from .node_search import search_group
 from .search_results import PackedResults, pack
-from .histogram import add_counts, descend, level_histogram, order_by_node
+from .histogram import descend, level_histogram, order_by_node
 from .schema import Roles
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
@@ -166,15 +167,42 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context) -> PackedResults:
+SEARCH_BLOCK_CELLS = 1 << 20  # cells a search task sums and searches at a time: one 8 MB int64 buffer
+
+
+def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
+                 block_cells: int = SEARCH_BLOCK_CELLS) -> PackedResults:
     """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
     chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
-    for the trip to the client. The collector is paused meanwhile: a deep forest level makes tens of
-    thousands of short-lived objects here (:mod:`dasktree.collector`)."""
+    for the trip to the client.
+
+    The sum is made a block of nodes at a time (about ``block_cells`` cells, at least one node)
+    into one buffer, searched, and the buffer reused for the next block: a deep forest level's
+    chunk is tens of millions of cells, and an int64 copy of it all is memory a worker must
+    fault in fresh at every level (the searches are per node: blocks change nothing of the
+    results). The collector is paused meanwhile: a deep forest level makes tens of thousands of
+    short-lived objects here (:mod:`dasktree.collector`)."""
+    requests = chunk.requests
+    cells = int(context.layout.widths.sum()) * context.n_classes
+    spans = [(r.base, r.base + (int(r.rest) + len(r.parts)) * cells) for r in requests]
+    blocks: list[tuple[int, int]] = []  # runs of requests [first, last)
+    for k, (start, end) in enumerate(spans):
+        if not blocks or end - spans[blocks[-1][0]][0] > block_cells:
+            blocks.append((k, k + 1))
+        else:
+            blocks[-1] = (blocks[-1][0], k + 1)
     with collector_paused():
-        total = add_counts(*(h[lo:hi] for h in hists))
-        return pack(search_group(total, chunk.requests, context), context.n_folds * context.n_repeats,
-                    context.n_classes)
+        results = []
+        buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
+        for first, last in blocks:
+            start, end = spans[first][0], spans[last - 1][1]
+            total = buffer[:end - start]
+            np.copyto(total, hists[0][lo + start:lo + end])
+            for h in hists[1:]:
+                total += h[lo + start:lo + end]
+            block = [dataclasses.replace(r, base=r.base - start) for r in requests[first:last]]
+            results += search_group(total, block, context)
+        return pack(results, context.n_folds * context.n_repeats, context.n_classes)
 
 
 def check_rows(summary: Summary, description: str) -> None:

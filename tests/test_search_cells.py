@@ -1,0 +1,63 @@
+"""A search task sums and searches its chunk a block of nodes at a time: the same results."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import dasktree
+import dasktree.runners
+from dasktree.node_search import search_group
+from dasktree.search_chunks import SearchChunk
+from dasktree.search_results import pack
+from dasktree.tasks import search_cells
+from dasktree.testing import mixed_frame
+
+
+def _levels(monkeypatch, frame, target, **params):
+    """Every level's (histogram, requests, context) of an in-process fit."""
+    seen = []
+
+    def capture(hist, requests, context):
+        seen.append((hist.copy(), list(requests), context))
+        return search_group(hist, requests, context)
+
+    monkeypatch.setattr(dasktree.runners, "search_group", capture)
+    dasktree.fit(frame, target=target, **params)
+    return seen
+
+
+def _packed_fields(packed):
+    return {f.name: getattr(packed, f.name) for f in dataclasses.fields(packed)}
+
+
+def _assert_same(a, b):
+    fa, fb = _packed_fields(a), _packed_fields(b)
+    assert fa.keys() == fb.keys()
+    for name in fa:
+        if isinstance(fa[name], np.ndarray):
+            np.testing.assert_array_equal(fa[name], fb[name], err_msg=name)
+        else:
+            assert fa[name] == fb[name], name
+
+
+@pytest.mark.parametrize("params", [
+    dict(max_depth=5, cv=3, repeats=2, seed=2),
+    dict(max_depth=4, cv=4, max_arity=4, criterion="entropy"),
+])
+def test_blocks_of_nodes_search_like_the_whole_chunk(monkeypatch, params):
+    frame = mixed_frame(3000, seed=7)  # numeric and nominal columns, with nulls
+    levels = _levels(monkeypatch, frame, "label", max_bins=32, **params)
+    assert len(levels) >= 3
+    n_parts = params["cv"] * params.get("repeats", 1)
+    for hist, requests, context in levels:
+        expected = pack(search_group(hist, requests, context), n_parts, context.n_classes)
+        # two workers' int32 shares of the counts, summed by the task
+        first = (hist // 2).astype(np.int32)
+        second = (hist - first).astype(np.int32)
+        chunk = SearchChunk(0, hist.size, requests)
+        cells = int(context.layout.widths.sum()) * context.n_classes
+        for block_cells in (1, 3 * cells, hist.size):  # a node per block, a few, all at once
+            got = search_cells(first, second, lo=0, hi=hist.size, chunk=chunk, context=context,
+                               block_cells=block_cells)
+            _assert_same(got, expected)
