@@ -133,11 +133,11 @@ def encode_table(table: pa.Table, spec: BinSpec, target: str, part: np.ndarray |
 def concatenate(encoded: list[Encoded], max_rows: int = MAX_ROWS) -> list[Encoded]:
     """Consecutive encoded parts joined into blocks of at most ``max_rows`` rows, rows in order.
 
-    A worker thread's group of parts is counted as one block: a deep level pass
-    puts the rows in the order of their nodes (:func:`dasktree.tasks.group_rows`)
+    A worker thread's group of parts is counted as one block at deep levels: a
+    pass then puts the rows in the order of their nodes (:func:`dasktree.tasks.group_rows`)
     to count into the histogram one node region at a time, and per part that
-    sweeps the whole histogram once for every part. Start nodes are not carried
-    (a new block's rows start at the root of a new forest); the counts never
+    sweeps the whole histogram once for every part. The rows' start nodes are
+    carried when every part has them for the same forest; the counts never
     depend on row order or blocks.
     """
     blocks: list[list[Encoded]] = []
@@ -148,9 +148,15 @@ def concatenate(encoded: list[Encoded], max_rows: int = MAX_ROWS) -> list[Encode
             rows = 0
         blocks[-1].append(e)
         rows += e.n_rows
-    return [block[0] if len(block) == 1 else Encoded(
-        np.concatenate([e.codes for e in block], axis=1),
-        np.concatenate([e.y for e in block]),
-        np.concatenate([e.part for e in block], axis=1),
-        sum(e.n_dropped for e in block),
-    ) for block in blocks]
+    return [block[0] if len(block) == 1 else _joined(block) for block in blocks]
+
+
+def _joined(block: list[Encoded]) -> Encoded:
+    joined = Encoded(np.concatenate([e.codes for e in block], axis=1), np.concatenate([e.y for e in block]),
+                     np.concatenate([e.part for e in block], axis=1), sum(e.n_dropped for e in block))
+    first = block[0]
+    if first.start is not None and all(e.start is not None and e.start_forest == first.start_forest
+                                       and e.start.shape[0] == first.start.shape[0] for e in block):
+        joined.start = np.concatenate([e.start for e in block], axis=1)
+        joined.start_forest = first.start_forest
+    return joined

@@ -84,12 +84,10 @@ def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, fold
 
 def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
                  folds=None) -> list[Encoded]:
-    """A group of parts encoded (one cached value per group), from pass 0's ``tables`` when kept, as
-    one block of rows (:func:`~dasktree.encode.concatenate`): a deep pass orders the group's rows by
-    node all together."""
+    """A group of parts encoded (one cached value per group): from pass 0's ``tables`` when kept."""
     tables = [None] * len(parts) if tables is None else tables
-    return concatenate([encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
-                        for part, table in zip(parts, tables)])
+    return [encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
+            for part, table in zip(parts, tables)]
 
 
 def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int = 0, folds=None) -> Encoded:
@@ -104,10 +102,9 @@ def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int 
 
 def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
                   folds=None) -> list[Encoded]:
-    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value) as one
-    block of rows (:func:`~dasktree.encode.concatenate`)."""
-    return concatenate([encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
-                        for frame, i, o in zip(frames, indices, offsets)])
+    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value)."""
+    return [encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
+            for frame, i, o in zip(frames, indices, offsets)]
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)
@@ -145,9 +142,16 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
 def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
     """The level histogram of a group of encoded parts (one worker thread's), counted into one array
     (int32 while the rows fit). ``plan.fills`` (derived slots) are filled from ``last``, the
-    last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`)."""
+    last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`). Once a pass
+    orders rows by node (a histogram over ``GROUP_ROWS_BYTES``), the parts are joined into one
+    block in ``encoded`` itself (:func:`~dasktree.encode.concatenate`)."""
     dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
     total = np.zeros(plan.size, dtype=dtype)
+    if plan.size * 4 > GROUP_ROWS_BYTES and len(encoded) > 1:
+        # From the first pass whose rows are ordered by node, the group is one block of rows, so
+        # the ordered rows run over the histogram once, not once per part. In place: the list
+        # is the group's cached value, and later passes find the block.
+        encoded[:] = concatenate(encoded)
     for e in encoded:
         histogram_of(e, plan=plan, shape=shape, out=total)
     if plan.fills:

@@ -354,3 +354,47 @@ def test_a_group_of_parts_counts_the_same_as_one_block(seed, sizes, max_rows, de
                                   np.concatenate([p.part for p in parts], axis=1))
     np.testing.assert_array_equal(histogram_of_many(blocks, plan=plan, shape=shape),
                                   histogram_of_many(parts, plan=plan, shape=shape))
+
+
+def test_a_group_becomes_one_block_in_place_from_the_first_pass_ordering_rows(monkeypatch):
+    """histogram_of_many joins a group's parts in its own list once it orders rows by node; the start
+    nodes come along, and the counts of every pass are those of the parts counted one by one."""
+    import copy
+
+    import dasktree.tasks as tasks
+    from dasktree.encode import Encoded
+    from dasktree.tasks import PassShape, histogram_of_many
+
+    rng = np.random.default_rng(5)
+    widths = np.array([5, 6, 4])
+    forest = _random_forest(rng, widths, 4, 3, n_repeats=1)
+    shape = PassShape(forest.n_folds, np.concatenate([[0], np.cumsum(widths)[:-1]]), int(widths.sum()), 2)
+    parts = [Encoded(np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8),
+                     rng.integers(0, 2, size=n).astype(np.int32),
+                     rng.integers(0, forest.n_folds, size=(1, n)).astype(np.int16)) for n in (40, 0, 75, 33)]
+    alone = copy.deepcopy(parts)
+    first = forest.pass_plan([n for n in forest.nodes if n.depth == 1], widths, 2)
+    leaves = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
+    expected = [histogram_of_many(alone, plan=p, shape=shape) for p in (first, leaves)]
+    assert len(alone) == 4  # small histograms: parts stay parts
+    group = list(parts)
+    np.testing.assert_array_equal(histogram_of_many(group, plan=first, shape=shape), expected[0])
+    assert len(group) == 4 and all(e.start_forest == forest.id for e in group)
+    monkeypatch.setattr(tasks, "GROUP_ROWS_BYTES", 0)  # from now on every pass orders its rows by node
+    np.testing.assert_array_equal(histogram_of_many(group, plan=leaves, shape=shape), expected[1])
+    assert len(group) == 1 and group[0].n_rows == 148 and group[0].start_forest == forest.id
+
+
+def test_joined_parts_keep_their_start_nodes_only_for_one_forest():
+    from dasktree.encode import Encoded, concatenate
+
+    def part(n, forest_id, fill):
+        e = Encoded(np.zeros((2, n), np.uint8), np.zeros(n, np.int32), np.zeros((1, n), np.int16))
+        e.start, e.start_forest = np.full((3, n), fill, dtype=np.int32), forest_id
+        return e
+
+    [block] = concatenate([part(2, "a", 1), part(3, "a", 7)])
+    assert block.start_forest == "a"
+    np.testing.assert_array_equal(block.start, np.repeat([[1, 1, 7, 7, 7]], 3, axis=0))
+    [mixed] = concatenate([part(2, "a", 1), part(3, "b", 7)])
+    assert mixed.start is None  # start nodes of another forest mean nothing here: the root again
