@@ -33,6 +33,11 @@ class SearchRequest:
     rest: bool  # whether slice 0 is the rest slice
     rows: int = 0  # rows at the node (0: not known yet): how much a multi-way search there costs
 
+    @property
+    def n_slices(self) -> int:
+        """Slices of the node in the histogram: its rest slice (when ``rest``), then its parts."""
+        return int(self.rest) + len(self.parts)
+
 
 @dataclass
 class TreeDecision:
@@ -115,7 +120,7 @@ class _Slots:
         cells = total_bins * n_classes
         if any(list(r.parts) != sorted(r.parts) for r in requests):
             raise RuntimeError("a search request's parts are not in increasing order: it's a bug, please report it")
-        count = [int(r.rest) + len(r.parts) for r in requests]
+        count = [r.n_slices for r in requests]
         if hist.size % cells == 0 and all(r.base % cells == 0 for r in requests):
             flat, first = hist, [r.base // cells for r in requests]
         else:  # slots off slice borders: copy the requests' slices

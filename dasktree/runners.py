@@ -349,11 +349,7 @@ class DaskRunner(_Counting):
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
-        # The last pass's histograms have filled this pass's derived slots: let the workers free
-        # them before the searches (37 MB a worker at an F7 cv=10 level 8, memory the search would
-        # otherwise take fresh).
-        last = None
-        self._last = {}
+        last, self._last = None, {}  # they filled the derived slots: freed before the searches run
         results = self.client.gather(tasks)
         if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
             self._last = dict(zip(groups, hists))
@@ -362,7 +358,6 @@ class DaskRunner(_Counting):
         else:
             self._forget_last()
         self.progress.finish()
-        del hists, tasks
         return results
 
     def _send_plan(self, plan, n_tasks: int):

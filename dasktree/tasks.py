@@ -188,7 +188,7 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
     short-lived objects here (:mod:`dasktree.collector`)."""
     requests = chunk.requests
     cells = int(context.layout.widths.sum()) * context.n_classes
-    spans = [(r.base, r.base + (int(r.rest) + len(r.parts)) * cells) for r in requests]
+    spans = [(r.base, r.base + r.n_slices * cells) for r in requests]
     blocks: list[tuple[int, int]] = []  # runs of requests [first, last)
     for k, (start, end) in enumerate(spans):
         if not blocks or end - spans[blocks[-1][0]][0] > block_cells:
