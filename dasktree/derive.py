@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Derivation", "Fill", "fills_of", "slice_map", "fill_derived"]
+__all__ = ["Derivation", "Fill", "fills_of", "slice_map", "fill_derived", "slot_cells"]
 
 
 @dataclass(frozen=True)
@@ -58,17 +58,32 @@ class Fill:
     sibling_bases: tuple[int, ...]
     parent_base: int
     parent_slices: tuple[tuple[int, ...], ...]
+    wide: tuple[bool, ...] = ()  # in mixed layouts (PassPlan.narrowed): the child's, siblings', parent's int32 slots
 
 
-def fills_of(plan, last_node_slot: np.ndarray, last_slot_base: np.ndarray) -> tuple[Fill, ...]:
+def slot_cells(hist: np.ndarray, base: int, n: int, wide: bool) -> np.ndarray:
+    """``n`` cells from ``base`` of a histogram: read through an int32 view when ``wide`` and ``hist``
+    holds a mixed layout's uint16 units (:class:`~dasktree.plans.PassPlan`), else as they are."""
+    if wide and hist.dtype == np.uint16:
+        return hist[base:base + 2 * n].view(np.int32)
+    return hist[base:base + n]
+
+
+def fills_of(plan, last_node_slot: np.ndarray, last_slot_base: np.ndarray,
+             last_slot_wide: np.ndarray | None = None) -> tuple[Fill, ...]:
     """The fills of ``plan.derived`` (a :class:`~dasktree.plans.PassPlan`), given the last pass's
-    slot of every node (``node_slot`` with its derived slots included) and the slots' first cells."""
+    slot of every node (``node_slot`` with its derived slots included), the slots' first cells and,
+    in a mixed layout, which are wide."""
     base = plan.slot_base
-    return tuple(
-        Fill(int(base[d.slot]), int(plan.slot_slices[d.slot]), tuple(int(base[s]) for s in d.siblings),
-             int(last_slot_base[last_node_slot[d.parent]]), d.parent_slices)
-        for d in plan.derived
-    )
+    wide = plan.slot_wide if plan.mixed else np.zeros(plan.n_slots, dtype=bool)
+    last_wide = np.zeros(len(last_slot_base), dtype=bool) if last_slot_wide is None else last_slot_wide
+    fills = []
+    for d in plan.derived:
+        parent = last_node_slot[d.parent]
+        fills.append(Fill(int(base[d.slot]), int(plan.slot_slices[d.slot]), tuple(int(base[s]) for s in d.siblings),
+                          int(last_slot_base[parent]), d.parent_slices,
+                          (bool(wide[d.slot]), *(bool(wide[s]) for s in d.siblings), bool(last_wide[parent]))))
+    return tuple(fills)
 
 
 def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tuple[int, ...], parent_rest: bool,
@@ -95,14 +110,17 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
 def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: tuple[Fill, ...], cells: int) -> None:
     """Write each derived slot of ``hist`` (this pass's counts of some rows), in place, from
     ``last``: the last pass's counts of the same rows, summed over the list. The siblings are
-    read from ``hist`` itself, so they must be counted slots."""
+    read from ``hist`` itself, so they must be counted slots. Either histogram may be in a
+    mixed layout (uint16 units, :meth:`~dasktree.plans.PassPlan.narrowed`)."""
     for f in fills:
-        child = hist[f.base:f.base + f.n_slices * cells].reshape(f.n_slices, cells)
-        child[:] = 0
+        child_wide, *sibling_wide, parent_wide = f.wide or (False,) * (len(f.sibling_bases) + 2)
+        span = f.n_slices * cells
+        child = np.zeros((f.n_slices, cells), dtype=np.int64)
         for j, sources in enumerate(f.parent_slices):
             for s in sources:
-                at = f.parent_base + s * cells
                 for counts in last:
-                    child[j] += counts[at:at + cells]
-        for b in f.sibling_bases:
-            child -= hist[b:b + f.n_slices * cells].reshape(f.n_slices, cells)
+                    step = 2 * cells if parent_wide and counts.dtype == np.uint16 else cells
+                    child[j] += slot_cells(counts, f.parent_base + s * step, cells, parent_wide)
+        for b, w in zip(f.sibling_bases, sibling_wide):
+            child -= slot_cells(hist, b, span, w).reshape(f.n_slices, cells)
+        slot_cells(hist, f.base, span, child_wide)[:] = child.ravel()  # exact: the child's counts fit its slot

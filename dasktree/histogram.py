@@ -11,7 +11,9 @@ counted, for each repetition ``r``, the row goes to the slice of its part
 The result is a flat array of ``plan.size`` exact counts (use ``plan.view``
 for a slot), so partial histograms add in any order to the same total. A
 part's counts are int32 (half the memory traffic of the random increments and
-half the bytes to send); sums of parts are int64 (:func:`add_counts`).
+half the bytes to send), or uint16 at the nodes of fewer than 65,536 rows in
+a plan's mixed layout (:meth:`~dasktree.plans.PassPlan.narrowed`); sums of
+parts are int64 (:func:`add_counts`, or the search tasks').
 
 *Start nodes.* A row need not walk from the root every pass. ``starts``
 (shape ``(K, n_rows)``, -1 for none, kept with the encoded part between
@@ -40,6 +42,8 @@ prediction.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -188,8 +192,8 @@ if numba is not None:
 
     @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
-                    branch_cut, branch_default, branch_child, children, slot_base, part_slice, n_folds, offsets,
-                    n_classes, cells, out, stack, starts, found):
+                    branch_cut, branch_default, branch_child, children, slot_base, slot_wide, part_slice, n_folds,
+                    offsets, n_classes, cells, narrow, wide, stack, starts, found):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         width = starts.shape[0]
@@ -215,8 +219,12 @@ if numba is not None:
                             if j < 0:
                                 continue
                             base = slot_base[s] + j * cells
-                            for a in range(n_attributes):
-                                out[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                            if slot_wide[s]:
+                                for a in range(n_attributes):
+                                    wide[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                            else:
+                                for a in range(n_attributes):
+                                    narrow[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
                     if node_open[node]:
                         if n_found < width:
                             found[n_found] = node
@@ -278,7 +286,8 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
                     total_bins: int, n_classes: int, starts: np.ndarray | None = None,
                     out: np.ndarray | None = None) -> np.ndarray:
-    """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells
+    """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells (uint16 units
+    of a mixed plan)
     (a derived slot's cells are left as they are: its rows move to it uncounted).
 
     Parameters
@@ -289,31 +298,40 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
     starts : (K, n_rows) int32 start nodes of each row in this forest (-1: none), updated in
         place (None: the root)
-    out : counts to add to (int32 or int64, ``plan.size``), e.g. several parts' sum; None: a new
-        int32 array
+    out : counts to add to (``plan.size``: int32 or int64 cells, or a mixed plan's uint16 units), e.g.
+        several parts' sum; None: a new array (:meth:`~dasktree.plans.PassPlan.zeros`)
     """
     if codes.shape[1] >= 2**31:
         raise ValueError("a part of 2**31 rows or more: split it (int32 counts per part)")
-    if numba is None:
-        counts = level_histogram_numpy(codes, y, part, plan, n_folds=n_folds, offsets=offsets,
-                                       total_bins=total_bins, n_classes=n_classes, starts=starts)
-        if out is None:
-            return counts
-        out += counts
-        return out
     if out is None:
-        out = np.zeros(plan.size, dtype=np.int32)
+        out = plan.zeros()
+    if numba is None:
+        uniform = dataclasses.replace(plan, slot_base=plan.uniform_base(), slot_wide=None)
+        counts = level_histogram_numpy(codes, y, part, uniform, n_folds=n_folds, offsets=offsets,
+                                       total_bins=total_bins, n_classes=n_classes, starts=starts)
+        for slot in range(plan.n_slots):
+            view = plan.view(out, slot)
+            np.add(view, uniform.view(counts, slot), out=view, casting="unsafe")  # exact: a cell fits its slot
+        return out
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
         if starts is None:
             starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
         found = np.empty(starts.shape[0], dtype=np.int32)
+        if plan.mixed:  # uint16 units; a wide slot's cells through an int32 view, from half its base
+            narrow, wide, slot_wide = out, out.view(np.int32), plan.slot_wide.astype(np.uint8)
+            slot_base = np.where(plan.slot_wide, plan.slot_base // 2, plan.slot_base)
+        else:
+            narrow, wide, slot_wide = _NO_UNITS, out, np.ones(plan.n_slots, dtype=np.uint8)
+            slot_base = plan.slot_base
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
                     plan.branch_attribute, plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default,
-                    plan.branch_child, plan.children,
-                    plan.slot_base, plan.part_slice, n_folds,
-                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, out, stack, starts, found)
+                    plan.branch_child, plan.children, slot_base, slot_wide, plan.part_slice, n_folds,
+                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, narrow, wide, stack, starts, found)
     return out
+
+
+_NO_UNITS = np.zeros(1, dtype=np.uint16)  # the kernel's narrow counts when a plan has none
 
 
 def add_counts(*hists: np.ndarray) -> np.ndarray:

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .derive import Derivation, Fill
+from .derive import Derivation, Fill, slot_cells
 
-__all__ = ["PassPlan", "RoutingPlan", "expand_slices"]
+__all__ = ["PassPlan", "RoutingPlan", "expand_slices", "NARROW_ROWS", "slot_cells"]
+
+NARROW_ROWS = 1 << 16  # a node with fewer rows has uint16 counts in the mixed layout (PassPlan.narrowed)
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,14 @@ class PassPlan:
     rows of the first repetition. A row of repetition ``r`` in part ``p``
     goes to slice ``part_slice[s, r * n_folds + p]`` (-1: not counted there).
     So a node of the main tree alone costs one slice, not one per fold.
+
+    *Mixed layout* (``slot_wide`` set, :meth:`narrowed`): the histogram is a
+    uint16 array and ``slot_base``, ``size`` count its 2-byte units. A slot of
+    a node with fewer than ``NARROW_ROWS`` rows holds uint16 counts (no cell
+    can count more rows than its node has); a *wide* slot holds int32 counts
+    in twice the units, read through an int32 view. Every slot starts at an
+    even unit, so that view is aligned. A deep forest level is mostly small
+    nodes: half the memory to fault in, fill, send and add.
     """
 
     node_slot: np.ndarray  # (n_nodes,) int32
@@ -64,6 +74,44 @@ class PassPlan:
     forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
     derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.derive)
     fills: tuple[Fill, ...] = ()  # the derived slots in cells, for the workers (set by the Dask runner)
+    slot_wide: np.ndarray | None = None  # (n_slots,) bool: the mixed layout's int32 slots; None: uniform
+
+    @property
+    def mixed(self) -> bool:
+        return self.slot_wide is not None
+
+    @property
+    def hist_bytes(self) -> int:
+        """Bytes of one worker's histogram of the pass (int32 cells, or the mixed layout's units)."""
+        return self.size * (2 if self.mixed else 4)
+
+    def zeros(self, dtype=np.int32) -> np.ndarray:
+        """A histogram to count into: the mixed layout's uint16 units, else ``dtype`` cells."""
+        return np.zeros(self.size, dtype=np.uint16 if self.mixed else dtype)
+
+    def slot_units(self) -> np.ndarray:
+        """Each slot's length in the histogram (cells, or units of the mixed layout, padding included)."""
+        cells = self.slot_slices * self.cells
+        if not self.mixed:
+            return cells
+        units = cells * np.where(self.slot_wide, 2, 1)
+        return units + units % 2
+
+    def uniform_base(self) -> np.ndarray:
+        """Each slot's first cell in the uniform layout (slices of ``cells`` back to back, in slot order)."""
+        cells = self.slot_slices * self.cells
+        return np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.int64) if cells.size else cells
+
+    def narrowed(self, rows) -> "PassPlan":
+        """This plan in the mixed layout, given the rows of each slot's node (exact, from the last pass);
+        itself when a node's rows are unknown (0) or 2**31 or more, or when it is mixed already."""
+        rows = np.asarray(rows, dtype=np.int64)
+        if self.mixed or rows.size != self.n_slots or not rows.size or rows.min() <= 0 or rows.max() >= 2**31:
+            return self
+        narrowed = dataclasses.replace(self, slot_wide=rows >= NARROW_ROWS)
+        units = narrowed.slot_units()
+        return dataclasses.replace(narrowed, slot_base=np.concatenate([[0], np.cumsum(units)[:-1]]).astype(np.int64),
+                                   size=int(units.sum()))
 
     def counting_all(self) -> "PassPlan":
         """This plan with its derived slots counted like the others (when the last pass's counts are not at hand)."""
@@ -95,9 +143,21 @@ class PassPlan:
 
     def view(self, hist: np.ndarray, slot: int) -> np.ndarray:
         """Slot ``slot`` of a flat histogram as (slices, total_bins, n_classes)."""
-        start = int(self.slot_base[slot])
         n = int(self.slot_slices[slot])
-        return hist[start:start + n * self.cells].reshape(n, self.total_bins, self.n_classes)
+        wide = bool(self.slot_wide[slot]) if self.mixed else False
+        return slot_cells(hist, int(self.slot_base[slot]), n * self.cells, wide).reshape(
+            n, self.total_bins, self.n_classes)
+
+    def widened(self, hist: np.ndarray) -> np.ndarray:
+        """A histogram of this plan in the uniform layout, as int64 cells (a mixed one converted)."""
+        if not self.mixed:
+            return hist.astype(np.int64)
+        out = np.zeros(int(self.slot_slices.sum()) * self.cells, dtype=np.int64)
+        for slot, start in enumerate(self.uniform_base().tolist()):
+            n = int(self.slot_slices[slot]) * self.cells
+            out[start:start + n] = slot_cells(hist, int(self.slot_base[slot]), n, bool(self.slot_wide[slot]))
+        return out
+
 
 
 def expand_slices(sliced: np.ndarray, parts: tuple[int, ...], rest: bool, n_parts: int, n_folds: int) -> np.ndarray:

@@ -38,7 +38,7 @@ from .histogram import add_counts
 from .node_search import NodeResult, SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts
 from .progress import Progress
-from .search_chunks import SearchChunk, search_chunks
+from .search_chunks import SearchChunk, in_units, search_chunks
 from .search_results import unpack
 from .schema import Roles
 from .tasks import (
@@ -148,14 +148,13 @@ class DaskRunner(_Counting):
                  split_every: int = 8, progress: Progress | None = None):
         super().__init__(progress)
         self.client, self.source, self.roles, self.folds = client, source, roles, folds
-        self.cache = cache
-        self.split_every = split_every
+        self.cache, self.split_every = cache, split_every
         self.encoded: list | None = None  # one future per group: the list of its encoded parts
         self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
         self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
         self._forget_last()
-        self.derived = 0
+        self.derived = 0  # nodes derived so far rather than counted
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
             self._source = None
@@ -269,8 +268,12 @@ class DaskRunner(_Counting):
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
         """Count the plan's nodes and search them. Each histogram task fills its derived slots
         (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
-        until this pass has its own; without it (or after a lost worker) every node is counted."""
+        until this pass has its own; without it (or after a lost worker) every node is counted.
+        Nodes of fewer than 65,536 rows count in uint16 (:meth:`~dasktree.plans.PassPlan.narrowed`)."""
         chunks = search_chunks(requests, plan, max(1, len(self._threads())), context)  # one per thread: a task costs ms
+        plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
+        if plan.mixed:
+            chunks = [in_units(c, plan) for c in chunks]
         return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
                 for r in unpack(packed)]
 
@@ -353,7 +356,7 @@ class DaskRunner(_Counting):
         results = self.client.gather(tasks)
         if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
             self._last = dict(zip(groups, hists))
-            self._last_slots = (plan.counting_all().node_slot, plan.slot_base)
+            self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
             self.derived += len(plan.derived)
         else:
             self._forget_last()
@@ -373,7 +376,7 @@ class DaskRunner(_Counting):
 
     def _forget_last(self) -> None:
         self._last: dict[tuple[int, ...], object] = {}  # parts -> their histogram of the last level pass
-        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell) of that pass
+        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of that pass
 
     def _last_of(self, parts: tuple[int, ...]) -> list | None:
         """The last pass's histograms whose parts are exactly ``parts``, together (None: none such)."""
@@ -385,8 +388,8 @@ class DaskRunner(_Counting):
     def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
         """The task summing a search chunk's cells of every worker's histogram and searching them
         (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
-        lo, hi = chunk.lo, chunk.hi
-        if len(hists) > 1 and plan.size * 4 > SCATTER_BYTES:
+        lo, hi = chunk.units or (chunk.lo, chunk.hi)
+        if len(hists) > 1 and plan.hist_bytes > SCATTER_BYTES:
             pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
         else:
             pieces = hists
@@ -420,19 +423,17 @@ class DaskRunner(_Counting):
 
     def close(self) -> None:
         self._forget_last()  # first: cancelling the codes would cancel the histograms still held
-        if self.encoded:
-            self.client.cancel(self.encoded)
-        if self._frames:
-            self.client.cancel(self._frames)
+        for futures in (self.encoded, self._frames):
+            if futures:
+                self.client.cancel(futures)
         self.encoded, self._tables = None, None
 
 
 def _lost_worker_errors() -> tuple:
     """What a lost worker raises here (imported late: in-process fits never load distributed)."""
+    from distributed import KilledWorker
     from distributed.client import FutureCancelledError
     from distributed.comm.core import CommClosedError
-
-    from distributed import KilledWorker
 
     return (FutureCancelledError, KilledWorker, CommClosedError)
 

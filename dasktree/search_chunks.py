@@ -7,13 +7,14 @@ and its siblings always share a chunk (:mod:`dasktree.derive`).
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
 
 from .node_search import SearchContext, SearchRequest
 
-__all__ = ["SearchChunk", "search_chunks", "MIN_CHUNK_SLICES"]
+__all__ = ["SearchChunk", "search_chunks", "in_units", "MIN_CHUNK_SLICES"]
 
 MIN_CHUNK_SLICES = 64  # a search task's least work, in node slices: fewer, fuller tasks at narrow levels
 
@@ -28,6 +29,9 @@ class SearchChunk:
     lo: int
     hi: int
     requests: list[SearchRequest]
+    units: tuple[int, int] | None = None  # a mixed layout's units lo:hi of the chunk (PassPlan.narrowed)
+    unit_base: np.ndarray | None = None  # per request: its first unit, relative to units[0]
+    wide: np.ndarray | None = None  # per request: whether its slot holds int32 counts
 
     @property
     def first_slot(self) -> int:
@@ -76,3 +80,12 @@ def search_chunks(requests: list[SearchRequest], plan, n_tasks: int,
         chunks.append(SearchChunk(lo, hi, [SearchRequest(r.node, r.slot, r.trees, r.base - lo, r.parts, r.rest, r.rows)
                                       for r in members]))
     return chunks
+
+
+def in_units(chunk: SearchChunk, plan) -> SearchChunk:
+    """``chunk`` (made on the uniform layout) with where its requests are in ``plan``'s mixed layout."""
+    slots = np.array([r.slot for r in chunk.requests], dtype=np.int64)
+    base = plan.slot_base[slots]
+    lo, last = int(base[0]), int(slots[-1])
+    hi = int(plan.slot_base[last] + plan.slot_units()[last])
+    return dataclasses.replace(chunk, units=(lo, hi), unit_base=base - lo, wide=plan.slot_wide[slots])

@@ -14,7 +14,7 @@ import numpy as np
 from .binning import BinSpec, Summary, merge_all, summarize
 from .collector import collector_paused
 from .dataset import Part, Source
-from .derive import fill_derived
+from .derive import fill_derived, slot_cells
 from .encode import Encoded, concatenate, encode_table
 from .errors import DataError
 from .forest import PassPlan
@@ -130,7 +130,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
     """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
     move down in place."""
-    if plan.size * 4 > GROUP_ROWS_BYTES:
+    if plan.hist_bytes > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
@@ -141,13 +141,12 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
 
 def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
     """The level histogram of a group of encoded parts (one worker thread's), counted into one array
-    (int32 while the rows fit). ``plan.fills`` (derived slots) are filled from ``last``, the
+    (int32 while the rows fit; a mixed plan's uint16 units). ``plan.fills`` (derived slots) are filled from ``last``, the
     last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`). Once a pass
     orders rows by node (a histogram over ``GROUP_ROWS_BYTES``), the parts are joined into one
     block in ``encoded`` itself (:func:`~dasktree.encode.concatenate`)."""
-    dtype = np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32
-    total = np.zeros(plan.size, dtype=dtype)
-    if plan.size * 4 > GROUP_ROWS_BYTES and len(encoded) > 1:
+    total = plan.zeros(np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32)
+    if plan.hist_bytes > GROUP_ROWS_BYTES and len(encoded) > 1:
         # From the first pass whose rows are ordered by node, the group is one block of rows, so
         # the ordered rows run over the histogram once, not once per part. In place: the list
         # is the group's cached value, and later passes find the block.
@@ -178,7 +177,8 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
                  block_cells: int = SEARCH_BLOCK_CELLS) -> PackedResults:
     """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
     chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
-    for the trip to the client.
+    for the trip to the client. In a mixed layout (``chunk.units`` set) ``lo:hi`` are the chunk's
+    units, and each request's slices are read at its own unit (:func:`_widen`).
 
     The sum is made a block of nodes at a time (about ``block_cells`` cells, at least one node)
     into one buffer, searched, and the buffer reused for the next block: a deep forest level's
@@ -201,12 +201,29 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
         for first, last in blocks:
             start, end = spans[first][0], spans[last - 1][1]
             total = buffer[:end - start]
-            np.copyto(total, hists[0][lo + start:lo + end])
-            for h in hists[1:]:
-                total += h[lo + start:lo + end]
+            if chunk.units is None:
+                np.copyto(total, hists[0][lo + start:lo + end])
+                for h in hists[1:]:
+                    total += h[lo + start:lo + end]
+            else:
+                _widen(total, hists, lo, chunk, range(first, last), start, cells)
             block = [dataclasses.replace(r, base=r.base - start) for r in requests[first:last]]
             results += search_group(total, block, context)
         return pack(results, context.n_folds * context.n_repeats, context.n_classes)
+
+
+def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members, start: int, cells: int) -> None:
+    """Sum the requests ``members`` of a mixed-layout chunk (``chunk.units``: each request's first
+    unit and whether its slot is wide) from every histogram, as int64 cells at their uniform bases
+    less ``start``."""
+    for i in members:
+        r = chunk.requests[i]
+        n, at = r.n_slices * cells, lo + int(chunk.unit_base[i])
+        wide = bool(chunk.wide[i])
+        out = total[r.base - start:r.base - start + n]
+        np.copyto(out, slot_cells(hists[0], at, n, wide))
+        for h in hists[1:]:
+            out += slot_cells(h, at, n, wide)
 
 
 def check_rows(summary: Summary, description: str) -> None:
