@@ -58,7 +58,7 @@ class Fill:
     sibling_bases: tuple[int, ...]
     parent_base: int
     parent_slices: tuple[tuple[int, ...], ...]
-    wide: tuple[bool, ...] = ()  # in mixed layouts (PassPlan.narrowed): the child's, siblings', parent's int32 slots
+    wide: tuple[bool, ...]  # the child's, siblings', parent's slots hold int32 (mixed layouts: PassPlan.narrowed)
 
 
 def slot_cells(hist: np.ndarray, base: int, n: int, wide: bool) -> np.ndarray:
@@ -113,14 +113,15 @@ def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: tuple[Fill, ..
     read from ``hist`` itself, so they must be counted slots. Either histogram may be in a
     mixed layout (uint16 units, :meth:`~dasktree.plans.PassPlan.narrowed`)."""
     for f in fills:
-        child_wide, *sibling_wide, parent_wide = f.wide or (False,) * (len(f.sibling_bases) + 2)
+        child_wide, *sibling_wide, parent_wide = f.wide
         span = f.n_slices * cells
         child = np.zeros((f.n_slices, cells), dtype=np.int64)
-        for j, sources in enumerate(f.parent_slices):
-            for s in sources:
-                for counts in last:
-                    step = 2 * cells if parent_wide and counts.dtype == np.uint16 else cells
-                    child[j] += slot_cells(counts, f.parent_base + s * step, cells, parent_wide)
+        parent_span = (1 + max((s for sources in f.parent_slices for s in sources), default=0)) * cells
+        for counts in last:
+            parent = slot_cells(counts, f.parent_base, parent_span, parent_wide).reshape(-1, cells)
+            for j, sources in enumerate(f.parent_slices):
+                for s in sources:
+                    child[j] += parent[s]
         for b, w in zip(f.sibling_bases, sibling_wide):
             child -= slot_cells(hist, b, span, w).reshape(f.n_slices, cells)
         slot_cells(hist, f.base, span, child_wide)[:] = child.ravel()  # exact: the child's counts fit its slot

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .derive import Derivation, slice_map
-from .plans import PassPlan, RoutingPlan, expand_slices
+from .plans import PassPlan, RoutingPlan, expand_slices, firsts
 from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
@@ -262,7 +262,7 @@ class Forest:
         parts_of = tuple(parts for parts, _ in layouts)
         rest_of = tuple(rest for _, rest in layouts)
         counts = np.asarray([len(parts) + int(rest) for parts, rest in layouts], dtype=np.int64)
-        bases = np.concatenate([[0], np.cumsum(counts[:-1]) * cells]).astype(np.int64) if layouts else counts
+        bases = firsts(counts * cells)
         # each distinct layout's row of part -> slice, once
         rows: dict[tuple, np.ndarray] = {}
         for layout in layouts:

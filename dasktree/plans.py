@@ -15,9 +15,15 @@ import numpy as np
 
 from .derive import Derivation, Fill, slot_cells
 
-__all__ = ["PassPlan", "RoutingPlan", "expand_slices", "NARROW_ROWS", "slot_cells"]
+__all__ = ["PassPlan", "RoutingPlan", "expand_slices", "firsts", "NARROW_ROWS"]
 
 NARROW_ROWS = 1 << 16  # a node with fewer rows has uint16 counts in the mixed layout (PassPlan.narrowed)
+
+
+def firsts(lengths: np.ndarray) -> np.ndarray:
+    """Where each of consecutive runs of ``lengths`` starts (int64): 0, then the running sums."""
+    lengths = np.asarray(lengths, dtype=np.int64)
+    return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if lengths.size else lengths
 
 
 @dataclass(frozen=True)
@@ -99,8 +105,7 @@ class PassPlan:
 
     def uniform_base(self) -> np.ndarray:
         """Each slot's first cell in the uniform layout (slices of ``cells`` back to back, in slot order)."""
-        cells = self.slot_slices * self.cells
-        return np.concatenate([[0], np.cumsum(cells)[:-1]]).astype(np.int64) if cells.size else cells
+        return firsts(self.slot_slices * self.cells)
 
     def narrowed(self, rows) -> "PassPlan":
         """This plan in the mixed layout, given the rows of each slot's node (exact, from the last pass);
@@ -110,8 +115,7 @@ class PassPlan:
             return self
         narrowed = dataclasses.replace(self, slot_wide=rows >= NARROW_ROWS)
         units = narrowed.slot_units()
-        return dataclasses.replace(narrowed, slot_base=np.concatenate([[0], np.cumsum(units)[:-1]]).astype(np.int64),
-                                   size=int(units.sum()))
+        return dataclasses.replace(narrowed, slot_base=firsts(units), size=int(units.sum()))
 
     def counting_all(self) -> "PassPlan":
         """This plan with its derived slots counted like the others (when the last pass's counts are not at hand)."""
@@ -147,17 +151,6 @@ class PassPlan:
         wide = bool(self.slot_wide[slot]) if self.mixed else False
         return slot_cells(hist, int(self.slot_base[slot]), n * self.cells, wide).reshape(
             n, self.total_bins, self.n_classes)
-
-    def widened(self, hist: np.ndarray) -> np.ndarray:
-        """A histogram of this plan in the uniform layout, as int64 cells (a mixed one converted)."""
-        if not self.mixed:
-            return hist.astype(np.int64)
-        out = np.zeros(int(self.slot_slices.sum()) * self.cells, dtype=np.int64)
-        for slot, start in enumerate(self.uniform_base().tolist()):
-            n = int(self.slot_slices[slot]) * self.cells
-            out[start:start + n] = slot_cells(hist, int(self.slot_base[slot]), n, bool(self.slot_wide[slot]))
-        return out
-
 
 
 def expand_slices(sliced: np.ndarray, parts: tuple[int, ...], rest: bool, n_parts: int, n_folds: int) -> np.ndarray:

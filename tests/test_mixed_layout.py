@@ -25,6 +25,12 @@ from test_search_cells import _assert_same, _levels
 from dasktree.testing import mixed_frame
 
 
+def _widened(plan, hist):
+    """A histogram as int64 cells in the uniform layout, slot after slot, whatever its layout."""
+    return np.concatenate([np.zeros(0, np.int64)] + [plan.view(hist, s).ravel().astype(np.int64)
+                                                     for s in range(plan.n_slots)])
+
+
 def _rows(rng, n):
     """Rows of each slot's node as the client knows them: some past the uint16 limit."""
     return rng.choice([1, 500, NARROW_ROWS - 1, NARROW_ROWS, 2**31 - 1], size=n)
@@ -66,9 +72,32 @@ def test_mixed_counts_equal_uniform_counts(seed, n_rows, n_folds, depth):
     uniform = level_histogram(codes, y, part, plan, **kw)
     got = level_histogram(codes, y, part, mixed, **kw)
     assert got.dtype == np.uint16
-    np.testing.assert_array_equal(mixed.widened(got), uniform)
+    np.testing.assert_array_equal(_widened(mixed, got), uniform)
     for slot in range(plan.n_slots):
         np.testing.assert_array_equal(mixed.view(got, slot), plan.view(uniform, slot))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_the_numpy_twin_counts_a_mixed_plan_like_the_kernel(monkeypatch, seed):
+    """Without numba, level_histogram counts on the uniform layout and adds each slot into the plan's."""
+    import dasktree.histogram
+
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(2, 7, size=3)
+    forest = _random_forest(rng, widths, 3, 2)
+    codes = np.stack([rng.integers(0, w, size=200) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 2, size=200).astype(np.int32)
+    part = rng.integers(0, forest.n_folds, size=(1, 200)).astype(np.int16)
+    plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
+    mixed = plan.narrowed(_rows(rng, plan.n_slots))
+    kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
+              total_bins=int(widths.sum()), n_classes=2)
+    compiled = [level_histogram(codes, y, part, p, **kw) for p in (mixed, plan)]
+    monkeypatch.setattr(dasktree.histogram, "numba", None)
+    twin = [level_histogram(codes, y, part, p, **kw) for p in (mixed, plan)]
+    assert twin[0].dtype == np.uint16 and twin[1].dtype == np.int32
+    for a, b in zip(twin, compiled):
+        np.testing.assert_array_equal(a, b)
 
 
 def test_a_wide_slot_counts_past_the_uint16_limit():
@@ -120,8 +149,8 @@ def test_derived_slots_fill_across_layouts(seed, n_rows, n_folds, depth):
                                                             last_plan.slot_base, last_plan.slot_wide))
         hist = level_histogram(codes, y, part, counting, **kw)
         fill_derived(hist, [last], counting.fills, plan.cells)
-        np.testing.assert_array_equal(plan.widened(hist), plan.widened(level_histogram(codes, y, part,
-                                                                                      plan.counting_all(), **kw)))
+        np.testing.assert_array_equal(_widened(plan, hist),
+                                      _widened(plan, level_histogram(codes, y, part, plan.counting_all(), **kw)))
         last, last_plan = hist, plan
 
 
