@@ -46,7 +46,7 @@ class Node:
     branches: list[Branch] = field(default_factory=list)
     leaf_trees: tuple[int, ...] = ()  # trees that end here
     leaf_reason: dict[int, str] = field(default_factory=dict)
-    # tree -> index of its branch: kept by Forest.set_tests, which alone adds branches
+    # tree -> index of its branch: kept by Forest.add_branch, which alone adds branches
     branch_index: dict[int, int] = field(default_factory=dict, repr=False)
 
     def open_trees(self) -> tuple[int, ...]:
@@ -190,11 +190,6 @@ class Forest:
         return None if h < 0 else counts[..., h, :]
 
     # ------------------------------------------------------------------ growth
-    def add_node(self, depth: int, trees: tuple[int, ...], counts: np.ndarray) -> Node:
-        node = Node(len(self.nodes), depth, trees, counts)
-        self.nodes.append(node)
-        return node
-
     def set_leaf(self, node: Node, tree: int, reason: str) -> None:
         node.leaf_trees = tuple(sorted((*node.leaf_trees, tree)))
         node.leaf_reason[tree] = reason
@@ -206,24 +201,37 @@ class Forest:
             node.leaf_reason.update(ended)
             node.leaf_trees = tuple(sorted((*node.leaf_trees, *(t for t, _ in ended))))
 
-    def set_tests(self, node: Node, tests: dict[int, Test], child_counts: dict[int, np.ndarray]) -> list[Node]:
-        """Give trees their tests at ``node``; trees with identical tests share children.
+    def end_all(self, nodes: list[Node], reason: str) -> None:
+        """Every tree reaching each of ``nodes`` (new, undecided) ends there for ``reason``."""
+        for node in nodes:
+            node.leaf_trees = node.trees
+            node.leaf_reason = dict.fromkeys(node.trees, reason)
 
-        ``child_counts[tree]`` is (arity, n_parts, n_classes). Returns the new children.
+    def set_tests(self, node: Node, tests: dict[int, Test], child_counts: dict[int, np.ndarray]) -> list[Node]:
+        """Give trees their tests at ``node``; trees with identical tests share a branch and its children.
+
+        ``child_counts[tree]`` is (arity, n_parts + 1, n_classes). Returns the new children.
         """
-        created = []
         by_test: dict[tuple, list[int]] = {}
         for tree in sorted(tests):
             by_test.setdefault(tests[tree].identity, []).append(tree)
-        for trees in sorted(by_test.values()):
-            test = tests[trees[0]]
-            counts = child_counts[trees[0]]
-            children = [self.add_node(node.depth + 1, tuple(trees), counts[i]) for i in range(test.arity)]
-            node.branch_index.update((t, len(node.branches)) for t in trees)
-            node.branches.append(Branch(tuple(trees), test, [c.id for c in children]))
-            self._flat.add(node.id, test, [c.id for c in children])
-            created += children
-        return created
+        return [child for trees in sorted(by_test.values())
+                for child in self.add_branch(node, tuple(trees), tests[trees[0]], child_counts[trees[0]])]
+
+    def add_branch(self, node: Node, trees: tuple[int, ...], test: Test, child_counts: np.ndarray) -> list[Node]:
+        """Give ``trees`` (sorted) the test ``test`` at ``node``, sharing one branch and its new children.
+
+        ``child_counts`` is (arity, n_parts + 1, n_classes). A node's branches are added in the
+        order of their first trees, the nodes in id order. Returns the new children.
+        """
+        depth, first = node.depth + 1, len(self.nodes)
+        children = [Node(first + i, depth, trees, child_counts[i]) for i in range(test.arity)]
+        self.nodes += children
+        ids = list(range(first, first + len(children)))
+        node.branch_index.update((t, len(node.branches)) for t in trees)
+        node.branches.append(Branch(trees, test, ids))
+        self._flat.add(node.id, test, ids)
+        return children
 
     # ------------------------------------------------------------------ passes
     def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:

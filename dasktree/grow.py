@@ -20,9 +20,10 @@ from typing import Callable, Protocol
 import numpy as np
 
 from .binning import BinSpec
-from .collector import older_objects_frozen
+from .collector import collector_paused, older_objects_frozen
 from .forest import Forest, Node
-from .node_search import NodeResult, SearchContext, SearchRequest, TreeDecision, leaf_reasons, search_group
+from .node_search import NodeResult, SearchContext, SearchRequest, leaf_reasons, search_group
+from .search_results import PackedResults, concat, test_of
 from .split.search import AttributeLayout, SplitParams
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
@@ -45,7 +46,7 @@ class Runner(Protocol):
     derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext,
-                   label: str) -> list[NodeResult]: ...
+                   label: str) -> PackedResults: ...
 
 
 @dataclass
@@ -110,7 +111,7 @@ def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdo
         # Subtraction needs the parents' counts of the last pass: one group then and now.
         derive = _derivations(forest, new_branches, frontier) if len(groups) == 1 else {}
         derived = getattr(runner, "derived", 0)
-        results: list[NodeResult] = []
+        results: list[PackedResults] = []
         for g, group in enumerate(groups):
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
@@ -119,10 +120,12 @@ def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdo
                     zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest, _rows(group)))
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
-            results += runner.level_pass(plan, requests, context, label)
-        splits, tests_per_node, children = _apply(forest, results, params, level)
+            results.append(runner.level_pass(plan, requests, context, label))
+        packed = concat(results, forest.n_parts, spec.n_classes)
+        with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
+            splits, tests_per_node, children = _apply(forest, packed, params, level)
         frontier = [node for node in children if node.open_trees()]  # in id order, as created
-        decided = (forest.nodes[r.node] for r in results)
+        decided = (forest.nodes[i] for i in packed.nodes.tolist())
         new_branches = [] if len(groups) > 1 else [(n.id, b.children) for n in decided for b in n.branches]
         report.levels.append(LevelReport(
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
@@ -158,63 +161,95 @@ def _derivations(forest: Forest, branches: list[tuple[int, list[int]]],
     return derive
 
 
-def _apply(forest: Forest, results: list[NodeResult], params: GrowParams,
+def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
            level: int) -> tuple[int, list[int], list[Node]]:
-    """Turn a level's decisions into branches, children and leaves; returns the new children too."""
-    proposals: list[tuple[float, int, int, TreeDecision]] = []
-    all_sizes = forest.train_sizes(np.stack([r.counts for r in results])).tolist() if results else []
-    for result, sizes in zip(results, all_sizes):  # sizes: training rows of every tree at the node
-        node = forest.nodes[result.node]
-        node.counts = result.counts
-        if node.id == 0:
-            forest.root_size = np.asarray(sizes, dtype=np.int64)
-        root_size = forest.root_size
-        for tree, decision in sorted(result.decisions.items()):
-            if decision.candidate is None:
-                forest.set_leaf(node, tree, decision.reason)
-                continue
-            weighted = float(sizes[tree]) / float(root_size[tree]) * decision.candidate.gain
-            if weighted + EPSILON < params.min_impurity_decrease:
-                forest.set_leaf(node, tree, "min_impurity_decrease")
-                continue
-            proposals.append((weighted, node.id, tree, decision))
-    by_accepted_node: dict[int, dict[int, TreeDecision]] = {}
+    """Turn a level's decisions into branches, children and leaves; returns the new children too.
+
+    Straight from the packed columns (:mod:`dasktree.search_results`): a deep forest level decides
+    thousands of (node, tree) pairs, and only what the forest keeps becomes objects."""
+    ids = packed.nodes.tolist()
+    nodes = [forest.nodes[i] for i in ids]
+    for node, counts in zip(nodes, packed.counts):
+        node.counts = counts
+    if not nodes:
+        return 0, [], []
+    sizes = forest.train_sizes(packed.counts)  # (results, trees): training rows of every tree at the node
+    if 0 in ids:
+        forest.root_size = sizes[ids.index(0)].astype(np.int64)
+    result, tree, choice = packed.pair_result, packed.pair_tree, packed.pair_choice
+    reasons = list(packed.reasons)
+    chosen = np.flatnonzero(choice >= 0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        weighted = (sizes[result[chosen], tree[chosen]].astype(np.float64)
+                    / forest.root_size[tree[chosen]].astype(np.float64) * packed.gain[choice[chosen]])
+    for d in chosen[weighted + EPSILON < params.min_impurity_decrease].tolist():
+        reasons[d] = "min_impurity_decrease"
+    proposed = weighted + EPSILON >= params.min_impurity_decrease
+    accepted, weighted = chosen[proposed], weighted[proposed]
     if params.max_leaf_nodes is not None:
-        leaves = _leaf_counts(forest)
-        for weighted, node_id, tree, decision in sorted(proposals, key=lambda p: (-p[0], p[1], p[2])):
-            extra = decision.candidate.test.arity - 1
-            if leaves[tree] + extra <= params.max_leaf_nodes:
-                leaves[tree] += extra
-                by_accepted_node.setdefault(node_id, {})[tree] = decision
-            else:
-                forest.set_leaf(forest.nodes[node_id], tree, "max_leaf_nodes")
-    else:
-        for _, node_id, tree, decision in proposals:
-            by_accepted_node.setdefault(node_id, {})[tree] = decision
+        accepted = _within_leaf_budget(forest, packed, accepted, weighted, params.max_leaf_nodes, reasons)
+    _set_pair_leaves(forest, nodes, packed, reasons)
     splits = 0
     tests_per_node: list[int] = []
     created: list[Node] = []
-    for node_id in sorted(by_accepted_node):
-        node = forest.nodes[node_id]
-        decided = by_accepted_node[node_id]
-        tests = {t: d.candidate.test for t, d in decided.items()}
-        child_counts = {t: d.child_counts for t, d in decided.items()}
-        children = forest.set_tests(node, tests, child_counts)
+    accepted = accepted[np.argsort(packed.nodes[result[accepted]], kind="stable")]  # by node id, then tree
+    bounds = np.flatnonzero(np.diff(result[accepted])) + 1
+    arity_start = packed.arity_start
+    for run in np.split(accepted, bounds) if accepted.size else []:
+        node = nodes[int(result[run[0]])]
+        if run.size == 1:  # one tree decides here: a branch of its own
+            d = int(run[0])
+            k = int(choice[d])
+            created += forest.add_branch(node, (int(tree[d]),), test_of(packed, k),
+                                         packed.children[arity_start[k]:arity_start[k + 1]])
+        else:  # trees whose tests are identical share a branch
+            tests = {int(tree[d]): test_of(packed, int(choice[d])) for d in run.tolist()}
+            counts = {int(tree[d]): packed.children[arity_start[choice[d]]:arity_start[choice[d] + 1]]
+                      for d in run.tolist()}
+            created += forest.set_tests(node, tests, counts)
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
-        created += children
     if params.max_depth is not None and level + 1 >= params.max_depth:
-        reasons = ["max_depth"] * sum(len(child.trees) for child in created)
+        forest.end_all(created, "max_depth")
     elif created:  # every (child, tree) pair at once
         pair_child = [k for k, child in enumerate(created) for _ in child.trees]
         pair_tree = [t for child in created for t in child.trees]
         train = forest.train_counts_of(np.stack([child.counts for child in created])[pair_child], pair_tree)
-        reasons = leaf_reasons(train, params.min_samples_split, params.split.min_samples_leaf)
-    first = 0
-    for child in created:
-        forest.set_leaves(child, child.trees, reasons[first:first + len(child.trees)])
-        first += len(child.trees)
+        child_reasons = leaf_reasons(train, params.min_samples_split, params.split.min_samples_leaf)
+        first = 0
+        for child in created:
+            forest.set_leaves(child, child.trees, child_reasons[first:first + len(child.trees)])
+            first += len(child.trees)
     return splits, tests_per_node, created
+
+
+def _within_leaf_budget(forest: Forest, packed: PackedResults, accepted: np.ndarray, weighted: np.ndarray,
+                        max_leaf_nodes: int, reasons: list[str]) -> np.ndarray:
+    """The proposed pairs ``accepted`` that keep their tree within ``max_leaf_nodes`` leaves, best
+    weighted gain first (ties: node id, then tree); the others get the reason "max_leaf_nodes"."""
+    leaves = _leaf_counts(forest)
+    node_of = packed.nodes[packed.pair_result[accepted]]
+    trees = packed.pair_tree[accepted]
+    arity = np.diff(packed.arity_start)[packed.pair_choice[accepted]]
+    kept = []
+    for i in np.lexsort((trees, node_of, -weighted)).tolist():
+        t, extra = int(trees[i]), int(arity[i]) - 1
+        if leaves[t] + extra <= max_leaf_nodes:
+            leaves[t] += extra
+            kept.append(i)
+        else:
+            reasons[int(accepted[i])] = "max_leaf_nodes"
+    return accepted[np.sort(np.asarray(kept, dtype=np.int64))]
+
+
+def _set_pair_leaves(forest: Forest, nodes: list[Node], packed: PackedResults, reasons: list[str]) -> None:
+    """End each (node, tree) pair with a reason there (``reasons``, one per pair)."""
+    ended = [d for d, reason in enumerate(reasons) if reason]
+    by_result: dict[int, list[int]] = {}
+    for d in ended:
+        by_result.setdefault(int(packed.pair_result[d]), []).append(d)
+    for i, pairs in by_result.items():
+        forest.set_leaves(nodes[i], [int(packed.pair_tree[d]) for d in pairs], [reasons[d] for d in pairs])
 
 
 def _leaf_counts(forest: Forest) -> np.ndarray:

@@ -35,11 +35,11 @@ from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
 from .derive import fills_of
 from .histogram import add_counts
-from .node_search import NodeResult, SearchContext, SearchRequest, search_group
+from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts
 from .progress import Progress
 from .search_chunks import SearchChunk, in_units, search_chunks
-from .search_results import unpack
+from .search_results import PackedResults, concat, pack
 from .schema import Roles
 from .tasks import (
     PassShape,
@@ -121,9 +121,9 @@ class LocalRunner(_Counting):
 
     derived = 0  # the reference runner counts every node
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
         [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
-        return results
+        return pack(results, context.n_folds * context.n_repeats, context.n_classes)
 
     def close(self) -> None:
         self.encoded = None
@@ -265,7 +265,7 @@ class DaskRunner(_Counting):
     def _parts(self, indices: tuple[int, ...]) -> list:
         return [self.source.parts[i] for i in indices]
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> list[NodeResult]:
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
         """Count the plan's nodes and search them. Each histogram task fills its derived slots
         (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
         until this pass has its own; without it (or after a lost worker) every node is counted.
@@ -274,8 +274,8 @@ class DaskRunner(_Counting):
         plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
         if plan.mixed:
             chunks = [in_units(c, plan) for c in chunks]
-        return [r for packed in self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True)
-                for r in unpack(packed)]
+        return concat(self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True),
+                      context.n_folds * context.n_repeats, context.n_classes)
 
     def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk

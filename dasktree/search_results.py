@@ -7,7 +7,10 @@ arrays) they cost about 50 microseconds each to pickle on the worker and as
 much again to unpickle on the client, more than the search itself (measured:
 5,249 decisions took 0.39 s to dump and 0.29 s to load). :func:`pack` turns a
 chunk's results into columns that pickle as a handful of buffers;
-:func:`unpack` gives back equal objects on the client.
+:func:`concat` joins a level's chunks on the client, and the grow loop
+(:func:`dasktree.grow._apply`) reads the columns as they are: only the tests
+the forest keeps become :class:`~dasktree.split.node_tests.Test` objects
+(:func:`test_of`), one per branch.
 """
 
 from __future__ import annotations
@@ -17,10 +20,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .node_search import NodeResult, TreeDecision
+from .plans import firsts
 from .split.node_tests import Test
-from .split.search import Candidate
 
-__all__ = ["PackedResults", "pack", "unpack"]
+__all__ = ["PackedResults", "pack", "concat", "test_of"]
 
 
 @dataclass(frozen=True)
@@ -100,20 +103,48 @@ def pack(results: list[NodeResult], n_parts: int, n_classes: int) -> PackedResul
     )
 
 
-def unpack(packed: PackedResults) -> list[NodeResult]:
-    """The :class:`NodeResult` s that :func:`pack` was given, equal field for field."""
-    bin_start, arity_start = packed.bin_start.tolist(), packed.arity_start.tolist()
-    gain, score = packed.gain.tolist(), packed.score.tolist()
-    attribute, default = packed.attribute.tolist(), packed.default.tolist()
-    chosen: list[tuple[Candidate, np.ndarray]] = []
-    for k in range(len(packed.kind)):
-        test = Test(attribute[k], packed.kind[k], packed.bin_children[bin_start[k]:bin_start[k + 1]],
-                    default[k], packed.thresholds[k], packed.groups[k])
-        lo, hi = arity_start[k], arity_start[k + 1]
-        candidate = Candidate(test, gain[k], score[k], packed.train_children[lo:hi])
-        chosen.append((candidate, packed.children[lo:hi]))
-    results = [NodeResult(node, packed.counts[i], {}) for i, node in enumerate(packed.nodes.tolist())]
-    for i, tree, choice, reason in zip(packed.pair_result.tolist(), packed.pair_tree.tolist(),
-                                       packed.pair_choice.tolist(), packed.reasons):
-        results[i].decisions[tree] = TreeDecision(*(chosen[choice] if choice >= 0 else (None, None)), reason)
-    return results
+def test_of(packed: PackedResults, k: int) -> Test:
+    """Chosen test ``k`` of ``packed`` as a :class:`Test` (its code table a view of the column)."""
+    lo, hi = int(packed.bin_start[k]), int(packed.bin_start[k + 1])
+    return Test(int(packed.attribute[k]), packed.kind[k], packed.bin_children[lo:hi], int(packed.default[k]),
+                packed.thresholds[k], packed.groups[k])
+
+
+def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedResults:
+    """One :class:`PackedResults` holding the results of ``packs`` in order (a level's search chunks)."""
+    if len(packs) == 1:
+        return packs[0]
+    if not packs:
+        return pack([], n_parts, n_classes)
+    n_results = firsts([p.nodes.size for p in packs])
+    n_chosen = firsts([p.gain.size for p in packs])
+    n_bins = firsts([p.bin_children.size for p in packs])
+    n_children = firsts([p.children.shape[0] for p in packs])
+
+    def joined(name: str) -> np.ndarray:
+        return np.concatenate([getattr(p, name) for p in packs])
+
+    def starts(name: str, shift: np.ndarray) -> np.ndarray:
+        return np.concatenate([[0]] + [getattr(p, name)[1:] + s for p, s in zip(packs, shift.tolist())])
+
+    return PackedResults(
+        nodes=joined("nodes"),
+        counts=joined("counts"),
+        pair_result=np.concatenate([p.pair_result + s for p, s in zip(packs, n_results.tolist())]),
+        pair_tree=joined("pair_tree"),
+        pair_choice=np.concatenate([np.where(p.pair_choice >= 0, p.pair_choice + s, -1)
+                                    for p, s in zip(packs, n_chosen.tolist())]),
+        reasons=tuple(r for p in packs for r in p.reasons),
+        attribute=joined("attribute"),
+        kind=tuple(k for p in packs for k in p.kind),
+        default=joined("default"),
+        thresholds=tuple(t for p in packs for t in p.thresholds),
+        groups=tuple(g for p in packs for g in p.groups),
+        gain=joined("gain"),
+        score=joined("score"),
+        bin_children=joined("bin_children"),
+        bin_start=starts("bin_start", n_bins),
+        train_children=joined("train_children"),
+        children=joined("children"),
+        arity_start=starts("arity_start", n_children),
+    )
