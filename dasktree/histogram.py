@@ -49,7 +49,7 @@ import numpy as np
 
 from .forest import PassPlan, RoutingPlan
 
-__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts", "descend", "order_by_node"]
+__all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts", "order_by_node"]
 
 try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
     import numba
@@ -181,16 +181,6 @@ if numba is not None:
         return node
 
     @numba.njit(cache=True, nogil=True)
-    def _descend_numba(codes, starts, branch_start, branch_attribute, branch_offset, table, branch_cut,
-                       branch_default, branch_child, children):
-        for k in range(starts.shape[0]):
-            for i in range(starts.shape[1]):
-                if starts[k, i] >= 0:
-                    starts[k, i] = _descend_row(codes, i, starts[k, i], branch_start, branch_attribute,
-                                                branch_offset, table, branch_cut, branch_default, branch_child,
-                                                children)
-
-    @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
                     branch_cut, branch_default, branch_child, children, slot_base, slot_wide, part_slice, n_folds,
                     offsets, n_classes, cells, narrow, wide, stack, starts, found):
@@ -250,16 +240,6 @@ if numba is not None:
             order[first[k]] = i
             first[k] += 1
         return order
-
-
-def descend(codes: np.ndarray, plan: PassPlan, starts: np.ndarray) -> None:
-    """Move each row's start nodes down through single-branch nodes, in place (the kernel's first step)."""
-    if numba is None:
-        _descend_numpy(codes, plan, starts)
-    elif starts.size:
-        _descend_numba(np.ascontiguousarray(codes), starts, plan.branch_start, plan.branch_attribute,
-                       plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default, plan.branch_child,
-                       plan.children)
 
 
 def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:

@@ -20,7 +20,7 @@ from .errors import DataError
 from .forest import PassPlan
 from .node_search import search_group
 from .search_results import PackedResults, pack
-from .histogram import descend, level_histogram, order_by_node
+from .histogram import level_histogram, order_by_node
 from .schema import Roles
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
@@ -114,16 +114,16 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     """Put an encoded part's rows in order of their first start node, in place (all arrays alike).
 
     The counts do not depend on row order; the time does once the histogram
-    outgrows the cache (see :mod:`dasktree.histogram`).
+    outgrows the cache (see :mod:`dasktree.histogram`). The starts are those
+    the last pass left, not yet moved down: the kernel moves them (once), and
+    rows of one start node count into its children, which are adjacent slots.
     """
-    starts = encoded.start_nodes(plan.forest_id, plan.start_width)
-    descend(encoded.codes, plan, starts)
-    first = starts[0]
+    first = encoded.start_nodes(plan.forest_id, plan.start_width)[0]
     if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
         return
     order = order_by_node(np.maximum(first, 0), plan.node_slot.size)
     codes, part = np.take(encoded.codes, order, axis=1), np.take(encoded.part, order, axis=1)
-    y, starts = encoded.y[order], np.take(starts, order, axis=1)
+    y, starts = encoded.y[order], np.take(encoded.start, order, axis=1)
     encoded.codes, encoded.y, encoded.part, encoded.start = codes, y, part, starts
 
 
