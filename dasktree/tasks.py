@@ -6,7 +6,6 @@ loop, the Dask runner submits them as tasks. Each handles an empty part.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 import numpy as np
@@ -18,7 +17,7 @@ from .derive import fill_derived, slot_cells
 from .encode import Encoded, concatenate, encode_table
 from .errors import DataError
 from .forest import PassPlan
-from .node_search import search_group
+from .node_search import SearchRequest, search_group
 from .search_results import PackedResults, pack
 from .histogram import level_histogram, order_by_node
 from .schema import Roles
@@ -207,23 +206,31 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
                     total += h[lo + start:lo + end]
             else:
                 _widen(total, hists, lo, chunk, range(first, last), start, cells)
-            block = [dataclasses.replace(r, base=r.base - start) for r in requests[first:last]]
+            block = [SearchRequest(r.node, r.slot, r.trees, r.base - start, r.parts, r.rest, r.rows)
+                     for r in requests[first:last]]
             results += search_group(total, block, context)
         return pack(results, context.n_folds * context.n_repeats, context.n_classes)
 
 
-def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members, start: int, cells: int) -> None:
+def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, start: int, cells: int) -> None:
     """Sum the requests ``members`` of a mixed-layout chunk (``chunk.units``: each request's first
     unit and whether its slot is wide) from every histogram, as int64 cells at their uniform bases
-    less ``start``."""
-    for i in members:
-        r = chunk.requests[i]
-        n, at = r.n_slices * cells, lo + int(chunk.unit_base[i])
-        wide = bool(chunk.wide[i])
-        out = total[r.base - start:r.base - start + n]
-        np.copyto(out, slot_cells(hists[0], at, n, wide))
+    less ``start``. Requests adjacent in both layouts, with slots of one width, are copied as one
+    run (a deep level's chunk is thousands of small nodes, mostly narrow and side by side)."""
+    requests = [chunk.requests[i] for i in members]
+    n = np.array([r.n_slices for r in requests], dtype=np.int64) * cells
+    base = np.array([r.base for r in requests], dtype=np.int64) - start
+    at = lo + chunk.unit_base[members.start:members.stop].astype(np.int64)
+    wide = chunk.wide[members.start:members.stop].astype(bool)
+    units = np.where(wide, 2 * n, n)
+    joins = (wide[1:] == wide[:-1]) & (base[1:] == base[:-1] + n[:-1]) & (at[1:] == at[:-1] + units[:-1])
+    firsts = np.flatnonzero(np.concatenate([[True], ~joins]))
+    for a, b in zip(firsts.tolist(), np.append(firsts[1:], n.size).tolist()):
+        size = int(base[b - 1] + n[b - 1] - base[a])
+        out = total[base[a]:base[a] + size]
+        np.copyto(out, slot_cells(hists[0], int(at[a]), size, bool(wide[a])))
         for h in hists[1:]:
-            out += slot_cells(h, at, n, wide)
+            out += slot_cells(h, int(at[a]), size, bool(wide[a]))
 
 
 def check_rows(summary: Summary, description: str) -> None:

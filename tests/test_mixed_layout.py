@@ -163,7 +163,7 @@ def test_a_search_task_reads_mixed_slots_like_uniform_ones(monkeypatch, params):
         cells = int(context.layout.widths.sum()) * context.n_classes
         wide = rng.random(len(requests)) < 0.3
         units = np.array([r.n_slices * cells for r in requests]) * np.where(wide, 2, 1)
-        units += units % 2
+        units += units % 2 + 2 * (rng.random(len(requests)) < 0.2)  # some slots apart: runs break there
         unit_base = np.concatenate([[0], np.cumsum(units)[:-1]])
         workers = []
         for share in ((hist // 2), hist - hist // 2):  # two workers' counts, each in the mixed layout
