@@ -12,10 +12,13 @@ garbage, which the next collection after it takes.
 - :func:`older_objects_frozen` (the client's grow loop): objects older than the
   fit are frozen (:func:`gc.freeze`), so a collection scans only the fit's own.
   Measured on an F7 1M cv=10 fit: 4 full collections, about 0.5 s, before.
-- :func:`collector_paused` (a worker's search tasks): no automatic collection
-  while the task runs. Measured on the search of half an F7 cv=10 level 9
-  (2,405 nodes), the first task on a fresh warmed worker: 0.16-0.18 s with the
-  collector, 0.09-0.11 s without (two clusters each).
+- :func:`collector_paused` (a worker's search tasks, and the client's
+  :func:`dasktree.grow._apply`): no automatic collection while the block runs.
+  Measured on the search of half an F7 cv=10 level 9 (2,405 nodes), the first
+  task on a fresh warmed worker: 0.16-0.18 s with the collector, 0.09-0.11 s
+  without (two clusters each); on the client's apply of that level (4,992
+  splits, ~40,000 new containers, no cycles among them) offline: 90-99 ms
+  with it, 75-87 ms without.
 """
 
 from __future__ import annotations

@@ -212,6 +212,9 @@ class Forest:
 
         ``child_counts[tree]`` is (arity, n_parts + 1, n_classes). Returns the new children.
         """
+        if len(tests) == 1:  # most nodes of a bifurcated forest's deep levels: nothing to group
+            [(tree, test)] = tests.items()
+            return self.add_branch(node, (tree,), test, child_counts[tree])
         by_test: dict[tuple, list[int]] = {}
         for tree in sorted(tests):
             by_test.setdefault(tests[tree].identity, []).append(tree)

@@ -179,13 +179,12 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
     result, tree, choice = packed.pair_result, packed.pair_tree, packed.pair_choice
     reasons = list(packed.reasons)
     chosen = np.flatnonzero(choice >= 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        weighted = (sizes[result[chosen], tree[chosen]].astype(np.float64)
-                    / forest.root_size[tree[chosen]].astype(np.float64) * packed.gain[choice[chosen]])
-    for d in chosen[weighted + EPSILON < params.min_impurity_decrease].tolist():
+    weighted = (sizes[result[chosen], tree[chosen]].astype(np.float64)
+                / forest.root_size[tree[chosen]].astype(np.float64) * packed.gain[choice[chosen]])
+    low = weighted + EPSILON < params.min_impurity_decrease
+    for d in chosen[low].tolist():
         reasons[d] = "min_impurity_decrease"
-    proposed = weighted + EPSILON >= params.min_impurity_decrease
-    accepted, weighted = chosen[proposed], weighted[proposed]
+    accepted, weighted = chosen[~low], weighted[~low]
     if params.max_leaf_nodes is not None:
         accepted = _within_leaf_budget(forest, packed, accepted, weighted, params.max_leaf_nodes, reasons)
     _set_pair_leaves(forest, nodes, packed, reasons)
@@ -197,16 +196,10 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
     arity_start = packed.arity_start
     for run in np.split(accepted, bounds) if accepted.size else []:
         node = nodes[int(result[run[0]])]
-        if run.size == 1:  # one tree decides here: a branch of its own
-            d = int(run[0])
-            k = int(choice[d])
-            created += forest.add_branch(node, (int(tree[d]),), test_of(packed, k),
-                                         packed.children[arity_start[k]:arity_start[k + 1]])
-        else:  # trees whose tests are identical share a branch
-            tests = {int(tree[d]): test_of(packed, int(choice[d])) for d in run.tolist()}
-            counts = {int(tree[d]): packed.children[arity_start[choice[d]]:arity_start[choice[d] + 1]]
-                      for d in run.tolist()}
-            created += forest.set_tests(node, tests, counts)
+        tests = {int(tree[d]): test_of(packed, int(choice[d])) for d in run.tolist()}
+        counts = {int(tree[d]): packed.children[arity_start[choice[d]]:arity_start[choice[d] + 1]]
+                  for d in run.tolist()}
+        created += forest.set_tests(node, tests, counts)
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
     if params.max_depth is not None and level + 1 >= params.max_depth:

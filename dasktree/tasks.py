@@ -224,8 +224,8 @@ def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, star
     wide = chunk.wide[members.start:members.stop].astype(bool)
     units = np.where(wide, 2 * n, n)
     joins = (wide[1:] == wide[:-1]) & (base[1:] == base[:-1] + n[:-1]) & (at[1:] == at[:-1] + units[:-1])
-    firsts = np.flatnonzero(np.concatenate([[True], ~joins]))
-    for a, b in zip(firsts.tolist(), np.append(firsts[1:], n.size).tolist()):
+    run_first = np.flatnonzero(np.concatenate([[True], ~joins]))
+    for a, b in zip(run_first.tolist(), np.append(run_first[1:], n.size).tolist()):
         size = int(base[b - 1] + n[b - 1] - base[a])
         out = total[base[a]:base[a] + size]
         np.copyto(out, slot_cells(hists[0], int(at[a]), size, bool(wide[a])))

@@ -159,6 +159,27 @@ def test_only_fold_grows_the_same_tree_as_the_forest():
         dasktree.fit(frame, target=target, cv=5, only_fold=5)
 
 
+def test_a_level_is_applied_with_the_collector_off(monkeypatch):
+    """The client applies each level's decisions (thousands of new nodes, no cycles) with no
+    automatic collection, and the collector is back on after the fit."""
+    import gc
+
+    import dasktree.grow as grow
+
+    applied, states = grow._apply, []
+
+    def watched(*args):
+        states.append(gc.isenabled())
+        return applied(*args)
+
+    monkeypatch.setattr(grow, "_apply", watched)
+    frame, target = DATA["agrawal-f7"]
+    assert gc.isenabled()
+    dasktree.fit(frame, target=target, max_depth=3, cv=3)
+    assert states and not any(states)
+    assert gc.isenabled()
+
+
 def test_a_fit_freezes_the_older_objects_only_while_it_grows():
     """The cyclic collector skips the objects older than the fit while it grows, and the
     process's own gc.freeze() is left as it was."""
