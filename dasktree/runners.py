@@ -154,6 +154,7 @@ class DaskRunner(_Counting):
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
         self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
         self._forget_last()
+        self._held: tuple = ()  # the last pass's futures, let go of with the next pass's tasks
         self.derived = 0  # nodes derived so far rather than counted
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
@@ -308,6 +309,7 @@ class DaskRunner(_Counting):
         import time
 
         self._forget_last()
+        self._held = ()
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded, self._tables, self._groups = None, None, None
@@ -351,9 +353,13 @@ class DaskRunner(_Counting):
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
+        # Let go of the futures the last pass held in the same message as this pass's tasks (the
+        # scheduler frees the last histograms once the histogram tasks have read them): a release
+        # sent alone a moment before would hold the tasks back in the client's batching window.
+        last, self._last, self._held = None, {}, ()
         self._wait(hists, label)
-        last, self._last = None, {}  # they filled the derived slots: freed before the searches run
         results = self.client.gather(tasks)
+        self._held = (tasks, plan_future)  # released with the next pass's tasks (see above)
         if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
             self._last = dict(zip(groups, hists))
             self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
@@ -423,6 +429,7 @@ class DaskRunner(_Counting):
 
     def close(self) -> None:
         self._forget_last()  # first: cancelling the codes would cancel the histograms still held
+        self._held = ()
         for futures in (self.encoded, self._frames):
             if futures:
                 self.client.cancel(futures)
