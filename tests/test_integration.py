@@ -56,6 +56,26 @@ def test_workers_collect_garbage_again_after_a_fit(tmp_path, frames, cluster_cli
     assert set(cluster_client.run(gc.isenabled).values()) == {True}
 
 
+def test_a_fit_leaves_nothing_on_the_cluster(tmp_path, frames, cluster_client):
+    """The runner holds a pass's futures until the next pass's tasks go out (their releases travel
+    together); once the fit returns, every task it made is gone from the scheduler, so a
+    long-running cluster keeps nothing of it."""
+    import time
+
+    def tasks() -> set:
+        return set(cluster_client.run_on_scheduler(lambda dask_scheduler: list(dask_scheduler.tasks)))
+
+    frame, target = frames["agrawal"]
+    path = write_dataset(frame, tmp_path / "data", n_files=4)
+    before = tasks()
+    for params in (dict(max_depth=5, cv=3), dict(max_depth=3, cache=False)):
+        DaskTreeClassifier(client=cluster_client, **params).fit(path, target=target)
+        deadline = time.monotonic() + 10  # releases reach the scheduler asynchronously
+        while (left := tasks() - before) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left, f"{len(left)} tasks of a fit with {params} are still on the scheduler"
+
+
 @pytest.mark.parametrize("cache", [True, False])
 def test_depth_d_reads_the_data_d_plus_one_times(tmp_path, frames, cluster_client, cache):
     frame, target = frames["agrawal"]
