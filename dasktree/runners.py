@@ -154,7 +154,6 @@ class DaskRunner(_Counting):
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
         self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
         self._forget_last()
-        self._held: tuple = ()  # the last pass's futures, let go of with the next pass's tasks
         self.derived = 0  # nodes derived so far rather than counted
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
@@ -301,15 +300,11 @@ class DaskRunner(_Counting):
 
     def _rescatter(self) -> None:
         """After a lost worker: scatter the inputs again and forget the cached codes and tables
-        (the groups are made again for the workers there are).
-
-        The scheduler may still list the dead worker for a moment (a broadcast to it
-        fails): try again after a pause.
-        """
+        (the groups are made again for the workers there are). The scheduler may still list the
+        dead worker for a moment (a broadcast to it fails): try again after a pause."""
         import time
 
         self._forget_last()
-        self._held = ()
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded, self._tables, self._groups = None, None, None
@@ -353,19 +348,17 @@ class DaskRunner(_Counting):
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
-        # Let go of the futures the last pass held in the same message as this pass's tasks (the
-        # scheduler frees the last histograms once the histogram tasks have read them): a release
-        # sent alone a moment before would hold the tasks back in the client's batching window.
-        last, self._last, self._held = None, {}, ()
+        # The last pass's futures go in the same message as these tasks (the histogram tasks keep what they
+        # read): released alone just before, they would hold the tasks back in the client's 10 ms batching.
+        last = None
+        self._forget_last()
         self._wait(hists, label)
         results = self.client.gather(tasks)
-        self._held = (tasks, plan_future)  # released with the next pass's tasks (see above)
+        self._held = (tasks, plan_future)
         if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
             self._last = dict(zip(groups, hists))
             self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
             self.derived += len(plan.derived)
-        else:
-            self._forget_last()
         self.progress.finish()
         return results
 
@@ -383,6 +376,7 @@ class DaskRunner(_Counting):
     def _forget_last(self) -> None:
         self._last: dict[tuple[int, ...], object] = {}  # parts -> their histogram of the last level pass
         self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of that pass
+        self._held: tuple = ()  # the last pass's search futures and plan, let go of with the next pass's tasks
 
     def _last_of(self, parts: tuple[int, ...]) -> list | None:
         """The last pass's histograms whose parts are exactly ``parts``, together (None: none such)."""
@@ -429,7 +423,6 @@ class DaskRunner(_Counting):
 
     def close(self) -> None:
         self._forget_last()  # first: cancelling the codes would cancel the histograms still held
-        self._held = ()
         for futures in (self.encoded, self._frames):
             if futures:
                 self.client.cancel(futures)
