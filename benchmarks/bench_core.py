@@ -95,7 +95,7 @@ def start_cluster():
                                silence_logs=logging.CRITICAL)
     else:
         cluster = local_cluster(n_workers=2)
-    return cluster, Client(cluster)
+    return cluster, Client(cluster, direct_to_workers=True)  # as dasktree's own client of its LocalCluster
 
 
 def worker_setup() -> str:

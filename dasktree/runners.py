@@ -17,11 +17,13 @@ On a small cluster a task costs the scheduler milliseconds, as much as the
 counting of a deep level at a million rows. So a cached fit gives each worker
 thread a fixed group of parts (:mod:`dasktree.placement`): pass 0 reads a group in one
 task and, while the tables fit in memory, keeps them for the first level pass to
-encode (the data is read from Parquet once); a level pass is one histogram task
-per group and one task per search chunk (summing and searching), its plan
-travels inside the histogram tasks while small, and derived slots are filled by
-each histogram task from its own histogram of the last pass
-(:mod:`dasktree.derive`).
+encode (the data is read from Parquet once). Its level passes then make no
+tasks at all: a holder on each worker (a Dask actor, :mod:`dasktree.holders`)
+keeps the worker's groups, counts them, fetches its search chunks' cells from
+the other holders and searches them, and derived slots are filled from each
+group's own histogram of the last pass (:mod:`dasktree.derive`). Without the
+cache a level pass is one histogram task per part and one task per search
+chunk (summing and searching).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
 from .derive import fills_of
 from .histogram import add_counts
+from .holders import HolderLost, Holders
 from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts
 from .progress import Progress
@@ -207,7 +210,7 @@ class DaskRunner(_Counting):
 
     def prepare(self, spec: BinSpec, n_folds: int) -> None:
         """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
-        self._forget_last()  # first: cancelling the codes would cancel histograms still held
+        self._forget_last()  # the holders hold the codes
         if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
             self.client.cancel(self.encoded)
             self.encoded = None
@@ -266,10 +269,10 @@ class DaskRunner(_Counting):
         return [self.source.parts[i] for i in indices]
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
-        """Count the plan's nodes and search them. Each histogram task fills its derived slots
-        (:mod:`dasktree.derive`) from its own histogram of the last pass, kept on the workers
-        until this pass has its own; without it (or after a lost worker) every node is counted.
-        Nodes of fewer than 65,536 rows count in uint16 (:meth:`~dasktree.plans.PassPlan.narrowed`)."""
+        """Count the plan's nodes and search them, a search chunk per worker thread. Cached, the
+        holders fill the derived slots (:mod:`dasktree.derive`) from their histograms of the last
+        pass; without the cache (or after a lost worker) every node is counted. Nodes of fewer
+        than 65,536 rows count in uint16 (:meth:`~dasktree.plans.PassPlan.narrowed`)."""
         chunks = search_chunks(requests, plan, max(1, len(self._threads())), context)  # one per thread: a task costs ms
         plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
         if plan.mixed:
@@ -325,41 +328,43 @@ class DaskRunner(_Counting):
         self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
             self.encoded = self._encode()
-        # Cached: one histogram task per group (worker thread). Not cached: one per part, each read anew.
-        groups = [parts for _, parts in self._groups] if self.use_cache else \
-            [(i,) for i in range(len(self.source.parts))]
-        last = [self._last_of(parts) for parts in groups] if plan.derived and self.use_cache else None
-        if last is None or any(found is None for found in last):
-            plan, last = plan.counting_all(), None
-        # the workers count; which slots are derived from what is in the fills
-        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
-                                       fills=fills_of(plan, *self._last_slots) if last else ())
-        plan_future = self._send_plan(counting, n_tasks=len(groups))
+        if self.use_cache and scatter:  # the level passes of a cached fit: the holders, no tasks
+            return self._holder_pass(plan, chunks, label, **kwargs)
+        # Not cached: one histogram task per part, each read anew. Cached (a pass other than the search's):
+        # one per group. Neither derives: the last pass's counts are the holders'.
+        plan = plan.counting_all()
+        plan_future = self._send_plan(plan, n_tasks=len(self.encoded) if self.use_cache else len(self.source.parts))
         if not self.use_cache:
             hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
                               folds=self.folds, plan=plan_future, shape=self.shape)
         else:
-            hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape,
-                                  last=tuple(last[g]) if last else ())
-                     for g, (encoded, (worker, _)) in enumerate(zip(self.encoded, self._groups))]
+            hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape)
+                     for encoded, (worker, _) in zip(self.encoded, self._groups)]
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
         if scatter:
             tasks = [self._search_task(hists, c, plan, **kwargs) for c in chunks]
         else:
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
-        # The last pass's futures go in the same message as these tasks (the histogram tasks keep what they
-        # read): released alone just before, they would hold the tasks back in the client's 10 ms batching.
-        last = None
-        self._forget_last()
         self._wait(hists, label)
         results = self.client.gather(tasks)
-        self._held = (tasks, plan_future)
-        if scatter and self.use_cache:  # this pass's histograms, for the next level's derived slots
-            self._last = dict(zip(groups, hists))
-            self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
-            self.derived += len(plan.derived)
         self.progress.finish()
+        return results
+
+    def _holder_pass(self, plan, chunks: list, label: str, context: SearchContext) -> list:
+        """A level pass on the holders (:mod:`dasktree.holders`), started on the cached groups when
+        the first needs them. Derived slots are filled from the holders' histograms of the last pass
+        (without them, as after a lost worker, every node is counted)."""
+        if self._holders is None:
+            self._holders = Holders(self.client, self.encoded, self._groups)
+        if not (plan.derived and self._holders.number is not None and self._last_slots):
+            plan = plan.counting_all()
+        # the holders count; which slots are derived from what is in the fills
+        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
+                                       fills=fills_of(plan, *self._last_slots) if plan.derived else ())
+        results = self._holders.level_pass(self.passes, counting, self.shape, chunks, context, self.progress, label)
+        self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
+        self.derived += len(plan.derived)
         return results
 
     def _send_plan(self, plan, n_tasks: int):
@@ -374,16 +379,11 @@ class DaskRunner(_Counting):
         return future
 
     def _forget_last(self) -> None:
-        self._last: dict[tuple[int, ...], object] = {}  # parts -> their histogram of the last level pass
-        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of that pass
-        self._held: tuple = ()  # the last pass's search futures and plan, let go of with the next pass's tasks
-
-    def _last_of(self, parts: tuple[int, ...]) -> list | None:
-        """The last pass's histograms whose parts are exactly ``parts``, together (None: none such)."""
-        found = [(held, hist) for held, hist in self._last.items() if not set(held).isdisjoint(parts)]
-        if sorted(i for held, _ in found for i in held) != sorted(parts):
-            return None
-        return [hist for _, hist in found]
+        """Drop the holders and what they kept of the last pass (the cached codes stay)."""
+        if getattr(self, "_holders", None) is not None:
+            self._holders.close()
+        self._holders: Holders | None = None  # started on the cached groups by the first level pass
+        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of the last pass
 
     def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
         """The task summing a search chunk's cells of every worker's histogram and searching them
@@ -422,7 +422,7 @@ class DaskRunner(_Counting):
                 for t, (worker, parts) in zip(tables, self._groups)]
 
     def close(self) -> None:
-        self._forget_last()  # first: cancelling the codes would cancel the histograms still held
+        self._forget_last()  # the holders hold the codes
         for futures in (self.encoded, self._frames):
             if futures:
                 self.client.cancel(futures)
@@ -435,7 +435,7 @@ def _lost_worker_errors() -> tuple:
     from distributed.client import FutureCancelledError
     from distributed.comm.core import CommClosedError
 
-    return (FutureCancelledError, KilledWorker, CommClosedError)
+    return (FutureCancelledError, KilledWorker, CommClosedError, HolderLost)
 
 
 def _physical_memory() -> int:

@@ -57,9 +57,8 @@ def test_workers_collect_garbage_again_after_a_fit(tmp_path, frames, cluster_cli
 
 
 def test_a_fit_leaves_nothing_on_the_cluster(tmp_path, frames, cluster_client):
-    """The runner holds a pass's futures until the next pass's tasks go out (their releases travel
-    together); once the fit returns, every task it made is gone from the scheduler, so a
-    long-running cluster keeps nothing of it."""
+    """Once a fit returns, every task it made (the holders of a cached fit are actor tasks) is gone
+    from the scheduler, so a long-running cluster keeps nothing of it."""
     import time
 
     def tasks() -> set:
