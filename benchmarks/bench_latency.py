@@ -1,11 +1,13 @@
 """What a level pass cannot go below on Dask: the task latency beside the scan floor.
 
-A level pass on a cluster is two dependent task stages, as the issue asks
-(split selection on the workers): a histogram task per worker thread, then one
+A level pass as Dask tasks is two dependent stages (split selection on the
+workers, as the issue asks): a histogram task per worker thread, then one
 search task per chunk that sums its cells of every worker's histogram; the
-client then gathers the chosen tests. This script times that shape with empty
-tasks on the benchmarks' 2-process LocalCluster (:func:`bench_core.start_cluster`),
-and a one-stage round trip beside it, next to the pyarrow scan floor of the
+client then gathers the chosen tests. A cached fit makes the same pass as one
+call on a holder per worker (a Dask actor, ``dasktree.holders``): count, fetch
+the peers' cells holder to holder, search. This script times both shapes with
+empty work on the benchmarks' 2-process LocalCluster (:func:`bench_core.start_cluster`),
+and a one-stage round trip beside them, next to the pyarrow scan floor of the
 Agrawal data (measured as ``bench_core.py`` does: in a process of its own,
 before the cluster starts) and the level passes of a plain
 depth-10 fit on the same cluster. Whatever the kernels cost, a pass takes at
@@ -51,6 +53,53 @@ def stage_latency(client, stages: int, rounds: int) -> list[float]:
     return times
 
 
+class _EmptyHolder:
+    """The shape of ``dasktree.holders.PartHolder.level_pass`` with no work: count in a thread, then
+    fetch a piece from every peer (each waits until that peer has counted), search in a thread."""
+
+    def __init__(self):
+        self.peers, self.counted = [], {}
+
+    def set_peers(self, peers) -> None:
+        self.peers = peers
+
+    def _counted(self, number: int):
+        import asyncio
+
+        return self.counted.setdefault(number, asyncio.get_running_loop().create_future())
+
+    async def level_pass(self, number: int) -> int:
+        import asyncio
+
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, _empty)
+        self._counted(number).set_result(None)
+        self.counted.pop(number - 1, None)
+        await asyncio.gather(*(peer.cells(number) for peer in self.peers))
+        return await loop.run_in_executor(None, _empty)
+
+    async def cells(self, number: int) -> int:
+        await self._counted(number)
+        return 0
+
+
+def holder_latency(client, rounds: int) -> list[float]:
+    """Seconds of ``rounds`` level passes of empty holders, one per worker (called, then gathered)."""
+    workers = sorted(client.scheduler_info()["workers"])
+    futures = [client.submit(_EmptyHolder, workers=[w], actor=True, pure=False) for w in workers]
+    holders = [f.result() for f in futures]
+    for holder in holders:
+        holder.set_peers([peer for peer in holders if peer is not holder]).result()
+    times = []
+    for number in range(rounds):
+        t = time.perf_counter()
+        for call in [holder.level_pass(number) for holder in holders]:
+            call.result()
+        times.append(time.perf_counter() - t)
+    del holders, futures
+    return times
+
+
 def level_passes(client, path: str, fits: int) -> list[float]:
     """Median seconds of each level pass of a plain depth-10 fit, over ``fits`` fits."""
     from dasktree import fit
@@ -80,8 +129,10 @@ def main() -> None:
     try:
         warm_workers(client)
         stage_latency(client, 2, 5)  # the first round trips open connections
+        holder_latency(client, 5)
         one = _quartiles(stage_latency(client, 1, args.rounds))
         two = _quartiles(stage_latency(client, 2, args.rounds))
+        held = _quartiles(holder_latency(client, args.rounds))
         sizes = {rows: {"scan_floor": floors[rows], "levels": level_passes(client, path, args.fits)}
                  for rows, path in paths.items()}
     finally:
@@ -92,27 +143,30 @@ def main() -> None:
     lines = [
         "# Dask task latency beside the scan floor",
         "",
-        f"Empty tasks on the benchmarks' 2-process LocalCluster, {args.rounds} round trips each "
-        "(the machines are shared: quartiles, not one figure).",
+        f"Empty tasks and empty holders (actors) on the benchmarks' 2-process LocalCluster, {args.rounds} round "
+        "trips each (the machines are shared: quartiles, not one figure). A cached fit's level passes are "
+        "holder calls; without the cache they are the two stages of tasks.",
         "",
         "| shape | median ms | p25 ms | p75 ms | min ms |",
         "|---|---|---|---|---|",
         f"| one stage (a task per worker, gathered) | {ms(one['median'])} | {ms(one['p25'])} | {ms(one['p75'])} | "
         f"{ms(one['min'])} |",
-        f"| two stages (a level pass's shape) | {ms(two['median'])} | {ms(two['p25'])} | {ms(two['p75'])} | "
-        f"{ms(two['min'])} |",
+        f"| two stages (a level pass's shape as tasks) | {ms(two['median'])} | {ms(two['p25'])} | "
+        f"{ms(two['p75'])} | {ms(two['min'])} |",
+        f"| holders: a call per worker, peers' cells holder to holder (a cached level pass's shape) | "
+        f"{ms(held['median'])} | {ms(held['p25'])} | {ms(held['p75'])} | {ms(held['min'])} |",
         "",
-        "| rows | scan floor ms | 2x floor ms | left for the work after the empty two stages (median) ms | "
-        "level passes 1-9 ms (median of fits) |",
+        "| rows | scan floor ms | 2x floor ms | left for the work after empty holders (median) ms | "
+        "level passes 1-9 ms (median of fits; ratio to the floor) |",
         "|---|---|---|---|---|",
     ]
     for rows, s in sizes.items():
         budget = 2 * s["scan_floor"]
-        lines.append(f"| {rows:,} | {ms(s['scan_floor'])} | {ms(budget)} | {ms(budget - two['median'])} | "
-                     + ", ".join(ms(x) for x in s["levels"][1:]) + " |")
+        lines.append(f"| {rows:,} | {ms(s['scan_floor'])} | {ms(budget)} | {ms(budget - held['median'])} | "
+                     + ", ".join(f"{ms(x)} ({x / s['scan_floor']:.1f}x)" for x in s["levels"][1:]) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
-    write_results(args.name, text, {"one_stage": one, "two_stages": two, "rounds": args.rounds,
+    write_results(args.name, text, {"one_stage": one, "two_stages": two, "holders": held, "rounds": args.rounds,
                                     "sizes": {str(k): v for k, v in sizes.items()}})
 
 
