@@ -43,12 +43,15 @@ __all__ = ["PartHolder", "Holders", "HolderLost"]
 class PartHolder:
     """One worker's encoded parts and its last histograms, kept between level passes (a Dask actor).
 
-    ``groups`` are lists of :class:`~dasktree.encode.Encoded` parts, one per worker thread, each
-    counted into its own histogram (the derived slots need the same rows from pass to pass)."""
+    ``jobs`` are ``(function, args, kwargs)``, one per group of parts (a worker thread's): each
+    returns the group's list of :class:`~dasktree.encode.Encoded` parts, and runs at the first
+    pass (the holders start before it, while the client prepares). Each group counts into its own
+    histogram: the derived slots need the same rows from pass to pass."""
 
-    def __init__(self, *groups: list):
-        self.groups = list(groups)
-        self._pool = ThreadPoolExecutor(max(1, len(groups)), thread_name_prefix="dasktree-holder")
+    def __init__(self, *jobs: tuple):
+        self._jobs = list(jobs)
+        self.groups: list | None = None  # the encoded groups, from the first pass on
+        self._pool = ThreadPoolExecutor(max(1, len(jobs)), thread_name_prefix="dasktree-holder")
         self._peers: list = []
         self._number: int | None = None  # the pass whose histograms are held
         self._hists: list = []  # that pass's histogram of each group
@@ -65,6 +68,11 @@ class PartHolder:
         loop = asyncio.get_running_loop()
         counted = self._counted_by(number)
         try:
+            if self.groups is None:  # the first pass encodes (pass 0's tables, or the parts read now)
+                self.groups = list(await asyncio.gather(*(
+                    loop.run_in_executor(self._pool, functools.partial(func, *args, **kwargs))
+                    for func, args, kwargs in self._jobs)))
+                self._jobs = []
             if plan.fills and last != self._number:
                 raise RuntimeError(f"pass {number} derives from pass {last}, but this holder has pass {self._number}")
             hists = await asyncio.gather(*(
@@ -104,7 +112,7 @@ class PartHolder:
 
     def close(self) -> None:
         """Let go of the data and the threads (the runner calls this before releasing the actor)."""
-        self.groups, self._hists, self._peers = [], [], []
+        self.groups, self._jobs, self._hists, self._peers = [], [], [], []
         self._pool.shutdown(wait=False)
 
 
@@ -124,19 +132,21 @@ def _span(chunk) -> tuple[int, int]:
 class Holders:
     """The client's side: a :class:`PartHolder` on every worker of a cached runner's groups.
 
-    ``encoded`` are the futures of the groups' encoded parts and ``groups`` their (worker, parts);
-    a worker's holder takes its groups in that order, and search chunk ``i`` goes to the holder of
-    group ``i`` (the runner makes a chunk per worker thread, as it makes a group per thread)."""
+    ``jobs`` are ``(worker, (function, args, kwargs))`` encoding each group (futures among the
+    arguments are resolved on the worker); a worker's holder takes its groups in that order, and
+    search chunk ``i`` goes to the holder of group ``i`` (the runner makes a chunk per worker
+    thread, as it makes a group per thread)."""
 
-    def __init__(self, client, encoded: list, groups: list[tuple[str | None, tuple[int, ...]]]):
+    def __init__(self, client, jobs: list[tuple[str | None, tuple]]):
         by_worker: dict[str | None, list] = {}
-        for future, (worker, _) in zip(encoded, groups):
-            by_worker.setdefault(worker, []).append(future)
+        for worker, job in jobs:
+            by_worker.setdefault(worker, []).append(job)
+        self._client = client
         self.workers = list(by_worker)
-        self._group_holder = [self.workers.index(worker) for worker, _ in groups]
-        self._futures = [client.submit(PartHolder, *futures, workers=None if worker is None else [worker],
+        self._group_holder = [self.workers.index(worker) for worker, _ in jobs]
+        self._futures = [client.submit(PartHolder, *group_jobs, workers=None if worker is None else [worker],
                                        allow_other_workers=True, actor=True, pure=False)
-                         for worker, futures in by_worker.items()]
+                         for worker, group_jobs in by_worker.items()]
         self.actors = [future.result() for future in self._futures]
         _results([actor.set_peers([peer for peer in self.actors if peer is not actor]) for actor in self.actors])
         self.number: int | None = None  # the last pass every holder counted
@@ -170,7 +180,12 @@ class Holders:
         return results
 
     def close(self) -> None:
-        """Close every holder (after a lost worker, only release them), then release the actors."""
+        """Close every holder (after a lost worker, only release them), then release the actors.
+
+        Released explicitly: distributed's actor handles and calls keep reference cycles, and
+        a handle made before the grow loop is out of the collector's sight during it
+        (:mod:`dasktree.collector`), so waiting for the handles to be collected would leave
+        the holders, and their data, on the workers."""
         calls = []
         for actor in [] if self.lost else self.actors:
             try:
@@ -182,6 +197,8 @@ class Holders:
                 call.result()
             except Exception:
                 pass
+        if self._futures:
+            self._client.cancel(self._futures)
         self.actors, self._futures = [], []
 
 

@@ -98,7 +98,7 @@ class LocalRunner(_Counting):
         self.progress.finish()
         return merge_all(parts)
 
-    def prepare(self, spec: BinSpec, n_folds: int) -> None:
+    def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
         """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
         if self.encoded is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
             self.encoded = None
@@ -208,8 +208,10 @@ class DaskRunner(_Counting):
         self.progress.finish()
         return result
 
-    def prepare(self, spec: BinSpec, n_folds: int) -> None:
-        """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
+    def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
+        """Encode with ``spec`` from now on; codes cached under another spec are dropped. With the
+        cache and ``level_passes`` to come, the holders start now, on the workers where the first
+        level pass will encode."""
         self._forget_last()  # the holders hold the codes
         if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
             self.client.cancel(self.encoded)
@@ -226,6 +228,8 @@ class DaskRunner(_Counting):
         self.use_cache = use_cache
         if not use_cache:
             self._tables = None
+        elif level_passes:
+            self._start_holders()
 
     def _fits(self, row_bytes: int) -> bool:
         """``row_bytes`` per row within a quarter of the cluster's memory."""
@@ -323,13 +327,13 @@ class DaskRunner(_Counting):
                 time.sleep(0.5)
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
+        if self.use_cache and scatter:  # the level passes of a cached fit: the holders, no tasks
+            return self._holder_pass(plan, chunks, label, **kwargs)
         reads = self.encoded is None
         # physical reads (a redone pass reads again); pass 0's kept tables are not read again
         self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
             self.encoded = self._encode()
-        if self.use_cache and scatter:  # the level passes of a cached fit: the holders, no tasks
-            return self._holder_pass(plan, chunks, label, **kwargs)
         # Not cached: one histogram task per part, each read anew. Cached (a pass other than the search's):
         # one per group. Neither derives: the last pass's counts are the holders'.
         plan = plan.counting_all()
@@ -356,7 +360,7 @@ class DaskRunner(_Counting):
         the first needs them. Derived slots are filled from the holders' histograms of the last pass
         (without them, as after a lost worker, every node is counted)."""
         if self._holders is None:
-            self._holders = Holders(self.client, self.encoded, self._groups)
+            self._start_holders()
         if not (plan.derived and self._holders.number is not None and self._last_slots):
             plan = plan.counting_all()
         # the holders count; which slots are derived from what is in the fills
@@ -366,6 +370,11 @@ class DaskRunner(_Counting):
         self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
         self.derived += len(plan.derived)
         return results
+
+    def _start_holders(self) -> None:
+        """A holder per worker, to encode the groups at the first level pass (:mod:`dasktree.holders`)."""
+        self.parquet_reads += int(self._frames is None and not self._tables)  # pass 0's tables are not read again
+        self._holders = Holders(self.client, self._encode_jobs())
 
     def _send_plan(self, plan, n_tasks: int):
         """The plan as the histogram tasks' argument: in the tasks themselves while its copies are
@@ -395,10 +404,11 @@ class DaskRunner(_Counting):
             pieces = hists
         return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
 
-    def _encode(self) -> list:
-        """One task per group encoding its parts, kept on its worker: pass 0's tables when kept,
-        else read anew (a dask DataFrame's partitions are grouped by the worker holding them).
+    def _encode_jobs(self) -> list[tuple[str | None, tuple]]:
+        """Per group, (its worker, (function, args, kwargs)) encoding its parts: pass 0's tables when
+        kept, else read anew (a dask DataFrame's partitions are grouped by the worker holding them).
         The groups stay the same from pass to pass, as derived slots need."""
+        options = dict(roles=self.roles, spec=self._spec, folds=self.folds)
         if self._frames is not None:
             who_has = self.client.who_has(self._frames)
             by_worker: dict[str | None, list[int]] = {}
@@ -410,16 +420,18 @@ class DaskRunner(_Counting):
             self._groups = [(worker, tuple(parts[i] for i in run))
                             for worker, parts in sorted(by_worker.items(), key=str)
                             for run in assign_parts([1] * len(parts), max(1, nthreads[worker]))]
-            return [self._submit(encode_frames, *(self._frames[i] for i in parts), worker=worker,
-                                 indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts],
-                                 roles=self.roles, spec=self._spec, folds=self.folds)
+            return [(worker, (encode_frames, [self._frames[i] for i in parts],
+                              dict(indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts], **options)))
                     for worker, parts in self._groups]
         if self._groups is None:
             self._groups = self._assign()
         tables, self._tables = self._tables or [None] * len(self._groups), None  # the codes replace them
-        return [self._submit(encode_parts, t, worker=worker, parts=self._parts(parts), source=self._source,
-                             roles=self.roles, spec=self._spec, folds=self.folds)
+        return [(worker, (encode_parts, [t], dict(parts=self._parts(parts), source=self._source, **options)))
                 for t, (worker, parts) in zip(tables, self._groups)]
+
+    def _encode(self) -> list:
+        """One task per group encoding its parts (:meth:`_encode_jobs`), kept on its worker."""
+        return [self._submit(func, *args, worker=worker, **kwargs) for worker, (func, args, kwargs) in self._encode_jobs()]
 
     def close(self) -> None:
         self._forget_last()  # the holders hold the codes

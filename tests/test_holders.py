@@ -8,7 +8,7 @@ from dasktree.binning import bin_spec as make_bin_spec
 from dasktree.datasets import agrawal
 from dasktree.dataset import open_source
 from dasktree.grow import GrowParams, grow
-from dasktree.holders import PeerFailed
+from dasktree.holders import Holders, PeerFailed
 from dasktree.runners import DaskRunner
 from dasktree.schema import resolve_roles
 
@@ -24,11 +24,11 @@ def test_a_holder_that_cannot_count_fails_the_pass_with_its_own_error(tmp_path, 
     roles = resolve_roles(source.schema, "class")
     runner = DaskRunner(cluster_client, source, roles)
     spec = make_bin_spec(runner.summary(max_bins=64), roles, max_bins=64, max_categories=64)
-    runner.prepare(spec, 1)
-    runner.encoded = runner._encode()
-    worker = runner._groups[-1][0]
-    assert len({w for w, _ in runner._groups}) == 2
-    [runner.encoded[-1]] = cluster_client.scatter([["not an encoded part"]], workers=[worker])  # its group
+    runner.prepare(spec, 1, level_passes=False)
+    jobs = runner._encode_jobs()
+    assert len({worker for worker, _ in jobs}) == 2
+    jobs[-1] = (jobs[-1][0], (list, ["not encoded"], {}))  # the last worker's group: a list of characters
+    runner._holders = Holders(cluster_client, jobs)
     raised = []
 
     def fit():

@@ -249,7 +249,7 @@ def run_histogram_pass(runner, spec: BinSpec, method: str, params: dict[str, Any
     offsets, widths = spec.offsets, spec.widths
     jobs = [AttributeJob(a, f.name, int(offsets[a]), int(widths[a]), np.asarray(f.values, dtype=np.float64))
             for a, f in enumerate(spec.features) if f.kind == NUMERIC]
-    runner.prepare(spec, n_folds)
+    runner.prepare(spec, n_folds, level_passes=False)
     plan = whole_data_plan(widths, spec.n_classes, n_folds, n_repeats)
     return runner.apply_pass(plan, cut_attribute, jobs, label, layout=plan, method=method, params=params)
 
