@@ -79,7 +79,10 @@ class DaskTreeClassifier(ParamsMixin):
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory); when the tables read
         in pass 0 fit too, they stay for the first level pass to encode, and
-        Parquet is read once.
+        Parquet is read once. Cached, the level passes are calls on one Dask
+        actor per worker (:mod:`dasktree.holders`), not task graphs; a
+        ``client`` made with ``direct_to_workers=True`` sends them to the
+        workers without the scheduler in between.
     progress : bool, default False
         A progress bar per pass on stderr.
     """

@@ -168,7 +168,10 @@ def fit(
         there). With it, when the
         tables pass 0 reads fit as well (tables and codes within a quarter of
         the memory), they stay on the workers for the first level pass to
-        encode: Parquet is read once (``run_["parquet_reads"]``).
+        encode: Parquet is read once (``run_["parquet_reads"]``). Cached, the
+        level passes are calls on one Dask actor per worker
+        (:mod:`dasktree.holders`), not task graphs; a ``client`` made with
+        ``direct_to_workers=True`` sends them without the scheduler in between.
     part_rows : int
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
