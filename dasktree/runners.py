@@ -39,7 +39,7 @@ from .derive import fills_of
 from .histogram import add_counts
 from .holders import HolderLost, Holders
 from .node_search import SearchContext, SearchRequest, search_group
-from .placement import arrow_row_bytes, assign_parts
+from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .search_chunks import SearchChunk, in_units, search_chunks
 from .search_results import PackedResults, concat, pack
@@ -244,7 +244,7 @@ class DaskRunner(_Counting):
             unlimited = [w for w, info in workers.items() if not info.get("memory_limit")]
             if unlimited:
                 on_host = collections.Counter(info.get("host") for info in workers.values())
-                physical = self.client.run(_physical_memory, workers=unlimited)
+                physical = self.client.run(physical_memory, workers=unlimited)
                 total += sum(physical[w] // on_host[workers[w].get("host")] for w in unlimited)
             self._memory_bytes = total
         return self._memory_bytes
@@ -334,8 +334,7 @@ class DaskRunner(_Counting):
         self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
             self.encoded = self._encode()
-        # Not cached: one histogram task per part, each read anew. Cached (a pass other than the search's):
-        # one per group. Neither derives: the last pass's counts are the holders'.
+        # A histogram task per part, read anew, or (cached, not a search) per group; none derives.
         plan = plan.counting_all()
         plan_future = self._send_plan(plan, n_tasks=len(self.encoded) if self.use_cache else len(self.source.parts))
         if not self.use_cache:
@@ -377,9 +376,8 @@ class DaskRunner(_Counting):
         self._holders = Holders(self.client, self._encode_jobs())
 
     def _send_plan(self, plan, n_tasks: int):
-        """The plan as the histogram tasks' argument: in the tasks themselves while its copies are
-        small (a broadcast scatter costs a round trip, ~10 ms on two local workers), else
-        scattered to every worker once."""
+        """The plan as the histogram tasks' argument: in the tasks while its copies are small (a
+        broadcast scatter costs a round trip, ~10 ms on two local workers), else scattered once."""
         arrays = (getattr(plan, f.name) for f in dataclasses.fields(plan))
         size = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray)) + 64 * len(plan.fills)
         if size * n_tasks <= EMBED_PLAN_BYTES:
@@ -411,15 +409,8 @@ class DaskRunner(_Counting):
         options = dict(roles=self.roles, spec=self._spec, folds=self.folds)
         if self._frames is not None:
             who_has = self.client.who_has(self._frames)
-            by_worker: dict[str | None, list[int]] = {}
-            for i, frame in enumerate(self._frames):
-                holders = sorted(who_has.get(frame.key, ()))
-                by_worker.setdefault(holders[0] if holders else None, []).append(i)
-            threads = self._threads()
-            nthreads = {w: threads.count(w) for w in by_worker}
-            self._groups = [(worker, tuple(parts[i] for i in run))
-                            for worker, parts in sorted(by_worker.items(), key=str)
-                            for run in assign_parts([1] * len(parts), max(1, nthreads[worker]))]
+            self._groups = frame_groups([min(who_has.get(f.key, ()), default=None) for f in self._frames],
+                                        self._threads())
             return [(worker, (encode_frames, [self._frames[i] for i in parts],
                               dict(indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts], **options)))
                     for worker, parts in self._groups]
@@ -448,13 +439,6 @@ def _lost_worker_errors() -> tuple:
     from distributed.comm.core import CommClosedError
 
     return (FutureCancelledError, KilledWorker, CommClosedError, HolderLost)
-
-
-def _physical_memory() -> int:
-    """This host's physical memory in bytes (run on a worker without a memory limit)."""
-    import psutil
-
-    return int(psutil.virtual_memory().total)
 
 
 def _merge_many(*summaries: Summary) -> Summary:
