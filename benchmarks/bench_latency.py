@@ -7,6 +7,9 @@ client then gathers the chosen tests. A cached fit makes the same pass as one
 call on a holder per worker (a Dask actor, ``dasktree.holders``): count, fetch
 the peers' cells holder to holder, search. This script times both shapes with
 empty work on the benchmarks' 2-process LocalCluster (:func:`bench_core.start_cluster`),
+holder calls carrying a 1 and a 32 MB argument (a deep forest level's plan) from a client
+that talks to the workers directly (as dasktree's own) and from one that goes through the
+scheduler (distributed's default),
 and a one-stage round trip beside them, next to the pyarrow scan floor of the
 Agrawal data (measured as ``bench_core.py`` does: in a process of its own,
 before the cluster starts) and the level passes of a plain
@@ -82,6 +85,9 @@ class _EmptyHolder:
         await self._counted(number)
         return 0
 
+    def take(self, plan) -> int:
+        return int(plan.nbytes)
+
 
 def holder_latency(client, rounds: int) -> list[float]:
     """Seconds of ``rounds`` level passes of empty holders, one per worker (called, then gathered)."""
@@ -98,6 +104,32 @@ def holder_latency(client, rounds: int) -> list[float]:
         times.append(time.perf_counter() - t)
     del holders, futures
     return times
+
+
+def argument_latency(cluster, mb: float, rounds: int) -> dict[str, dict]:
+    """Quartiles of a holder call on every worker with a ``mb`` MB argument (a deep forest level's
+    plan travels so), from a client that talks to the workers directly (as dasktree's own) and
+    from one with distributed's default, through the scheduler."""
+    import numpy as np
+    from distributed import Client
+
+    plan = np.ones(int(mb * 2**20) // 8)
+    out = {}
+    for name, direct in (("direct", True), ("through the scheduler", None)):
+        with Client(cluster, direct_to_workers=direct) as client:
+            workers = sorted(client.scheduler_info()["workers"])
+            futures = [client.submit(_EmptyHolder, workers=[w], actor=True, pure=False) for w in workers]
+            holders = [f.result() for f in futures]
+            times = []
+            for _ in range(rounds + 2):
+                t = time.perf_counter()
+                for call in [holder.take(plan) for holder in holders]:
+                    call.result()
+                times.append(time.perf_counter() - t)
+            client.cancel(futures)
+            del holders
+            out[name] = _quartiles(times[2:])
+    return out
 
 
 def level_passes(client, path: str, fits: int) -> list[float]:
@@ -133,6 +165,7 @@ def main() -> None:
         one = _quartiles(stage_latency(client, 1, args.rounds))
         two = _quartiles(stage_latency(client, 2, args.rounds))
         held = _quartiles(holder_latency(client, args.rounds))
+        big = {mb: argument_latency(cluster, mb, 15) for mb in (1, 32)}
         sizes = {rows: {"scan_floor": floors[rows], "levels": level_passes(client, path, args.fits)}
                  for rows, path in paths.items()}
     finally:
@@ -156,6 +189,14 @@ def main() -> None:
         f"| holders: a call per worker, peers' cells holder to holder (a cached level pass's shape) | "
         f"{ms(held['median'])} | {ms(held['p25'])} | {ms(held['p75'])} | {ms(held['min'])} |",
         "",
+        "A holder call with a large argument (a deep forest level's plan), on both workers, 15 calls each:",
+        "",
+        "| argument | direct to the workers (dasktree's client) median ms | through the scheduler (distributed's "
+        "default) median ms | ratio |",
+        "|---|---|---|---|",
+        *(f"| {mb} MB | {ms(b['direct']['median'])} | {ms(b['through the scheduler']['median'])} | "
+          f"{b['through the scheduler']['median'] / b['direct']['median']:.1f} |" for mb, b in big.items()),
+        "",
         "| rows | scan floor ms | 2x floor ms | left for the work after empty holders (median) ms | "
         "level passes 1-9 ms (median of fits; ratio to the floor) |",
         "|---|---|---|---|---|",
@@ -166,7 +207,7 @@ def main() -> None:
                      + ", ".join(f"{ms(x)} ({x / s['scan_floor']:.1f}x)" for x in s["levels"][1:]) + " |")
     text = "\n".join(lines) + "\n"
     print(text)
-    write_results(args.name, text, {"one_stage": one, "two_stages": two, "holders": held, "rounds": args.rounds,
+    write_results(args.name, text, {"one_stage": one, "two_stages": two, "holders": held, "large_arguments": {str(k): v for k, v in big.items()}, "rounds": args.rounds,
                                     "sizes": {str(k): v for k, v in sizes.items()}})
 
 

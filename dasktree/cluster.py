@@ -74,7 +74,7 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
                 "re-import the script), or use scheduler=\"threads\""
             ) from None
         try:
-            with Client(cluster, direct_to_workers=True) as started:  # level passes' plans go straight to the holders
+            with Client(cluster, direct_to_workers=True) as started:  # a pass's call goes straight to the holders
                 yield started
         finally:
             cluster.close()

@@ -9,11 +9,12 @@ nothing to the histogram. This is the "histogram subtraction" of
 LightGBM-style learners; in the forest it works per branch, since trees that
 share a branch share its children.
 
-The identity holds for the rows of any set of parts, so each histogram task
+The identity holds for the rows of any set of parts, so each group of parts
 fills the derived slots of its own counts from its own counts of the last
-pass (:func:`fill_derived`), where it already is: a worker keeps the last
-pass's histogram of the parts it counts, and nothing travels. It needs the
-same parts in the same task as last pass (the runner checks).
+pass (:func:`fill_derived`), where they already are: a worker's holder keeps
+the last pass's histogram of each of its groups (:mod:`dasktree.holders`),
+and nothing travels. It needs the same groups as last pass: the groups are
+fixed for a fit, and a holder refuses fills from a pass it did not count.
 
 A child tracks the parts of its branch's trees, a subset of its parent's, so
 its slices are sums of the parent's: a part's slice is the parent's slice of

@@ -22,10 +22,12 @@ These are the functions the task runner uses, so the forest is the same bit
 for bit. A lost worker takes its holder with it; the runner then starts again
 from the Parquet files (:meth:`dasktree.runners.DaskRunner.apply_pass`).
 
-Plans of a deep forest level are tens of MB and travel with the call. Through
-a client whose ``direct_to_workers`` is off (distributed's default for a
-client of a remote scheduler) they go by way of the scheduler, about twice as
-slow; the clients dasktree starts itself talk to the workers directly.
+A pass's plan travels with the call (0.6 MB at level 9 of a 10-fold F7 forest
+of 1M rows). Through a client whose ``direct_to_workers`` is off
+(distributed's default for a client of a remote scheduler) it goes by way of
+the scheduler, 2.4-2.7x as long for 1-32 MB, about 2 ms more at 1 MB
+(``benchmarks/results/latency_s10.md``); the clients dasktree starts itself
+talk to the workers directly.
 """
 
 from __future__ import annotations
@@ -90,7 +92,7 @@ class PartHolder:
         pieces = await asyncio.gather(*(self._pieces(chunk, number) for chunk in chunks))
         return list(await asyncio.gather(*(
             loop.run_in_executor(self._pool, functools.partial(
-                search_cells, *cells, lo=0, hi=_span(chunk)[1] - _span(chunk)[0], chunk=chunk, context=context))
+                search_cells, *cells, lo=0, hi=chunk.span[1] - chunk.span[0], chunk=chunk, context=context))
             for chunk, cells in zip(chunks, pieces))))
 
     async def cells(self, number: int, lo: int, hi: int) -> list:
@@ -101,7 +103,7 @@ class PartHolder:
         return [hist[lo:hi] for hist in self._hists]
 
     async def _pieces(self, chunk, number: int) -> list:
-        lo, hi = _span(chunk)
+        lo, hi = chunk.span
         fetched = await asyncio.gather(*(peer.cells(number, lo, hi) for peer in self._peers))
         return [hist[lo:hi] for hist in self._hists] + [piece for pieces in fetched for piece in pieces]
 
@@ -135,11 +137,6 @@ def _worker_threads():
         return get_worker().executors["default"]
     except (ImportError, ValueError, KeyError, AttributeError):
         return None
-
-
-def _span(chunk) -> tuple[int, int]:
-    """The histogram cells (or, in a mixed layout, units) a search chunk sums."""
-    return chunk.units or (chunk.lo, chunk.hi)
 
 
 class Holders:

@@ -395,7 +395,7 @@ class DaskRunner(_Counting):
     def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
         """The task summing a search chunk's cells of every worker's histogram and searching them
         (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
-        lo, hi = chunk.units or (chunk.lo, chunk.hi)
+        lo, hi = chunk.span
         if len(hists) > 1 and plan.hist_bytes > SCATTER_BYTES:
             pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
         else:

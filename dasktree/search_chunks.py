@@ -1,7 +1,8 @@
 """A level pass's search chunks: contiguous runs of the frontier's slots, of similar work.
 
-Each chunk becomes one task that sums its own cells of every worker's
-histogram and searches its nodes (:mod:`dasktree.runners`); a derived node
+Each chunk's search sums its own cells of every worker's histogram and
+searches its nodes (a task, or a holder's share of a call: :mod:`dasktree.runners`,
+:mod:`dasktree.holders`); a derived node
 and its siblings always share a chunk (:mod:`dasktree.derive`).
 """
 
@@ -32,6 +33,11 @@ class SearchChunk:
     units: tuple[int, int] | None = None  # a mixed layout's units lo:hi of the chunk (PassPlan.narrowed)
     unit_base: np.ndarray | None = None  # per request: its first unit, relative to units[0]
     wide: np.ndarray | None = None  # per request: whether its slot holds int32 counts
+
+    @property
+    def span(self) -> tuple[int, int]:
+        """What the chunk sums of each worker's histogram: its units in a mixed layout, else its cells."""
+        return self.units or (self.lo, self.hi)
 
     @property
     def first_slot(self) -> int:
