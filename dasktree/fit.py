@@ -17,6 +17,7 @@ import numpy as np
 from .binning import BinSpec
 from .binning import bin_spec as make_bin_spec
 from .cluster import connect
+from .collector import collector_paused
 from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .errors import InputError
 from .folds import FoldSpec
@@ -237,8 +238,11 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         n_trees, holdout = 1, np.array([only_fold])
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
-    tree = TreeModel.from_forest(forest, 0)
-    fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+    with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
+        tree = TreeModel.from_forest(forest, 0)
+        fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+        n_distinct = forest.distinct_nodes()
+        del forest  # freed by reference counting, before any collection must scan it
     rows = summary.n_rows - summary.n_null_target
     leaves = [i for i, t in enumerate(tree.tests) if t is None]
     report = {  # a function of the data and parameters alone: saved with the model
@@ -253,7 +257,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "nodes": tree.n_nodes,
         "leaves": tree.n_leaves,
         "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, rows)),
-        "forest_nodes": forest.distinct_nodes(),
+        "forest_nodes": n_distinct,
     }
     if fold_spec is not None and only_fold is None:
         report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
