@@ -22,7 +22,8 @@ that part; the child's rest slice is the parent's rest slice plus the parent's
 slices of first-repetition parts the child does not track
 (:func:`slice_map`).
 
-Pure numpy; the runners decide where the last pass's counts are.
+Numpy, and one numba loop for the fills (:func:`fill_derived`); the runners decide where
+the last pass's counts are.
 """
 
 from __future__ import annotations
@@ -31,7 +32,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Derivation", "Fill", "fills_of", "slice_map", "fill_derived", "slot_cells"]
+try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
+    import numba
+except ImportError:  # pragma: no cover
+    numba = None
+
+__all__ = ["Derivation", "Fills", "fills_of", "slice_map", "fill_derived", "fill_derived_numpy", "slot_cells"]
 
 
 @dataclass(frozen=True)
@@ -49,17 +55,32 @@ class Derivation:
 
 
 @dataclass(frozen=True)
-class Fill:
-    """A :class:`Derivation` in cells: the child's ``n_slices`` slices from ``base`` of this pass's
-    histogram are the parent's slices (``parent_slices``, relative to ``parent_base`` of the last
-    pass's histogram) minus the siblings' slices from ``sibling_bases``."""
+class Fills:
+    """The derived slots of a pass in cells, as flat arrays for the workers (a pass derives
+    thousands at a deep forest level: as objects they took milliseconds to pickle and unpickle,
+    and their fill a Python loop of 10 microseconds each).
 
-    base: int
-    n_slices: int
-    sibling_bases: tuple[int, ...]
-    parent_base: int
-    parent_slices: tuple[tuple[int, ...], ...]
-    wide: tuple[bool, ...]  # the child's, siblings', parent's slots hold int32 (mixed layouts: PassPlan.narrowed)
+    Fill ``f`` writes the child's ``n_slices[f]`` slices from ``base[f]`` of this pass's
+    histogram: child slice ``map_child[m]`` is the sum of the parent's slices ``map_parent[m]``
+    for ``m`` in ``map_first[f]:map_first[f + 1]`` (relative to ``parent_base[f]`` of the last
+    pass's histogram), minus the siblings' slices from ``sibling_base[sibling_first[f]:
+    sibling_first[f + 1]]``. The ``*_wide`` flags say which slots hold int32 in a mixed layout
+    (:meth:`~dasktree.plans.PassPlan.narrowed`)."""
+
+    base: np.ndarray  # (n,) int64
+    n_slices: np.ndarray  # (n,) int64
+    wide: np.ndarray  # (n,) uint8
+    parent_base: np.ndarray  # (n,) int64
+    parent_wide: np.ndarray  # (n,) uint8
+    sibling_first: np.ndarray  # (n + 1,) int64
+    sibling_base: np.ndarray  # int64
+    sibling_wide: np.ndarray  # uint8
+    map_first: np.ndarray  # (n + 1,) int64
+    map_child: np.ndarray  # int64
+    map_parent: np.ndarray  # int64
+
+    def __len__(self) -> int:
+        return int(self.base.size)
 
 
 def slot_cells(hist: np.ndarray, base: int, n: int, wide: bool) -> np.ndarray:
@@ -71,20 +92,29 @@ def slot_cells(hist: np.ndarray, base: int, n: int, wide: bool) -> np.ndarray:
 
 
 def fills_of(plan, last_node_slot: np.ndarray, last_slot_base: np.ndarray,
-             last_slot_wide: np.ndarray | None = None) -> tuple[Fill, ...]:
+             last_slot_wide: np.ndarray | None = None) -> Fills:
     """The fills of ``plan.derived`` (a :class:`~dasktree.plans.PassPlan`), given the last pass's
     slot of every node (``node_slot`` with its derived slots included), the slots' first cells and,
     in a mixed layout, which are wide."""
     base = plan.slot_base
     wide = plan.slot_wide if plan.mixed else np.zeros(plan.n_slots, dtype=bool)
     last_wide = np.zeros(len(last_slot_base), dtype=bool) if last_slot_wide is None else last_slot_wide
-    fills = []
-    for d in plan.derived:
-        parent = last_node_slot[d.parent]
-        fills.append(Fill(int(base[d.slot]), int(plan.slot_slices[d.slot]), tuple(int(base[s]) for s in d.siblings),
-                          int(last_slot_base[parent]), d.parent_slices,
-                          (bool(wide[d.slot]), *(bool(wide[s]) for s in d.siblings), bool(last_wide[parent]))))
-    return tuple(fills)
+    derived = plan.derived
+    slots = np.array([d.slot for d in derived], dtype=np.int64)
+    parents = np.asarray(last_node_slot)[np.array([d.parent for d in derived], dtype=np.int64)]
+    siblings = [s for d in derived for s in d.siblings]
+    maps = [(j, s) for d in derived for j, sources in enumerate(d.parent_slices) for s in sources]
+    return Fills(
+        base=base[slots].astype(np.int64), n_slices=plan.slot_slices[slots].astype(np.int64),
+        wide=wide[slots].astype(np.uint8), parent_base=np.asarray(last_slot_base)[parents].astype(np.int64),
+        parent_wide=last_wide[parents].astype(np.uint8),
+        sibling_first=_bounds([len(d.siblings) for d in derived]),
+        sibling_base=base[np.array(siblings, dtype=np.int64)].astype(np.int64),
+        sibling_wide=wide[np.array(siblings, dtype=np.int64)].astype(np.uint8),
+        map_first=_bounds([sum(len(sources) for sources in d.parent_slices) for d in derived]),
+        map_child=np.array([j for j, _ in maps], dtype=np.int64),
+        map_parent=np.array([s for _, s in maps], dtype=np.int64),
+    )
 
 
 def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tuple[int, ...], parent_rest: bool,
@@ -108,21 +138,94 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
     return tuple(out)
 
 
-def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: tuple[Fill, ...], cells: int) -> None:
+def _bounds(lengths: list[int]) -> np.ndarray:
+    """Runs of ``lengths`` back to back: run ``i`` is ``out[i]:out[i + 1]`` (int64, one longer)."""
+    return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))]).astype(np.int64)
+
+
+def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: Fills, cells: int) -> None:
     """Write each derived slot of ``hist`` (this pass's counts of some rows), in place, from
     ``last``: the last pass's counts of the same rows, summed over the list. The siblings are
     read from ``hist`` itself, so they must be counted slots. Either histogram may be in a
-    mixed layout (uint16 units, :meth:`~dasktree.plans.PassPlan.narrowed`)."""
-    for f in fills:
-        child_wide, *sibling_wide, parent_wide = f.wide
-        span = f.n_slices * cells
-        child = np.zeros((f.n_slices, cells), dtype=np.int64)
-        parent_span = (1 + max((s for sources in f.parent_slices for s in sources), default=0)) * cells
+    mixed layout (uint16 units, :meth:`~dasktree.plans.PassPlan.narrowed`); all of ``last``
+    alike. One compiled loop over the fills (:func:`fill_derived_numpy` without numba)."""
+    if not len(fills):
+        return
+    if numba is None or len({h.dtype for h in last}) != 1:  # the compiled loop takes one dtype
+        fill_derived_numpy(hist, last, fills, cells)
+        return
+
+    def flags(wide: np.ndarray, counts: np.ndarray) -> np.ndarray:  # as slot_cells: only a mixed layout has wide slots
+        return wide if counts.dtype == np.uint16 else np.zeros_like(wide)
+
+    _fill_numba(*_counts_and_wide(hist), tuple(last), tuple(_counts_and_wide(h)[1] for h in last), cells,
+                fills.base, fills.n_slices, flags(fills.wide, hist), fills.parent_base,
+                flags(fills.parent_wide, last[0]), fills.sibling_first, fills.sibling_base,
+                flags(fills.sibling_wide, hist), fills.map_first, fills.map_child, fills.map_parent,
+                np.empty(int(fills.n_slices.max()) * cells, dtype=np.int64))
+
+
+def _counts_and_wide(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A histogram and what its wide slots are read through: an int32 view of a mixed layout's
+    uint16 units (a wide slot's cell ``i`` from unit ``base`` is ``view[base // 2 + i]``), else
+    the histogram itself (every slot uniform: the wide flags are not looked at)."""
+    if hist.dtype == np.uint16:
+        return hist, hist[:hist.size - hist.size % 2].view(np.int32)
+    return hist, hist
+
+
+def fill_derived_numpy(hist: np.ndarray, last: list[np.ndarray], fills: Fills, cells: int) -> None:
+    """:func:`fill_derived` in numpy, a fill at a time (the reference the tests compare with)."""
+    for f in range(len(fills)):
+        n = int(fills.n_slices[f])
+        child = np.zeros((n, cells), dtype=np.int64)
+        m0, m1 = int(fills.map_first[f]), int(fills.map_first[f + 1])
+        parent_span = (1 + int(fills.map_parent[m0:m1].max(initial=0))) * cells
         for counts in last:
-            parent = slot_cells(counts, f.parent_base, parent_span, parent_wide).reshape(-1, cells)
-            for j, sources in enumerate(f.parent_slices):
-                for s in sources:
-                    child[j] += parent[s]
-        for b, w in zip(f.sibling_bases, sibling_wide):
-            child -= slot_cells(hist, b, span, w).reshape(f.n_slices, cells)
-        slot_cells(hist, f.base, span, child_wide)[:] = child.ravel()  # exact: the child's counts fit its slot
+            parent = slot_cells(counts, int(fills.parent_base[f]), parent_span,
+                                bool(fills.parent_wide[f])).reshape(-1, cells)
+            for j, s in zip(fills.map_child[m0:m1].tolist(), fills.map_parent[m0:m1].tolist()):
+                child[j] += parent[s]
+        for k in range(int(fills.sibling_first[f]), int(fills.sibling_first[f + 1])):
+            child -= slot_cells(hist, int(fills.sibling_base[k]), n * cells,
+                                bool(fills.sibling_wide[k])).reshape(n, cells)
+        slot_cells(hist, int(fills.base[f]), n * cells, bool(fills.wide[f]))[:] = child.ravel()  # exact: fits
+
+
+if numba is not None:
+
+    @numba.njit(cache=True, nogil=True)
+    def _add(child, to, narrow, wide, base, start, n, is_wide, sign):
+        """``child[to:to + n] += sign * cells start:start + n`` of the slot from ``base`` (see
+        :func:`_counts_and_wide`); the width tested once, so each loop is a plain vector loop."""
+        if is_wide:
+            first = base // 2 + start
+            for i in range(n):
+                child[to + i] += sign * np.int64(wide[first + i])
+        else:
+            first = base + start
+            for i in range(n):
+                child[to + i] += sign * np.int64(narrow[first + i])
+
+    @numba.njit(cache=True, nogil=True)
+    def _fill_numba(narrow, wide, last_narrow, last_wide, cells, base, n_slices, own_wide, parent_base,
+                    parent_wide, sibling_first, sibling_base, sibling_wide, map_first, map_child, map_parent,
+                    buffer):
+        for f in range(base.size):
+            span = n_slices[f] * cells
+            child = buffer[:span]
+            child[:] = 0
+            for k in range(len(last_narrow)):
+                for m in range(map_first[f], map_first[f + 1]):
+                    _add(child, map_child[m] * cells, last_narrow[k], last_wide[k], parent_base[f],
+                         map_parent[m] * cells, cells, parent_wide[f], 1)
+            for k in range(sibling_first[f], sibling_first[f + 1]):
+                _add(child, 0, narrow, wide, sibling_base[k], 0, span, sibling_wide[k], -1)
+            if own_wide[f]:
+                first = base[f] // 2
+                for i in range(span):
+                    wide[first + i] = child[i]
+            else:
+                first = base[f]
+                for i in range(span):
+                    narrow[first + i] = child[i]

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .derive import Derivation, Fill, slot_cells
+from .derive import Derivation, Fills, slot_cells
 
 __all__ = ["PassPlan", "RoutingPlan", "expand_slices", "firsts", "NARROW_ROWS"]
 
@@ -79,7 +79,7 @@ class PassPlan:
     start_width: int = 1  # start nodes kept per row: up to one per tree, at most MAX_STARTS
     forest_id: str = ""  # the forest's identity: start nodes kept between passes are valid within it
     derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.derive)
-    fills: tuple[Fill, ...] = ()  # the derived slots in cells, for the workers (set by the Dask runner)
+    fills: Fills | tuple = ()  # the derived slots in cells, for the workers (set by the Dask runner)
     slot_wide: np.ndarray | None = None  # (n_slots,) bool: the mixed layout's int32 slots; None: uniform
 
     @property

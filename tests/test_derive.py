@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 
 import dataclasses
 
-from dasktree.derive import fill_derived, fills_of, slice_map
+from dasktree.derive import fill_derived, fill_derived_numpy, fills_of, slice_map
 from dasktree.forest import Forest
 from dasktree.histogram import level_histogram
 from dasktree.split.node_tests import nominal_test, numeric_test
@@ -95,7 +95,11 @@ def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats,
             hist = count(counting, group)
             for d in plan.derived:  # not counted: the rows only move there
                 assert not plan.view(hist, d.slot).any()
-            fill_derived(hist, [h for held, h in last.items() if set(held) <= set(group)], counting.fills, plan.cells)
+            held = [h for held, h in last.items() if set(held) <= set(group)]
+            reference = hist.copy()
+            fill_derived_numpy(reference, held, counting.fills, plan.cells)
+            fill_derived(hist, held, counting.fills, plan.cells)  # the compiled loop
+            np.testing.assert_array_equal(hist, reference)
             np.testing.assert_array_equal(hist, count(plan.counting_all(), group))
             new[group] = hist
         last, last_slots = new, (plan.counting_all().node_slot, plan.slot_base)

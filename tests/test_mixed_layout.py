@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.derive import fill_derived, fills_of, slot_cells
+from dasktree.derive import fill_derived, fill_derived_numpy, fills_of, slot_cells
 from dasktree.forest import Forest
 from dasktree.histogram import level_histogram
 from dasktree.plans import NARROW_ROWS
@@ -148,7 +148,10 @@ def test_derived_slots_fill_across_layouts(seed, n_rows, n_folds, depth):
         counting = dataclasses.replace(plan, fills=fills_of(plan, last_plan.counting_all().node_slot,
                                                             last_plan.slot_base, last_plan.slot_wide))
         hist = level_histogram(codes, y, part, counting, **kw)
-        fill_derived(hist, [last], counting.fills, plan.cells)
+        reference = hist.copy()
+        fill_derived_numpy(reference, [last], counting.fills, plan.cells)
+        fill_derived(hist, [last], counting.fills, plan.cells)  # the compiled loop
+        np.testing.assert_array_equal(hist, reference)
         np.testing.assert_array_equal(_widened(plan, hist),
                                       _widened(plan, level_histogram(codes, y, part, plan.counting_all(), **kw)))
         last, last_plan = hist, plan
