@@ -12,12 +12,6 @@ garbage, which the next collection after it takes.
 - :func:`older_objects_frozen` (the client's grow loop): objects older than the
   fit are frozen (:func:`gc.freeze`), so a collection scans only the fit's own.
   Measured on an F7 1M cv=10 fit: 4 full collections, about 0.5 s, before.
-- :func:`freeze_older` / :func:`unfreeze` (a worker's holder, for its life:
-  :mod:`dasktree.holders`): the same on a worker, where ``distributed``'s own
-  state is the bulk of the old objects. Measured on F7 1M cv=10 fits: at
-  levels 7-9 a full collection took 0.10-0.15 s on a worker, stalling its
-  search or its peer's fetch of its cells, in one or two levels of each fit
-  (gc callbacks); with the older objects frozen, none over 5 ms.
 - :func:`collector_paused` (a worker's search tasks, and the client's
   :func:`dasktree.grow._apply`): no automatic collection while the block runs.
   Measured on the search of half an F7 cv=10 level 9 (2,405 nodes), the first
@@ -33,7 +27,7 @@ import gc
 import threading
 from contextlib import contextmanager
 
-__all__ = ["older_objects_frozen", "freeze_older", "unfreeze", "collector_paused"]
+__all__ = ["older_objects_frozen", "collector_paused"]
 
 _lock = threading.Lock()
 _paused = 0  # tasks of this process inside collector_paused
@@ -47,26 +41,13 @@ def older_objects_frozen():
     They are unfrozen after, so nothing stays exempt; a process that froze its
     own objects already is left as it is.
     """
-    froze = freeze_older()
+    if gc.get_freeze_count():
+        yield
+        return
+    gc.freeze()
     try:
         yield
     finally:
-        unfreeze(froze)
-
-
-def freeze_older() -> bool:
-    """Leave the objects there are now out of the collector's scans (:func:`gc.freeze`) until
-    :func:`unfreeze`; whether it froze them (not when some are frozen already: their owner
-    unfreezes them)."""
-    if gc.get_freeze_count():
-        return False
-    gc.freeze()
-    return True
-
-
-def unfreeze(froze: bool) -> None:
-    """Undo a :func:`freeze_older` that froze (``froze``): the objects are scanned again."""
-    if froze:
         gc.unfreeze()
 
 

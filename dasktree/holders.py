@@ -36,7 +36,6 @@ import asyncio
 import functools
 from concurrent.futures import ThreadPoolExecutor
 
-from .collector import freeze_older, unfreeze
 from .progress import Progress
 from .tasks import histogram_of_many, search_cells
 
@@ -59,9 +58,6 @@ class PartHolder:
         self._number: int | None = None  # the pass whose histograms are held
         self._hists: list = []  # that pass's histogram of each group
         self._counted: dict[int, asyncio.Future] = {}  # pass -> done when this holder has counted it
-        # The worker's objects so far (distributed's state, ~200,000) out of the collector's scans while
-        # the holder lives: a deep pass's thousands of new objects set off full collections of 0.1 s.
-        self._froze = freeze_older()
 
     def set_peers(self, peers: list) -> int:
         """The other holders (actor handles), whose histograms the searches here sum with their own."""
@@ -121,11 +117,6 @@ class PartHolder:
         self.groups, self._jobs, self._hists, self._peers = [], [], [], []
         if self._pool is not _worker_threads():
             self._pool.shutdown(wait=False)
-        unfreeze(self._froze)
-        self._froze = False
-
-    def __del__(self):  # released without close (its client gone): scan the worker's objects again
-        unfreeze(getattr(self, "_froze", False))
 
 
 class HolderLost(Exception):

@@ -3,7 +3,7 @@
 import gc
 import threading
 
-from dasktree.collector import collector_paused, freeze_older, older_objects_frozen, unfreeze
+from dasktree.collector import collector_paused
 
 
 def test_paused_inside_and_back_on_after():
@@ -57,18 +57,3 @@ def test_threads_overlapping_turn_it_on_only_when_the_last_leaves():
     thread.join()
     assert seen == {"while the short one had left": False}
     assert gc.isenabled()
-
-
-def test_freeze_older_freezes_once_and_only_its_owner_unfreezes():
-    assert gc.get_freeze_count() == 0
-    froze = freeze_older()
-    try:
-        assert froze and gc.get_freeze_count() > 0
-        assert not freeze_older()  # frozen already: a second holder (or the grow loop) leaves it
-        with older_objects_frozen():
-            pass
-        unfreeze(False)
-        assert gc.get_freeze_count() > 0, "a block that did not freeze unfroze the owner's objects"
-    finally:
-        unfreeze(froze)
-    assert gc.get_freeze_count() == 0
