@@ -18,7 +18,10 @@ garbage, which the next collection after it takes.
   task on a fresh warmed worker: 0.16-0.18 s with the collector, 0.09-0.11 s
   without (two clusters each); on the client's apply of that level (4,992
   splits, ~40,000 new containers, no cycles among them) offline: 90-99 ms
-  with it, 75-87 ms without.
+  with it, 75-87 ms without. Also :func:`dasktree.fit.fit` building the
+  models from the forest, once the grow loop has unfrozen the older objects:
+  on F7 1M cv=10 fits, 0.11-0.17 s with a full collection in it, 0.017-0.023 s
+  paused (the forest, freed right after, has no cycles).
 """
 
 from __future__ import annotations

@@ -154,21 +154,17 @@ def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: Fills, cells: 
     if numba is None or len({h.dtype for h in last}) != 1:  # the compiled loop takes one dtype
         fill_derived_numpy(hist, last, fills, cells)
         return
-
-    def flags(wide: np.ndarray, counts: np.ndarray) -> np.ndarray:  # as slot_cells: only a mixed layout has wide slots
-        return wide if counts.dtype == np.uint16 else np.zeros_like(wide)
-
+    # Wide flags are set only for slots of a mixed plan, whose histograms are uint16 (PassPlan.zeros).
     _fill_numba(*_counts_and_wide(hist), tuple(last), tuple(_counts_and_wide(h)[1] for h in last), cells,
-                fills.base, fills.n_slices, flags(fills.wide, hist), fills.parent_base,
-                flags(fills.parent_wide, last[0]), fills.sibling_first, fills.sibling_base,
-                flags(fills.sibling_wide, hist), fills.map_first, fills.map_child, fills.map_parent,
-                np.empty(int(fills.n_slices.max()) * cells, dtype=np.int64))
+                fills.base, fills.n_slices, fills.wide, fills.parent_base, fills.parent_wide,
+                fills.sibling_first, fills.sibling_base, fills.sibling_wide, fills.map_first, fills.map_child,
+                fills.map_parent, np.empty(int(fills.n_slices.max()) * cells, dtype=np.int64))
 
 
 def _counts_and_wide(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A histogram and what its wide slots are read through: an int32 view of a mixed layout's
     uint16 units (a wide slot's cell ``i`` from unit ``base`` is ``view[base // 2 + i]``), else
-    the histogram itself (every slot uniform: the wide flags are not looked at)."""
+    the histogram itself (a uniform layout, where no slot is flagged wide)."""
     if hist.dtype == np.uint16:
         return hist, hist[:hist.size - hist.size % 2].view(np.int32)
     return hist, hist
