@@ -21,7 +21,7 @@ from .binning import BinSpec, FeatureBins
 from .errors import DataError
 from .schema import NUMERIC, combined, nominal_values, numeric_values
 
-__all__ = ["Encoded", "encode_features", "encode_table", "class_codes", "concatenate"]
+__all__ = ["Encoded", "encode_features", "encode_table", "class_codes", "concatenate", "streams_in_use"]
 
 MAX_ROWS = 2**31 - 1  # rows of one encoded block: a level pass counts a block in int32
 
@@ -34,8 +34,9 @@ class Encoded:
     y : (n_rows,) int32 class codes.
     part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
     n_dropped : rows dropped for a null target.
-    start : (K, n_rows) int32 nodes each row's walk starts from (-1: none) in the
-        forest named ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
+    start : (K, n_rows) int32 nodes each row's walk starts from, as node + 1 (0: none), in
+        the forest named ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
+        Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
     """
 
     codes: np.ndarray
@@ -48,10 +49,20 @@ class Encoded:
     def start_nodes(self, forest_id: str, width: int = 1) -> np.ndarray:
         """The rows' ``width`` start nodes in forest ``forest_id``: the root for a forest not seen before."""
         if self.start is None or self.start_forest != forest_id or self.start.shape[0] != width:
-            self.start = np.full((width, self.n_rows), -1, dtype=np.int32)
-            self.start[0] = 0
+            self.start = np.zeros((width, self.n_rows), dtype=np.int32)
+            self.start[0] = 1  # the root
             self.start_forest = forest_id
         return self.start
+
+    def starts_reordered(self, order: np.ndarray) -> np.ndarray:
+        """The start nodes with the rows in ``order``; rows of the array that hold no start stay
+        untouched zeros."""
+        out = np.zeros_like(self.start)
+        for stream, reordered in zip(self.start, out):
+            if not stream.any():  # no row has a start this far: nor further
+                break
+            np.take(stream, order, out=reordered)  # the stream just read, from the cache
+        return out
 
     @property
     def n_rows(self) -> int:
@@ -151,12 +162,23 @@ def concatenate(encoded: list[Encoded], max_rows: int = MAX_ROWS) -> list[Encode
     return [block[0] if len(block) == 1 else _joined(block) for block in blocks]
 
 
+def streams_in_use(start: np.ndarray) -> int:
+    """Rows of a start array (:class:`Encoded`) holding any start: a row's starts come first in its
+    column, so the first row of zeros ends them. Reads only the rows in use and that one."""
+    used = 0
+    while used < start.shape[0] and start[used].any():
+        used += 1
+    return used
+
+
 def _joined(block: list[Encoded]) -> Encoded:
     joined = Encoded(np.concatenate([e.codes for e in block], axis=1), np.concatenate([e.y for e in block]),
                      np.concatenate([e.part for e in block], axis=1), sum(e.n_dropped for e in block))
     first = block[0]
     if first.start is not None and all(e.start is not None and e.start_forest == first.start_forest
                                        and e.start.shape[0] == first.start.shape[0] for e in block):
-        joined.start = np.concatenate([e.start for e in block], axis=1)
+        used = max(streams_in_use(e.start) for e in block)
+        joined.start = np.zeros((first.start.shape[0], joined.n_rows), dtype=first.start.dtype)
+        np.concatenate([e.start[:used] for e in block], axis=1, out=joined.start[:used])
         joined.start_forest = first.start_forest
     return joined

@@ -16,9 +16,13 @@ a plan's mixed layout (:meth:`~dasktree.plans.PassPlan.narrowed`); sums of
 parts are int64 (:func:`add_counts`, or the search tasks').
 
 *Start nodes.* A row need not walk from the root every pass. ``starts``
-(shape ``(K, n_rows)``, -1 for none, kept with the encoded part between
-passes) holds nodes of the row's paths such that every node it can still
-reach descends from exactly one of them. A pass moves each start down through
+(shape ``(K, n_rows)``, kept with the encoded part between passes) holds nodes
+of the row's paths such that every node it can still reach descends from
+exactly one of them: node ``n`` as ``n + 1``, in the row's first entries, 0
+after them. So a fresh array is zeros with the root (1) in its first row, and
+a pass reads and writes only as many of a row's entries as it has starts (one
+to a few in a stable forest, where ``K`` is the number of trees): the other
+rows of the array are never written, and their memory never faulted in. A pass moves each start down through
 nodes with exactly one branch (decided, all their trees agree), walks from
 each, and then keeps as the row's starts the open frontier nodes it reached
 (``plan.node_open``), when there are at most ``K``; otherwise the old
@@ -98,15 +102,15 @@ def _descend_numpy(codes, plan: PassPlan, starts: np.ndarray) -> None:
 
 def _descend_one(codes, plan: PassPlan, start: np.ndarray) -> None:
     n_branches = np.diff(plan.branch_start)
-    rows = np.flatnonzero(start >= 0)
+    rows = np.flatnonzero(start > 0)
     while rows.size:
-        node = start[rows]
+        node = start[rows] - 1
         single = n_branches[node] == 1
         rows, node = rows[single], node[single]
         if not rows.size:
             return
         b = plan.branch_start[node]
-        start[rows] = plan.child(b, codes[plan.branch_attribute[b], rows].astype(np.int64))
+        start[rows] = plan.child(b, codes[plan.branch_attribute[b], rows].astype(np.int64)) + 1
 
 
 def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
@@ -135,8 +139,8 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
     else:
         _descend_numpy(codes, plan, starts)
         for start in starts:
-            for node in np.unique(start[start >= 0]):
-                visit(int(node), np.flatnonzero(start == node))
+            for node in np.unique(start[start > 0]):
+                visit(int(node) - 1, np.flatnonzero(start == node))
     return out.astype(np.int32)
 
 
@@ -190,13 +194,15 @@ if numba is not None:
         for i in range(codes.shape[1]):
             c = y[i]
             n_found = 0
+            n_old = 0
             for k in range(width):
-                node = starts[k, i]
+                node = starts[k, i] - 1
                 if node < 0:
                     break
+                n_old += 1
                 node = _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table,
                                     branch_cut, branch_default, branch_child, children)
-                starts[k, i] = node
+                starts[k, i] = node + 1
                 stack[0] = node
                 top = 1
                 while top > 0:
@@ -224,8 +230,10 @@ if numba is not None:
                                             branch_default, branch_child, children)
                         top += 1
             if n_found <= width:  # the open frontier nodes reached become the starts; else keep the old
-                for k in range(width):
-                    starts[k, i] = found[k] if k < n_found else -1
+                for k in range(n_found):
+                    starts[k, i] = found[k] + 1
+                for k in range(n_found, n_old):  # entries from n_old on are 0 already
+                    starts[k, i] = 0
 
     @numba.njit(cache=True, nogil=True)
     def _counting_order(keys, n_keys):
@@ -243,7 +251,8 @@ if numba is not None:
 
 
 def order_by_node(start: np.ndarray, n_nodes: int) -> np.ndarray:
-    """Stable order of rows by start node (a counting sort): rows of a node together."""
+    """Stable order of rows by start node (a counting sort; keys ``0 .. n_nodes - 1``): rows of a
+    node together."""
     if numba is None:
         return np.argsort(start, kind="stable")
     return _counting_order(start, n_nodes)
@@ -276,8 +285,8 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     y : (n_rows,) class codes
     part : (n_repeats, n_rows) fold part of each row in each repetition
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
-    starts : (K, n_rows) int32 start nodes of each row in this forest (-1: none), updated in
-        place (None: the root)
+    starts : (K, n_rows) int32 start nodes of each row in this forest (node + 1, first in a row's
+        column; 0: none), updated in place (None: the root)
     out : counts to add to (``plan.size``: int32 or int64 cells, or a mixed plan's uint16 units), e.g.
         several parts' sum; None: a new array (:meth:`~dasktree.plans.PassPlan.zeros`)
     """
@@ -296,7 +305,7 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     if codes.shape[1] and plan.n_slots:
         stack = np.empty(plan.node_slot.size + 1, dtype=np.int64)
         if starts is None:
-            starts = np.zeros((1, codes.shape[1]), dtype=np.int32)
+            starts = np.ones((1, codes.shape[1]), dtype=np.int32)  # the root
         found = np.empty(starts.shape[0], dtype=np.int32)
         if plan.mixed:  # uint16 units; a wide slot's cells through an int32 view, from half its base
             narrow, wide, slot_wide = out, out.view(np.int32), plan.slot_wide.astype(np.uint8)

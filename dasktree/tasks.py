@@ -120,9 +120,9 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     first = encoded.start_nodes(plan.forest_id, plan.start_width)[0]
     if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
         return
-    order = order_by_node(np.maximum(first, 0), plan.node_slot.size)
+    order = order_by_node(first, plan.node_slot.size + 1)  # node + 1 (0: a row without starts)
     codes, part = np.take(encoded.codes, order, axis=1), np.take(encoded.part, order, axis=1)
-    y, starts = encoded.y[order], np.take(encoded.start, order, axis=1)
+    y, starts = encoded.y[order], encoded.starts_reordered(order)
     encoded.codes, encoded.y, encoded.part, encoded.start = codes, y, part, starts
 
 

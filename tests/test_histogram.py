@@ -107,8 +107,8 @@ def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, dep
     part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
     kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
               total_bins=int(widths.sum()), n_classes=2)
-    starts = np.full((width, n_rows), -1, dtype=np.int32)
-    starts[0] = 0
+    starts = np.zeros((width, n_rows), dtype=np.int32)
+    starts[0] = 1  # the root, as node + 1
     frontier = [forest.nodes[0]]
     for _ in range(depth):
         if not frontier:
@@ -121,7 +121,9 @@ def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, dep
         np.testing.assert_array_equal(level_histogram_numpy(codes, y, part, plan, starts=stale, **kw), from_root)
         for i in range(n_rows):
             reached = _reached_open(forest, plan, codes, i)
-            kept = set(starts[:, i][starts[:, i] >= 0].tolist())
+            held = starts[:, i] > 0
+            assert np.all(held[:held.sum()]), "a row's starts come first in its column, zeros after"
+            kept = set((starts[:, i][held] - 1).tolist())
             if len(reached) <= width:
                 assert kept == reached
             else:  # too many to keep: the old starts; each reached node descends from exactly one
@@ -240,7 +242,7 @@ def test_start_nodes_are_kept_per_forest():
     first = e.start_nodes("forest-a", 2)
     first[:] = 7
     assert e.start_nodes("forest-a", 2) is first
-    np.testing.assert_array_equal(e.start_nodes("forest-b", 2), [[0] * 5, [-1] * 5])
+    np.testing.assert_array_equal(e.start_nodes("forest-b", 2), [[1] * 5, [0] * 5])  # the root (node + 1)
 
 
 @settings(max_examples=25, deadline=None)
@@ -401,5 +403,9 @@ def test_joined_parts_keep_their_start_nodes_only_for_one_forest():
     [block] = concatenate([part(2, "a", 1), part(3, "a", 7)])
     assert block.start_forest == "a"
     np.testing.assert_array_equal(block.start, np.repeat([[1, 1, 7, 7, 7]], 3, axis=0))
+    short = part(3, "a", 7)
+    short.start[1:] = 0  # one start a row: the rows below stay zeros, and are not read or copied
+    [block] = concatenate([part(2, "a", 1), short])
+    np.testing.assert_array_equal(block.start, [[1, 1, 7, 7, 7], [1, 1, 0, 0, 0], [1, 1, 0, 0, 0]])
     [mixed] = concatenate([part(2, "a", 1), part(3, "b", 7)])
     assert mixed.start is None  # start nodes of another forest mean nothing here: the root again
