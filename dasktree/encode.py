@@ -34,7 +34,7 @@ class Encoded:
     y : (n_rows,) int32 class codes.
     part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
     n_dropped : rows dropped for a null target.
-    start : (K, n_rows) int32 nodes each row's walk starts from, as node + 1 (0: none), in
+    start : (K, n_rows) uint16 or int32 nodes each row's walk starts from, as node + 1 (0: none), in
         the forest named ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
         Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
     """
@@ -46,22 +46,30 @@ class Encoded:
     start: np.ndarray | None = None
     start_forest: str = ""
 
-    def start_nodes(self, forest_id: str, width: int = 1) -> np.ndarray:
-        """The rows' ``width`` start nodes in forest ``forest_id``: the root for a forest not seen before."""
+    def start_nodes(self, forest_id: str, width: int = 1, n_nodes: int | None = None) -> np.ndarray:
+        """The rows' ``width`` start nodes in forest ``forest_id`` (the root for a forest not seen
+        before): uint16 while the forest's ``n_nodes`` fit one (node + 1 <= 65,535), then (or
+        when not given) int32."""
+        dtype = np.uint16 if n_nodes is not None and n_nodes <= np.iinfo(np.uint16).max else np.int32
         if self.start is None or self.start_forest != forest_id or self.start.shape[0] != width:
-            self.start = np.zeros((width, self.n_rows), dtype=np.int32)
+            self.start = np.zeros((width, self.n_rows), dtype=dtype)
             self.start[0] = 1  # the root
             self.start_forest = forest_id
+        elif np.dtype(dtype).itemsize > self.start.itemsize:  # the forest outgrew uint16 node ids
+            self.start = self.starts_reordered(None, dtype)
         return self.start
 
-    def starts_reordered(self, order: np.ndarray) -> np.ndarray:
-        """The start nodes with the rows in ``order``; rows of the array that hold no start stay
-        untouched zeros."""
-        out = np.zeros_like(self.start)
+    def starts_reordered(self, order: np.ndarray | None, dtype=None) -> np.ndarray:
+        """The start nodes with the rows in ``order`` (None: as they are), as ``dtype`` (None: the
+        same); rows of the array that hold no start stay untouched zeros."""
+        out = np.zeros(self.start.shape, dtype=dtype or self.start.dtype)
         for stream, reordered in zip(self.start, out):
             if not stream.any():  # no row has a start this far: nor further
                 break
-            np.take(stream, order, out=reordered)  # the stream just read, from the cache
+            if order is None:
+                reordered[:] = stream
+            else:
+                np.take(stream, order, out=reordered)  # the stream just read, from the cache
         return out
 
     @property
@@ -178,7 +186,8 @@ def _joined(block: list[Encoded]) -> Encoded:
     if first.start is not None and all(e.start is not None and e.start_forest == first.start_forest
                                        and e.start.shape[0] == first.start.shape[0] for e in block):
         used = max(streams_in_use(e.start) for e in block)
-        joined.start = np.zeros((first.start.shape[0], joined.n_rows), dtype=first.start.dtype)
+        joined.start = np.zeros((first.start.shape[0], joined.n_rows),
+                                dtype=np.result_type(*[e.start.dtype for e in block]))
         np.concatenate([e.start[:used] for e in block], axis=1, out=joined.start[:used])
         joined.start_forest = first.start_forest
     return joined

@@ -285,8 +285,8 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     y : (n_rows,) class codes
     part : (n_repeats, n_rows) fold part of each row in each repetition
     plan : the forest's nodes and branches, and the slots and slices of the counted nodes
-    starts : (K, n_rows) int32 start nodes of each row in this forest (node + 1, first in a row's
-        column; 0: none), updated in place (None: the root)
+    starts : (K, n_rows) uint16 or int32 start nodes of each row in this forest (node + 1, first in
+        a row's column; 0: none; each fits: node + 1 <= the dtype's max), updated in place (None: the root)
     out : counts to add to (``plan.size``: int32 or int64 cells, or a mixed plan's uint16 units), e.g.
         several parts' sum; None: a new array (:meth:`~dasktree.plans.PassPlan.zeros`)
     """

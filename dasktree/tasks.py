@@ -117,7 +117,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     the last pass left, not yet moved down: the kernel moves them (once), and
     rows of one start node count into its children, which are adjacent slots.
     """
-    first = encoded.start_nodes(plan.forest_id, plan.start_width)[0]
+    first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
     if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
         return
     order = order_by_node(first, plan.node_slot.size + 1)  # node + 1 (0: a row without starts)
@@ -134,7 +134,7 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
         total_bins=shape.total_bins, n_classes=shape.n_classes,
-        starts=encoded.start_nodes(plan.forest_id, plan.start_width), out=out,
+        starts=encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size), out=out,
     )
 
 

@@ -93,8 +93,8 @@ def _reached_open(forest, plan, codes, i):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 200), n_folds=st.integers(1, 4),
-       depth=st.integers(1, 4), width=st.integers(1, 3))
-def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, depth, width):
+       depth=st.integers(1, 4), width=st.integers(1, 3), dtype=st.sampled_from([np.uint16, np.int32]))
+def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, depth, width, dtype):
     """Starts kept across the passes of a growing forest give the counts of a walk from the root;
     with at most ``width`` open frontier nodes reached they are exactly those nodes."""
     rng = np.random.default_rng(seed)
@@ -107,7 +107,7 @@ def test_start_nodes_change_the_time_never_the_counts(seed, n_rows, n_folds, dep
     part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
     kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
               total_bins=int(widths.sum()), n_classes=2)
-    starts = np.zeros((width, n_rows), dtype=np.int32)
+    starts = np.zeros((width, n_rows), dtype=dtype)
     starts[0] = 1  # the root, as node + 1
     frontier = [forest.nodes[0]]
     for _ in range(depth):
@@ -243,6 +243,19 @@ def test_start_nodes_are_kept_per_forest():
     first[:] = 7
     assert e.start_nodes("forest-a", 2) is first
     np.testing.assert_array_equal(e.start_nodes("forest-b", 2), [[1] * 5, [0] * 5])  # the root (node + 1)
+
+
+def test_start_nodes_widen_when_the_forest_outgrows_uint16():
+    from dasktree.encode import Encoded
+
+    e = Encoded(np.ones((2, 4), np.uint8), np.zeros(4, np.int32), np.zeros((1, 4), np.int16))
+    small = e.start_nodes("f", 3, n_nodes=65_535)
+    assert small.dtype == np.uint16
+    small[0], small[1] = [65_535, 2, 3, 4], [9, 0, 9, 0]
+    wide = e.start_nodes("f", 3, n_nodes=65_536)
+    assert wide.dtype == np.int32 and e.start_nodes("f", 3, n_nodes=70_000) is wide
+    np.testing.assert_array_equal(wide, [[65_535, 2, 3, 4], [9, 0, 9, 0], [0, 0, 0, 0]])
+    assert e.start_nodes("g", 3).dtype == np.int32  # the forest's size not given: int32
 
 
 @settings(max_examples=25, deadline=None)
