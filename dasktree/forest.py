@@ -27,7 +27,7 @@ from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
 
-MAX_STARTS = 16  # start nodes kept per row (4 bytes each): one per tree of a 10-fold forest (11), capped
+MAX_STARTS = 16  # start nodes kept per row (2 or 4 bytes each): one per tree of a 10-fold forest (11), capped
 
 
 @dataclass(slots=True)
@@ -231,7 +231,9 @@ class Forest:
         children = [Node(first + i, depth, trees, child_counts[i]) for i in range(test.arity)]
         self.nodes += children
         ids = list(range(first, first + len(children)))
-        node.branch_index.update((t, len(node.branches)) for t in trees)
+        index = len(node.branches)
+        for t in trees:
+            node.branch_index[t] = index
         node.branches.append(Branch(trees, test, ids))
         self._flat.add(node.id, test, ids)
         return children

@@ -192,14 +192,27 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
     tests_per_node: list[int] = []
     created: list[Node] = []
     accepted = accepted[np.argsort(packed.nodes[result[accepted]], kind="stable")]  # by node id, then tree
-    bounds = np.flatnonzero(np.diff(result[accepted])) + 1
-    arity_start = packed.arity_start
-    for run in np.split(accepted, bounds) if accepted.size else []:
-        node = nodes[int(result[run[0]])]
-        tests = {int(tree[d]): test_of(packed, int(choice[d])) for d in run.tolist()}
-        counts = {int(tree[d]): packed.children[arity_start[choice[d]]:arity_start[choice[d] + 1]]
-                  for d in run.tolist()}
-        created += forest.set_tests(node, tests, counts)
+    bounds = [0] + (np.flatnonzero(np.diff(result[accepted])) + 1).tolist() + [accepted.size]
+    at_result, at_tree, at_choice = (a[accepted].tolist() for a in (result, tree, choice))
+    arity_start = packed.arity_start.tolist()
+    tests: dict[int, object] = {}  # chosen test -> its Test (trees choosing one test share the object)
+
+    def test(k: int):
+        if k not in tests:
+            tests[k] = test_of(packed, k)
+        return tests[k]
+
+    for lo, hi in zip(bounds[:-1], bounds[1:]) if accepted.size else []:
+        node = nodes[at_result[lo]]
+        if hi - lo == 1:  # one tree decides here (most nodes of a bifurcated forest's deep levels)
+            k = at_choice[lo]
+            created += forest.add_branch(node, (at_tree[lo],), test(k),
+                                         packed.children[arity_start[k]:arity_start[k + 1]])
+        else:
+            run = range(lo, hi)
+            created += forest.set_tests(
+                node, {at_tree[d]: test(at_choice[d]) for d in run},
+                {at_tree[d]: packed.children[arity_start[at_choice[d]]:arity_start[at_choice[d] + 1]] for d in run})
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
     if params.max_depth is not None and level + 1 >= params.max_depth:

@@ -191,6 +191,9 @@ def test_the_packed_apply_grows_the_forest_the_reference_grows(monkeypatch, max_
         assert "min_impurity_decrease" in reasons
     assert any(len(node.branches) > 1 for node in forest.nodes)  # bifurcations
     assert any(len(b.trees) > 1 for node in forest.nodes for b in node.branches)  # shared branches
+    # the arity test_of gives its tests is the one their code tables have
+    assert all(b.test.arity == int(b.test.bin_children.max()) + 1 == len(b.children)
+               for node in forest.nodes for b in node.branches)
 
 
 def test_an_empty_chunk_packs_and_joins():
