@@ -146,3 +146,19 @@ def test_ties_go_to_the_lower_attribute():
     layout = AttributeLayout(np.array([0, 3]), np.array([3, 3]), ("numeric", "numeric"),
                              (np.array([0.5]),) * 2, (np.array([0.0, 1.0]),) * 2)
     assert best_split(hist, layout, SplitParams("gini")).test.attribute == 0
+
+
+@given(n_bins=st.integers(2, 40), data=st.data())
+def test_numeric_tests_route_each_code_as_their_cuts_say(n_bins, data):
+    """A threshold test's code table (the binary one filled directly) against the cuts, and its arity."""
+    from dasktree.split.node_tests import numeric_test
+
+    upper = np.sort(np.random.default_rng(n_bins).random(n_bins - 1))
+    cuts = sorted(data.draw(st.sets(st.integers(1, n_bins - 1), min_size=1, max_size=min(4, n_bins - 1))))
+    default = data.draw(st.integers(0, len(cuts)))
+    test = numeric_test(3, np.array(cuts), upper, default)
+    codes = np.arange(1, n_bins + 1)
+    expected = np.array([default] + [sum(code > c for c in cuts) for code in codes])
+    np.testing.assert_array_equal(test.bin_children, expected)
+    assert test.thresholds == tuple(float(upper[c - 1]) for c in cuts)
+    assert test.arity == int(expected.max()) + 1 == len(cuts) + 1
