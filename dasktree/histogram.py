@@ -18,14 +18,16 @@ parts are int64 (:func:`add_counts`, or the search tasks').
 *Start nodes.* A row need not walk from the root every pass. ``starts``
 (shape ``(K, n_rows)``, kept with the encoded part between passes) holds nodes
 of the row's paths such that every node it can still reach descends from
-exactly one of them: node ``n`` as ``n + 1``, in the row's first entries, 0
-after them. So a fresh array is zeros with the root (1) in its first row, and
-a pass reads and writes only as many of a row's entries as it has starts (one
-to a few in a stable forest, where ``K`` is the number of trees): the other
-rows of the array are never written, and their memory never faulted in. A pass moves each start down through
-nodes with exactly one branch (decided, all their trees agree), walks from
-each, and then keeps as the row's starts the open frontier nodes it reached
-(``plan.node_open``), when there are at most ``K``; otherwise the old
+exactly one of them: node ``n`` as ``n + 1``, in the first entries of the
+row's column, 0 after them. A fresh array is zeros with the root (1) in its
+first line, and a pass reads and writes only as many of a row's entries as it
+has starts (one to a few in a stable forest, where ``K`` is the number of
+trees): lines of the array no row has reached are never written, and their
+memory is never faulted in. The array is uint16 while the forest's node ids
+fit (:meth:`~dasktree.encode.Encoded.start_nodes`). A pass moves each start
+down through nodes with exactly one branch (decided, all their trees agree),
+walks from each, and then keeps as the row's starts the open frontier nodes
+it reached (``plan.node_open``), when there are at most ``K``; otherwise the old
 (descended) starts stay. A row of a single tree walks one step per pass; a
 row in a forest that has bifurcated steps once from each of its few frontier
 nodes instead of walking every fold tree's path from the root. A node's
