@@ -24,6 +24,7 @@ from .collector import collector_paused, older_objects_frozen
 from .forest import Forest, Node
 from .node_search import NodeResult, SearchContext, SearchRequest, leaf_reasons, search_group
 from .search_results import PackedResults, concat, test_of
+from .split.node_tests import Test
 from .split.search import AttributeLayout, SplitParams
 
 __all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
@@ -195,9 +196,9 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
     bounds = [0] + (np.flatnonzero(np.diff(result[accepted])) + 1).tolist() + [accepted.size]
     at_result, at_tree, at_choice = (a[accepted].tolist() for a in (result, tree, choice))
     arity_start = packed.arity_start.tolist()
-    tests: dict[int, object] = {}  # chosen test -> its Test (trees choosing one test share the object)
+    tests: dict[int, Test] = {}  # chosen test -> its Test (trees choosing one test share the object)
 
-    def test(k: int):
+    def test(k: int) -> Test:
         if k not in tests:
             tests[k] = test_of(packed, k)
         return tests[k]

@@ -106,11 +106,8 @@ def pack(results: list[NodeResult], n_parts: int, n_classes: int) -> PackedResul
 def test_of(packed: PackedResults, k: int) -> Test:
     """Chosen test ``k`` of ``packed`` as a :class:`Test` (its code table a view of the column)."""
     lo, hi = int(packed.bin_start[k]), int(packed.bin_start[k + 1])
-    test = Test(int(packed.attribute[k]), packed.kind[k], packed.bin_children[lo:hi], int(packed.default[k]),
-                packed.thresholds[k], packed.groups[k])
-    # its arity is known here: cached as Test.arity would cache it, without a pass over the table
-    test.__dict__["arity"] = int(packed.arity_start[k + 1] - packed.arity_start[k])
-    return test
+    return Test(int(packed.attribute[k]), packed.kind[k], packed.bin_children[lo:hi], int(packed.default[k]),
+                packed.thresholds[k], packed.groups[k]).knowing_arity(packed.arity_start[k + 1] - packed.arity_start[k])
 
 
 def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedResults:

@@ -55,6 +55,12 @@ class Test:
         """Equal for tests that partition every example the same way."""
         return (self.attribute, self.bin_children.tobytes())
 
+    def knowing_arity(self, arity: int) -> "Test":
+        """This test with its arity cached as :attr:`arity` would cache it, for a caller that knows
+        it already (no pass over the code table); returns the test."""
+        self.__dict__["arity"] = int(arity)
+        return self
+
     def __eq__(self, other) -> bool:
         return isinstance(other, Test) and self.identity == other.identity
 
@@ -103,9 +109,9 @@ def numeric_test(attribute: int, cuts: np.ndarray, upper: np.ndarray, default: i
     table[1:cut + 1] = 0
     table[cut + 1:] = 1
     table[0] = default
-    test = Test(attribute, "numeric", table, int(default), (float(upper[cut - 1]),))
-    test.__dict__["arity"] = max(int(default), 1 if cut < n_bins else 0) + 1  # as Test.arity, cached
-    return test
+    # cut < n_bins (its threshold is upper[cut - 1]): codes 1..cut go to 0, at least one to 1
+    return Test(attribute, "numeric", table, int(default), (float(upper[cut - 1]),)).knowing_arity(
+        max(int(default), 1) + 1)
 
 
 def nominal_test(attribute: int, groups: list[np.ndarray], n_codes: int, default: int) -> Test:
