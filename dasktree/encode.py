@@ -37,6 +37,8 @@ class Encoded:
     start : (K, n_rows) uint16 or int32 nodes each row's walk starts from, as node + 1 (0: none), in
         the forest named ``start_forest`` (see :mod:`dasktree.histogram`); kept between passes.
         Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
+    grouped : (forest id, slots counted) of the pass that last put the rows in order of their
+        nodes (:func:`dasktree.tasks.group_rows`), or None.
     """
 
     codes: np.ndarray
@@ -45,6 +47,7 @@ class Encoded:
     n_dropped: int = 0
     start: np.ndarray | None = None
     start_forest: str = ""
+    grouped: tuple[str, int] | None = None
 
     def start_nodes(self, forest_id: str, width: int = 1, n_nodes: int | None = None) -> np.ndarray:
         """The rows' ``width`` start nodes in forest ``forest_id`` (the root for a forest not seen

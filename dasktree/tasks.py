@@ -107,6 +107,7 @@ def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles,
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)
+REGROUP_GROWTH = 8  # rows grouped by node are grouped again once the counted nodes grew this much
 
 
 def group_rows(encoded: Encoded, plan: PassPlan) -> None:
@@ -116,8 +117,21 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     outgrows the cache (see :mod:`dasktree.histogram`). The starts are those
     the last pass left, not yet moved down: the kernel moves them (once), and
     rows of one start node count into its children, which are adjacent slots.
+
+    Rows in order of their nodes at one level are in order of subtrees at the
+    next ones: a node's descendants are created together, so they hold adjacent
+    slots. The rows of a node then count into a window of slots that doubles
+    each level, and stays in the cache for a few levels. So once grouped in a
+    forest, rows are grouped again only when the pass counts ``REGROUP_GROWTH``
+    times the slots it counted then: each grouping writes a fresh copy of
+    every array of the part, and at deep levels that copy cost as much as the
+    counting it saved.
     """
     first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
+    grouped = encoded.grouped
+    if grouped is not None and grouped[0] == plan.forest_id and plan.n_slots < REGROUP_GROWTH * grouped[1]:
+        return
+    encoded.grouped = (plan.forest_id, plan.n_slots)
     if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
         return
     order = order_by_node(first, plan.node_slot.size + 1)  # node + 1 (0: a row without starts)

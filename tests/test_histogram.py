@@ -287,6 +287,44 @@ def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth)
     np.testing.assert_array_equal(histogram_of(encoded, plan=plan, shape=shape), before)
 
 
+def test_rows_are_grouped_again_only_once_the_counted_nodes_grew():
+    """Rows grouped by node stay grouped by subtree: a part is reordered again only when a pass of
+    its forest counts REGROUP_GROWTH times the slots it counted then, and at once in a new forest."""
+    from dasktree.encode import Encoded
+    from dasktree.tasks import REGROUP_GROWTH, group_rows
+
+    rng = np.random.default_rng(5)
+    widths = np.array([4, 5, 6])
+    forest = _random_forest(rng, widths, 1, 4)
+    leaves = [n for n in forest.nodes if not n.branches]
+    assert len(leaves) >= REGROUP_GROWTH
+    few, grown = (forest.pass_plan(leaves[:k], widths, 2) for k in (1, REGROUP_GROWTH))
+    n = 60
+    encoded = Encoded(rng.integers(0, 4, size=(3, n)).astype(np.uint8), np.arange(n, dtype=np.int32),
+                      np.zeros((1, n), dtype=np.int16))
+
+    def shuffled_starts(plan) -> np.ndarray:
+        start = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)
+        start[0] = rng.permutation(np.arange(n) % plan.node_slot.size + 1)  # node + 1
+        return start[0].copy()
+
+    shuffled_starts(few)
+    group_rows(encoded, few)
+    assert np.all(np.diff(encoded.start[0]) >= 0) and encoded.grouped == (forest.id, 1)
+    kept = shuffled_starts(few)
+    group_rows(encoded, few)  # as many slots as when grouped: the rows stay where they are
+    np.testing.assert_array_equal(encoded.start[0], kept)
+    start_of_row = dict(zip(encoded.y.tolist(), kept.tolist()))  # y names each row here
+    group_rows(encoded, grown)
+    assert np.all(np.diff(encoded.start[0]) >= 0) and encoded.grouped == (forest.id, REGROUP_GROWTH)
+    assert encoded.start[0].tolist() == [start_of_row[row] for row in encoded.y.tolist()]  # moved alike
+    other = _random_forest(rng, widths, 1, 1)
+    plan = other.pass_plan([n for n in other.nodes if not n.branches], widths, 2)
+    shuffled_starts(plan)
+    group_rows(encoded, plan)  # another forest: grouped at once
+    assert encoded.grouped == (other.id, plan.n_slots) and np.all(np.diff(encoded.start[0]) >= 0)
+
+
 def test_plan_tables_widen_to_uint16_past_256_children():
     """Branch tables hold child indices: one byte while tests have at most 256 children, two after,
     and the tables already built keep routing to the same children."""
