@@ -124,8 +124,8 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     each level, and stays in the cache for a few levels. So once grouped in a
     forest, rows are grouped again only when the pass counts ``REGROUP_GROWTH``
     times the slots it counted then: each grouping writes a fresh copy of
-    every array of the part, and at deep levels that copy cost as much as the
-    counting it saved.
+    every array of the part, and counting a level with the last level's order
+    measured no slower than grouped anew (``benchmarks/README.md``).
     """
     first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
     grouped = encoded.grouped

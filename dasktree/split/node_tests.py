@@ -100,18 +100,18 @@ def numeric_test(attribute: int, cuts: np.ndarray, upper: np.ndarray, default: i
     cuts = np.asarray(cuts, dtype=np.int64)
     n_bins = upper.size + 1
     table = np.empty(n_bins + 1, dtype=np.int16)
-    if cuts.size != 1:
+    binary = cuts.size == 1  # thousands at a deep forest level: two fills, not a search
+    if binary:  # cut < n_bins: codes 1..cut go to child 0, the others (at least one) to child 1
+        cut = int(cuts[0])
+        table[1:cut + 1] = 0
+        table[cut + 1:] = 1
+        thresholds: tuple[float, ...] = (float(upper[cut - 1]),)
+    else:
         table[1:] = np.searchsorted(cuts, np.arange(1, n_bins + 1), side="left")
-        table[0] = default
-        return Test(attribute, "numeric", table, int(default), tuple(float(upper[j - 1]) for j in cuts))
-    # a binary test (thousands at a deep forest level): two fills, not a search
-    cut = int(cuts[0])
-    table[1:cut + 1] = 0
-    table[cut + 1:] = 1
+        thresholds = tuple(float(upper[j - 1]) for j in cuts)
     table[0] = default
-    # cut < n_bins (its threshold is upper[cut - 1]): codes 1..cut go to 0, at least one to 1
-    return Test(attribute, "numeric", table, int(default), (float(upper[cut - 1]),)).knowing_arity(
-        max(int(default), 1) + 1)
+    test = Test(attribute, "numeric", table, int(default), thresholds)
+    return test.knowing_arity(max(int(default), 1) + 1) if binary else test
 
 
 def nominal_test(attribute: int, groups: list[np.ndarray], n_codes: int, default: int) -> Test:
