@@ -34,8 +34,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import weakref
 from concurrent.futures import ThreadPoolExecutor
 
+from .collector import freeze_older_objects, unfreeze_older_objects
 from .progress import Progress
 from .tasks import histogram_of_many, search_cells
 
@@ -48,9 +50,16 @@ class PartHolder:
     ``jobs`` are ``(function, args, kwargs)``, one per group of parts (a worker thread's): each
     returns the group's list of :class:`~dasktree.encode.Encoded` parts, and runs at the first
     pass (the holders start before it, while the client prepares). Each group counts into its own
-    histogram: the derived slots need the same rows from pass to pass."""
+    histogram: the derived slots need the same rows from pass to pass.
+
+    From its start to its close (or its collection, if never closed) the worker's older objects
+    (``distributed``'s state, the modules) are out of the collector's scans
+    (:func:`~dasktree.collector.freeze_older_objects`): a full collection of them takes 70-100 ms
+    on a worker, and its peers wait for its cells meanwhile."""
 
     def __init__(self, *jobs: tuple):
+        freeze_older_objects()
+        self._thaw = weakref.finalize(self, unfreeze_older_objects)  # once: at close, or when collected
         self._jobs = list(jobs)
         self.groups: list | None = None  # the encoded groups, from the first pass on
         self._pool = _worker_threads() or ThreadPoolExecutor(max(1, len(jobs)), thread_name_prefix="dasktree-holder")
@@ -117,6 +126,7 @@ class PartHolder:
         self.groups, self._jobs, self._hists, self._peers = [], [], [], []
         if self._pool is not _worker_threads():
             self._pool.shutdown(wait=False)
+        self._thaw()
 
 
 class HolderLost(Exception):

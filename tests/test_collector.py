@@ -57,3 +57,51 @@ def test_threads_overlapping_turn_it_on_only_when_the_last_leaves():
     thread.join()
     assert seen == {"while the short one had left": False}
     assert gc.isenabled()
+
+
+def test_frozen_spans_overlap_and_the_last_to_end_unfreezes():
+    """Two holders on one worker: the objects are frozen from the first start to the last end."""
+    from dasktree.collector import freeze_older_objects, unfreeze_older_objects
+
+    assert gc.get_freeze_count() == 0
+    freeze_older_objects()
+    frozen = gc.get_freeze_count()
+    assert frozen > 0
+    freeze_older_objects()  # a second span: nothing more to freeze
+    assert gc.get_freeze_count() == frozen
+    unfreeze_older_objects()
+    assert gc.get_freeze_count() == frozen  # the first span is still on
+    unfreeze_older_objects()
+    assert gc.get_freeze_count() == 0
+    unfreeze_older_objects()  # an end without a start does nothing
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_process_that_froze_its_objects_keeps_them_frozen():
+    from dasktree.collector import freeze_older_objects, unfreeze_older_objects
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        freeze_older_objects()
+        unfreeze_older_objects()
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+def test_a_part_holder_freezes_from_its_start_to_its_close_once():
+    """The holder's span ends at close, and its collection after that ends nothing more."""
+    from dasktree.holders import PartHolder
+
+    holder = PartHolder()
+    assert gc.get_freeze_count() > 0
+    holder.close()
+    assert gc.get_freeze_count() == 0
+    other = PartHolder()
+    del holder  # closed already: its collection must not end the other holder's span
+    gc.collect()
+    assert gc.get_freeze_count() > 0
+    del other  # never closed: its collection ends its span
+    gc.collect()
+    assert gc.get_freeze_count() == 0
