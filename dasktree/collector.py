@@ -18,7 +18,12 @@ garbage, which the next collection after it takes.
   other work before (a long-running cluster; the benchmarks' warm-up of a
   50,000-row forest) starts a fit with its collector close to a full
   collection: measured on F7 1M cv=10 fits after that warm-up, each worker
-  made one, 68-97 ms, while its peer waited for its cells.
+  made one, 68-97 ms, while its peer waited for its cells. Forest fits
+  after that warm-up, with / without the freeze (``bench_ab.py``,
+  ``results/ab_session14_freeze*.md``): F7 1M 0.91 (6 pairs), F7 4M 0.88
+  and F2 4M 0.90 (4 pairs each). (An earlier form, after a 2,000-row
+  warm-up only, measured 1.08-1.09 and was reverted: there the measured fits
+  rarely reached a full collection.)
 - :func:`collector_paused` (a worker's search tasks, and the client's
   :func:`dasktree.grow._apply`): no automatic collection while the block runs.
   Measured on the search of half an F7 cv=10 level 9 (2,405 nodes), the first

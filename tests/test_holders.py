@@ -1,5 +1,6 @@
 """The holders (Dask actors) that make a cached fit's level passes: a failing one, and none left behind."""
 
+import gc
 import threading
 
 import pytest
@@ -61,3 +62,5 @@ def test_a_fit_leaves_no_holder_on_the_workers(tmp_path, cluster_client):
     while any(cluster_client.run(lambda dask_worker: len(dask_worker.state.actors)).values()):
         assert time.monotonic() < deadline, "holders are still on the workers after the fit"
         time.sleep(0.05)
+    # a holder keeps its worker's older objects frozen (dasktree.collector) for its life only
+    assert set(cluster_client.run(gc.get_freeze_count).values()) == {0}
