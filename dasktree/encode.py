@@ -10,7 +10,9 @@ here and counted.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
+from typing import Callable
 
 import numpy as np
 import pyarrow as pa
@@ -21,7 +23,7 @@ from .binning import BinSpec, FeatureBins
 from .errors import DataError
 from .schema import NUMERIC, combined, nominal_values, numeric_values
 
-__all__ = ["Encoded", "encode_features", "encode_table", "class_codes", "concatenate", "streams_in_use"]
+__all__ = ["Encoded", "encode_features", "encode_blocks", "class_codes"]
 
 MAX_ROWS = 2**31 - 1  # rows of one encoded block: a level pass counts a block in int32
 
@@ -59,21 +61,26 @@ class Encoded:
             self.start[0] = 1  # the root
             self.start_forest = forest_id
         elif np.dtype(dtype).itemsize > self.start.itemsize:  # the forest outgrew uint16 node ids
-            self.start = self.starts_reordered(None, dtype)
+            widened = np.zeros(self.start.shape, dtype=dtype)
+            for k, line in _start_lines(self.start):
+                widened[k] = line
+            self.start = widened
         return self.start
 
-    def starts_reordered(self, order: np.ndarray | None, dtype=None) -> np.ndarray:
-        """The start nodes with the rows in ``order`` (None: as they are), as ``dtype`` (None: the
-        same); rows of the array that hold no start stay untouched zeros."""
-        out = np.zeros(self.start.shape, dtype=dtype or self.start.dtype)
-        for stream, reordered in zip(self.start, out):
-            if not stream.any():  # no row has a start this far: nor further
-                break
-            if order is None:
-                reordered[:] = stream
-            else:
-                np.take(stream, order, out=reordered)  # the stream just read, from the cache
-        return out
+    def reorder(self, order: np.ndarray) -> None:
+        """Put the rows in ``order`` (a permutation, int64), every array alike, in place.
+
+        Each line of each array is gathered into one scratch line and copied back, so a
+        reorder takes one line of new memory, not a copy of the part: a copy of a 4M-row
+        forest's parts mid-fit is memory these machines fault in at 1-2.4 ms per MB
+        (``benchmarks/README.md``). Lines of the start array that hold no start stay
+        untouched zeros."""
+        scratch = np.empty(self.n_rows * 4, dtype=np.uint8)  # the widest line: int32
+        starts = () if self.start is None else (line for _, line in _start_lines(self.start))
+        for line in itertools.chain(self.codes, (self.y,), self.part, starts):  # a start line just read: from the cache
+            gathered = scratch[:line.nbytes].view(line.dtype)
+            np.take(line, order, out=gathered, mode="clip")  # "clip": not buffered; ``order`` is in range
+            line[...] = gathered
 
     @property
     def n_rows(self) -> int:
@@ -111,11 +118,17 @@ def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:
 def encode_features(table: pa.Table, spec: BinSpec) -> np.ndarray:
     """``codes`` of shape (n_attributes, n_rows) for the spec's features."""
     out = np.empty((spec.n_features, table.num_rows), dtype=spec.code_dtype)
+    _encode_into(out, table, spec)
+    return out
+
+
+def _encode_into(out: np.ndarray, table: pa.Table, spec: BinSpec, keep: np.ndarray | None = None) -> None:
+    """The codes of the rows ``keep`` (None: all) of ``table`` written into ``out`` (n_attributes, rows kept)."""
     for j, bins in enumerate(spec.features):
         if bins.name not in table.column_names:
             raise DataError(f"column {bins.name!r} that the model uses is missing from the data")
-        out[j] = encode_feature(table.column(bins.name), bins, spec.code_dtype)
-    return out
+        codes = encode_feature(table.column(bins.name), bins, spec.code_dtype)
+        out[j] = codes if keep is None else codes[keep]
 
 
 def class_codes(column, classes: tuple) -> np.ndarray:
@@ -133,64 +146,74 @@ def class_codes(column, classes: tuple) -> np.ndarray:
     return index.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32)
 
 
-def encode_table(table: pa.Table, spec: BinSpec, target: str, part: np.ndarray | None = None) -> Encoded:
-    """Encode one part's table for the level passes, dropping null-target rows.
-
-    ``part`` (n_repeats, n_rows) gives each row's fold part; None means one
-    repetition with every row in part 0.
-    """
-    y = class_codes(table.column(target), spec.classes)
-    keep = y >= 0
-    codes = encode_features(table, spec)
-    if part is None:
-        part = np.zeros((1, table.num_rows), dtype=np.int16)
-    if keep.all():
-        return Encoded(codes, y, part.astype(np.int16, copy=False), 0)
-    return Encoded(
-        np.ascontiguousarray(codes[:, keep]), y[keep], np.ascontiguousarray(part[:, keep]).astype(np.int16),
-        int((~keep).sum()),
-    )
+Load = Callable[[], tuple[pa.Table, "np.ndarray | None"]]  # a part's table and fold parts (or None)
 
 
-def concatenate(encoded: list[Encoded], max_rows: int = MAX_ROWS) -> list[Encoded]:
-    """Consecutive encoded parts joined into blocks of at most ``max_rows`` rows, rows in order.
+def encode_blocks(loads: list[tuple[int, Load]], spec: BinSpec, target: str, max_rows: int = MAX_ROWS) -> list[Encoded]:
+    """Consecutive parts (a worker thread's group) encoded as blocks of rows, in order; null-target
+    rows dropped. ``loads[i]`` is (part i's rows as counted, a function returning its table and
+    fold parts, or None for one repetition with every row in part 0). A block holds the parts of
+    at most ``max_rows`` rows together (a larger part alone is one).
 
-    A worker thread's group of parts is counted as one block at deep levels: a
-    pass then puts the rows in the order of their nodes (:func:`dasktree.tasks.group_rows`)
-    to count into the histogram one node region at a time, and per part that
-    sweeps the whole histogram once for every part. The rows' start nodes are
-    carried when every part has them for the same forest; the counts never
-    depend on row order or blocks.
-    """
-    blocks: list[list[Encoded]] = []
-    rows = 0
-    for e in encoded:
-        if not blocks or rows + e.n_rows > max_rows:
-            blocks.append([])
-            rows = 0
-        blocks[-1].append(e)
-        rows += e.n_rows
-    return [block[0] if len(block) == 1 else _joined(block) for block in blocks]
+    A block's arrays are allocated once and each part encoded into them, one part loaded at a
+    time. A group is counted as one block: at deep levels a pass orders its rows by node, and
+    ordered part by part the rows would sweep the whole histogram once for every part. Joining
+    parts encoded one by one meant a fresh copy of them all in the middle of a fit."""
+    return [_encode_block([loads[i] for i in run], spec, target) for run in _runs([n for n, _ in loads], max_rows)]
 
 
-def streams_in_use(start: np.ndarray) -> int:
-    """Rows of a start array (:class:`Encoded`) holding any start: a row's starts come first in its
-    column, so the first row of zeros ends them. Reads only the rows in use and that one."""
-    used = 0
-    while used < start.shape[0] and start[used].any():
-        used += 1
-    return used
+def _runs(sizes: list[int], max_rows: int) -> list[list[int]]:
+    """Consecutive indices of ``sizes``, in runs of at most ``max_rows`` in all (a larger size alone)."""
+    runs: list[list[int]] = []
+    total = 0
+    for i, n in enumerate(sizes):
+        if not runs or total + n > max_rows:
+            runs.append([])
+            total = 0
+        runs[-1].append(i)
+        total += n
+    return runs
 
 
-def _joined(block: list[Encoded]) -> Encoded:
-    joined = Encoded(np.concatenate([e.codes for e in block], axis=1), np.concatenate([e.y for e in block]),
-                     np.concatenate([e.part for e in block], axis=1), sum(e.n_dropped for e in block))
-    first = block[0]
-    if first.start is not None and all(e.start is not None and e.start_forest == first.start_forest
-                                       and e.start.shape[0] == first.start.shape[0] for e in block):
-        used = max(streams_in_use(e.start) for e in block)
-        joined.start = np.zeros((first.start.shape[0], joined.n_rows),
-                                dtype=np.result_type(*[e.start.dtype for e in block]))
-        np.concatenate([e.start[:used] for e in block], axis=1, out=joined.start[:used])
-        joined.start_forest = first.start_forest
-    return joined
+def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> Encoded:
+    capacity = sum(max(n, 0) for n, _ in loads)
+    block = Encoded(np.empty((spec.n_features, capacity), dtype=spec.code_dtype), np.empty(capacity, dtype=np.int32),
+                    np.zeros((1, capacity), dtype=np.int16))
+    lo = 0
+    for i, (_, load) in enumerate(loads):
+        table, fold_part = load()
+        y = class_codes(table.column(target), spec.classes)
+        keep = None if bool(np.all(y >= 0)) else y >= 0
+        hi = lo + (y.size if keep is None else int(keep.sum()))
+        if hi > block.n_rows:  # more rows than counted (metadata out of step): room for them and the rest
+            _grow(block, hi + sum(max(n, 0) for n, _ in loads[i + 1:]))
+        if fold_part is not None and fold_part.shape[0] != block.part.shape[0]:
+            block.part = np.zeros((fold_part.shape[0], block.n_rows), dtype=np.int16)  # first part: nothing written yet
+        _encode_into(block.codes[:, lo:hi], table, spec, keep)
+        block.y[lo:hi] = y if keep is None else y[keep]
+        if fold_part is not None:
+            block.part[:, lo:hi] = fold_part if keep is None else fold_part[:, keep]
+        block.n_dropped += y.size - (hi - lo)
+        lo = hi
+    if lo < block.n_rows:  # rows dropped for a null target: the arrays to their size
+        _grow(block, lo)
+    return block
+
+
+def _grow(block: Encoded, n: int) -> None:
+    """Resize a block's arrays to ``n`` rows, keeping the first ones (a copy)."""
+    keep = min(n, block.n_rows)
+    for name in ("codes", "y", "part"):
+        old = getattr(block, name)
+        new = (np.zeros if name == "part" else np.empty)(old.shape[:-1] + (n,), dtype=old.dtype)
+        new[..., :keep] = old[..., :keep]
+        setattr(block, name, new)
+
+
+def _start_lines(start: np.ndarray):
+    """(k, line) for the lines of a start array (:class:`Encoded`) holding any start: a row's starts
+    come first in its column, so the first line of zeros ends them; it and those after are not read."""
+    for k, line in enumerate(start):
+        if not line.any():
+            return
+        yield k, line

@@ -14,7 +14,7 @@ from .binning import BinSpec, Summary, merge_all, summarize
 from .collector import collector_paused
 from .dataset import Part, Source
 from .derive import fill_derived, slot_cells
-from .encode import Encoded, concatenate, encode_table
+from .encode import Encoded, encode_blocks
 from .errors import DataError
 from .forest import PassPlan
 from .node_search import SearchRequest, search_group
@@ -76,34 +76,41 @@ def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: 
 
 def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None, table=None) -> Encoded:
     """Encode one part for the level passes: ``table`` when pass 0 kept it, else read now."""
-    table = source.read(part, roles.columns) if table is None else table
-    fold_part = None if folds is None else folds.parts_of(table, part)
-    return encode_table(table, spec, roles.target, fold_part)
+    [encoded] = encode_parts(None if table is None else [table], parts=[part], source=source, roles=roles,
+                             spec=spec, folds=folds)
+    return encoded
 
 
 def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
                  folds=None) -> list[Encoded]:
-    """A group of parts encoded (one cached value per group): from pass 0's ``tables`` when kept."""
+    """A group of parts encoded as one block of rows (one cached value per group;
+    :func:`~dasktree.encode.encode_blocks`): from pass 0's ``tables`` when kept, else read one at a time."""
     tables = [None] * len(parts) if tables is None else tables
-    return [encode_part(part, source=source, roles=roles, spec=spec, folds=folds, table=table)
-            for part, table in zip(parts, tables)]
 
+    def load(part: Part, table):
+        def loaded():
+            read = source.read(part, roles.columns) if table is None else table
+            return read, None if folds is None else folds.parts_of(read, part)
+        return loaded
 
-def encode_frame(frame, *, roles: Roles, spec: BinSpec, index: int, offset: int = 0, folds=None) -> Encoded:
-    """Encode one pandas partition of a dask DataFrame; ``offset`` is its first row's global index."""
-    from .dataset import Part, frame_to_table
-
-    table = frame_to_table(frame[roles.columns])
-    part = Part(index, "frame", offset, table.num_rows)  # the row key: its index in the whole frame
-    fold_part = None if folds is None else folds.parts_of(table, part)
-    return encode_table(table, spec, roles.target, fold_part)
+    return encode_blocks([(part.n_rows, load(part, table)) for part, table in zip(parts, tables)], spec, roles.target)
 
 
 def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
                   folds=None) -> list[Encoded]:
-    """A group of a dask DataFrame's partitions (held by one worker), encoded (one cached value)."""
-    return [encode_frame(frame, roles=roles, spec=spec, index=i, offset=o, folds=folds)
-            for frame, i, o in zip(frames, indices, offsets)]
+    """A group of a dask DataFrame's partitions (held by one worker), encoded as one block of rows
+    (one cached value); ``offsets[i]`` is partition ``indices[i]``'s first row's global index."""
+    from .dataset import frame_to_table
+
+    def load(frame, index: int, offset: int):
+        def loaded():
+            table = frame_to_table(frame[roles.columns])
+            part = Part(index, "frame", offset, table.num_rows)  # the row key: its index in the whole frame
+            return table, None if folds is None else folds.parts_of(table, part)
+        return loaded
+
+    return encode_blocks([(len(frame), load(frame, i, o)) for frame, i, o in zip(frames, indices, offsets)],
+                         spec, roles.target)
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)
@@ -123,9 +130,10 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     slots. The rows of a node then count into a window of slots that doubles
     each level, and stays in the cache for a few levels. So once grouped in a
     forest, rows are grouped again only when the pass counts ``REGROUP_GROWTH``
-    times the slots it counted then: each grouping writes a fresh copy of
-    every array of the part, and counting a level with the last level's order
-    measured no slower than grouped anew (``benchmarks/README.md``).
+    times the slots it counted then: each grouping gathers every array of the
+    part anew (:meth:`~dasktree.encode.Encoded.reorder`), and counting a level
+    with the last level's order measured no slower than grouped anew
+    (``benchmarks/README.md``).
     """
     first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
     grouped = encoded.grouped
@@ -134,10 +142,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     encoded.grouped = (plan.forest_id, plan.n_slots)
     if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
         return
-    order = order_by_node(first, plan.node_slot.size + 1)  # node + 1 (0: a row without starts)
-    codes, part = np.take(encoded.codes, order, axis=1), np.take(encoded.part, order, axis=1)
-    y, starts = encoded.y[order], encoded.starts_reordered(order)
-    encoded.codes, encoded.y, encoded.part, encoded.start = codes, y, part, starts
+    encoded.reorder(order_by_node(first, plan.node_slot.size + 1))  # node + 1 (0: a row without starts)
 
 
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
@@ -153,17 +158,11 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
 
 
 def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
-    """The level histogram of a group of encoded parts (one worker thread's), counted into one array
-    (int32 while the rows fit; a mixed plan's uint16 units). ``plan.fills`` (derived slots) are filled from ``last``, the
-    last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`). Once a pass
-    orders rows by node (a histogram over ``GROUP_ROWS_BYTES``), the parts are joined into one
-    block in ``encoded`` itself (:func:`~dasktree.encode.concatenate`)."""
+    """The level histogram of a group's blocks of encoded rows (one worker thread's; one block but
+    past 2**31 rows, :func:`~dasktree.encode.encode_blocks`), counted into one array (int32 while
+    the rows fit; a mixed plan's uint16 units). ``plan.fills`` (derived slots) are filled from
+    ``last``, the last pass's histograms of the same parts (:func:`dasktree.derive.fill_derived`)."""
     total = plan.zeros(np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32)
-    if plan.hist_bytes > GROUP_ROWS_BYTES and len(encoded) > 1:
-        # From the first pass whose rows are ordered by node, the group is one block of rows, so
-        # the ordered rows run over the histogram once, not once per part. In place: the list
-        # is the group's cached value, and later passes find the block.
-        encoded[:] = concatenate(encoded)
     for e in encoded:
         histogram_of(e, plan=plan, shape=shape, out=total)
     if plan.fills:
