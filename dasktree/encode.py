@@ -18,7 +18,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import buffers
 from .bin_codes import integer_codes, numeric_codes
 from .binning import BinSpec, FeatureBins
 from .errors import DataError
@@ -76,7 +75,7 @@ class Encoded:
         forest's parts mid-fit is memory these machines fault in at 1-2.4 ms per MB
         (``benchmarks/README.md``). Lines of the start array that hold no start stay
         untouched zeros."""
-        scratch = buffers.empty(self.n_rows * 4, np.uint8)  # the widest line: int32
+        scratch = np.empty(self.n_rows * 4, dtype=np.uint8)  # the widest line: int32
         starts = () if self.start is None else (line for _, line in _start_lines(self.start))
         for line in itertools.chain(self.codes, (self.y,), self.part, starts):  # a start line just read: from the cache
             gathered = scratch[:line.nbytes].view(line.dtype)
@@ -178,8 +177,8 @@ def _runs(sizes: list[int], max_rows: int) -> list[list[int]]:
 
 def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> Encoded:
     capacity = sum(max(n, 0) for n, _ in loads)
-    block = Encoded(buffers.empty((spec.n_features, capacity), spec.code_dtype), buffers.empty(capacity, np.int32),
-                    buffers.zeros((1, capacity), np.int16))
+    block = Encoded(np.empty((spec.n_features, capacity), dtype=spec.code_dtype), np.empty(capacity, dtype=np.int32),
+                    np.zeros((1, capacity), dtype=np.int16))
     lo = 0
     for i, (_, load) in enumerate(loads):
         table, fold_part = load()
@@ -189,7 +188,7 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
         if hi > block.n_rows:  # more rows than counted (metadata out of step): room for them and the rest
             _grow(block, hi + sum(max(n, 0) for n, _ in loads[i + 1:]))
         if fold_part is not None and fold_part.shape[0] != block.part.shape[0]:
-            block.part = buffers.zeros((fold_part.shape[0], block.n_rows), np.int16)  # first part: nothing written yet
+            block.part = np.zeros((fold_part.shape[0], block.n_rows), dtype=np.int16)  # first part: nothing written yet
         _encode_into(block.codes[:, lo:hi], table, spec, keep)
         block.y[lo:hi] = y if keep is None else y[keep]
         if fold_part is not None:
@@ -206,7 +205,7 @@ def _grow(block: Encoded, n: int) -> None:
     keep = min(n, block.n_rows)
     for name in ("codes", "y", "part"):
         old = getattr(block, name)
-        new = (buffers.zeros if name == "part" else buffers.empty)(old.shape[:-1] + (n,), old.dtype)
+        new = (np.zeros if name == "part" else np.empty)(old.shape[:-1] + (n,), dtype=old.dtype)
         new[..., :keep] = old[..., :keep]
         setattr(block, name, new)
 

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import buffers
 from .derive import Derivation, Fills, slot_cells
 
 __all__ = ["PassPlan", "RoutingPlan", "expand_slices", "firsts", "NARROW_ROWS"]
@@ -93,9 +92,8 @@ class PassPlan:
         return self.size * (2 if self.mixed else 4)
 
     def zeros(self, dtype=np.int32) -> np.ndarray:
-        """A histogram to count into: the mixed layout's uint16 units, else ``dtype`` cells (in Arrow's
-        memory pool, :mod:`dasktree.buffers`)."""
-        return buffers.zeros(self.size, np.uint16 if self.mixed else dtype)
+        """A histogram to count into: the mixed layout's uint16 units, else ``dtype`` cells."""
+        return np.zeros(self.size, dtype=np.uint16 if self.mixed else dtype)
 
     def slot_units(self) -> np.ndarray:
         """Each slot's length in the histogram (cells, or units of the mixed layout, padding included)."""

@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import buffers
 from .binning import BinSpec, Summary, merge_all, summarize
 from .collector import collector_paused
 from .dataset import Part, Source
@@ -210,7 +209,7 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
             blocks[-1] = (blocks[-1][0], k + 1)
     with collector_paused():
         results = []
-        buffer = buffers.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), np.int64)
+        buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
         for first, last in blocks:
             start, end = spans[first][0], spans[last - 1][1]
             total = buffer[:end - start]
