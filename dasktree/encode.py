@@ -183,7 +183,8 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
     for i, (_, load) in enumerate(loads):
         table, fold_part = load()
         y = class_codes(table.column(target), spec.classes)
-        keep = None if bool(np.all(y >= 0)) else y >= 0
+        valid = y >= 0
+        keep = None if bool(valid.all()) else valid
         hi = lo + (y.size if keep is None else int(keep.sum()))
         if hi > block.n_rows:  # more rows than counted (metadata out of step): room for them and the rest
             _grow(block, hi + sum(max(n, 0) for n, _ in loads[i + 1:]))

@@ -169,6 +169,22 @@ def test_dask_dataframe_in_and_out(frames, cluster_client):
     np.testing.assert_array_equal(predicted["prediction"].to_numpy(), reference.predict(frame.drop(columns=[target])))
 
 
+def test_dask_dataframe_folds_do_not_depend_on_its_partitions(frames, cluster_client):
+    """A worker encodes its partitions into one block with their folds (row keys: global row
+    offsets) and null-target rows dropped: the forest and its CV report are the same for 2 and 7
+    partitions."""
+    import dask.dataframe as dd
+
+    frame, target = frames["mixed"]
+    frame = frame.copy()
+    frame.loc[::13, target] = None
+    fits = [DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3).fit(dd.from_pandas(frame, npartitions=n),
+                                                                          target=target) for n in (2, 7)]
+    assert fits[0].model_.to_json() == fits[1].model_.to_json()
+    assert fits[0].report_["rows_skipped_null_target"] == len(frame[::13])
+    assert fits[0].report_["cv"] == fits[1].report_["cv"]
+
+
 def test_null_targets_are_skipped_and_counted(tmp_path, frames, cluster_client):
     frame, target = frames["mixed"]
     frame = frame.copy()
