@@ -30,7 +30,7 @@ MAX_ROWS = 2**31 - 1  # rows of one encoded block: a level pass counts a block i
 
 @dataclass
 class Encoded:
-    """One encoded part.
+    """One encoded part, or a block of consecutive parts (:func:`encode_blocks`).
 
     codes : (n_attributes, n_rows) uint8/uint16, 0 = missing.
     y : (n_rows,) int32 class codes.
