@@ -6,6 +6,7 @@ loop, the Dask runner submits them as tasks. Each handles an empty part.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,31 +87,30 @@ def encode_parts(tables: list | None, *, parts: list[Part], source: Source, role
     """A group of parts encoded as one block of rows (one cached value per group;
     :func:`~dasktree.encode.encode_blocks`): from pass 0's ``tables`` when kept, else read one at a time."""
     tables = [None] * len(parts) if tables is None else tables
+    return encode_blocks([(part.n_rows, functools.partial(_part_table, part, table, source, roles, folds))
+                          for part, table in zip(parts, tables)], spec, roles.target)
 
-    def load(part: Part, table):
-        def loaded():
-            read = source.read(part, roles.columns) if table is None else table
-            return read, None if folds is None else folds.parts_of(read, part)
-        return loaded
 
-    return encode_blocks([(part.n_rows, load(part, table)) for part, table in zip(parts, tables)], spec, roles.target)
+def _part_table(part: Part, table, source: Source, roles: Roles, folds) -> tuple:
+    """A part's table (read now unless given) and its fold parts: an :func:`encode_blocks` load."""
+    table = source.read(part, roles.columns) if table is None else table
+    return table, None if folds is None else folds.parts_of(table, part)
 
 
 def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
                   folds=None) -> list[Encoded]:
     """A group of a dask DataFrame's partitions (held by one worker), encoded as one block of rows
     (one cached value); ``offsets[i]`` is partition ``indices[i]``'s first row's global index."""
+    return encode_blocks([(len(frame), functools.partial(_frame_table, frame, i, o, roles, folds))
+                          for frame, i, o in zip(frames, indices, offsets)], spec, roles.target)
+
+
+def _frame_table(frame, index: int, offset: int, roles: Roles, folds) -> tuple:
+    """A pandas partition's table and its fold parts (row keys: global row indices)."""
     from .dataset import frame_to_table
 
-    def load(frame, index: int, offset: int):
-        def loaded():
-            table = frame_to_table(frame[roles.columns])
-            part = Part(index, "frame", offset, table.num_rows)  # the row key: its index in the whole frame
-            return table, None if folds is None else folds.parts_of(table, part)
-        return loaded
-
-    return encode_blocks([(len(frame), load(frame, i, o)) for frame, i, o in zip(frames, indices, offsets)],
-                         spec, roles.target)
+    table = frame_to_table(frame[roles.columns])
+    return _part_table(Part(index, "frame", offset, table.num_rows), table, None, roles, folds)
 
 
 GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)

@@ -382,3 +382,26 @@ def test_threshold_branches_route_by_compare_as_their_tables_would(seed, n_codes
         if cut is not None:
             np.testing.assert_array_equal(test.bin_children[1:], (codes[1:] > cut).astype(int))
     assert plan.table.size == tabled
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10_000), sizes=st.lists(st.integers(0, 80), min_size=1, max_size=6),
+       depth=st.integers(0, 3))
+def test_a_group_of_blocks_counts_the_same_as_one_block(seed, sizes, depth):
+    """histogram_of_many over a group's blocks (more than one past 2**31 rows: encode_blocks) counts
+    what one block of all their rows counts, derived slots aside."""
+    from dasktree.encode import Encoded
+    from dasktree.tasks import PassShape, histogram_of_many
+
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(3, 7, size=3)
+    forest = _random_forest(rng, widths, 3, depth)
+    plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
+    shape = PassShape(forest.n_folds, np.concatenate([[0], np.cumsum(widths)[:-1]]), int(widths.sum()), 2)
+    blocks = [Encoded(np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8),
+                      rng.integers(0, 2, size=n).astype(np.int32),
+                      rng.integers(0, forest.n_folds, size=(1, n)).astype(np.int16)) for n in sizes]
+    whole = Encoded(np.concatenate([b.codes for b in blocks], axis=1), np.concatenate([b.y for b in blocks]),
+                    np.concatenate([b.part for b in blocks], axis=1))
+    np.testing.assert_array_equal(histogram_of_many(blocks, plan=plan, shape=shape),
+                                  histogram_of_many([whole], plan=plan, shape=shape))
