@@ -66,17 +66,20 @@ def _at_depth(tree, parent: np.ndarray, leaves: np.ndarray, depth: int) -> np.nd
 
 def _shares(f: np.ndarray, m: np.ndarray, m_all: np.ndarray) -> tuple[float, float]:
     """(best node, to count) over the fold tree's live rows ``f`` with their main nodes ``m``;
-    ``m_all`` is every row's main node at the depth (for |R|)."""
+    ``m_all`` is every row's main node at the depth (for |R|). -1 in ``m`` / ``m_all``: the row's
+    main tree ended above the depth, so no node of that depth can be its reference."""
     pairs, shared = np.unique(np.stack([f, m]), axis=1, return_counts=True)
-    f_rows = dict(zip(*np.unique(f, return_counts=True)))
+    f_ids, f_counts = np.unique(f, return_counts=True)
+    f_rows = dict(zip(f_ids.tolist(), f_counts.tolist()))
     m_ids, m_counts = np.unique(m_all, return_counts=True)
     r_rows = dict(zip(m_ids.tolist(), m_counts.tolist()))
-    best: dict[int, int] = {}
-    cost: dict[int, int] = {}
+    best = dict.fromkeys(f_rows, 0)
+    cost = dict(f_rows)  # counting the node itself
     for (node, main), n in zip(pairs.T.tolist(), shared.tolist()):
-        best[node] = max(best.get(node, 0), n)
-        sym = f_rows[node] + r_rows[main] - 2 * n
-        cost[node] = min(cost.get(node, f_rows[node]), sym)
+        if main < 0:
+            continue
+        best[node] = max(best[node], n)
+        cost[node] = min(cost[node], f_rows[node] + r_rows[main] - 2 * n)
     total = f.size
     return 1 - sum(best.values()) / total, sum(cost.values()) / total
 
@@ -98,6 +101,7 @@ def measure(path: str, cv: int, depth: int) -> dict:
     rows = []
     for d in range(1, depth):
         main_node = _at_depth(main, main_parent, main_leaves, d)
+        main_node = np.where(main.depth[main_node] == d, main_node, -1)  # candidates: nodes of the depth
         positional, best, count = [], [], []
         for fold, parent, paired, leaves in folds:
             node = _at_depth(fold, parent, leaves, d)

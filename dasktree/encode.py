@@ -187,7 +187,7 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
         keep = None if bool(valid.all()) else valid
         hi = lo + (y.size if keep is None else int(keep.sum()))
         if hi > block.n_rows:  # more rows than counted (metadata out of step): room for them and the rest
-            _grow(block, hi + sum(max(n, 0) for n, _ in loads[i + 1:]))
+            _resize(block, hi + sum(max(n, 0) for n, _ in loads[i + 1:]))
         if fold_part is not None and fold_part.shape[0] != block.part.shape[0]:
             block.part = np.zeros((fold_part.shape[0], block.n_rows), dtype=np.int16)  # first part: nothing written yet
         _encode_into(block.codes[:, lo:hi], table, spec, keep)
@@ -197,11 +197,11 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
         block.n_dropped += y.size - (hi - lo)
         lo = hi
     if lo < block.n_rows:  # rows dropped for a null target: the arrays to their size
-        _grow(block, lo)
+        _resize(block, lo)
     return block
 
 
-def _grow(block: Encoded, n: int) -> None:
+def _resize(block: Encoded, n: int) -> None:
     """Resize a block's arrays to ``n`` rows, keeping the first ones (a copy)."""
     keep = min(n, block.n_rows)
     for name in ("codes", "y", "part"):

@@ -205,15 +205,10 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
 
     for lo, hi in zip(bounds[:-1], bounds[1:]) if accepted.size else []:
         node = nodes[at_result[lo]]
-        if hi - lo == 1:  # one tree decides here (most nodes of a bifurcated forest's deep levels)
-            k = at_choice[lo]
-            created += forest.add_branch(node, (at_tree[lo],), test(k),
-                                         packed.children[arity_start[k]:arity_start[k + 1]])
-        else:
-            run = range(lo, hi)
-            created += forest.set_tests(
-                node, {at_tree[d]: test(at_choice[d]) for d in run},
-                {at_tree[d]: packed.children[arity_start[at_choice[d]]:arity_start[at_choice[d] + 1]] for d in run})
+        run = range(lo, hi)
+        created += forest.set_tests(  # one tree deciding (most nodes deep in a bifurcated forest): its fast path
+            node, {at_tree[d]: test(at_choice[d]) for d in run},
+            {at_tree[d]: packed.children[arity_start[at_choice[d]]:arity_start[at_choice[d] + 1]] for d in run})
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
     if params.max_depth is not None and level + 1 >= params.max_depth:
