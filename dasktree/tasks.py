@@ -222,7 +222,9 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
             block = [SearchRequest(r.node, r.slot, r.trees, r.base - start, r.parts, r.rest, r.rows)
                      for r in requests[first:last]]
             results += search_group(total, block, context)
-        return pack(results, context.n_folds * context.n_repeats, context.n_classes)
+        packed = pack(results, context.n_folds * context.n_repeats, context.n_classes)
+        del results, block  # freed before the collector is back: else its first collection scans them all
+    return packed
 
 
 def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, start: int, cells: int) -> None:
