@@ -208,7 +208,7 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
         else:
             blocks[-1] = (blocks[-1][0], k + 1)
     with collector_paused():
-        results = []
+        results, block = [], []
         buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
         for first, last in blocks:
             start, end = spans[first][0], spans[last - 1][1]

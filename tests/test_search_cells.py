@@ -61,3 +61,10 @@ def test_blocks_of_nodes_search_like_the_whole_chunk(monkeypatch, params):
             got = search_cells(first, second, lo=0, hi=hist.size, chunk=chunk, context=context,
                                block_cells=block_cells)
             _assert_same(got, expected)
+
+
+def test_a_chunk_without_nodes_searches_to_nothing(monkeypatch):
+    frame = mixed_frame(500, seed=3)
+    [(hist, _, context), *_] = _levels(monkeypatch, frame, "label", max_bins=16, max_depth=2, cv=2)
+    got = search_cells(hist.astype(np.int32), lo=0, hi=0, chunk=SearchChunk(0, 0, []), context=context)
+    assert got.nodes.size == 0 and got.pair_tree.size == 0
