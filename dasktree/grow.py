@@ -22,8 +22,8 @@ import numpy as np
 from .binning import BinSpec
 from .collector import collector_paused, older_objects_frozen
 from .forest import Forest, Node
-from .node_search import NodeResult, SearchContext, SearchRequest, leaf_reasons, search_group
-from .search_results import PackedResults, concat, test_of
+from .node_search import SearchContext, SearchRequest, leaf_reasons, search_group
+from .search_results import NodeResult, PackedResults, concat, test_of
 from .split.node_tests import Test
 from .split.search import AttributeLayout, SplitParams
 

@@ -4,8 +4,9 @@
 search chunk) and returns only counts and tests. Tree ``t`` trains on the
 node's total minus the part it holds out (004, Section 2.2.2): the training
 histograms are never copied, but described as "total minus slice" to the
-batched split search (:func:`dasktree.split.search.search_batch`); trees with
+batched split search (:func:`dasktree.split.choices.choose_batch`); trees with
 the same training counts at a node make the same choice and are searched once.
+The decisions go back as columns (:mod:`dasktree.decisions`).
 """
 
 from __future__ import annotations
@@ -14,11 +15,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .split.binary_kernel import threshold_children
-from .split.node_tests import Test
-from .split.search import AttributeLayout, Candidate, SplitParams, TrainBatch, search_batch
+from .decisions import packed_decisions
+from .plans import firsts
+from .search_results import PackedResults
+from .split.choices import Choices, choose_batch
+from .split.search import AttributeLayout, SplitParams, TrainBatch
 
-__all__ = ["SearchRequest", "TreeDecision", "NodeResult", "SearchContext", "leaf_reasons", "search_group"]
+__all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group"]
 
 
 @dataclass(frozen=True)
@@ -37,20 +40,6 @@ class SearchRequest:
     def n_slices(self) -> int:
         """Slices of the node in the histogram: its rest slice (when ``rest``), then its parts."""
         return int(self.rest) + len(self.parts)
-
-
-@dataclass
-class TreeDecision:
-    candidate: Candidate | None
-    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
-    reason: str = ""
-
-
-@dataclass
-class NodeResult:
-    node: int
-    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
-    decisions: dict[int, TreeDecision]
 
 
 @dataclass(frozen=True)
@@ -76,27 +65,6 @@ def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf: in
     return reasons.tolist()
 
 
-def _child_counts(sliced: np.ndarray, candidate: Candidate, layout: AttributeLayout) -> np.ndarray:
-    """Per-slice class counts of each child: (arity, n_slices, n_classes)."""
-    test = candidate.test
-    a = test.attribute
-    o, w = int(layout.offsets[a]), int(layout.widths[a])
-    rows = sliced[:, o:o + w, :]  # (slices, w, C)
-    children = test.bin_children
-    out = np.empty((test.arity, rows.shape[0], rows.shape[2]), dtype=np.int64)
-    for child in range(test.arity - 1):
-        out[child] = rows[:, children == child].sum(axis=1)
-    out[-1] = rows.sum(axis=1) - out[:-1].sum(axis=0)  # every code goes to exactly one child
-    return out
-
-
-def _threshold_cut(test: Test) -> int | None:
-    """The cut ``q`` of a binary threshold test (bins ``1..q`` left), else None."""
-    if test.kind != "numeric" or len(test.thresholds) != 1:
-        return None
-    return int(np.searchsorted(test.bin_children[1:], 1))
-
-
 @dataclass(frozen=True)
 class _Slots:
     """The group's histogram as slices, and where each request's are.
@@ -104,15 +72,18 @@ class _Slots:
     Request ``i`` has slices ``first[i]:first[i] + count[i]``: its rest slice
     (when ``rest[i]``), then one per part of ``parts[i]`` in increasing order,
     so its first ``in_total[i]`` slices (the rest slice and the parts of the
-    first repetition) sum to its total.
+    first repetition) sum to its total. ``tracked``, ``part`` and ``part_first``
+    are the parts flat: request ``i``'s are ``part[part_first[i]:part_first[i] + tracked[i]]``.
     """
 
     slices: np.ndarray  # (n, total_bins, n_classes)
-    first: list[int]
-    count: list[int]
-    parts: list[tuple[int, ...]]
-    rest: list[bool]
-    in_total: list[int]
+    first: np.ndarray  # (requests,) int64, and so on
+    count: np.ndarray
+    rest: np.ndarray
+    in_total: np.ndarray
+    tracked: np.ndarray
+    part: np.ndarray
+    part_first: np.ndarray
 
     @classmethod
     def of(cls, hist: np.ndarray, requests: list[SearchRequest], total_bins: int, n_classes: int,
@@ -120,118 +91,101 @@ class _Slots:
         cells = total_bins * n_classes
         if any(list(r.parts) != sorted(r.parts) for r in requests):
             raise RuntimeError("a search request's parts are not in increasing order: it's a bug, please report it")
-        count = [r.n_slices for r in requests]
-        if hist.size % cells == 0 and all(r.base % cells == 0 for r in requests):
-            flat, first = hist, [r.base // cells for r in requests]
+        count = np.asarray([r.n_slices for r in requests], dtype=np.int64)
+        base = np.asarray([r.base for r in requests], dtype=np.int64)
+        if hist.size % cells == 0 and not (base % cells).any():
+            flat, first = hist, base // cells
         else:  # slots off slice borders: copy the requests' slices
-            first = np.concatenate([[0], np.cumsum(count)[:-1]]).astype(int).tolist() if requests else []
-            flat = np.concatenate([hist[:0]] + [hist[r.base:r.base + c * cells] for r, c in zip(requests, count)])
-        in_total = [int(r.rest) + sum(1 for p in r.parts if p < n_folds) for r in requests]
-        return cls(flat.reshape(-1, total_bins, n_classes), first, count, [r.parts for r in requests],
-                   [r.rest for r in requests], in_total)
+            first = firsts(count)
+            flat = np.concatenate([hist[:0]] + [hist[r.base:r.base + c * cells] for r, c in zip(requests, count.tolist())])
+        rest = np.asarray([r.rest for r in requests], dtype=np.int64)
+        tracked = np.asarray([len(r.parts) for r in requests], dtype=np.int64)
+        part = np.asarray([p for r in requests for p in r.parts], dtype=np.int64)
+        in_total = rest + np.bincount(np.repeat(np.arange(len(requests)), tracked)[part < n_folds],
+                                      minlength=len(requests))
+        return cls(flat.reshape(-1, total_bins, n_classes), first, count, rest, in_total, tracked, part,
+                   firsts(tracked))
 
     def of_request(self, i: int) -> np.ndarray:
         return self.slices[self.first[i]:self.first[i] + self.count[i]]
 
-    def expand(self, rows: np.ndarray, starts: list[int], jobs: list[int], n_parts: int) -> np.ndarray:
+    def expand(self, rows: np.ndarray, starts: np.ndarray, jobs: np.ndarray, n_parts: int) -> np.ndarray:
         """:func:`~dasktree.forest.expand_slices` of many requests at once: (len(jobs), n_parts + 1, ...).
 
         Request ``jobs[k]`` has its per-slice arrays in ``rows[starts[k]:starts[k] + count]``.
         """
-        out = np.zeros((len(jobs), n_parts + 1) + rows.shape[1:], dtype=rows.dtype)
-        job: list[int] = []
-        part: list[int] = []
-        source: list[int] = []
-        for k, (i, s) in enumerate(zip(jobs, starts)):
-            job += [k] * len(self.parts[i])
-            part += self.parts[i]
-            source += range(s + int(self.rest[i]), s + self.count[i])
-        out[job, part] = rows[source]
+        jobs = np.asarray(jobs, dtype=np.int64)
+        starts = np.asarray(starts, dtype=np.int64)
+        out = np.zeros((jobs.size, n_parts + 1) + rows.shape[1:], dtype=rows.dtype)
+        tracked = self.tracked[jobs]
+        within = np.arange(int(tracked.sum())) - np.repeat(firsts(tracked), tracked)  # a job's k-th tracked part
+        job = np.repeat(np.arange(jobs.size), tracked)
+        out[job, self.part[self.part_first[jobs][job] + within]] = rows[(starts + self.rest[jobs])[job] + within]
         cumulative = np.concatenate([np.zeros((1,) + rows.shape[1:], dtype=rows.dtype), np.cumsum(rows, axis=0)])
-        lo = np.asarray(starts, dtype=np.int64)
-        out[:, n_parts] = cumulative[lo + np.asarray([self.in_total[i] for i in jobs], dtype=np.int64)] - cumulative[lo]
+        out[:, n_parts] = cumulative[starts + self.in_total[jobs]] - cumulative[starts]
         return out
 
 
-def _children(slots: _Slots, chosen: list[tuple[int, Candidate]], layout: AttributeLayout,
-              n_parts: int) -> list[np.ndarray]:
-    """Children counts (arity, n_parts + 1, C) of each (request, candidate) in ``chosen``."""
-    out: list[np.ndarray | None] = [None] * len(chosen)
-    cut_of: dict[int, int | None] = {}  # id of a test -> its cut (nodes choosing equal tests share the object)
-    for _, c in chosen:
-        if id(c.test) not in cut_of:
-            cut_of[id(c.test)] = _threshold_cut(c.test)
-    threshold = [(k, cut_of[id(c.test)]) for k, (_, c) in enumerate(chosen) if cut_of[id(c.test)] is not None]
-    if threshold:  # binary threshold tests: one compiled pass over all their slices
-        index, offset, width, cut, default, starts, jobs = [], [], [], [], [], [], []
-        for k, q in threshold:
-            i, candidate = chosen[k]
-            a, n = candidate.test.attribute, slots.count[i]
-            starts.append(len(index))
-            jobs.append(i)
-            index += range(slots.first[i], slots.first[i] + n)
-            offset += [int(layout.offsets[a])] * n
-            width += [int(layout.widths[a])] * n
-            cut += [q] * n
-            default += [candidate.test.default] * n
-        rows = threshold_children(slots.slices, index, offset, width, cut, default)  # (rows, 2, C)
-        expanded = slots.expand(rows, starts, jobs, n_parts).transpose(0, 2, 1, 3).copy()
-        for j, (k, _) in enumerate(threshold):
-            out[k] = expanded[j]
-    for k, (i, candidate) in enumerate(chosen):
-        if out[k] is None:
-            per_slice = _child_counts(slots.of_request(i), candidate, layout)  # (arity, slices, C)
-            out[k] = np.ascontiguousarray(slots.expand(per_slice.transpose(1, 0, 2), [0], [i], n_parts)[0]
-                                          .transpose(1, 0, 2))
-    return out
+def _held_slices(slots: _Slots, request: np.ndarray, held: np.ndarray, n_parts: int) -> np.ndarray:
+    """The slice of part ``held[k]`` among request ``request[k]``'s slices, for each k (it tracks it)."""
+    key = np.repeat(np.arange(slots.tracked.size), slots.tracked) * (n_parts + 1) + slots.part  # increasing
+    want = request * (n_parts + 1) + held
+    at = np.searchsorted(key, want)
+    if want.size and ((at >= key.size).any() or (key[np.minimum(at, key.size - 1)] != want).any()):
+        raise RuntimeError("a tree's held-out part has rows at a node that does not track it: it's a bug, "
+                           "please report it")
+    return slots.first[request] + slots.rest[request] + at - slots.part_first[request]
 
 
-def _train_batches(slots: _Slots, searched: list[int], plus_of: list[int], minus_of: list[int],
+def _train_batches(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray,
                    node_counts: np.ndarray) -> list[tuple[np.ndarray, TrainBatch]]:
-    """The training histograms searched, as (batch indices, batch) pairs: histogram ``b`` is the
-    total of request ``searched[plus_of[b]]`` minus slice ``minus_of[b]`` (-1: none).
+    """The training histograms searched, as (indices, batch) pairs: histogram ``b`` is the total of
+    request ``plus_request[b]`` minus slice ``minus[b]`` (-1: none).
 
     A node's total is the sum of its first ``in_total`` slices. When taking the held-out slice
     away leaves one of them (a node of one fold tree: its rest slice; a node's only slice), that
     slice *is* the training histogram, and is searched where it lies; the others subtract from a
     total summed once per node. The counts are the same integers either way."""
-    direct_plus: list[int] = []  # per direct histogram: its slice
-    direct_minus: list[int] = []  # and a slice still to subtract (another repetition's part), or -1
-    direct: list[int] = []
-    summed: list[int] = []
-    for b, (j, minus) in enumerate(zip(plus_of, minus_of)):
-        i = searched[j]
-        lo, n = slots.first[i], slots.in_total[i]
-        inside = lo <= minus < lo + n
-        if n - int(inside) == 1:
-            direct.append(b)
-            direct_plus.append(lo + int(inside and minus == lo))  # the one in-total slice left
-            direct_minus.append(-1 if inside else minus)
-        else:
-            summed.append(b)
+    lo, in_total = slots.first[plus_request], slots.in_total[plus_request]
+    inside = (lo <= minus) & (minus < lo + in_total)
+    direct = in_total - inside == 1
     batches = []
-    if direct:
-        batches.append((np.asarray(direct, dtype=np.int64),
-                        TrainBatch(slots.slices, np.asarray(direct_plus, dtype=np.int64), slots.slices,
-                                   np.asarray(direct_minus, dtype=np.int64), node_counts[direct])))
-    if summed:
-        nodes = sorted({plus_of[b] for b in summed})  # positions in searched of the nodes summed
-        row_of = {j: r for r, j in enumerate(nodes)}
-        plus = np.empty((len(nodes),) + slots.slices.shape[1:], dtype=slots.slices.dtype)
-        flat_plus = plus.reshape(len(nodes), -1)
+    if direct.any():
+        plus = lo + (inside & (minus == lo))  # the one in-total slice left
+        take = np.where(inside, -1, minus)  # and a slice still to subtract (another repetition's part), or -1
+        batches.append((np.flatnonzero(direct),
+                        TrainBatch(slots.slices, plus[direct], slots.slices, take[direct], node_counts[direct])))
+    if not direct.all():
+        summed = np.flatnonzero(~direct)
+        nodes, row = np.unique(plus_request[summed], return_inverse=True)
+        plus = np.empty((nodes.size,) + slots.slices.shape[1:], dtype=slots.slices.dtype)
+        flat_plus = plus.reshape(nodes.size, -1)
         flat_slices = slots.slices.reshape(slots.slices.shape[0], -1)
-        for r, j in enumerate(nodes):
-            i = searched[j]
+        for r, i in enumerate(nodes.tolist()):
             np.add.reduce(flat_slices[slots.first[i]:slots.first[i] + slots.in_total[i]], axis=0, out=flat_plus[r])
-        batches.append((np.asarray(summed, dtype=np.int64),
-                        TrainBatch(plus, np.asarray([row_of[plus_of[b]] for b in summed], dtype=np.int64),
-                                   slots.slices, np.asarray([minus_of[b] for b in summed], dtype=np.int64),
-                                   node_counts[summed])))
+        batches.append((summed, TrainBatch(plus, row.ravel().astype(np.int64), slots.slices, minus[summed],
+                                           node_counts[summed])))
     return batches
 
 
-def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> list[NodeResult]:
-    """Best test per (node, tree) of a node group, from the group's summed flat histogram.
+def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_counts: np.ndarray,
+             context: SearchContext) -> Choices:
+    """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind)."""
+    size = plus_request.size
+    out = Choices(np.full(size, -1, dtype=np.int64), np.full(size, -np.inf), np.full(size, -1, dtype=np.int64),
+                  np.zeros(size, dtype=np.int64), np.zeros((size, 2, context.n_classes), dtype=np.int64), {},
+                  context.layout.uppers)
+    for indices, batch in _train_batches(slots, plus_request, minus, node_counts):
+        found = choose_batch(batch, context.layout, context.split)
+        for name in ("attribute", "gain", "cut", "default", "children"):
+            getattr(out, name)[indices] = getattr(found, name)
+        out.others.update((int(indices[m]), candidate) for m, candidate in found.others.items())
+    return out
+
+
+def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> PackedResults:
+    """Best test per (node, tree) of a node group, from the group's summed flat histogram, as the
+    columns of :class:`~dasktree.search_results.PackedResults`.
 
     Runs on a worker, next to the histogram; returns only counts and tests.
     Tree ``t`` trains on the node's total minus the part it holds out. Each
@@ -249,59 +203,28 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     narrowest = slice(int(layout.offsets[a]), int(layout.offsets[a] + layout.widths[a]))
     slots = _Slots.of(hist, requests, int(layout.widths.sum()), context.n_classes, context.n_folds)
     slice_counts = slots.slices[:, narrowest, :].sum(axis=1)  # (slices, C): the class counts of every slice
-    all_counts = slots.expand(slice_counts, slots.first, list(range(len(requests))), n_parts)
-    results = [NodeResult(r.node, all_counts[i], {}) for i, r in enumerate(requests)]
-    pair_request = [i for i, r in enumerate(requests) for _ in r.trees]  # the (request, tree) pairs to decide
-    pair_tree = [t for r in requests for t in r.trees]
-    if not pair_tree:
-        return results
+    all_counts = slots.expand(slice_counts, slots.first, np.arange(len(requests)), n_parts)
+    pair_request = np.repeat(np.arange(len(requests), dtype=np.int64), [len(r.trees) for r in requests])
+    pair_tree = np.asarray([t for r in requests for t in r.trees], dtype=np.int64)
     held = np.asarray(context.holdout, dtype=np.int64)[pair_tree]
     held_part = np.where(held[:, None] >= 0, all_counts[pair_request, np.maximum(held, 0)], 0)
     train = all_counts[pair_request, n_parts] - held_part  # (pairs, C)
     reasons = leaf_reasons(train, context.min_samples_split, context.split.min_samples_leaf)
-    part_rows = held_part.any(axis=1).tolist()
-    held = held.tolist()
-    pending: list[tuple[int, int, int]] = []  # (request, tree, batch index)
-    searched: list[int] = []  # the requests with a search
-    plus_of: list[int] = []  # per batch index: its request's index in searched
-    minus_of: list[int] = []  # per batch index: the slice of the held-out part, or -1
-    pair_of: list[int] = []  # per batch index: a pair training on it
-    index_of: dict[tuple[int, int], int] = {}
-    for k, (i, tree) in enumerate(zip(pair_request, pair_tree)):
-        if reasons[k]:
-            results[i].decisions[tree] = TreeDecision(None, None, reasons[k])
-            continue
-        minus = -1  # the main tree, and a tree whose part has no rows here, train on the total
-        if part_rows[k]:
-            minus = slots.first[i] + int(slots.rest[i]) + slots.parts[i].index(held[k])
-        if (i, minus) not in index_of:
-            if not searched or searched[-1] != i:
-                searched.append(i)
-            index_of[(i, minus)] = len(plus_of)
-            plus_of.append(len(searched) - 1)
-            minus_of.append(minus)
-            pair_of.append(k)
-        pending.append((i, tree, index_of[(i, minus)]))
-    if not plus_of:
-        return results
-    candidates: list[Candidate | None] = [None] * len(plus_of)
-    for indices, batch in _train_batches(slots, searched, plus_of, minus_of, train[pair_of]):
-        for b, candidate in zip(indices.tolist(), search_batch(batch, layout, context.split)):
-            candidates[b] = candidate
-    chosen: dict[tuple[int, tuple], int] = {}  # (request, test identity) -> index in chosen_list
-    chosen_list: list[tuple[int, Candidate]] = []
-    child_of: dict[int, int] = {}  # batch index -> index in chosen_list
-    for i, _, b in pending:
-        candidate = candidates[b]
-        if candidate is not None and b not in child_of:
-            key = (i, candidate.test.identity)
-            if key not in chosen:
-                chosen[key] = len(chosen_list)
-                chosen_list.append((i, candidate))
-            child_of[b] = chosen[key]
-    children = _children(slots, chosen_list, layout, n_parts)
-    for i, tree, b in pending:
-        candidate = candidates[b]
-        results[i].decisions[tree] = (TreeDecision(None, None, "no_split") if candidate is None
-                                      else TreeDecision(candidate, children[child_of[b]]))
-    return results
+    searched = np.asarray([not reason for reason in reasons], dtype=bool)
+    # the main tree, and a tree whose part has no rows here, train on the total: nothing to subtract
+    minus = np.full(pair_tree.size, -1, dtype=np.int64)
+    subtract = searched & held_part.any(axis=1)
+    minus[subtract] = _held_slices(slots, pair_request[subtract], held[subtract], n_parts)
+    # the distinct training histograms (request, slice subtracted), in the order of their first pairs
+    pairs = np.flatnonzero(searched)
+    _, first, inverse = np.unique(pair_request[pairs] * (slots.slices.shape[0] + 1) + minus[pairs] + 1,
+                                  return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(order.size)
+    batch_of_pair = np.full(pair_tree.size, -1, dtype=np.int64)
+    batch_of_pair[pairs] = rank[inverse.ravel()]
+    head = pairs[first[order]]  # per training histogram: its first pair
+    choices = _choices(slots, pair_request[head], minus[head], train[head], context)
+    return packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
+                            pair_request[head], choices, context)

@@ -42,7 +42,7 @@ from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .search_chunks import SearchChunk, in_units, search_chunks
-from .search_results import PackedResults, concat, pack
+from .search_results import PackedResults, concat
 from .schema import Roles
 from .tasks import (
     PassShape,
@@ -126,7 +126,7 @@ class LocalRunner(_Counting):
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
         [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
-        return pack(results, context.n_folds * context.n_repeats, context.n_classes)
+        return results
 
     def close(self) -> None:
         self.encoded = None

@@ -1,12 +1,14 @@
 """A search chunk's results in wire form: a few flat arrays, not thousands of objects.
 
 A deep level of a cross-validation forest decides thousands of (node, tree)
-pairs. As :class:`~dasktree.node_search.NodeResult` objects (each decision a
+pairs. As :class:`NodeResult` objects (each decision a
 :class:`~dasktree.split.node_tests.Test` with its own bin table, and two count
 arrays) they cost about 50 microseconds each to pickle on the worker and as
 much again to unpickle on the client, more than the search itself (measured:
-5,249 decisions took 0.39 s to dump and 0.29 s to load). :func:`pack` turns a
-chunk's results into columns that pickle as a handful of buffers;
+5,249 decisions took 0.39 s to dump and 0.29 s to load). The search writes
+its results as columns that pickle as a handful of buffers
+(:func:`dasktree.decisions.packed_decisions`); :func:`pack` makes the same
+columns from objects (the tests' reference, and an empty chunk's).
 :func:`concat` joins a level's chunks on the client, and the grow loop
 (:func:`dasktree.grow._apply`) reads the columns as they are: only the tests
 the forest keeps become :class:`~dasktree.split.node_tests.Test` objects
@@ -19,11 +21,29 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .node_search import NodeResult, TreeDecision
 from .plans import firsts
 from .split.node_tests import Test
+from .split.search import Candidate
 
-__all__ = ["PackedResults", "pack", "concat", "test_of"]
+__all__ = ["PackedResults", "NodeResult", "TreeDecision", "pack", "concat", "test_of"]
+
+
+@dataclass
+class TreeDecision:
+    """One tree's decision at a node, as an object: its candidate and children counts, or a leaf's reason."""
+
+    candidate: Candidate | None
+    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
+    reason: str = ""
+
+
+@dataclass
+class NodeResult:
+    """A node's counts and its trees' decisions, as objects (what :func:`pack` packs)."""
+
+    node: int
+    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
+    decisions: dict[int, TreeDecision]
 
 
 @dataclass(frozen=True)

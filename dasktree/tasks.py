@@ -19,7 +19,7 @@ from .encode import Encoded, encode_blocks
 from .errors import DataError
 from .forest import PassPlan
 from .node_search import SearchRequest, search_group
-from .search_results import PackedResults, pack
+from .search_results import PackedResults, concat
 from .histogram import level_histogram, order_by_node
 from .schema import Roles
 
@@ -208,7 +208,7 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
         else:
             blocks[-1] = (blocks[-1][0], k + 1)
     with collector_paused():
-        results, block = [], []
+        results: list[PackedResults] = []
         buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
         for first, last in blocks:
             start, end = spans[first][0], spans[last - 1][1]
@@ -221,10 +221,8 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
                 _widen(total, hists, lo, chunk, range(first, last), start, cells)
             block = [SearchRequest(r.node, r.slot, r.trees, r.base - start, r.parts, r.rest, r.rows)
                      for r in requests[first:last]]
-            results += search_group(total, block, context)
-        packed = pack(results, context.n_folds * context.n_repeats, context.n_classes)
-        del results, block  # freed before the collector is back: else its first collection scans them all
-    return packed
+            results.append(search_group(total, block, context))
+        return concat(results, context.n_folds * context.n_repeats, context.n_classes)
 
 
 def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, start: int, cells: int) -> None:

@@ -15,7 +15,6 @@ from dasktree.forest import Forest
 from dasktree.histogram import level_histogram
 from dasktree.plans import NARROW_ROWS
 from dasktree.search_chunks import SearchChunk
-from dasktree.search_results import pack
 from dasktree.node_search import search_group
 from dasktree.tasks import search_cells
 
@@ -162,7 +161,7 @@ def test_a_search_task_reads_mixed_slots_like_uniform_ones(monkeypatch, params):
     levels = _levels(monkeypatch, mixed_frame(3000, seed=7), "label", max_bins=32, **params)
     rng = np.random.default_rng(1)
     for hist, requests, context in levels:
-        expected = pack(search_group(hist, requests, context), params["cv"], context.n_classes)
+        expected = search_group(hist, requests, context)
         cells = int(context.layout.widths.sum()) * context.n_classes
         wide = rng.random(len(requests)) < 0.3
         units = np.array([r.n_slices * cells for r in requests]) * np.where(wide, 2, 1)

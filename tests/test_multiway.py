@@ -9,7 +9,8 @@ import dasktree
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
 from dasktree.split.multiway import selection_score
-from dasktree.split.search import AttributeLayout, SplitParams, best_split
+from dasktree.split.choices import best_split
+from dasktree.split.search import AttributeLayout, SplitParams
 
 
 @pytest.fixture(scope="module")

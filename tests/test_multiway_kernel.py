@@ -17,7 +17,8 @@ from dasktree import InputError
 from dasktree.split import multiway as MW
 from dasktree.split.criteria import entropy, gini
 from dasktree.split.multiway import multiway_choices, multiway_kernel_available
-from dasktree.split.search import AttributeLayout, SplitParams, _centered_cut, best_splits
+from dasktree.split.choices import best_splits
+from dasktree.split.search import AttributeLayout, SplitParams, _centered_cut
 from dasktree.testing import run_without_numba
 
 compiled = pytest.mark.skipif(not multiway_kernel_available(), reason="numba is not installed or is disabled")

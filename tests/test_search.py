@@ -6,7 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.split.search import AttributeLayout, SplitParams, best_split
+from dasktree.split.choices import best_split
+from dasktree.split.search import AttributeLayout, SplitParams
 
 
 def _impurity(counts, name):

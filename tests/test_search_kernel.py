@@ -5,9 +5,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dasktree.split.search as search
+import dasktree.split.choices as choices
 from dasktree.split.binary_kernel import TrainBatch, threshold_children, threshold_children_numpy
-from dasktree.split.search import AttributeLayout, SplitParams, best_splits, search_batch
+from dasktree.split.choices import best_splits, search_batch
+from dasktree.split.search import AttributeLayout, SplitParams
 
 pytest.importorskip("numba")
 
@@ -116,12 +117,12 @@ def test_histograms_beyond_the_log2_table_go_to_the_reference(problem):
     hists, layout, params = problem
     sizes = hists[:, : int(layout.widths[0])].sum(axis=(1, 2))
     small = float(np.median(sizes)) if sizes.size else 0.0
-    original = search.log2_table
-    search.log2_table = lambda size: original(size)[: int(small) + 1]  # a table too short for the larger ones
+    original = choices.log2_table
+    choices.log2_table = lambda size: original(size)[: int(small) + 1]  # a table too short for the larger ones
     try:
         found = best_splits(hists, layout, params, engine="numba")
     finally:
-        search.log2_table = original
+        choices.log2_table = original
     _assert_same(found, best_splits(hists, layout, params, engine="numpy"))
 
 

@@ -19,10 +19,10 @@ from dasktree.dataset import open_source
 from dasktree.folds import FoldSpec
 from dasktree.forest import Forest, Node
 from dasktree.grow import GrowParams
-from dasktree.node_search import NodeResult, TreeDecision, leaf_reasons
+from dasktree.node_search import leaf_reasons
 from dasktree.runners import LocalRunner
 from dasktree.schema import resolve_roles
-from dasktree.search_results import PackedResults, concat, pack
+from dasktree.search_results import NodeResult, PackedResults, TreeDecision, concat, pack
 from dasktree.split import node_tests
 from dasktree.split.search import Candidate, SplitParams
 

@@ -1,9 +1,10 @@
-"""The best test at a node, from the node's class-count histogram alone.
+"""The best test at a node, from the node's class-count histogram alone: each attribute's.
 
 Input: for one tree at one node, the training counts ``hist`` of shape
 (total_bins, n_classes): every attribute's rows, code 0 (missing) first, then
 its bins in value (numeric) or code (nominal) order. Output: the best
-:class:`Candidate`, or None when no test is valid.
+:class:`Candidate`, or None when no test is valid (the choice across
+attributes, and the entry points, are in :mod:`dasktree.split.choices`).
 
 Per attribute the search maximises the impurity decrease
 ``I(S) - sum_i |S_i|/|S| I(S_i)`` (gini, or entropy in bits: information
@@ -32,13 +33,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_binary_numba
-from .criteria import entropy, gini, split_information
-from .multiway import SELECTIONS, multiway_compiled, numeric_multiway, numeric_multiway_batch, selection_score
+from .binary_kernel import TrainBatch
+from .criteria import entropy, gini
+from .multiway import SELECTIONS, multiway_compiled, numeric_multiway, numeric_multiway_batch
 from .node_tests import Test, nominal_test, numeric_test
 
-__all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "best_split", "best_splits", "search_batch",
-           "CRITERIA", "ENGINES"]
+__all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERIA", "ENGINES"]
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 __all__ += ["SELECTIONS"]
@@ -197,12 +197,15 @@ class _Column:
     """One attribute's results for M histograms: gains now, each test only when asked for.
 
     At a wide frontier most attributes lose at most nodes; building their tests
-    would be most of the search's time.
+    would be most of the search's time. A column of the compiled scan also has
+    its numbers (``scan``: the cut, default and children counts of each
+    histogram, and which histograms the scan made rather than the reference).
     """
 
-    def __init__(self, gains: np.ndarray, build):
+    def __init__(self, gains: np.ndarray, build, scan: tuple | None = None):
         self.gains = gains
         self._build = build
+        self.scan = scan
 
     def __getitem__(self, m: int):
         return self._build(m) if np.isfinite(self.gains[m]) else None
@@ -315,135 +318,3 @@ def _attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, pa
         return _numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
     nominal = _nominal_multiway if params.nominal_split == "multiway" else _nominal_binary
     return [nominal(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]
-
-
-def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -> Candidate | None:
-    """The best test for one tree at one node, or None.
-
-    Parameters
-    ----------
-    hist : ndarray of shape (total_bins, n_classes)
-        The tree's training counts at the node, attributes concatenated as in
-        ``layout`` (each: missing row, then bins).
-    """
-    return best_splits(np.asarray(hist)[None], layout, params)[0]
-
-
-def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams, *,
-                engine: str = "auto") -> list[Candidate | None]:
-    """:func:`best_split` of M histograms at once, shape (M, total_bins, n_classes).
-
-    Numeric attributes are searched for all M together (the common case at a
-    wide frontier); each histogram's choice is exactly ``best_split``'s.
-    ``engine`` is one of :data:`ENGINES`.
-    """
-    o, w = int(layout.offsets[0]), int(layout.widths[0])
-    return search_batch(TrainBatch.of(hists, slice(o, o + w)), layout, params, engine=engine)
-
-
-def search_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
-                 engine: str = "auto") -> list[Candidate | None]:
-    """:func:`best_splits` of the training histograms of ``batch`` (differences of stored slices)."""
-    node_counts = batch.node_counts  # (M, C)
-    n = node_counts.sum(axis=1).astype(np.float64)
-    parent_impurity = _impurity(node_counts, params.impurity_name)
-    safe_n = np.where(n > 0, n, 1.0)
-    compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
-    per_attribute = [
-        compiled[a] if a in compiled else _attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
-        for a in range(len(layout.kinds))
-    ]
-    if params.max_arity == 2 and params.criterion != "gain_ratio":
-        # Ranked by gain alone: pick the winning attribute from the gains, build only its test.
-        gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
-        winner = np.argmax(gains, axis=0)
-        out: list[Candidate | None] = []
-        for m in range(len(batch)):
-            a = int(winner[m])
-            if n[m] <= 0 or not np.isfinite(gains[a, m]):
-                out.append(None)
-                continue
-            test, gain, children = per_attribute[a][m]
-            out.append(Candidate(test, gain, gain, children.astype(np.int64)))
-        return out
-    return [
-        _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
-        for m in range(len(batch))
-    ]
-
-
-def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
-                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "_Column"]:
-    """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
-
-    Empty when ``engine`` (or the search) calls for the numpy reference.
-    Histograms too large for the scan to compute exactly the reference's gains
-    (entropy: beyond the ``log2`` table; gini: 2**26 rows) go to the reference.
-    """
-    if engine not in ENGINES:
-        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
-    if engine == "numba" and not kernel_available():
-        raise RuntimeError("engine='numba' needs numba installed; use engine='numpy' or 'auto'")
-    attributes = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
-    integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
-    if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
-        return {}
-    entropy = params.impurity_name == "entropy"
-    log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
-    # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
-    # squared counts below 2**53 (float sums of integers are exact there)
-    rows = np.flatnonzero(n < (log2.size if entropy else 2**26))
-    gain, cut, default, children = numeric_binary_numba(
-        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2)
-    rest = np.setdiff1d(np.arange(len(batch)), rows)
-    columns = {}
-    for k, a in enumerate(attributes):
-        found: dict[int, tuple] = {}
-        if rest.size:
-            reference = _numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
-                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
-                                        params)
-            gain[k, rest] = reference.gains
-            found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
-        columns[a] = _Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
-                                                     children[k], found))
-    return columns
-
-
-def _compiled_test(a: int, upper: np.ndarray, cut: np.ndarray, default: np.ndarray, gain: np.ndarray,
-                   children: np.ndarray, found: dict[int, tuple]):
-    tests: dict[tuple[int, int], Test] = {}  # equal tests are one (immutable) object
-
-    def build(m: int):
-        if m in found:
-            return found[m]
-        key = (int(cut[m]), int(default[m]))
-        if key not in tests:
-            tests[key] = numeric_test(a, cut[m:m + 1], upper, key[1])
-        return tests[key], float(gain[m]), children[m]
-
-    return build
-
-
-def _choose(results: list, params: SplitParams) -> Candidate | None:
-    """The best attribute's candidate (ties: the lower attribute index)."""
-    found = [(a, *r) for a, r in enumerate(results) if r is not None]
-    if not found:
-        return None
-    gains = np.array([f[2] for f in found])
-    if params.max_arity > 2:
-        scores = np.array([selection_score(f[3], f[2], params.selection) for f in found])
-    elif params.criterion == "gain_ratio":
-        info = np.array([float(split_information(f[3].sum(axis=1))) for f in found])
-        ratio = np.where(info > 0, gains / np.where(info > 0, info, 1.0), -np.inf)
-        eligible = gains >= gains.mean()
-        scores = np.where(eligible, ratio, -np.inf)
-        if not np.isfinite(scores).any():
-            scores = ratio
-    else:
-        scores = gains
-    i = int(np.argmax(scores))
-    if not np.isfinite(scores[i]):
-        return None
-    _, test, gain, children = found[i]
-    return Candidate(test, gain, float(scores[i]), children.astype(np.int64))

@@ -1,0 +1,212 @@
+"""The best test of each of a batch of training histograms: every attribute's best, then the best of those.
+
+:func:`best_split` (one histogram), :func:`best_splits` (M stored ones) and
+:func:`search_batch` (M differences of stored slices, a forest's trees at its
+nodes) give :class:`~dasktree.split.search.Candidate` objects;
+:func:`choose_batch` gives the same choices as :class:`Choices` columns, which
+the level search writes out without an object per node
+(:mod:`dasktree.decisions`). Each attribute's best test is
+:mod:`dasktree.split.search`'s (numeric binary tests by the compiled scan of
+:mod:`dasktree.split.binary_kernel` where it applies); the ranking across
+attributes follows the rule described there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_binary_numba
+from .criteria import split_information
+from .multiway import selection_score
+from .node_tests import Test, numeric_test
+from .search import (ENGINES, AttributeLayout, Candidate, SplitParams, _attribute_candidates, _Column, _gains_of,
+                     _impurity, _numeric_binary)
+
+__all__ = ["best_split", "best_splits", "search_batch", "Choices", "choose_batch"]
+
+
+def best_split(hist: np.ndarray, layout: AttributeLayout, params: SplitParams) -> Candidate | None:
+    """The best test for one tree at one node, or None.
+
+    Parameters
+    ----------
+    hist : ndarray of shape (total_bins, n_classes)
+        The tree's training counts at the node, attributes concatenated as in
+        ``layout`` (each: missing row, then bins).
+    """
+    return best_splits(np.asarray(hist)[None], layout, params)[0]
+
+
+def best_splits(hists: np.ndarray, layout: AttributeLayout, params: SplitParams, *,
+                engine: str = "auto") -> list[Candidate | None]:
+    """:func:`best_split` of M histograms at once, shape (M, total_bins, n_classes).
+
+    Numeric attributes are searched for all M together (the common case at a
+    wide frontier); each histogram's choice is exactly ``best_split``'s.
+    ``engine`` is one of :data:`ENGINES`.
+    """
+    o, w = int(layout.offsets[0]), int(layout.widths[0])
+    return search_batch(TrainBatch.of(hists, slice(o, o + w)), layout, params, engine=engine)
+
+
+def search_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
+                 engine: str = "auto") -> list[Candidate | None]:
+    """:func:`best_splits` of the training histograms of ``batch`` (differences of stored slices)."""
+    return choose_batch(batch, layout, params, engine=engine).candidates()
+
+
+@dataclass
+class Choices:
+    """The best test of each of M training histograms (:func:`choose_batch`), as columns.
+
+    A binary threshold test on a numeric attribute that the compiled scan found
+    is only its numbers: ``attribute``, ``cut`` (bins ``1..cut`` go to child 0),
+    ``default`` (the child of missing values), ``gain`` (also its score) and the
+    training ``children`` counts. A deep forest level chooses thousands of
+    those, and a :class:`Test` and :class:`Candidate` each were most of its
+    search time. Any other choice is a :class:`Candidate` in ``others`` (its
+    ``cut`` is -1); ``attribute`` is -1 where no test is valid.
+    """
+
+    attribute: np.ndarray  # (M,) int64
+    gain: np.ndarray  # (M,) float64
+    cut: np.ndarray  # (M,) int64
+    default: np.ndarray  # (M,) int64
+    children: np.ndarray  # (M, 2, C) int64, where cut >= 0
+    others: dict[int, Candidate]
+    uppers: tuple[np.ndarray | None, ...]  # the layout's bin upper edges (a test's threshold)
+
+    def candidates(self) -> list[Candidate | None]:
+        """The choices as :class:`Candidate` s (equal tests of one attribute share an object)."""
+        tests: dict[tuple[int, int, int], Test] = {}
+        out: list[Candidate | None] = []
+        for m, (a, cut, default) in enumerate(zip(*(x.tolist() for x in (self.attribute, self.cut, self.default)))):
+            if m in self.others or a < 0:
+                out.append(self.others.get(m))
+                continue
+            if (a, cut, default) not in tests:
+                tests[(a, cut, default)] = numeric_test(a, self.cut[m:m + 1], self.uppers[a], default)
+            gain = float(self.gain[m])
+            out.append(Candidate(tests[(a, cut, default)], gain, gain, self.children[m]))
+        return out
+
+
+def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
+                 engine: str = "auto") -> Choices:
+    """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers."""
+    node_counts = batch.node_counts  # (M, C)
+    n = node_counts.sum(axis=1).astype(np.float64)
+    parent_impurity = _impurity(node_counts, params.impurity_name)
+    safe_n = np.where(n > 0, n, 1.0)
+    compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+    per_attribute = [
+        compiled[a] if a in compiled else _attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+        for a in range(len(layout.kinds))
+    ]
+    m_total = len(batch)
+    choices = Choices(np.full(m_total, -1, dtype=np.int64), np.full(m_total, -np.inf),
+                      np.full(m_total, -1, dtype=np.int64), np.zeros(m_total, dtype=np.int64),
+                      np.zeros((m_total, 2, node_counts.shape[1]), dtype=np.int64), {}, layout.uppers)
+    if params.max_arity == 2 and params.criterion != "gain_ratio":
+        # Ranked by gain alone: the winning attribute from the gains (ties: the lower attribute).
+        gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
+        winner = np.argmax(gains, axis=0)
+        best = gains[winner, np.arange(m_total)]
+        valid = (n > 0) & np.isfinite(best)
+        choices.attribute[valid] = winner[valid]
+        choices.gain[valid] = best[valid]
+        for a, column in compiled.items():
+            cut, default, children, scanned = column.scan
+            won = valid & (winner == a) & scanned
+            choices.cut[won], choices.default[won], choices.children[won] = cut[won], default[won], children[won]
+        for m in np.flatnonzero(valid & (choices.cut < 0)).tolist():
+            test, gain, children = per_attribute[int(winner[m])][m]
+            choices.others[m] = Candidate(test, gain, gain, children.astype(np.int64))
+        return choices
+    for m in range(m_total):
+        candidate = _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
+        if candidate is not None:
+            choices.others[m] = candidate
+            choices.attribute[m], choices.gain[m] = candidate.test.attribute, candidate.gain
+    return choices
+
+
+def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
+                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "_Column"]:
+    """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
+
+    Empty when ``engine`` (or the search) calls for the numpy reference.
+    Histograms too large for the scan to compute exactly the reference's gains
+    (entropy: beyond the ``log2`` table; gini: 2**26 rows) go to the reference.
+    """
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
+    if engine == "numba" and not kernel_available():
+        raise RuntimeError("engine='numba' needs numba installed; use engine='numpy' or 'auto'")
+    attributes = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
+    integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
+    if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
+        return {}
+    entropy = params.impurity_name == "entropy"
+    log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
+    # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
+    # squared counts below 2**53 (float sums of integers are exact there)
+    rows = np.flatnonzero(n < (log2.size if entropy else 2**26))
+    gain, cut, default, children = numeric_binary_numba(
+        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2)
+    rest = np.setdiff1d(np.arange(len(batch)), rows)
+    columns = {}
+    for k, a in enumerate(attributes):
+        found: dict[int, tuple] = {}
+        if rest.size:
+            reference = _numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
+                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
+                                        params)
+            gain[k, rest] = reference.gains
+            found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
+        scanned = np.zeros(len(batch), dtype=bool)
+        scanned[rows] = True
+        columns[a] = _Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
+                                                     children[k], found), (cut[k], default[k], children[k], scanned))
+    return columns
+
+
+def _compiled_test(a: int, upper: np.ndarray, cut: np.ndarray, default: np.ndarray, gain: np.ndarray,
+                   children: np.ndarray, found: dict[int, tuple]):
+    tests: dict[tuple[int, int], Test] = {}  # equal tests are one (immutable) object
+
+    def build(m: int):
+        if m in found:
+            return found[m]
+        key = (int(cut[m]), int(default[m]))
+        if key not in tests:
+            tests[key] = numeric_test(a, cut[m:m + 1], upper, key[1])
+        return tests[key], float(gain[m]), children[m]
+
+    return build
+
+
+def _choose(results: list, params: SplitParams) -> Candidate | None:
+    """The best attribute's candidate (ties: the lower attribute index)."""
+    found = [(a, *r) for a, r in enumerate(results) if r is not None]
+    if not found:
+        return None
+    gains = np.array([f[2] for f in found])
+    if params.max_arity > 2:
+        scores = np.array([selection_score(f[3], f[2], params.selection) for f in found])
+    elif params.criterion == "gain_ratio":
+        info = np.array([float(split_information(f[3].sum(axis=1))) for f in found])
+        ratio = np.where(info > 0, gains / np.where(info > 0, info, 1.0), -np.inf)
+        eligible = gains >= gains.mean()
+        scores = np.where(eligible, ratio, -np.inf)
+        if not np.isfinite(scores).any():
+            scores = ratio
+    else:
+        scores = gains
+    i = int(np.argmax(scores))
+    if not np.isfinite(scores[i]):
+        return None
+    _, test, gain, children = found[i]
+    return Candidate(test, gain, float(scores[i]), children.astype(np.int64))
