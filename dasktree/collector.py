@@ -1,7 +1,7 @@
 """Python's cyclic garbage collector, kept out of the way of bursts of short-lived objects.
 
 A level pass makes tens of thousands of small objects at a deep forest level
-(search requests, candidates, tests, decisions) that are freed by reference
+(search requests; on the client, tests, branches and nodes) that are freed by reference
 counting. Each time they push the young generations over their thresholds,
 and the long-lived objects grow by a quarter, the collector rescans *every*
 tracked object of the process: on the client the imported modules and the

@@ -196,8 +196,8 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
     into one buffer, searched, and the buffer reused for the next block: a deep forest level's
     chunk is tens of millions of cells, and an int64 copy of it all is memory a worker must
     fault in fresh at every level (the searches are per node: blocks change nothing of the
-    results). The collector is paused meanwhile: a deep forest level makes tens of thousands of
-    short-lived objects here (:mod:`dasktree.collector`)."""
+    results). The collector is paused meanwhile: a deep forest level still makes thousands of
+    short-lived objects here (a request per node and its arrays; :mod:`dasktree.collector`)."""
     requests = chunk.requests
     cells = int(context.layout.widths.sum()) * context.n_classes
     spans = [(r.base, r.base + r.n_slices * cells) for r in requests]
