@@ -14,6 +14,8 @@ multi-way, or from the numpy reference) comes as its
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from .plans import firsts
@@ -23,12 +25,15 @@ from .split.node_tests import Test
 from .split.choices import Choices
 from .split.search import AttributeLayout
 
+if TYPE_CHECKING:  # node_search imports this module
+    from .node_search import SearchContext, SearchRequest, _Slots
+
 __all__ = ["packed_decisions"]
 
 
-def packed_decisions(slots, requests: list, all_counts: np.ndarray, pair_request: np.ndarray,
-                     pair_tree: np.ndarray, reasons: list[str], batch_of_pair: np.ndarray,
-                     batch_request: np.ndarray, choices: Choices, context) -> PackedResults:
+def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: np.ndarray,
+                     pair_request: np.ndarray, pair_tree: np.ndarray, reasons: list[str], batch_of_pair: np.ndarray,
+                     batch_request: np.ndarray, choices: Choices, context: SearchContext) -> PackedResults:
     """The columns of a group's decisions.
 
     Pair ``k`` (request ``pair_request[k]``, tree ``pair_tree[k]``) ends at its
@@ -106,7 +111,7 @@ def _tables(attribute: np.ndarray, cut: np.ndarray, default: np.ndarray, candida
     return tables, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), thresholds
 
 
-def _children(slots, request: np.ndarray, attribute: np.ndarray, cut: np.ndarray, default: np.ndarray,
+def _children(slots: _Slots, request: np.ndarray, attribute: np.ndarray, cut: np.ndarray, default: np.ndarray,
               candidates: list, layout: AttributeLayout, n_parts: int) -> np.ndarray:
     """Per-part class counts of each chosen test's children, test after test: (sum of arities, n_parts + 1, C).
 

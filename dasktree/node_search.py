@@ -171,10 +171,7 @@ def _train_batches(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray,
 def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_counts: np.ndarray,
              context: SearchContext) -> Choices:
     """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind)."""
-    size = plus_request.size
-    out = Choices(np.full(size, -1, dtype=np.int64), np.full(size, -np.inf), np.full(size, -1, dtype=np.int64),
-                  np.zeros(size, dtype=np.int64), np.zeros((size, 2, context.n_classes), dtype=np.int64), {},
-                  context.layout.uppers)
+    out = Choices.none(plus_request.size, context.n_classes, context.layout.uppers)
     for indices, batch in _train_batches(slots, plus_request, minus, node_counts):
         found = choose_batch(batch, context.layout, context.split)
         for name in ("attribute", "gain", "cut", "default", "children"):

@@ -78,6 +78,12 @@ class Choices:
     others: dict[int, Candidate]
     uppers: tuple[np.ndarray | None, ...]  # the layout's bin upper edges (a test's threshold)
 
+    @classmethod
+    def none(cls, size: int, n_classes: int, uppers: tuple) -> "Choices":
+        """``size`` histograms with no test chosen yet."""
+        return cls(np.full(size, -1, dtype=np.int64), np.full(size, -np.inf), np.full(size, -1, dtype=np.int64),
+                   np.zeros(size, dtype=np.int64), np.zeros((size, 2, n_classes), dtype=np.int64), {}, uppers)
+
     def candidates(self) -> list[Candidate | None]:
         """The choices as :class:`Candidate` s (equal tests of one attribute share an object)."""
         tests: dict[tuple[int, int, int], Test] = {}
@@ -106,9 +112,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
         for a in range(len(layout.kinds))
     ]
     m_total = len(batch)
-    choices = Choices(np.full(m_total, -1, dtype=np.int64), np.full(m_total, -np.inf),
-                      np.full(m_total, -1, dtype=np.int64), np.zeros(m_total, dtype=np.int64),
-                      np.zeros((m_total, 2, node_counts.shape[1]), dtype=np.int64), {}, layout.uppers)
+    choices = Choices.none(m_total, node_counts.shape[1], layout.uppers)
     if params.max_arity == 2 and params.criterion != "gain_ratio":
         # Ranked by gain alone: the winning attribute from the gains (ties: the lower attribute).
         gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
