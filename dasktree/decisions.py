@@ -21,7 +21,7 @@ import numpy as np
 from .plans import firsts
 from .search_results import PackedResults
 from .split.binary_kernel import threshold_children
-from .split.node_tests import Test
+from .split.node_tests import Test, threshold_tables
 from .split.choices import Choices
 from .split.search import AttributeLayout
 
@@ -90,9 +90,9 @@ def _tables(attribute: np.ndarray, cut: np.ndarray, default: np.ndarray, candida
             layout: AttributeLayout) -> tuple[np.ndarray, np.ndarray, tuple]:
     """The chosen tests' code tables (concatenated int16), their starts, and their thresholds.
 
-    A threshold test as numbers has the table of :func:`~dasktree.split.node_tests.numeric_test`:
-    code 0 (missing) to ``default``, codes ``1..cut`` to child 0, the others to child 1; its
-    threshold is the upper edge of bin ``cut``."""
+    A threshold test as numbers has the table :func:`~dasktree.split.node_tests.numeric_test`
+    gives it (:func:`~dasktree.split.node_tests.threshold_tables`); its threshold is the upper
+    edge of bin ``cut``."""
     numbers = np.asarray([c is None for c in candidates], dtype=bool)
     sizes = np.zeros(len(candidates), dtype=np.int64)
     upper_of = np.zeros(len(candidates))
@@ -103,8 +103,7 @@ def _tables(attribute: np.ndarray, cut: np.ndarray, default: np.ndarray, candida
         upper_of[at] = upper[cut[at] - 1]
     sizes[~numbers] = [c.test.bin_children.size for c in candidates if c is not None]
     starts = firsts(sizes)
-    code = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
-    tables = np.where(code == 0, np.repeat(default, sizes), code > np.repeat(cut, sizes)).astype(np.int16)
+    tables = threshold_tables(sizes, cut, default)  # the others' tables written over theirs below
     for k in np.flatnonzero(~numbers).tolist():
         tables[starts[k]:starts[k] + sizes[k]] = candidates[k].test.bin_children
     thresholds = tuple((x,) if c is None else c.test.thresholds for x, c in zip(upper_of.tolist(), candidates))

@@ -23,11 +23,11 @@ from .binning import BinSpec
 from .collector import collector_paused, older_objects_frozen
 from .forest import Forest, Node
 from .node_search import SearchContext, SearchRequest, leaf_reasons, search_group
-from .search_results import NodeResult, PackedResults, concat, test_of
+from .search_results import PackedResults, concat, test_of
 from .split.node_tests import Test
 from .split.search import AttributeLayout, SplitParams
 
-__all__ = ["GrowParams", "SearchRequest", "NodeResult", "search_group", "grow", "Runner"]
+__all__ = ["GrowParams", "SearchRequest", "search_group", "grow", "Runner"]
 
 EPSILON = np.finfo(np.float64).eps
 

@@ -1,14 +1,13 @@
 """A search chunk's results in wire form: a few flat arrays, not thousands of objects.
 
 A deep level of a cross-validation forest decides thousands of (node, tree)
-pairs. As :class:`NodeResult` objects (each decision a
+pairs. As objects per node (each decision a
 :class:`~dasktree.split.node_tests.Test` with its own bin table, and two count
 arrays) they cost about 50 microseconds each to pickle on the worker and as
 much again to unpickle on the client, more than the search itself (measured:
 5,249 decisions took 0.39 s to dump and 0.29 s to load). The search writes
 its results as columns that pickle as a handful of buffers
-(:func:`dasktree.decisions.packed_decisions`); :func:`pack` makes the same
-columns from objects (the tests' reference, and an empty chunk's).
+(:func:`dasktree.decisions.packed_decisions`).
 :func:`concat` joins a level's chunks on the client, and the grow loop
 (:func:`dasktree.grow._apply`) reads the columns as they are: only the tests
 the forest keeps become :class:`~dasktree.split.node_tests.Test` objects
@@ -23,27 +22,8 @@ import numpy as np
 
 from .plans import firsts
 from .split.node_tests import Test
-from .split.search import Candidate
 
-__all__ = ["PackedResults", "NodeResult", "TreeDecision", "pack", "concat", "test_of"]
-
-
-@dataclass
-class TreeDecision:
-    """One tree's decision at a node, as an object: its candidate and children counts, or a leaf's reason."""
-
-    candidate: Candidate | None
-    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
-    reason: str = ""
-
-
-@dataclass
-class NodeResult:
-    """A node's counts and its trees' decisions, as objects (what :func:`pack` packs)."""
-
-    node: int
-    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
-    decisions: dict[int, TreeDecision]
+__all__ = ["PackedResults", "concat", "test_of"]
 
 
 @dataclass(frozen=True)
@@ -54,8 +34,8 @@ class PackedResults:
     chosen test ``pair_choice[d]``, or a leaf for ``reasons[d]`` when that is -1.
     Chosen test ``k`` has its code table in ``bin_children[bin_start[k]:bin_start[k + 1]]``
     and its ``arity`` children in rows ``arity_start[k]:arity_start[k + 1]`` of
-    ``train_children`` (training counts, as in :class:`Candidate`) and of
-    ``children`` (per-part counts, as in :class:`TreeDecision`).
+    ``train_children`` (training counts, as in :class:`~dasktree.split.search.Candidate`) and of
+    ``children`` (per-part counts: the parts, then the total).
     """
 
     nodes: np.ndarray  # (n,) int64
@@ -77,50 +57,14 @@ class PackedResults:
     children: np.ndarray  # (sum of arities, n_parts + 1, n_classes)
     arity_start: np.ndarray  # (k + 1,) int64
 
-
-def pack(results: list[NodeResult], n_parts: int, n_classes: int) -> PackedResults:
-    """The columns of ``results``; a chosen test shared by several trees is stored once."""
-    pair_result, pair_tree, pair_choice, reasons = [], [], [], []
-    chosen: list[TreeDecision] = []
-    index_of: dict[tuple[int, int], int] = {}  # (id of the candidate, id of the children counts)
-    for i, result in enumerate(results):
-        for tree, decision in result.decisions.items():
-            pair_result.append(i)
-            pair_tree.append(tree)
-            reasons.append(decision.reason)
-            if decision.candidate is None:
-                pair_choice.append(-1)
-                continue
-            key = (id(decision.candidate), id(decision.child_counts))
-            if key not in index_of:
-                index_of[key] = len(chosen)
-                chosen.append(decision)
-            pair_choice.append(index_of[key])
-    tests = [d.candidate.test for d in chosen]
-    arities = [t.arity for t in tests]
-    return PackedResults(
-        nodes=np.asarray([r.node for r in results], dtype=np.int64),
-        counts=(np.stack([r.counts for r in results]) if results
-                else np.zeros((0, n_parts + 1, n_classes), dtype=np.int64)),
-        pair_result=np.asarray(pair_result, dtype=np.int64),
-        pair_tree=np.asarray(pair_tree, dtype=np.int64),
-        pair_choice=np.asarray(pair_choice, dtype=np.int64),
-        reasons=tuple(reasons),
-        attribute=np.asarray([t.attribute for t in tests], dtype=np.int64),
-        kind=tuple(t.kind for t in tests),
-        default=np.asarray([t.default for t in tests], dtype=np.int64),
-        thresholds=tuple(t.thresholds for t in tests),
-        groups=tuple(t.groups for t in tests),
-        gain=np.asarray([d.candidate.gain for d in chosen], dtype=np.float64),
-        score=np.asarray([d.candidate.score for d in chosen], dtype=np.float64),
-        bin_children=(np.concatenate([t.bin_children for t in tests]) if tests else np.zeros(0, dtype=np.int16)),
-        bin_start=np.concatenate([[0], np.cumsum([t.bin_children.size for t in tests], dtype=np.int64)]),
-        train_children=(np.concatenate([d.candidate.child_counts for d in chosen]) if chosen
-                        else np.zeros((0, n_classes), dtype=np.int64)),
-        children=(np.concatenate([d.child_counts for d in chosen]) if chosen
-                  else np.zeros((0, n_parts + 1, n_classes), dtype=np.int64)),
-        arity_start=np.concatenate([[0], np.cumsum(arities, dtype=np.int64)]),
-    )
+    @classmethod
+    def empty(cls, n_parts: int, n_classes: int) -> "PackedResults":
+        """No results (a chunk without nodes)."""
+        none = np.zeros(0, dtype=np.int64)
+        return cls(none, np.zeros((0, n_parts + 1, n_classes), dtype=np.int64), none, none, none, (), none, (), none,
+                   (), (), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int16), np.zeros(1, dtype=np.int64),
+                   np.zeros((0, n_classes), dtype=np.int64), np.zeros((0, n_parts + 1, n_classes), dtype=np.int64),
+                   np.zeros(1, dtype=np.int64))
 
 
 def test_of(packed: PackedResults, k: int) -> Test:
@@ -135,7 +79,7 @@ def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedRe
     if len(packs) == 1:
         return packs[0]
     if not packs:
-        return pack([], n_parts, n_classes)
+        return PackedResults.empty(n_parts, n_classes)
     n_results = firsts([p.nodes.size for p in packs])
     n_chosen = firsts([p.gain.size for p in packs])
     n_bins = firsts([p.bin_children.size for p in packs])

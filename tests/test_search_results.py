@@ -1,13 +1,15 @@
 """A level's search results, packed, pickled and joined, change the forest as object-by-object code did.
 
-Search tasks pack their results (:func:`~dasktree.search_results.pack`), the
+Search tasks write their results as columns (:mod:`dasktree.decisions`), the
 client joins a level's chunks (:func:`~dasktree.search_results.concat`) and
 :func:`dasktree.grow._apply` turns the columns into branches, children and
 leaves. The reference here is the apply it replaced, on the unpacked objects.
 """
 
 import copy
+import dataclasses
 import pickle
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -22,9 +24,74 @@ from dasktree.grow import GrowParams
 from dasktree.node_search import leaf_reasons
 from dasktree.runners import LocalRunner
 from dasktree.schema import resolve_roles
-from dasktree.search_results import NodeResult, PackedResults, TreeDecision, concat, pack
+from dasktree.search_results import PackedResults, concat
 from dasktree.split import node_tests
 from dasktree.split.search import Candidate, SplitParams
+
+
+# The results as objects, as the search wrote them before its columns: the reference view here.
+@dataclass
+class TreeDecision:
+    """One tree's decision at a node, as an object: its candidate and children counts, or a leaf's reason."""
+
+    candidate: Candidate | None
+    child_counts: np.ndarray | None  # (arity, n_parts + 1, n_classes): parts, then the total
+    reason: str = ""
+
+
+@dataclass
+class NodeResult:
+    """A node's counts and its trees' decisions, as objects (what :func:`pack` packs)."""
+
+    node: int
+    counts: np.ndarray  # (n_parts + 1, n_classes): parts, then the total
+    decisions: dict[int, TreeDecision]
+
+
+def pack(results: list[NodeResult], n_parts: int, n_classes: int) -> PackedResults:
+    """The columns of ``results``; a chosen test shared by several trees is stored once."""
+    pair_result, pair_tree, pair_choice, reasons = [], [], [], []
+    chosen: list[TreeDecision] = []
+    index_of: dict[tuple[int, int], int] = {}  # (id of the candidate, id of the children counts)
+    for i, result in enumerate(results):
+        for tree, decision in result.decisions.items():
+            pair_result.append(i)
+            pair_tree.append(tree)
+            reasons.append(decision.reason)
+            if decision.candidate is None:
+                pair_choice.append(-1)
+                continue
+            key = (id(decision.candidate), id(decision.child_counts))
+            if key not in index_of:
+                index_of[key] = len(chosen)
+                chosen.append(decision)
+            pair_choice.append(index_of[key])
+    tests = [d.candidate.test for d in chosen]
+    arities = [t.arity for t in tests]
+    return PackedResults(
+        nodes=np.asarray([r.node for r in results], dtype=np.int64),
+        counts=(np.stack([r.counts for r in results]) if results
+                else np.zeros((0, n_parts + 1, n_classes), dtype=np.int64)),
+        pair_result=np.asarray(pair_result, dtype=np.int64),
+        pair_tree=np.asarray(pair_tree, dtype=np.int64),
+        pair_choice=np.asarray(pair_choice, dtype=np.int64),
+        reasons=tuple(reasons),
+        attribute=np.asarray([t.attribute for t in tests], dtype=np.int64),
+        kind=tuple(t.kind for t in tests),
+        default=np.asarray([t.default for t in tests], dtype=np.int64),
+        thresholds=tuple(t.thresholds for t in tests),
+        groups=tuple(t.groups for t in tests),
+        gain=np.asarray([d.candidate.gain for d in chosen], dtype=np.float64),
+        score=np.asarray([d.candidate.score for d in chosen], dtype=np.float64),
+        bin_children=(np.concatenate([t.bin_children for t in tests]) if tests else np.zeros(0, dtype=np.int16)),
+        bin_start=np.concatenate([[0], np.cumsum([t.bin_children.size for t in tests], dtype=np.int64)]),
+        train_children=(np.concatenate([d.candidate.child_counts for d in chosen]) if chosen
+                        else np.zeros((0, n_classes), dtype=np.int64)),
+        children=(np.concatenate([d.child_counts for d in chosen]) if chosen
+                  else np.zeros((0, n_parts + 1, n_classes), dtype=np.int64)),
+        arity_start=np.concatenate([[0], np.cumsum(arities, dtype=np.int64)]),
+    )
+
 
 
 def _unpack(packed: PackedResults) -> list[NodeResult]:
@@ -125,12 +192,16 @@ def _same_forest(a: Forest, b: Forest) -> None:
 
 
 class _ChunkingRunner(LocalRunner):
-    """Each level's results cut into three chunks, packed and pickled apart, then joined (as from a cluster)."""
+    """Each level's results cut into three chunks, packed and pickled apart, then joined (as from a
+    cluster). Each node's decisions are put in reverse order first: the apply must not read the
+    order of a node's pairs (the search writes them in tree order, objects had leaves first)."""
 
     decisions = 0
 
     def level_pass(self, plan, requests, context, label):
         results = _unpack(super().level_pass(plan, requests, context, label))
+        for result in results:
+            result.decisions = dict(reversed(list(result.decisions.items())))
         n_parts = context.n_folds * context.n_repeats
         cuts = [0, len(results) // 3, 2 * len(results) // 3, len(results)]
         chunks = [pickle.loads(pickle.dumps(pack(results[a:b], n_parts, context.n_classes), protocol=5))
@@ -200,3 +271,10 @@ def test_an_empty_chunk_packs_and_joins():
     empty = pickle.loads(pickle.dumps(pack([], 10, 3)))
     assert _unpack(empty) == []
     assert _unpack(concat([empty, empty], 10, 3)) == []
+    no_chunks = concat([], 10, 3)  # PackedResults.empty: the columns pack gives no results
+    for field in dataclasses.fields(empty):
+        a, b = getattr(empty, field.name), getattr(no_chunks, field.name)
+        if isinstance(a, np.ndarray):
+            assert (a.shape, a.dtype) == (b.shape, b.dtype) and np.array_equal(a, b), field.name
+        else:
+            assert a == b, field.name

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Test", "numeric_test", "nominal_test"]
+__all__ = ["Test", "numeric_test", "nominal_test", "threshold_tables"]
 
 
 class _cached:
@@ -99,19 +99,27 @@ def numeric_test(attribute: int, cuts: np.ndarray, upper: np.ndarray, default: i
     """
     cuts = np.asarray(cuts, dtype=np.int64)
     n_bins = upper.size + 1
-    table = np.empty(n_bins + 1, dtype=np.int16)
-    binary = cuts.size == 1  # thousands at a deep forest level: two fills, not a search
-    if binary:  # cut < n_bins: codes 1..cut go to child 0, the others (at least one) to child 1
-        cut = int(cuts[0])
-        table[1:cut + 1] = 0
-        table[cut + 1:] = 1
-        thresholds: tuple[float, ...] = (float(upper[cut - 1]),)
+    binary = cuts.size == 1  # cut < n_bins: codes 1..cut go to child 0, the others (at least one) to child 1
+    if binary:
+        table = threshold_tables(np.array([n_bins + 1]), cuts, np.array([default]))
+        thresholds: tuple[float, ...] = (float(upper[cuts[0] - 1]),)
     else:
+        table = np.empty(n_bins + 1, dtype=np.int16)
         table[1:] = np.searchsorted(cuts, np.arange(1, n_bins + 1), side="left")
+        table[0] = default
         thresholds = tuple(float(upper[j - 1]) for j in cuts)
-    table[0] = default
     test = Test(attribute, "numeric", table, int(default), thresholds)
     return test.knowing_arity(max(int(default), 1) + 1) if binary else test
+
+
+def threshold_tables(n_codes: np.ndarray, cut: np.ndarray, default: np.ndarray) -> np.ndarray:
+    """The code tables of binary threshold tests, one after another (int16): test ``k`` has
+    ``n_codes[k]`` codes; code 0 (missing) goes to ``default[k]``, codes ``1..cut[k]`` to child 0,
+    the others to child 1. All at once: a deep forest level chooses thousands."""
+    n_codes = np.asarray(n_codes, dtype=np.int64)
+    first = np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64)
+    code = np.arange(int(n_codes.sum()), dtype=np.int64) - np.repeat(first, n_codes)
+    return np.where(code == 0, np.repeat(default, n_codes), code > np.repeat(cut, n_codes)).astype(np.int16)
 
 
 def nominal_test(attribute: int, groups: list[np.ndarray], n_codes: int, default: int) -> Test:
