@@ -99,7 +99,8 @@ class LocalRunner(_Counting):
         return merge_all(parts)
 
     def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
-        """Encode with ``spec`` from now on; codes cached under another spec are dropped."""
+        """Encode with ``spec`` from now on; codes cached under another spec are dropped.
+        (``level_passes`` is the Dask runner's: whether to start its holders. In process there are none.)"""
         if self.encoded is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
             self.encoded = None
         self.spec = spec
