@@ -80,6 +80,7 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
         score=np.asarray([g if c is None else c.score for g, c in zip(gain.tolist(), candidates)], dtype=np.float64),
         bin_children=tables,
         bin_start=bin_start,
+        cut=np.asarray([q if c is None else c.test.cut for q, c in zip(cut.tolist(), candidates)], dtype=np.int64),
         train_children=train_children.astype(np.int64, copy=False),
         children=_children(slots, batch_request[chosen], attribute, cut, default, candidates, layout, n_parts),
         arity_start=np.concatenate([[0], np.cumsum(arity)]).astype(np.int64),

@@ -16,6 +16,7 @@ This module is pure Python and numpy: it decides nothing about splits (that is
 
 from __future__ import annotations
 
+import itertools
 import uuid
 from dataclasses import dataclass, field
 
@@ -64,11 +65,14 @@ class _FlatBranches:
     """The forest's branches as the flat arrays of a :class:`PassPlan`, grown as branches are added.
 
     Branches come in increasing node order (a level's nodes are decided in id
-    order and their children get higher ids), so each pass only appends.
+    order and their children get higher ids), so each pass only appends: the
+    branches added since the last :meth:`arrays` become arrays then, all at once
+    (a forest adds thousands a level).
 
     A *threshold branch* (two children: missing to a default, codes up to a
     cut to child 0, the others to child 1; every binary numeric test, and a
-    nominal one whose categories fall that way) is routed by comparing the
+    nominal one whose categories fall that way: its test's
+    :attr:`~dasktree.split.node_tests.Test.cut`) is routed by comparing the
     code with its cut, and has no table: a compare in the kernel instead of a
     load from a table of megabytes, and a plan a fraction of the size. Other
     branches have a table of each code's child *index* (the test's
@@ -77,74 +81,54 @@ class _FlatBranches:
     """
 
     def __init__(self):
-        self.node: list[int] = []  # per branch: its node
-        self.attribute: list[int] = []
-        self.first_child: list[int] = []  # per branch: its first child in self.children
-        self.children: list[int] = []
-        self.pending: list[np.ndarray] = []  # bin_children of the branches added since the last arrays()
+        self.node = np.zeros(0, np.int64)  # per branch: its node
+        self.attribute = np.zeros(0, np.int32)
+        self.first_child = np.zeros(0, np.int64)  # per branch: its first child in self.children
+        self.children = np.zeros(0, np.int32)
         self.offset = np.zeros(0, np.int64)  # per branch: its first cell in the table (0 for a threshold)
         self.cut = np.zeros(0, np.int32)  # per branch: codes 1..cut go to child 0, the others to 1 (-1: a table)
         self.default = np.zeros(0, np.int32)  # per branch: the child index of code 0 (missing)
         self._table = np.zeros(0, np.uint8)
+        self._pending: list[tuple[int, Test, list[int]]] = []  # branches added since the last arrays()
+        self._last = -1  # the node of the last branch added
 
     def add(self, node: int, test: Test, children: list[int]) -> None:
-        if self.node and node < self.node[-1]:
+        if node < self._last:
             raise RuntimeError("branches added out of node order: it's a bug, please report it")
-        self.node.append(node)
-        self.attribute.append(test.attribute)
-        self.first_child.append(len(self.children))
-        self.children.extend(children)
-        self.pending.append(test.bin_children)
+        self._last = node
+        self._pending.append((node, test, children))
 
     def arrays(self, n_nodes: int) -> tuple[np.ndarray, ...]:
         """(branch_start, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
         children) over ``n_nodes`` nodes."""
-        if self.pending:
-            self._route_pending()
-        per_node = np.bincount(np.asarray(self.node, dtype=np.intp), minlength=n_nodes)
+        if self._pending:
+            self._take_pending()
+        per_node = np.bincount(self.node, minlength=n_nodes)
         branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
-        return (branch_start, np.asarray(self.attribute, dtype=np.int32), self.offset, self._table, self.cut,
-                self.default, np.asarray(self.first_child, dtype=np.int64), np.asarray(self.children, dtype=np.int32))
+        return (branch_start, self.attribute, self.offset, self._table, self.cut, self.default, self.first_child,
+                self.children)
 
-    def _route_pending(self) -> None:
-        """Cut, default and table of each branch added since the last call (all at once: a forest
-        adds thousands a level)."""
-        tables, self.pending = self.pending, []
-        cut, default = threshold_cuts(tables)
-        tabled = [t for t, c in zip(tables, cut.tolist()) if c < 0]
-        sizes = np.asarray([t.size if c < 0 else 0 for t, c in zip(tables, cut.tolist())], dtype=np.int64)
-        offset = self._table.size + np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        self.offset = np.concatenate([self.offset, np.where(cut < 0, offset, 0)])
+    def _take_pending(self) -> None:
+        nodes, tests, children = zip(*self._pending)
+        self._pending = []
+        n = len(tests)
+        arity = np.fromiter(map(len, children), dtype=np.int64, count=n)
+        cut = np.fromiter((t.cut for t in tests), dtype=np.int32, count=n)  # known to tests from a search
+        tabled = [t.bin_children for t, c in zip(tests, cut.tolist()) if c < 0]
+        sizes = np.zeros(n, dtype=np.int64)
+        sizes[cut < 0] = [t.size for t in tabled]
+        self.offset = np.concatenate([self.offset, np.where(cut < 0, self._table.size + firsts(sizes), 0)])
         self.cut = np.concatenate([self.cut, cut])
-        self.default = np.concatenate([self.default, default])
+        self.default = np.concatenate([self.default, np.fromiter((t.bin_children[0] for t in tests), np.int32, n)])
+        self.node = np.concatenate([self.node, np.asarray(nodes, dtype=np.int64)])
+        self.attribute = np.concatenate([self.attribute, np.fromiter((t.attribute for t in tests), np.int32, n)])
+        self.first_child = np.concatenate([self.first_child, self.children.size + firsts(arity)])
+        self.children = np.concatenate([self.children, np.fromiter(itertools.chain.from_iterable(children),
+                                                                   np.int32, int(arity.sum()))])
         if tabled:
             wide = self._table.dtype != np.uint8 or max(int(t.max()) for t in tabled) >= 256
             dtype = np.uint16 if wide else np.uint8
             self._table = np.concatenate([self._table.astype(dtype)] + [t.astype(dtype) for t in tabled])
-
-
-def threshold_cuts(tables: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """(cut, default) of each code table (``bin_children``, code 0 = missing): ``cut`` is the last code
-    sent to child 0 of a threshold branch (codes ``1..cut`` to child 0, the others to child 1),
-    -1 for any other table; ``default`` is code 0's child."""
-    sizes = np.asarray([t.size for t in tables], dtype=np.int64)
-    flat = np.concatenate(tables).astype(np.int64)
-    first = np.concatenate([[0], np.cumsum(sizes)[:-1]])
-    default = flat[first].astype(np.int32)
-    cut = np.full(len(tables), -1, dtype=np.int32)
-    body = sizes > 1  # a table of code 0 alone routes by its default (to its single child)
-    if not body.any():
-        return cut, default
-    is_body = np.ones(flat.size, dtype=bool)
-    is_body[first] = False
-    codes = flat[is_body]  # codes 1.. of every table, table after table
-    owner = np.repeat(np.arange(len(tables)), sizes - 1)
-    descents = np.bincount(owner[1:][(codes[1:] < codes[:-1]) & (owner[1:] == owner[:-1])], minlength=len(tables))
-    above_one = np.bincount(owner[codes > 1], minlength=len(tables))
-    zeros = np.bincount(owner[codes == 0], minlength=len(tables))
-    threshold = body & (descents == 0) & (above_one == 0)
-    cut[threshold] = zeros[threshold]
-    return cut, default
 
 
 class Forest:
@@ -212,14 +196,8 @@ class Forest:
 
         ``child_counts[tree]`` is (arity, n_parts + 1, n_classes). Returns the new children.
         """
-        if len(tests) == 1:  # most nodes of a bifurcated forest's deep levels: nothing to group
-            [(tree, test)] = tests.items()
-            return self.add_branch(node, (tree,), test, child_counts[tree])
-        by_test: dict[tuple, list[int]] = {}
-        for tree in sorted(tests):
-            by_test.setdefault(tests[tree].identity, []).append(tree)
-        return [child for trees in sorted(by_test.values())
-                for child in self.add_branch(node, tuple(trees), tests[trees[0]], child_counts[trees[0]])]
+        return self.add_branches([(node, trees, tests[trees[0]], child_counts[trees[0]])
+                                  for trees in sharing(tests)])
 
     def add_branch(self, node: Node, trees: tuple[int, ...], test: Test, child_counts: np.ndarray) -> list[Node]:
         """Give ``trees`` (sorted) the test ``test`` at ``node``, sharing one branch and its new children.
@@ -227,16 +205,23 @@ class Forest:
         ``child_counts`` is (arity, n_parts + 1, n_classes). A node's branches are added in the
         order of their first trees, the nodes in id order. Returns the new children.
         """
-        depth, first = node.depth + 1, len(self.nodes)
-        children = [Node(first + i, depth, trees, child_counts[i]) for i in range(test.arity)]
-        self.nodes += children
-        ids = list(range(first, first + len(children)))
-        index = len(node.branches)
-        for t in trees:
-            node.branch_index[t] = index
-        node.branches.append(Branch(trees, test, ids))
-        self._flat.add(node.id, test, ids)
-        return children
+        return self.add_branches([(node, trees, test, child_counts)])
+
+    def add_branches(self, branches: list[tuple[Node, tuple[int, ...], Test, np.ndarray]]) -> list[Node]:
+        """:meth:`add_branch` for each ``(node, trees, test, child_counts)`` of ``branches``, in order
+        (a level's thousands at once). Returns the new children, in id order."""
+        nodes, flat = self.nodes, self._flat
+        start = first = len(nodes)
+        for node, trees, test, child_counts in branches:
+            depth, ids = node.depth + 1, list(range(first, first + test.arity))
+            first += len(ids)
+            nodes += [Node(i, depth, trees, counts) for i, counts in zip(ids, child_counts)]
+            index = len(node.branches)
+            for t in trees:
+                node.branch_index[t] = index
+            node.branches.append(Branch(trees, test, ids))
+            flat.add(node.id, test, ids)
+        return nodes[start:]
 
     # ------------------------------------------------------------------ passes
     def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:
@@ -392,6 +377,17 @@ class Forest:
 
     def distinct_nodes(self) -> int:
         return len(self.nodes)
+
+
+def sharing(tests: dict[int, Test]) -> list[tuple[int, ...]]:
+    """The trees of ``tests`` (tree -> its test at one node) grouped by identical test: one group per
+    branch, in the order of their first trees."""
+    if len(tests) == 1:  # most nodes of a bifurcated forest's deep levels: nothing to group
+        return [tuple(tests)]
+    by_test: dict[tuple, list[int]] = {}
+    for tree in sorted(tests):
+        by_test.setdefault(tests[tree].identity, []).append(tree)
+    return sorted(tuple(trees) for trees in by_test.values())
 
 
 def root_plan(widths: np.ndarray, n_classes: int) -> PassPlan:

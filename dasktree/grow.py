@@ -21,10 +21,9 @@ import numpy as np
 
 from .binning import BinSpec
 from .collector import collector_paused, older_objects_frozen
-from .forest import Forest, Node
+from .forest import Forest, Node, sharing
 from .node_search import SearchContext, SearchRequest, leaf_reasons, search_group
-from .search_results import PackedResults, concat, test_of
-from .split.node_tests import Test
+from .search_results import PackedResults, concat, tests_of
 from .split.search import AttributeLayout, SplitParams
 
 __all__ = ["GrowParams", "SearchRequest", "search_group", "grow", "Runner"]
@@ -191,26 +190,24 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
     _set_pair_leaves(forest, nodes, packed, reasons)
     splits = 0
     tests_per_node: list[int] = []
-    created: list[Node] = []
     accepted = accepted[np.argsort(packed.nodes[result[accepted]], kind="stable")]  # by node id, then tree
     bounds = [0] + (np.flatnonzero(np.diff(result[accepted])) + 1).tolist() + [accepted.size]
     at_result, at_tree, at_choice = (a[accepted].tolist() for a in (result, tree, choice))
     arity_start = packed.arity_start.tolist()
-    tests: dict[int, Test] = {}  # chosen test -> its Test (trees choosing one test share the object)
-
-    def test(k: int) -> Test:
-        if k not in tests:
-            tests[k] = test_of(packed, k)
-        return tests[k]
-
+    used = np.unique(at_choice).tolist()  # trees choosing one test share its Test
+    test = dict(zip(used, tests_of(packed, used))).__getitem__
+    branches = []  # (node, trees, test, child counts) of every branch, in node order
     for lo, hi in zip(bounds[:-1], bounds[1:]) if accepted.size else []:
         node = nodes[at_result[lo]]
-        run = range(lo, hi)
-        created += forest.set_tests(  # one tree deciding (most nodes deep in a bifurcated forest): its fast path
-            node, {at_tree[d]: test(at_choice[d]) for d in run},
-            {at_tree[d]: packed.children[arity_start[at_choice[d]]:arity_start[at_choice[d] + 1]] for d in run})
-        tests_per_node.append(len(node.branches))
-        splits += len(node.branches)
+        if hi - lo == 1:  # one tree deciding (most nodes deep in a bifurcated forest)
+            shared = [((at_tree[lo],), at_choice[lo])]
+        else:
+            choice_of = {at_tree[d]: at_choice[d] for d in range(lo, hi)}
+            shared = [(trees, choice_of[trees[0]]) for trees in sharing({t: test(k) for t, k in choice_of.items()})]
+        branches += [(node, trees, test(k), packed.children[arity_start[k]:arity_start[k + 1]]) for trees, k in shared]
+        tests_per_node.append(len(node.branches) + len(shared))
+        splits += len(node.branches) + len(shared)
+    created = forest.add_branches(branches)
     if params.max_depth is not None and level + 1 >= params.max_depth:
         forest.end_all(created, "max_depth")
     elif created:  # every (child, tree) pair at once

@@ -11,7 +11,7 @@ its results as columns that pickle as a handful of buffers
 :func:`concat` joins a level's chunks on the client, and the grow loop
 (:func:`dasktree.grow._apply`) reads the columns as they are: only the tests
 the forest keeps become :class:`~dasktree.split.node_tests.Test` objects
-(:func:`test_of`), one per branch.
+(:func:`tests_of`), one per branch.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ import numpy as np
 from .plans import firsts
 from .split.node_tests import Test
 
-__all__ = ["PackedResults", "concat", "test_of"]
+__all__ = ["PackedResults", "concat", "tests_of"]
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,8 @@ class PackedResults:
     Decision ``d`` is tree ``pair_tree[d]``'s at result ``pair_result[d]``:
     chosen test ``pair_choice[d]``, or a leaf for ``reasons[d]`` when that is -1.
     Chosen test ``k`` has its code table in ``bin_children[bin_start[k]:bin_start[k + 1]]``
-    and its ``arity`` children in rows ``arity_start[k]:arity_start[k + 1]`` of
+    (``cut[k]``: its :attr:`~dasktree.split.node_tests.Test.cut`, so the client need not read the
+    table to route by it) and its ``arity`` children in rows ``arity_start[k]:arity_start[k + 1]`` of
     ``train_children`` (training counts, as in :class:`~dasktree.split.search.Candidate`) and of
     ``children`` (per-part counts: the parts, then the total).
     """
@@ -53,6 +54,7 @@ class PackedResults:
     score: np.ndarray  # (k,) float64
     bin_children: np.ndarray  # concatenated code tables
     bin_start: np.ndarray  # (k + 1,) int64
+    cut: np.ndarray  # (k,) int64 threshold cut of each code table, -1 for another
     train_children: np.ndarray  # (sum of arities, n_classes)
     children: np.ndarray  # (sum of arities, n_parts + 1, n_classes)
     arity_start: np.ndarray  # (k + 1,) int64
@@ -62,16 +64,19 @@ class PackedResults:
         """No results (a chunk without nodes)."""
         none = np.zeros(0, dtype=np.int64)
         return cls(none, np.zeros((0, n_parts + 1, n_classes), dtype=np.int64), none, none, none, (), none, (), none,
-                   (), (), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int16), np.zeros(1, dtype=np.int64),
+                   (), (), np.zeros(0), np.zeros(0), np.zeros(0, dtype=np.int16), np.zeros(1, dtype=np.int64), none,
                    np.zeros((0, n_classes), dtype=np.int64), np.zeros((0, n_parts + 1, n_classes), dtype=np.int64),
                    np.zeros(1, dtype=np.int64))
 
 
-def test_of(packed: PackedResults, k: int) -> Test:
-    """Chosen test ``k`` of ``packed`` as a :class:`Test` (its code table a view of the column)."""
-    lo, hi = int(packed.bin_start[k]), int(packed.bin_start[k + 1])
-    return Test(int(packed.attribute[k]), packed.kind[k], packed.bin_children[lo:hi], int(packed.default[k]),
-                packed.thresholds[k], packed.groups[k]).knowing_arity(packed.arity_start[k + 1] - packed.arity_start[k])
+def tests_of(packed: PackedResults, chosen: list[int]) -> list[Test]:
+    """Chosen tests ``chosen`` of ``packed`` as :class:`Test` s (their code tables views of the column),
+    their arity and cut known."""
+    bin_start, arity_start = packed.bin_start.tolist(), packed.arity_start.tolist()
+    attribute, default, cut = packed.attribute.tolist(), packed.default.tolist(), packed.cut.tolist()
+    return [Test(attribute[k], packed.kind[k], packed.bin_children[bin_start[k]:bin_start[k + 1]], default[k],
+                 packed.thresholds[k], packed.groups[k]).knowing_arity(arity_start[k + 1] - arity_start[k], cut[k])
+            for k in chosen]
 
 
 def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedResults:
@@ -108,6 +113,7 @@ def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedRe
         score=joined("score"),
         bin_children=joined("bin_children"),
         bin_start=starts("bin_start", n_bins),
+        cut=joined("cut"),
         train_children=joined("train_children"),
         children=joined("children"),
         arity_start=starts("arity_start", n_children),

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.split.choices import best_split
+from dasktree.split import node_tests
 from dasktree.split.search import AttributeLayout, SplitParams
 
 
@@ -163,3 +164,16 @@ def test_numeric_tests_route_each_code_as_their_cuts_say(n_bins, data):
     np.testing.assert_array_equal(test.bin_children, expected)
     assert test.thresholds == tuple(float(upper[c - 1]) for c in cuts)
     assert test.arity == int(expected.max()) + 1 == len(cuts) + 1
+    # a binary test knows its cut; computed from the table, any test's agrees
+    assert test.cut == (cuts[0] if len(cuts) == 1 else -1)
+    assert node_tests.Test(3, "numeric", test.bin_children, default, test.thresholds).cut == test.cut
+
+
+@given(table=st.lists(st.integers(0, 3), min_size=1, max_size=12))
+def test_a_code_table_is_a_threshold_when_codes_go_left_then_right(table):
+    """:attr:`Test.cut` against its definition: the q for which codes 1.. go to child 0 up to q, then
+    child 1 (the level-pass kernel compares with q instead of reading the table)."""
+    body = table[1:]
+    fits = [q for q in range(len(body) + 1) if body == [0] * q + [1] * (len(body) - q)]
+    test = node_tests.Test(0, "nominal", np.array(table, dtype=np.int16), table[0])
+    assert test.cut == (fits[0] if fits and body else -1)

@@ -85,6 +85,7 @@ def pack(results: list[NodeResult], n_parts: int, n_classes: int) -> PackedResul
         score=np.asarray([d.candidate.score for d in chosen], dtype=np.float64),
         bin_children=(np.concatenate([t.bin_children for t in tests]) if tests else np.zeros(0, dtype=np.int16)),
         bin_start=np.concatenate([[0], np.cumsum([t.bin_children.size for t in tests], dtype=np.int64)]),
+        cut=np.asarray([t.cut for t in tests], dtype=np.int64),
         train_children=(np.concatenate([d.candidate.child_counts for d in chosen]) if chosen
                         else np.zeros((0, n_classes), dtype=np.int64)),
         children=(np.concatenate([d.child_counts for d in chosen]) if chosen
@@ -262,9 +263,13 @@ def test_the_packed_apply_grows_the_forest_the_reference_grows(monkeypatch, max_
         assert "min_impurity_decrease" in reasons
     assert any(len(node.branches) > 1 for node in forest.nodes)  # bifurcations
     assert any(len(b.trees) > 1 for node in forest.nodes for b in node.branches)  # shared branches
-    # the arity test_of gives its tests is the one their code tables have
+    # the arity tests_of gives its tests is the one their code tables have
     assert all(b.test.arity == int(b.test.bin_children.max()) + 1 == len(b.children)
                for node in forest.nodes for b in node.branches)
+    # and so is the cut (the client routes by it without reading the table)
+    assert all(b.test.cut == dataclasses.replace(b.test).cut for node in forest.nodes for b in node.branches)
+    assert any(b.test.cut >= 0 for node in forest.nodes for b in node.branches)
+    assert any(b.test.cut < 0 for node in forest.nodes for b in node.branches)
 
 
 def test_an_empty_chunk_packs_and_joins():
