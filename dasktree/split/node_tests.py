@@ -57,9 +57,9 @@ class Test:
 
     @_cached
     def cut(self) -> int:
-        """The last code sent to child 0 when the code table is a threshold's (code 0 anywhere, codes
-        ``1..cut`` to child 0, the others to child 1: every binary numeric test, and a nominal one
-        whose categories fall that way), else -1. The level-pass kernel routes such a test by a
+        """The last code sent to child 0 when the code table is a threshold's (codes ``1..cut`` to
+        child 0, the others to child 1, code 0 to any child: every binary numeric test, and a
+        nominal one whose categories fall that way), else -1. The level-pass kernel routes such a test by a
         compare, not a table load (:class:`~dasktree.plans.PassPlan`)."""
         body = self.bin_children[1:]
         if not body.size or int(body.max()) > 1 or bool(np.any(body[1:] < body[:-1])):
