@@ -52,10 +52,12 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
                for reason, b, c in zip(reasons, batch_of_pair.tolist(), pair_choice.tolist())]
     candidates = [choices.others.get(b) for b in chosen.tolist()]  # None: a threshold test as numbers
     attribute, cut, default = choices.attribute[chosen], choices.cut[chosen].copy(), choices.default[chosen].copy()
+    routing = cut.copy()  # Test.cut of each table: a nominal table may route as a threshold too
     for k, candidate in enumerate(candidates):
         if candidate is not None:
-            q = _threshold_cut(candidate.test)
-            cut[k], default[k] = -1 if q is None else q, candidate.test.default
+            test = candidate.test
+            routing[k] = test.cut
+            cut[k], default[k] = test.cut if test.kind == "numeric" and len(test.thresholds) == 1 else -1, test.default
     gain = choices.gain[chosen]
     tables, bin_start, thresholds = _tables(attribute, cut, default, candidates, layout)
     if any(c is not None for c in candidates):
@@ -80,7 +82,7 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
         score=np.asarray([g if c is None else c.score for g, c in zip(gain.tolist(), candidates)], dtype=np.float64),
         bin_children=tables,
         bin_start=bin_start,
-        cut=np.asarray([q if c is None else c.test.cut for q, c in zip(cut.tolist(), candidates)], dtype=np.int64),
+        cut=routing.astype(np.int64),
         train_children=train_children.astype(np.int64, copy=False),
         children=_children(slots, batch_request[chosen], attribute, cut, default, candidates, layout, n_parts),
         arity_start=np.concatenate([[0], np.cumsum(arity)]).astype(np.int64),
@@ -161,10 +163,3 @@ def _child_counts(sliced: np.ndarray, test: Test, layout: AttributeLayout) -> np
         out[child] = rows[:, children == child].sum(axis=1)
     out[-1] = rows.sum(axis=1) - out[:-1].sum(axis=0)  # every code goes to exactly one child
     return out
-
-
-def _threshold_cut(test: Test) -> int | None:
-    """The cut ``q`` of a binary threshold test (bins ``1..q`` left), else None."""
-    if test.kind != "numeric" or len(test.thresholds) != 1:
-        return None
-    return int(np.searchsorted(test.bin_children[1:], 1))

@@ -47,7 +47,7 @@ class Node:
     branches: list[Branch] = field(default_factory=list)
     leaf_trees: tuple[int, ...] = ()  # trees that end here
     leaf_reason: dict[int, str] = field(default_factory=dict)
-    # tree -> index of its branch: kept by Forest.add_branch, which alone adds branches
+    # tree -> index of its branch: kept by Forest.add_branches, which alone adds branches
     branch_index: dict[int, int] = field(default_factory=dict, repr=False)
 
     def open_trees(self) -> tuple[int, ...]:
@@ -109,6 +109,8 @@ class _FlatBranches:
                 self.children)
 
     def _take_pending(self) -> None:
+        """The branches added since the last :meth:`arrays` appended to the arrays (a table only for
+        those whose test is no threshold)."""
         nodes, tests, children = zip(*self._pending)
         self._pending = []
         n = len(tests)
@@ -199,17 +201,11 @@ class Forest:
         return self.add_branches([(node, trees, tests[trees[0]], child_counts[trees[0]])
                                   for trees in sharing(tests)])
 
-    def add_branch(self, node: Node, trees: tuple[int, ...], test: Test, child_counts: np.ndarray) -> list[Node]:
-        """Give ``trees`` (sorted) the test ``test`` at ``node``, sharing one branch and its new children.
-
-        ``child_counts`` is (arity, n_parts + 1, n_classes). A node's branches are added in the
-        order of their first trees, the nodes in id order. Returns the new children.
-        """
-        return self.add_branches([(node, trees, test, child_counts)])
-
     def add_branches(self, branches: list[tuple[Node, tuple[int, ...], Test, np.ndarray]]) -> list[Node]:
-        """:meth:`add_branch` for each ``(node, trees, test, child_counts)`` of ``branches``, in order
-        (a level's thousands at once). Returns the new children, in id order."""
+        """Give each ``(node, trees, test, child_counts)`` of ``branches`` its branch, in order (a
+        level's thousands at once): ``trees`` (sorted) share ``test`` at ``node`` and its new children,
+        whose counts ``child_counts`` are (arity, n_parts + 1, n_classes). A node's branches are added
+        in the order of their first trees, the nodes in id order. Returns the new children, in id order."""
         nodes, flat = self.nodes, self._flat
         start = first = len(nodes)
         for node, trees, test, child_counts in branches:

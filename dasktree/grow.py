@@ -108,16 +108,17 @@ def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdo
         started = time.perf_counter()
         groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
                               params.max_histogram_mb)
+        rows = dict(zip([node.id for node in frontier], _rows(frontier)))
         # Subtraction needs the parents' counts of the last pass: one group then and now.
-        derive = _derivations(forest, new_branches, frontier) if len(groups) == 1 else {}
+        derive = _derivations(new_branches, rows) if len(groups) == 1 else {}
         derived = getattr(runner, "derived", 0)
         results: list[PackedResults] = []
         for g, group in enumerate(groups):
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
-                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows)
-                for s, (node, base, parts, rest, rows) in enumerate(
-                    zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest, _rows(group)))
+                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id])
+                for s, (node, base, parts, rest) in enumerate(
+                    zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
             results.append(runner.level_pass(plan, requests, context, label))
@@ -144,20 +145,15 @@ def _rows(nodes: list[Node]) -> list[int]:
     return np.stack([node.counts[-1] for node in nodes]).sum(axis=1).tolist()
 
 
-def _derivations(forest: Forest, branches: list[tuple[int, list[int]]],
-                 frontier: list[Node]) -> dict[int, tuple[int, tuple[int, ...]]]:
+def _derivations(branches: list[tuple[int, list[int]]], rows: dict[int, int]) -> dict[int, tuple[int, tuple[int, ...]]]:
     """The child of each new branch to derive rather than count: the one with most rows, when all
-    its siblings are counted in the pass (they are on the frontier)."""
-    open_ids = {node.id for node in frontier}
-    candidates = [(p, c) for p, c in branches if len(c) >= 2 and all(k in open_ids for k in c)]
-    rows = _rows([forest.nodes[k] for _, children in candidates for k in children])
+    its siblings are counted in the pass (they are on the frontier: ``rows`` holds its nodes' rows)."""
     derive = {}
-    first = 0
-    for parent, children in candidates:
-        at = rows[first:first + len(children)]
-        first += len(children)
-        largest = children[at.index(max(at))]  # the first of equals
-        derive[largest] = (parent, tuple(c for c in children if c != largest))
+    for parent, children in branches:
+        if len(children) >= 2 and all(k in rows for k in children):
+            at = [rows[k] for k in children]
+            largest = children[at.index(max(at))]  # the first of equals
+            derive[largest] = (parent, tuple(c for c in children if c != largest))
     return derive
 
 
@@ -205,8 +201,8 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
             choice_of = {at_tree[d]: at_choice[d] for d in range(lo, hi)}
             shared = [(trees, choice_of[trees[0]]) for trees in sharing({t: test(k) for t, k in choice_of.items()})]
         branches += [(node, trees, test(k), packed.children[arity_start[k]:arity_start[k + 1]]) for trees, k in shared]
-        tests_per_node.append(len(node.branches) + len(shared))
-        splits += len(node.branches) + len(shared)
+        tests_per_node.append(len(shared))  # a node is decided once: these are all its branches
+        splits += len(shared)
     created = forest.add_branches(branches)
     if params.max_depth is not None and level + 1 >= params.max_depth:
         forest.end_all(created, "max_depth")
