@@ -37,7 +37,8 @@ try:  # numba is a declared dependency; the numpy twin keeps the package importa
 except ImportError:  # pragma: no cover
     numba = None
 
-__all__ = ["Derivation", "Fills", "fills_of", "slice_map", "fill_derived", "fill_derived_numpy", "slot_cells"]
+__all__ = ["Derivation", "Fills", "fills_of", "slice_map", "fill_derived", "fill_derived_numpy", "slot_cells",
+           "units_and_wide"]
 
 
 @dataclass(frozen=True)
@@ -151,17 +152,19 @@ def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: Fills, cells: 
     alike. One compiled loop over the fills (:func:`fill_derived_numpy` without numba)."""
     if not len(fills):
         return
-    if numba is None or len({h.dtype for h in last}) != 1:  # the compiled loop takes one dtype
+    if numba is None:
         fill_derived_numpy(hist, last, fills, cells)
         return
+    if len({h.dtype for h in last}) != 1:  # int32 and int64 counts (blocks past 2**31 rows): the compiled
+        last = [h.astype(np.int64, copy=False) for h in last]  # loop takes one dtype; exact
     # Wide flags are set only for slots of a mixed plan, whose histograms are uint16 (PassPlan.zeros).
-    _fill_numba(*_counts_and_wide(hist), tuple(last), tuple(_counts_and_wide(h)[1] for h in last), cells,
+    _fill_numba(*units_and_wide(hist), tuple(last), tuple(units_and_wide(h)[1] for h in last), cells,
                 fills.base, fills.n_slices, fills.wide, fills.parent_base, fills.parent_wide,
                 fills.sibling_first, fills.sibling_base, fills.sibling_wide, fills.map_first, fills.map_child,
                 fills.map_parent, np.empty(int(fills.n_slices.max()) * cells, dtype=np.int64))
 
 
-def _counts_and_wide(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def units_and_wide(hist: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """A histogram and what its wide slots are read through: an int32 view of a mixed layout's
     uint16 units (a wide slot's cell ``i`` from unit ``base`` is ``view[base // 2 + i]``), else
     the histogram itself (a uniform layout, where no slot is flagged wide)."""
@@ -193,7 +196,7 @@ if numba is not None:
     @numba.njit(cache=True, nogil=True)
     def _add(child, to, narrow, wide, base, start, n, is_wide, sign):
         """``child[to:to + n] += sign * cells start:start + n`` of the slot from ``base`` (see
-        :func:`_counts_and_wide`); the width tested once, so each loop is a plain vector loop."""
+        :func:`units_and_wide`); the width tested once, so each loop is a plain vector loop."""
         if is_wide:
             first = base // 2 + start
             for i in range(n):

@@ -53,6 +53,7 @@ import dataclasses
 
 import numpy as np
 
+from .derive import units_and_wide
 from .forest import PassPlan, RoutingPlan
 
 __all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts", "order_by_node"]
@@ -310,7 +311,7 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
             starts = np.ones((1, codes.shape[1]), dtype=np.int32)  # the root
         found = np.empty(starts.shape[0], dtype=np.int32)
         if plan.mixed:  # uint16 units; a wide slot's cells through an int32 view, from half its base
-            narrow, wide, slot_wide = out, out.view(np.int32), plan.slot_wide.astype(np.uint8)
+            (narrow, wide), slot_wide = units_and_wide(out), plan.slot_wide.astype(np.uint8)
             slot_base = np.where(plan.slot_wide, plan.slot_base // 2, plan.slot_base)
         else:
             narrow, wide, slot_wide = _NO_UNITS, out, np.ones(plan.n_slots, dtype=np.uint8)
