@@ -104,3 +104,27 @@ def test_a_part_holder_freezes_from_its_start_to_its_close_once():
     del other  # never closed: its collection ends its span
     gc.collect()
     assert gc.get_freeze_count() == 0
+
+
+def test_a_fits_models_are_built_with_the_collector_paused(monkeypatch):
+    """The main and fold trees' models are made from the forest with the collector off (a full
+    collection there would rescan the forest's nodes), and it is on again after the fit."""
+    import numpy as np
+    import pandas as pd
+
+    import dasktree
+    from dasktree.model import TreeModel
+
+    seen = []
+    made = TreeModel.from_forest.__func__
+
+    def watched(cls, forest, tree):
+        seen.append(gc.isenabled())
+        return made(cls, forest, tree)
+
+    monkeypatch.setattr(TreeModel, "from_forest", classmethod(watched))
+    x = np.random.default_rng(0).random(400)
+    model = dasktree.fit(pd.DataFrame({"x": x, "y": (x > 0.5).astype(int)}), target="y", cv=3, max_depth=2)
+    assert len(model.fold_trees) == 3
+    assert seen == [False] * 4
+    assert gc.isenabled()
