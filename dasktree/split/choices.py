@@ -21,8 +21,8 @@ from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_bin
 from .criteria import split_information
 from .multiway import selection_score
 from .node_tests import Test, numeric_test
-from .search import (ENGINES, AttributeLayout, Candidate, SplitParams, _attribute_candidates, _Column, _gains_of,
-                     _impurity, _numeric_binary)
+from .search import (ENGINES, AttributeLayout, Candidate, Column, SplitParams, attribute_candidates, gains_of,
+                     impurity_of, numeric_binary)
 
 __all__ = ["best_split", "best_splits", "search_batch", "Choices", "choose_batch"]
 
@@ -104,18 +104,18 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers."""
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
-    parent_impurity = _impurity(node_counts, params.impurity_name)
+    parent_impurity = impurity_of(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
     compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
     per_attribute = [
-        compiled[a] if a in compiled else _attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+        compiled[a] if a in compiled else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
         for a in range(len(layout.kinds))
     ]
     m_total = len(batch)
     choices = Choices.none(m_total, node_counts.shape[1], layout.uppers)
     if params.max_arity == 2 and params.criterion != "gain_ratio":
         # Ranked by gain alone: the winning attribute from the gains (ties: the lower attribute).
-        gains = np.stack([_gains_of(column) for column in per_attribute])  # (A, M)
+        gains = np.stack([gains_of(column) for column in per_attribute])  # (A, M)
         winner = np.argmax(gains, axis=0)
         best = gains[winner, np.arange(m_total)]
         valid = (n > 0) & np.isfinite(best)
@@ -138,7 +138,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
 
 
 def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
-                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "_Column"]:
+                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "Column"]:
     """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
 
     Empty when ``engine`` (or the search) calls for the numpy reference.
@@ -165,14 +165,14 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
     for k, a in enumerate(attributes):
         found: dict[int, tuple] = {}
         if rest.size:
-            reference = _numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
-                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
-                                        params)
+            reference = numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
+                                       layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
+                                       params)
             gain[k, rest] = reference.gains
             found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
         scanned = np.zeros(len(batch), dtype=bool)
         scanned[rows] = True
-        columns[a] = _Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
+        columns[a] = Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
                                                      children[k], found), (cut[k], default[k], children[k], scanned))
     return columns
 

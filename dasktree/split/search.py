@@ -42,6 +42,7 @@ __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERI
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 __all__ += ["SELECTIONS"]
+__all__ += ["Column", "attribute_candidates", "gains_of", "impurity_of", "numeric_binary"]  # for split.choices
 NOMINAL_SPLITS = ("binary", "multiway")
 ENGINES = ("auto", "numba", "numpy")
 """How binary threshold tests are searched: ``"numba"`` by the compiled scan of
@@ -93,7 +94,7 @@ class Candidate:
     child_counts: np.ndarray  # (arity, n_classes) training counts per child
 
 
-def _impurity(counts: np.ndarray, name: str) -> np.ndarray:
+def impurity_of(counts: np.ndarray, name: str) -> np.ndarray:
     return gini(counts) if name == "gini" else entropy(counts)
 
 
@@ -121,7 +122,7 @@ def _weighted(counts: np.ndarray, name: str) -> np.ndarray:
 def _gains(children: np.ndarray, parent_impurity: float, n: float, name: str) -> np.ndarray:
     """Impurity decrease of each candidate; children has shape (..., arity, C)."""
     sizes = children.sum(axis=-1)
-    weighted = np.sum(sizes * _impurity(children, name), axis=-1) / n
+    weighted = np.sum(sizes * impurity_of(children, name), axis=-1) / n
     return parent_impurity - weighted
 
 
@@ -175,12 +176,12 @@ def _binary_choice(left, right, miss, parent_impurity: float, n: float, params: 
     return int(j[0]), int(default[0]), float(gain[0]), children[0]
 
 
-def _numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int,
-                    parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams) -> list:
+def numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int,
+                   parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams) -> list:
     """Best threshold test on a numeric attribute for each of M histograms ``h`` (M, w, C)."""
     bins = h[:, 1:]
     if bins.shape[1] < 2:
-        return _Column(np.full(h.shape[0], -np.inf), None)
+        return Column(np.full(h.shape[0], -np.inf), None)
     cumulative = np.cumsum(bins, axis=1)
     left = cumulative[:, :-1]
     right = cumulative[:, -1:] - left
@@ -190,10 +191,10 @@ def _numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int
         cut = _centered_cut(bins[m], int(j[m]) + 1, upper, values)
         return numeric_test(a, np.array([cut]), upper, int(default[m])), float(gain[m]), children[m]
 
-    return _Column(np.where(j >= 0, gain, -np.inf), build)
+    return Column(np.where(j >= 0, gain, -np.inf), build)
 
 
-class _Column:
+class Column:
     """One attribute's results for M histograms: gains now, each test only when asked for.
 
     At a wide frontier most attributes lose at most nodes; building their tests
@@ -211,8 +212,10 @@ class _Column:
         return self._build(m) if np.isfinite(self.gains[m]) else None
 
 
-def _gains_of(column) -> np.ndarray:
-    if isinstance(column, _Column):
+def gains_of(column) -> np.ndarray:
+    """An attribute's gain for each of M histograms: a :class:`Column`'s, or from a list of its
+    ``(test, gain, ...)`` results (None where it has no test)."""
+    if isinstance(column, Column):
         return column.gains
     return np.array([-np.inf if r is None else r[1] for r in column])
 
@@ -296,8 +299,8 @@ def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, p
     return nominal_test(a, list(codes[:, None]), h.shape[0], default), float(gains[index]), options[index]
 
 
-def _attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, params: SplitParams,
-                          parent_impurity: np.ndarray, n: np.ndarray) -> list:
+def attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, params: SplitParams,
+                         parent_impurity: np.ndarray, n: np.ndarray) -> list:
     """Best test on attribute ``a`` for each of the M training histograms of ``batch``."""
     h = batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
     if layout.kinds[a] == "numeric":
@@ -315,6 +318,6 @@ def _attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, pa
                                  centre=_centered_cut)
                 for m in range(h.shape[0])
             ]
-        return _numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
+        return numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
     nominal = _nominal_multiway if params.nominal_split == "multiway" else _nominal_binary
     return [nominal(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]
