@@ -173,7 +173,7 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
         scanned = np.zeros(len(batch), dtype=bool)
         scanned[rows] = True
         columns[a] = Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
-                                                     children[k], found), (cut[k], default[k], children[k], scanned))
+                                                    children[k], found), (cut[k], default[k], children[k], scanned))
     return columns
 
 

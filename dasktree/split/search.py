@@ -95,6 +95,7 @@ class Candidate:
 
 
 def impurity_of(counts: np.ndarray, name: str) -> np.ndarray:
+    """Impurity of each row of class ``counts`` (..., C): Gini for ``"gini"``, else entropy."""
     return gini(counts) if name == "gini" else entropy(counts)
 
 
