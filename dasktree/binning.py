@@ -34,6 +34,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DataError
+from .runs import firsts
 from .schema import NOMINAL, NUMERIC, Roles, nominal_values, numeric_values
 
 __all__ = [
@@ -291,7 +292,7 @@ class BinSpec:
     @property
     def offsets(self) -> np.ndarray:
         """Start of each attribute's rows in the concatenated histogram axis."""
-        return np.concatenate([[0], np.cumsum(self.widths)[:-1]]).astype(np.int64)
+        return firsts(self.widths)
 
     @property
     def total_bins(self) -> int:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .plans import firsts
+from .runs import bounds, firsts
 from .search_results import PackedResults
 from .split.binary_kernel import threshold_children
 from .split.node_tests import Test, threshold_tables
@@ -85,7 +85,7 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
         cut=routing.astype(np.int64),
         train_children=train_children.astype(np.int64, copy=False),
         children=_children(slots, batch_request[chosen], attribute, cut, default, candidates, layout, n_parts),
-        arity_start=np.concatenate([[0], np.cumsum(arity)]).astype(np.int64),
+        arity_start=bounds(arity),
     )
 
 
@@ -110,7 +110,7 @@ def _tables(attribute: np.ndarray, cut: np.ndarray, default: np.ndarray, candida
     for k in np.flatnonzero(~numbers).tolist():
         tables[starts[k]:starts[k] + sizes[k]] = candidates[k].test.bin_children
     thresholds = tuple((x,) if c is None else c.test.thresholds for x, c in zip(upper_of.tolist(), candidates))
-    return tables, np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64), thresholds
+    return tables, bounds(sizes), thresholds
 
 
 def _children(slots: _Slots, request: np.ndarray, attribute: np.ndarray, cut: np.ndarray, default: np.ndarray,

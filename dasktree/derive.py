@@ -32,6 +32,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .runs import bounds
+
 try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
     import numba
 except ImportError:  # pragma: no cover
@@ -109,10 +111,10 @@ def fills_of(plan, last_node_slot: np.ndarray, last_slot_base: np.ndarray,
         base=base[slots].astype(np.int64), n_slices=plan.slot_slices[slots].astype(np.int64),
         wide=wide[slots].astype(np.uint8), parent_base=np.asarray(last_slot_base)[parents].astype(np.int64),
         parent_wide=last_wide[parents].astype(np.uint8),
-        sibling_first=_bounds([len(d.siblings) for d in derived]),
+        sibling_first=bounds([len(d.siblings) for d in derived]),
         sibling_base=base[np.array(siblings, dtype=np.int64)].astype(np.int64),
         sibling_wide=wide[np.array(siblings, dtype=np.int64)].astype(np.uint8),
-        map_first=_bounds([sum(len(sources) for sources in d.parent_slices) for d in derived]),
+        map_first=bounds([sum(len(sources) for sources in d.parent_slices) for d in derived]),
         map_child=np.array([j for j, _ in maps], dtype=np.int64),
         map_parent=np.array([s for _, s in maps], dtype=np.int64),
     )
@@ -137,11 +139,6 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
             raise RuntimeError(f"a child tracks part {p} that its parent does not: it's a bug, please report it")
         out.append((where[p],))
     return tuple(out)
-
-
-def _bounds(lengths: list[int]) -> np.ndarray:
-    """Runs of ``lengths`` back to back: run ``i`` is ``out[i]:out[i + 1]`` (int64, one longer)."""
-    return np.concatenate([[0], np.cumsum(np.asarray(lengths, dtype=np.int64))]).astype(np.int64)
 
 
 def fill_derived(hist: np.ndarray, last: list[np.ndarray], fills: Fills, cells: int) -> None:

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .derive import Derivation, slice_map
-from .plans import PassPlan, RoutingPlan, expand_slices, firsts
+from .plans import PassPlan, RoutingPlan, expand_slices
+from .runs import bounds, firsts
 from .split.node_tests import Test
 
 __all__ = ["Branch", "Node", "Forest", "PassPlan", "RoutingPlan", "expand_slices", "root_plan"]
@@ -104,7 +105,7 @@ class _FlatBranches:
         if self._pending:
             self._take_pending()
         per_node = np.bincount(self.node, minlength=n_nodes)
-        branch_start = np.concatenate([[0], np.cumsum(per_node)]).astype(np.int64)
+        branch_start = bounds(per_node)
         return (branch_start, self.attribute, self.offset, self._table, self.cut, self.default, self.first_child,
                 self.children)
 

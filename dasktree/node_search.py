@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .decisions import packed_decisions
-from .plans import firsts
+from .runs import firsts
 from .search_results import PackedResults
 from .split.choices import Choices, choose_batch
 from .split.search import AttributeLayout, SplitParams, TrainBatch

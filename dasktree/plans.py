@@ -14,16 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from .derive import Derivation, Fills, slot_cells
+from .runs import firsts
 
-__all__ = ["PassPlan", "RoutingPlan", "expand_slices", "firsts", "NARROW_ROWS"]
+__all__ = ["PassPlan", "RoutingPlan", "expand_slices", "NARROW_ROWS"]
 
 NARROW_ROWS = 1 << 16  # a node with fewer rows has uint16 counts in the mixed layout (PassPlan.narrowed)
-
-
-def firsts(lengths: np.ndarray) -> np.ndarray:
-    """Where each of consecutive runs of ``lengths`` starts (int64): 0, then the running sums."""
-    lengths = np.asarray(lengths, dtype=np.int64)
-    return np.concatenate([[0], np.cumsum(lengths)[:-1]]).astype(np.int64) if lengths.size else lengths
 
 
 @dataclass(frozen=True)

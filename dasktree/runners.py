@@ -41,6 +41,7 @@ from .holders import HolderLost, Holders
 from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
+from .runs import firsts
 from .search_chunks import SearchChunk, in_units, search_chunks
 from .search_results import PackedResults, concat
 from .schema import Roles
@@ -205,7 +206,7 @@ class DaskRunner(_Counting):
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)
             sizes = [rows[f"partition-{i}"] for i in range(len(self._frames))]
-            self._frame_offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+            self._frame_offsets = firsts(sizes)
         self.progress.finish()
         return result
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .plans import firsts
+from .runs import firsts
 from .split.node_tests import Test
 
 __all__ = ["PackedResults", "concat", "tests_of"]

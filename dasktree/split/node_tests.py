@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..runs import firsts
+
 __all__ = ["Test", "numeric_test", "nominal_test", "threshold_tables"]
 
 
@@ -131,7 +133,7 @@ def threshold_tables(n_codes: np.ndarray, cut: np.ndarray, default: np.ndarray) 
     ``n_codes[k]`` codes; code 0 (missing) goes to ``default[k]``, codes ``1..cut[k]`` to child 0,
     the others to child 1. All at once: a deep forest level chooses thousands."""
     n_codes = np.asarray(n_codes, dtype=np.int64)
-    first = np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64)
+    first = firsts(n_codes)
     code = np.arange(int(n_codes.sum()), dtype=np.int64) - np.repeat(first, n_codes)
     return np.where(code == 0, np.repeat(default, n_codes), code > np.repeat(cut, n_codes)).astype(np.int16)
 
