@@ -1,0 +1,180 @@
+"""The one small harness every benchmark claim shares.
+
+A *claim* is one module of this folder that backs one line of the README's
+Performance table. It defines ``CLAIM`` (that line's words), ``NAME`` (the stem
+of its results files) and ``run(quick: bool) -> Result``; run alone it is
+``python -m benchmarks.NAME [--quick]``, and ``python -m benchmarks`` runs them
+all (:mod:`benchmarks.__main__`). Results are regenerated, never accumulated:
+``results/NAME.md`` and ``results/NAME.json`` are overwritten, each stamped with
+the machine, the versions and the commit, and ``results/RESULTS.md`` gathers every
+claim's summary rows.
+
+Figures are ratios measured in the same run (a peer, a floor, a baseline),
+never absolute times alone: the machines are shared and their speed drifts.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import importlib.metadata
+import json
+import os
+import platform
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+RESULTS = os.path.join(HERE, "results")
+DATA = os.path.join(HERE, "data")
+
+PACKAGES = ("dasktree", "numpy", "pandas", "pyarrow", "dask", "distributed", "numba", "scikit-learn",
+            "lightgbm", "psutil")
+
+
+@dataclass
+class Result:
+    """What a claim measured: summary rows for RESULTS.md, its own table, and the raw figures."""
+
+    summary: list[tuple[str, str]]  # (what, measured): one row each in RESULTS.md
+    markdown: str  # the claim's own tables and notes (results/NAME.md, below the stamp)
+    figures: dict = field(default_factory=dict)  # everything measured, for results/NAME.json
+
+
+def stamp() -> dict:
+    """The machine, the package versions and the commit a result was measured on."""
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    try:
+        commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True,
+                                text=True, timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError):
+        memory = None
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "machine": {"platform": platform.platform(), "processor": platform.machine(), "cores": os.cpu_count(),
+                    "memory_gib": round(memory / 2**30, 1) if memory else None},
+        "python": platform.python_version(),
+        "versions": versions,
+        "commit": commit,
+    }
+
+
+def stamp_text(s: dict) -> str:
+    versions = ", ".join(f"{k} {v}" for k, v in s["versions"].items() if v)
+    m = s["machine"]
+    return (f"Measured {s['date']} on {m['cores']} cores, {m['memory_gib']} GiB ({m['platform']}), "
+            f"Python {s['python']}; {versions}; commit {s['commit']}.\n")
+
+
+def write(name: str, claim: str, result: Result) -> dict:
+    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped."""
+    os.makedirs(RESULTS, exist_ok=True)
+    s = stamp()
+    with open(os.path.join(RESULTS, f"{name}.md"), "w") as f:
+        f.write(f"# {claim}\n\n{stamp_text(s)}\n{result.markdown.rstrip()}\n")
+    record = {"claim": claim, "stamp": s, "summary": result.summary, "figures": result.figures}
+    with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
+        json.dump(record, f, indent=1, default=str)
+    return record
+
+
+def main(module) -> None:
+    """``python -m benchmarks.NAME [--quick]``: run one claim and write its results."""
+    parser = argparse.ArgumentParser(description=module.CLAIM)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run (not for the README)")
+    args = parser.parse_args()
+    result = module.run(quick=args.quick)
+    write(module.NAME, module.CLAIM, result)
+    for what, measured in result.summary:
+        print(f"{what}: {measured}")
+
+
+# ---------------------------------------------------------------- whole-process timing
+
+class PeakRSS:
+    """Peak resident memory of a process and all its descendants, sampled every 20 ms."""
+
+    def __init__(self, pid: int | None = None):
+        import psutil
+
+        self.root = psutil.Process(pid)
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> int:
+        import psutil
+
+        total = 0
+        try:
+            procs = [self.root, *self.root.children(recursive=True)]
+        except psutil.Error:
+            return 0
+        for p in procs:
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.peak = max(self.peak, self._sample())
+            time.sleep(0.02)
+
+    def __enter__(self) -> "PeakRSS":
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+
+
+def run_process(argv: list[str], env: dict | None = None, timeout: float = 1800) -> dict:
+    """Run ``argv`` as a whole process: its wall seconds, the peak RSS of its process tree, and its
+    exit code (stdout and stderr kept for the caller)."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, **(env or {})})
+    with PeakRSS(proc.pid) as peak:
+        out, err = proc.communicate(timeout=timeout)
+    return {"seconds": time.perf_counter() - started, "peak_bytes": peak.peak, "returncode": proc.returncode,
+            "stdout": out, "stderr": err}
+
+
+def alternate(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> dict[str, list[dict]]:
+    """Run each named command ``repeat`` times, alternating (A B C A B C ...), so that a drift of the
+    machine's speed falls on all of them alike; a failed run raises with its stderr."""
+    runs: dict[str, list[dict]] = {name: [] for name in commands}
+    for _ in range(repeat):
+        for name, argv in commands.items():
+            r = run_process(argv, env=env)
+            if r["returncode"] != 0:
+                raise RuntimeError(f"{name}: exit {r['returncode']}: {r['stderr'][-2000:]}")
+            runs[name].append(r)
+    return runs
+
+
+def median(values) -> float:
+    values = sorted(values)
+    n = len(values)
+    return float(values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
+
+
+def python() -> str:
+    """The interpreter running the benchmarks (the same one for every peer)."""
+    return sys.executable
