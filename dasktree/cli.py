@@ -32,7 +32,10 @@ def _add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="'processes' (default: a LocalCluster, one worker per core), 'threads', "
                         "or a Dask scheduler address such as tcp://host:8786")
-    p.add_argument("--quiet", action="store_true", help="no progress bars")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
+    p.add_argument("--log-format", choices=["text", "json"], default="text",
+                   help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
+                        "level, nodes, rows, bytes_read, seconds), written even with --json")
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
 
@@ -139,7 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
 def _progress(args):
     from .progress import Progress
 
-    return Progress(enabled=not (args.quiet or args.json))
+    # --json's report owns stdout; JSON log lines go to stderr and so stay on with it
+    return Progress(enabled=not (args.quiet or (args.json and args.log_format == "text")),
+                    log_format=args.log_format)
 
 
 def _cmd_fit(args) -> dict:
@@ -199,11 +204,12 @@ def _cmd_discretize(args) -> dict:
     from .outputs import check_out
 
     started = time.perf_counter()
+    bar = _progress(args)
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
-                       significance=args.significance, max_arity=args.max_arity, progress=_progress(args))
+                       significance=args.significance, max_arity=args.max_arity, progress=bar)
     disc._kernel_params()  # bad parameters fail before any work
     check_out(args.out, overwrite=args.overwrite)
-    with connect(None, args.scheduler) as client:
+    with connect(None, args.scheduler, on_cluster=bar.cluster) as client:
         disc.set_params(client=client)
         try:
             disc.fit(args.data, target=args.target, features=_columns(args.features) or None,

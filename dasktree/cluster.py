@@ -22,7 +22,7 @@ from __future__ import annotations
 import logging
 import os
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .errors import DaskTreeError, InputError
 
@@ -53,8 +53,12 @@ def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1, pro
 
 
 @contextmanager
-def connect(client=None, scheduler: str | None = None) -> Iterator:
-    """Yield a ``distributed.Client``: the one given, or one on a cluster started here."""
+def connect(client=None, scheduler: str | None = None,
+            on_cluster: Callable[[str, str | None, bool], None] | None = None) -> Iterator:
+    """Yield a ``distributed.Client``: the one given, or one on a cluster started here.
+
+    ``on_cluster(scheduler_address, dashboard_link, started)`` hears which cluster a job started
+    or connected to (not called for a ``client`` given), so a job can say where to watch it."""
     if client is not None:
         yield client
         return
@@ -75,6 +79,8 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
             ) from None
         try:
             with Client(cluster, direct_to_workers=True) as started:  # a pass's call goes straight to the holders
+                if on_cluster is not None:
+                    on_cluster(cluster.scheduler_address, _dashboard(started), True)
                 yield started
         finally:
             cluster.close()
@@ -88,6 +94,13 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
     except (OSError, TimeoutError) as exc:
         raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     try:
+        if on_cluster is not None:
+            on_cluster(scheduler, _dashboard(started), False)
         yield started
     finally:
         started.close()
+
+
+def _dashboard(client) -> str | None:
+    """The dashboard's address, or None when the scheduler serves none."""
+    return client.dashboard_link if "dashboard" in client.scheduler_info().get("services", {}) else None

@@ -58,6 +58,10 @@ class Source:
     def read(self, part: Part, columns: Sequence[str]) -> pa.Table:  # pragma: no cover
         raise NotImplementedError
 
+    def bytes_of(self, columns: Sequence[str]) -> int:
+        """Bytes one read of ``columns`` takes from storage (0: the data is in memory)."""
+        return 0
+
 
 def _group_row_groups(sizes: Sequence[int], target_rows: int) -> list[tuple[int, ...]]:
     """Consecutive row groups of one file, gathered up to ``target_rows`` rows."""
@@ -109,6 +113,7 @@ class ParquetSource(Source):
         self._format = ds.ParquetFileFormat()
         self._expressions: dict[str, Any] = {}
         self.parts = []
+        self.column_bytes: dict[str, int] = {}  # compressed bytes of each column's chunks, all files
         first_schema = None
         for fragment in fragments:
             try:
@@ -123,11 +128,20 @@ class ParquetSource(Source):
             rel = self._relative(fragment.path)
             self._expressions[rel] = (fragment.path, fragment.partition_expression)
             sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+            for i in range(metadata.num_row_groups):
+                group = metadata.row_group(i)
+                for j in range(group.num_columns):
+                    name = group.column(j).path_in_schema.split(".")[0]
+                    self.column_bytes[name] = self.column_bytes.get(name, 0) + group.column(j).total_compressed_size
             offset = 0
             for groups in _group_row_groups(sizes, part_rows):
                 n = sum(sizes[i] for i in groups)
                 self.parts.append(Part(len(self.parts), rel, offset, n, groups))
                 offset += n
+
+    def bytes_of(self, columns: Sequence[str]) -> int:
+        """Compressed bytes of the column chunks of ``columns`` in every file (hive columns: none)."""
+        return sum(self.column_bytes.get(c, 0) for c in columns)
 
     def _relative(self, path: str) -> str:
         """The file's path below the dataset root: the file part of the row key."""

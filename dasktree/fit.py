@@ -210,7 +210,7 @@ def fit(
         return _fit_with(runner, source, roles, p, started, workers=0, **options)
     from .runners import DaskRunner
 
-    with connect(client, scheduler) as dask_client:
+    with connect(client, scheduler, on_cluster=bar.cluster) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))
@@ -221,6 +221,9 @@ def fit(
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
               fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
+    # the bytes a pass reads: its Parquet reads (the runner's parquet_reads) of the columns used
+    runner.progress.reads = lambda: runner.parquet_reads * source.bytes_of(roles.columns)
+    runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
@@ -236,8 +239,13 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
+    rows_used = int(summary.n_rows - summary.n_null_target)
+
+    def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
+        runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
+
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
-                               n_folds=k, n_repeats=repeats)
+                               n_folds=k, n_repeats=repeats, describe=describe)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = TreeModel.from_forest(forest, 0)
         fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]

@@ -86,14 +86,16 @@ def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) 
 
 def grow(runner: Runner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
          holdout: np.ndarray | None = None, n_folds: int = 1, n_repeats: int = 1,
-         progress: Callable[[str], None] | None = None) -> tuple[Forest, GrowReport]:
-    """Grow the forest level by level with ``runner`` making the passes."""
+         describe: Callable[..., None] | None = None) -> tuple[Forest, GrowReport]:
+    """Grow the forest level by level with ``runner`` making the passes. Before each pass,
+    ``describe(level=, nodes=, rows=)`` (if given) hears what it counts: its frontier nodes and
+    the rows reaching them (a row counts once per distinct node of the forest it reaches)."""
     with older_objects_frozen():  # a forest adds tens of thousands of nodes
-        return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, progress)
+        return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, describe)
 
 
 def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdout: np.ndarray | None,
-          n_folds: int, n_repeats: int, progress: Callable[[str], None] | None) -> tuple[Forest, GrowReport]:
+          n_folds: int, n_repeats: int, describe: Callable[..., None] | None) -> tuple[Forest, GrowReport]:
     holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
     forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats)
     layout = AttributeLayout.from_spec(spec)
@@ -121,6 +123,8 @@ def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdo
                     zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
             ]
             label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
+            if describe is not None:
+                describe(level=level, nodes=len(group), rows=sum(rows[node.id] for node in group))
             results.append(runner.level_pass(plan, requests, context, label))
         packed = concat(results, forest.n_parts, spec.n_classes)
         with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
@@ -132,8 +136,6 @@ def _grow(runner: Runner, spec: BinSpec, params: GrowParams, n_trees: int, holdo
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
             float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
         ))
-        if progress is not None:
-            progress(f"level {level}: {report.levels[-1].frontier} nodes, {splits} split")
         level += 1
     return forest, report
 

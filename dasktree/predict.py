@@ -77,8 +77,10 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
     missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    if progress is not None:  # the pass reads every row of the model's features and kept columns once
+        progress.describe(rows=source.n_rows, bytes_read=source.bytes_of([*dict.fromkeys([*model.features, *keep])]))
     with atomic_directory(out, overwrite=overwrite) as staging:
-        with connect(client, scheduler) as dask_client:
+        with connect(client, scheduler, on_cluster=None if progress is None else progress.cluster) as dask_client:
             [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
             [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
             futures = [
