@@ -132,3 +132,9 @@ def worker_environ(address: str, name: str) -> list[str | None]:
 
     with Client(address, timeout="60s") as client:
         return sorted(client.run(os.environ.get, name).values(), key=str)
+
+
+def expand_kubernetes(argv: list[str], env: dict[str, str]) -> list[str]:
+    """Kubernetes' ``$(VAR)`` references in a container's args, from its environment."""
+    return [re.sub(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)", lambda m: env.get(m.group(1), m.group(0)), arg)
+            for arg in argv]
