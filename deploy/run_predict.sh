@@ -20,6 +20,7 @@ if [ ! -e "$dir/current.json" ]; then
   log "no current model in $dir (run run_fit.sh first)"
   exit 1
 fi
+case $out in *://*) ;; *) mkdir -p "$(dirname "$out")" || exit 1;; esac
 model=$(readlink -f "$dir/current.json")  # the model as it is now, even if a fit repoints it meanwhile
 args=(predict "$model" "$data" --out "$out" --overwrite --quiet)
 [ -n "$scheduler" ] && args+=(--scheduler "$scheduler")
