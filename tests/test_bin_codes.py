@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree import bin_codes as B
-from dasktree.binning import FeatureBins
-from dasktree.encode import encode_feature
-from dasktree.schema import NUMERIC
+from dasktree.binning import codes as B
+from dasktree.binning.spec import FeatureBins
+from dasktree.binning.encode import encode_feature
+from dasktree.io.schema import NUMERIC
 from dasktree.testing import run_without_numba
 
 MAX = np.finfo(np.float64).max
@@ -233,7 +233,7 @@ def test_integer_column_takes_the_lookup_and_others_fall_back():
 def test_module_works_without_numba():
     code = (
         "import numpy as np\n"
-        "from dasktree import bin_codes as B\n"
+        "from dasktree.binning import codes as B\n"
         "x = np.array([np.nan, -np.inf, -1.0, -0.0, 0.0, 0.5, 2.0, np.inf])\n"
         "print(B.kernel_backend(), B.numeric_codes(x, np.array([0.0, 2.0]), np.uint16).tolist(),"
         " B.numeric_codes(x, np.array([]), np.uint8).dtype)\n"

@@ -9,9 +9,10 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.binning import OTHER, bin_spec, merge, merge_all, midpoints, summarize
-from dasktree.encode import encode_features
-from dasktree.schema import resolve_roles
+from dasktree.binning.spec import OTHER, bin_spec
+from dasktree.binning.summary import merge, merge_all, midpoints, summarize
+from dasktree.binning.encode import encode_features
+from dasktree.io.schema import resolve_roles
 
 
 def _summaries(values, labels, n_parts, max_bins, seed=0):
@@ -87,7 +88,7 @@ def test_kernels_import_without_dask():
     code = (
         "import sys\n"
         "for m in ('dask', 'distributed'): sys.modules[m] = None\n"
-        "import dasktree, dasktree.histogram, dasktree.split.search, dasktree.binning, dasktree.forest, dasktree.grow\n"
+        "import dasktree, dasktree.kernels.histogram, dasktree.split.search, dasktree.binning, dasktree.forest, dasktree.forest.grow\n"
         "from dasktree.fit import fit\n"
         "import pandas as pd\n"
         "m = fit(pd.DataFrame({'a': [1, 2, 3, 4], 'y': [0, 0, 1, 1]}), target='y')\n"

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from dasktree.cluster import connect, local_cluster
+from dasktree.engine.cluster import connect, local_cluster
 
 pytestmark = pytest.mark.cluster
 

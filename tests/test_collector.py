@@ -3,7 +3,7 @@
 import gc
 import threading
 
-from dasktree.collector import collector_paused
+from dasktree.gc_pause import collector_paused
 
 
 def test_paused_inside_and_back_on_after():
@@ -61,7 +61,7 @@ def test_threads_overlapping_turn_it_on_only_when_the_last_leaves():
 
 def test_frozen_spans_overlap_and_the_last_to_end_unfreezes():
     """Two holders on one worker: the objects are frozen from the first start to the last end."""
-    from dasktree.collector import freeze_older_objects, unfreeze_older_objects
+    from dasktree.gc_pause import freeze_older_objects, unfreeze_older_objects
 
     # Counts of frozen objects only as zero or not: other threads of the process (a cluster's) may
     # free frozen objects meanwhile.
@@ -78,7 +78,7 @@ def test_frozen_spans_overlap_and_the_last_to_end_unfreezes():
 
 
 def test_a_process_that_froze_its_objects_keeps_them_frozen():
-    from dasktree.collector import freeze_older_objects, unfreeze_older_objects
+    from dasktree.gc_pause import freeze_older_objects, unfreeze_older_objects
 
     gc.freeze()
     try:
@@ -91,7 +91,7 @@ def test_a_process_that_froze_its_objects_keeps_them_frozen():
 
 def test_a_part_holder_freezes_from_its_start_to_its_close_once():
     """The holder's span ends at close, and its collection after that ends nothing more."""
-    from dasktree.holders import PartHolder
+    from dasktree.engine.part_holders import PartHolder
 
     holder = PartHolder()
     assert gc.get_freeze_count() > 0
@@ -113,16 +113,16 @@ def test_a_fits_models_are_built_with_the_collector_paused(monkeypatch):
     import pandas as pd
 
     import dasktree
-    from dasktree.model import TreeModel
+    import dasktree.fit
+    from dasktree.forest.to_model import tree_model
 
     seen = []
-    made = TreeModel.from_forest.__func__
 
-    def watched(cls, forest, tree):
+    def watched(forest, tree):
         seen.append(gc.isenabled())
-        return made(cls, forest, tree)
+        return tree_model(forest, tree)
 
-    monkeypatch.setattr(TreeModel, "from_forest", classmethod(watched))
+    monkeypatch.setattr(dasktree.fit, "tree_model", watched)
     x = np.random.default_rng(0).random(400)
     model = dasktree.fit(pd.DataFrame({"x": x, "y": (x > 0.5).astype(int)}), target="y", cv=3, max_depth=2)
     assert len(model.fold_trees) == 3

@@ -12,9 +12,9 @@ import pytest
 
 import dasktree
 from dasktree import DaskTreeClassifier
-from dasktree.dataset import Part
+from dasktree.io.sources import Part
 from dasktree.datasets import agrawal
-from dasktree.folds import FoldSpec
+from dasktree.io.folds import FoldSpec
 from dasktree.testing import mixed_frame, write_dataset
 
 
@@ -164,7 +164,7 @@ def test_a_level_is_applied_with_the_collector_off(monkeypatch):
     automatic collection, and the collector is back on after the fit."""
     import gc
 
-    import dasktree.grow as grow
+    import dasktree.forest.grow as grow
 
     applied, states = grow._apply, []
 

@@ -6,9 +6,9 @@ from hypothesis import strategies as st
 
 import dataclasses
 
-from dasktree.derive import fill_derived, fill_derived_numpy, fills_of, slice_map
-from dasktree.forest import Forest
-from dasktree.histogram import level_histogram
+from dasktree.kernels.subtraction import fill_derived, fill_derived_numpy, fills_of, slice_map
+from dasktree.forest.forest import Forest
+from dasktree.kernels.histogram import level_histogram
 from dasktree.split.node_tests import nominal_test, numeric_test
 
 

@@ -5,8 +5,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.dataset import Part
-from dasktree.folds import _GOLDEN, FoldSpec, mix64
+from dasktree.io.sources import Part
+from dasktree.io.folds import _GOLDEN, FoldSpec, mix64
 
 
 @settings(max_examples=40, deadline=None)

@@ -5,8 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.forest import Forest, expand_slices
-from dasktree.histogram import level_histogram, level_histogram_numpy, route, route_numpy
+from dasktree.forest.forest import Forest
+from dasktree.kernels.plans import expand_slices
+from dasktree.kernels.histogram import level_histogram, level_histogram_numpy, route, route_numpy
 from dasktree.split.node_tests import nominal_test, numeric_test
 
 
@@ -236,7 +237,7 @@ def test_a_node_of_one_fold_tree_costs_two_slices_not_one_per_fold():
 
 def test_start_nodes_are_kept_per_forest():
     """An encoded part's start nodes belong to one forest: another forest's pass starts at the root."""
-    from dasktree.encode import Encoded
+    from dasktree.binning.encode import Encoded
 
     e = Encoded(np.ones((2, 5), np.uint8), np.zeros(5, np.int32), np.zeros((1, 5), np.int16))
     first = e.start_nodes("forest-a", 2)
@@ -246,7 +247,7 @@ def test_start_nodes_are_kept_per_forest():
 
 
 def test_start_nodes_widen_when_the_forest_outgrows_uint16():
-    from dasktree.encode import Encoded
+    from dasktree.binning.encode import Encoded
 
     e = Encoded(np.ones((2, 4), np.uint8), np.zeros(4, np.int32), np.zeros((1, 4), np.int16))
     small = e.start_nodes("f", 3, n_nodes=65_535)
@@ -262,8 +263,8 @@ def test_start_nodes_widen_when_the_forest_outgrows_uint16():
 @given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 300), n_folds=st.integers(1, 3), depth=st.integers(0, 4))
 def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth):
     """Reordering a part's rows by start node keeps every array aligned and every count."""
-    from dasktree.encode import Encoded
-    from dasktree.tasks import PassShape, group_rows, histogram_of
+    from dasktree.binning.encode import Encoded
+    from dasktree.engine.tasks import PassShape, group_rows, histogram_of
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)
@@ -290,8 +291,8 @@ def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth)
 def test_rows_are_grouped_again_only_once_the_counted_nodes_grew():
     """Rows grouped by node stay grouped by subtree: a part is reordered again only when a pass of
     its forest counts REGROUP_GROWTH times the slots it counted then, and at once in a new forest."""
-    from dasktree.encode import Encoded
-    from dasktree.tasks import REGROUP_GROWTH, group_rows
+    from dasktree.binning.encode import Encoded
+    from dasktree.engine.tasks import REGROUP_GROWTH, group_rows
 
     rng = np.random.default_rng(5)
     widths = np.array([4, 5, 6])
@@ -390,8 +391,8 @@ def test_threshold_branches_route_by_compare_as_their_tables_would(seed, n_codes
 def test_a_group_of_blocks_counts_the_same_as_one_block(seed, sizes, depth):
     """histogram_of_many over a group's blocks (more than one past 2**31 rows: encode_blocks) counts
     what one block of all their rows counts, derived slots aside."""
-    from dasktree.encode import Encoded
-    from dasktree.tasks import PassShape, histogram_of_many
+    from dasktree.binning.encode import Encoded
+    from dasktree.engine.tasks import PassShape, histogram_of_many
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)

@@ -5,13 +5,13 @@ import threading
 
 import pytest
 
-from dasktree.binning import bin_spec as make_bin_spec
+from dasktree.binning.spec import bin_spec as make_bin_spec
 from dasktree.datasets import agrawal
-from dasktree.dataset import open_source
-from dasktree.grow import GrowParams, grow
-from dasktree.holders import Holders, PeerFailed
-from dasktree.runners import DaskRunner
-from dasktree.schema import resolve_roles
+from dasktree.io.sources import open_source
+from dasktree.forest.grow import GrowParams, grow
+from dasktree.engine.part_holders import Holders, PeerFailed
+from dasktree.engine.runners import DaskRunner
+from dasktree.io.schema import resolve_roles
 
 pytestmark = pytest.mark.cluster
 
@@ -62,5 +62,5 @@ def test_a_fit_leaves_no_holder_on_the_workers(tmp_path, cluster_client):
     while any(cluster_client.run(lambda dask_worker: len(dask_worker.state.actors)).values()):
         assert time.monotonic() < deadline, "holders are still on the workers after the fit"
         time.sleep(0.05)
-    # a holder keeps its worker's older objects frozen (dasktree.collector) for its life only
+    # a holder keeps its worker's older objects frozen (dasktree.gc_pause) for its life only
     assert set(cluster_client.run(gc.get_freeze_count).values()) == {0}

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.derive import fill_derived, fill_derived_numpy, fills_of, slot_cells
-from dasktree.forest import Forest
-from dasktree.histogram import level_histogram
-from dasktree.plans import NARROW_ROWS
-from dasktree.search_chunks import SearchChunk
-from dasktree.node_search import search_group
-from dasktree.tasks import search_cells
+from dasktree.kernels.subtraction import fill_derived, fill_derived_numpy, fills_of, slot_cells
+from dasktree.forest.forest import Forest
+from dasktree.kernels.histogram import level_histogram
+from dasktree.kernels.plans import NARROW_ROWS
+from dasktree.engine.search_chunks import SearchChunk
+from dasktree.forest.level_search import search_group
+from dasktree.engine.tasks import search_cells
 
 from test_derive import _random_test
 from test_histogram import _random_forest
@@ -79,7 +79,7 @@ def test_mixed_counts_equal_uniform_counts(seed, n_rows, n_folds, depth):
 @pytest.mark.parametrize("seed", range(5))
 def test_the_numpy_twin_counts_a_mixed_plan_like_the_kernel(monkeypatch, seed):
     """Without numba, level_histogram counts on the uniform layout and adds each slot into the plan's."""
-    import dasktree.histogram
+    import dasktree.kernels.histogram
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(2, 7, size=3)
@@ -92,7 +92,7 @@ def test_the_numpy_twin_counts_a_mixed_plan_like_the_kernel(monkeypatch, seed):
     kw = dict(n_folds=forest.n_folds, offsets=np.concatenate([[0], np.cumsum(widths)[:-1]]),
               total_bins=int(widths.sum()), n_classes=2)
     compiled = [level_histogram(codes, y, part, p, **kw) for p in (mixed, plan)]
-    monkeypatch.setattr(dasktree.histogram, "numba", None)
+    monkeypatch.setattr(dasktree.kernels.histogram, "numba", None)
     twin = [level_histogram(codes, y, part, p, **kw) for p in (mixed, plan)]
     assert twin[0].dtype == np.uint16 and twin[1].dtype == np.int32
     for a, b in zip(twin, compiled):

@@ -1,14 +1,14 @@
 """A node group's search, brute force: every (node, tree) pair's training histogram made
 explicitly (the node's total minus the part the tree holds out), searched alone with
 :func:`~dasktree.split.search.best_split`, and its children counted slice by slice, against
-the columns :func:`~dasktree.node_search.search_group` writes in one batch."""
+the columns :func:`~dasktree.forest.level_search.search_group` writes in one batch."""
 
 import numpy as np
 import pytest
 
 import dasktree
-import dasktree.runners
-from dasktree.node_search import leaf_reasons, search_group
+import dasktree.engine.runners
+from dasktree.forest.level_search import leaf_reasons, search_group
 from dasktree.split.choices import best_split
 from dasktree.testing import mixed_frame
 
@@ -22,7 +22,7 @@ def _levels(monkeypatch, frame, target, **params):
         seen.append((hist.copy(), list(requests), context, packed))
         return packed
 
-    monkeypatch.setattr(dasktree.runners, "search_group", capture)
+    monkeypatch.setattr(dasktree.engine.runners, "search_group", capture)
     dasktree.fit(frame, target=target, **params)
     return seen
 

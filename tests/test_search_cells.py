@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 import dasktree
-import dasktree.runners
-from dasktree.node_search import search_group
-from dasktree.search_chunks import SearchChunk
-from dasktree.tasks import search_cells
+import dasktree.engine.runners
+from dasktree.forest.level_search import search_group
+from dasktree.engine.search_chunks import SearchChunk
+from dasktree.engine.tasks import search_cells
 from dasktree.testing import mixed_frame
 
 
@@ -21,7 +21,7 @@ def _levels(monkeypatch, frame, target, **params):
         seen.append((hist.copy(), list(requests), context))
         return search_group(hist, requests, context)
 
-    monkeypatch.setattr(dasktree.runners, "search_group", capture)
+    monkeypatch.setattr(dasktree.engine.runners, "search_group", capture)
     dasktree.fit(frame, target=target, **params)
     return seen
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from dasktree.forest import Forest
-from dasktree.node_search import SearchContext, SearchRequest
-from dasktree.search_chunks import search_chunks
+from dasktree.forest.forest import Forest
+from dasktree.forest.level_search import SearchContext, SearchRequest
+from dasktree.engine.search_chunks import search_chunks
 from dasktree.split.search import AttributeLayout, SplitParams
 from dasktree.split.node_tests import numeric_test
 

@@ -1,8 +1,8 @@
 """A level's search results, packed, pickled and joined, change the forest as object-by-object code did.
 
-Search tasks write their results as columns (:mod:`dasktree.decisions`), the
-client joins a level's chunks (:func:`~dasktree.search_results.concat`) and
-:func:`dasktree.grow._apply` turns the columns into branches, children and
+Search tasks write their results as columns (:mod:`dasktree.forest.level_search`), the
+client joins a level's chunks (:func:`~dasktree.forest.results.concat`) and
+:func:`dasktree.forest.grow._apply` turns the columns into branches, children and
 leaves. The reference here is the apply it replaced, on the unpacked objects.
 """
 
@@ -15,16 +15,16 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dasktree.grow as grow
-from dasktree.binning import bin_spec
-from dasktree.dataset import open_source
-from dasktree.folds import FoldSpec
-from dasktree.forest import Forest, Node
-from dasktree.grow import GrowParams
-from dasktree.node_search import leaf_reasons
-from dasktree.runners import LocalRunner
-from dasktree.schema import resolve_roles
-from dasktree.search_results import PackedResults, concat
+import dasktree.forest.grow as grow
+from dasktree.binning.spec import bin_spec
+from dasktree.io.sources import open_source
+from dasktree.io.folds import FoldSpec
+from dasktree.forest.forest import Forest, Node
+from dasktree.forest.grow import GrowParams
+from dasktree.forest.level_search import leaf_reasons
+from dasktree.engine.local_runner import LocalRunner
+from dasktree.io.schema import resolve_roles
+from dasktree.forest.results import PackedResults, concat
 from dasktree.split import node_tests
 from dasktree.split.search import Candidate, SplitParams
 

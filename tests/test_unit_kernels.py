@@ -16,6 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dasktree.split import compiled as C
 from dasktree.split import optimal_kernels as K
 from dasktree.split import unit_kernels as U
 from dasktree.split.blocks import bins_to_blocks
@@ -34,9 +35,9 @@ def numba_wanted() -> bool:
 
 def variants() -> dict:
     """The units extraction as compiled (when numba is in use), plain Python loops and numpy."""
-    out = {"python": U._units_loops, "numpy": U._units_numpy}
-    if K._kernels()["backend"] == "numba":
-        out["numba"] = K._kernels()["units"]
+    out = {"python": U.units_loops, "numpy": U.units_numpy}
+    if K.loaded_kernels()["backend"] == "numba":
+        out["numba"] = K.loaded_kernels()["units"]
     return out
 
 
@@ -113,9 +114,9 @@ def test_pairwise_sum_is_numpys_sum(values, length, seed):
     rng = np.random.default_rng(seed)
     x = np.concatenate([np.array(values, dtype=np.float64),
                         rng.standard_normal(length) * 10.0 ** rng.integers(-8, 12, length)])
-    assert np.float64(0.0 + U._pairwise_sum(x, 0, x.size)).tobytes() == np.sum(x).tobytes()
+    assert np.float64(0.0 + C.pairwise_sum(x, 0, x.size)).tobytes() == np.sum(x).tobytes()
     if x.size:  # np.add.reduceat of a segment: its first value plus the pairwise sum of the rest
-        segment = x[0] + U._pairwise_sum(x, 1, x.size - 1)
+        segment = x[0] + C.pairwise_sum(x, 1, x.size - 1)
         assert np.float64(segment).tobytes() == np.add.reduceat(x, [0])[0].tobytes()
 
 
@@ -132,18 +133,18 @@ def test_bad_values_are_reported_not_extracted():
 
 def test_read_back_twins_agree():
     rng = np.random.default_rng(3)
-    kernels = K._kernels()
+    kernels = K.loaded_kernels()
     for _ in range(50):
         counts = rng.integers(0, 3, size=(int(rng.integers(2, 40)), 2)).astype(np.float64)
-        _, units, last_bin, _, total, _ = U._units_numpy(counts, True)
+        _, units, last_bin, _, total, _ = U.units_numpy(counts, True)
         if units.shape[0] < 2:
             continue
         arity = min(5, units.shape[0])
         _, L, _ = K._table2_numpy(units, arity, 1, True, 1e-9 * total, np.zeros(0))
-        np.testing.assert_array_equal(kernels["cuts"](L, last_bin, arity), U._cuts_loops(L, last_bin, arity))
+        np.testing.assert_array_equal(kernels["cuts"](L, last_bin, arity), U.cuts_loops(L, last_bin, arity))
         _, start, argtop, _ = K._tse_numpy(units, arity)
         for a, b in zip(kernels["tse_cuts"](start, argtop, last_bin, arity),
-                        U._tse_cuts_loops(start, argtop, last_bin, arity)):
+                        U.tse_cuts_loops(start, argtop, last_bin, arity)):
             np.testing.assert_array_equal(a, b)
 
 
@@ -156,7 +157,7 @@ def test_compiled_kernels_are_in_use_when_numba_imports():
 
     assert kernel_backend() == "numba"
     for name in ("units", "table2", "cuts", "tse", "tse_cuts"):
-        assert isinstance(K._kernels()[name], Dispatcher), name
+        assert isinstance(K.loaded_kernels()[name], Dispatcher), name
     assert multiway_kernel_available()
 
 
@@ -174,10 +175,10 @@ def test_numpy_fallback_without_numba_gives_the_same_units():
         "import numpy as np\n"
         "from dasktree.split import optimal_kernels as K\n"
         f"fixed = {FIXED!r}\n"
-        "out = [K._kernels()['backend']]\n"
+        "out = [K.loaded_kernels()['backend']]\n"
         "for counts in fixed:\n"
         "    for on_blocks in (True, False):\n"
-        "        s, u, l, n, t, i = K._kernels()['units'](np.asarray(counts, dtype=float), on_blocks)\n"
+        "        s, u, l, n, t, i = K.loaded_kernels()['units'](np.asarray(counts, dtype=float), on_blocks)\n"
         "        out.append([int(s), u.tolist(), l.tolist(), int(n), float(t).hex(), bool(i)])\n"
         "print(json.dumps(out))\n"
     )

@@ -8,7 +8,7 @@ import pytest
 
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
-from dasktree.progress import Progress
+from dasktree.engine.progress import Progress
 
 pytestmark = pytest.mark.cluster
 

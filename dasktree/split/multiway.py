@@ -40,7 +40,7 @@ import numpy as np
 from .criteria import entropy, gini
 from .multiway_kernel import multiway_kernel_available, multiway_kernels, run_kernels
 from .node_tests import Test, numeric_test
-from .optimal import _check_max_arity, block_opt_p
+from .optimal import block_opt_p, check_max_arity
 
 __all__ = ["SELECTIONS", "MultiwayChoices", "multiway_choices", "multiway_compiled", "multiway_kernel_available",
            "numeric_multiway", "numeric_multiway_batch", "numeric_multiway_reference", "selection_score"]
@@ -189,7 +189,7 @@ def multiway_compiled(h: np.ndarray, impurity: str, max_arity, selection: str) -
     if h.dtype.kind not in "iu" or impurity not in ("entropy", "gini") or selection not in SELECTIONS:
         return False
     try:
-        _check_max_arity(max_arity)
+        check_max_arity(max_arity)
     except ValueError:
         return False
     return multiway_kernel_available()

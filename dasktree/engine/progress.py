@@ -1,0 +1,119 @@
+"""What a job tells on stderr: a progress bar per pass, or one JSON line per pass.
+
+``log_format="text"`` (the default) draws a bar per pass; ``"json"`` writes no
+bars but one JSON object per finished pass, for log collectors::
+
+    {"event": "pass", "pass": "level 3", "level": 3, "nodes": 8, "rows": 1000000,
+     "bytes_read": 0, "tasks": 2, "seconds": 0.21}
+
+``describe(**fields)`` adds fields to the line of the pass under way (the grow
+loop gives ``level``, ``nodes`` and ``rows``); ``reads``, when set, returns the
+bytes the job has read from its data so far, and each line's ``bytes_read`` is
+what was added since the last line (0 for a pass over codes kept on the workers).
+``cluster(...)`` says where the Dask dashboard of the job's cluster is.
+Nothing is written when ``enabled`` is false.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from typing import Callable, TextIO
+
+__all__ = ["Progress", "LOG_FORMATS", "gather_with_progress"]
+
+LOG_FORMATS = ("text", "json")
+
+
+class Progress:
+    """``start(label, total)``, ``advance()`` per finished task, ``finish(note)``."""
+
+    def __init__(self, enabled: bool = True, stream: TextIO | None = None, width: int = 30,
+                 log_format: str = "text", reads: Callable[[], int] | None = None):
+        if log_format not in LOG_FORMATS:
+            raise ValueError(f"log_format must be one of {LOG_FORMATS}, got {log_format!r}")
+        self.enabled = enabled
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.log_format = log_format
+        self.reads = reads
+        self._label = ""
+        self._total = 0
+        self._done = 0
+        self._started = 0.0
+        self._read_last = 0  # reads() at the end of the last pass: what a pass adds is its own
+        self._fields: dict = {}
+        self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and log_format == "text"
+
+    def describe(self, **fields) -> None:
+        """Fields for the JSON line of the pass under way (or about to start)."""
+        self._fields.update(fields)
+
+    def start(self, label: str, total: int) -> None:
+        self._label, self._total, self._done = label, max(total, 0), 0
+        self._started = time.perf_counter()
+        self._draw()
+
+    def advance(self, n: int = 1) -> None:
+        self._done += n
+        if self._tty:
+            self._draw()
+
+    def finish(self, note: str = "") -> None:
+        fields, self._fields = self._fields, {}
+        if not self.enabled:
+            return
+        seconds = time.perf_counter() - self._started
+        if self.log_format == "json":
+            read = fields.pop("bytes_read", 0)
+            if self.reads is not None:  # a runner counts a pass's reads as it starts it, before start()
+                now = self.reads()
+                read, self._read_last = now - self._read_last, now
+            self._emit({"event": "pass", "pass": self._label, **fields, "bytes_read": int(read),
+                        "tasks": self._total, "seconds": round(seconds, 4)})
+            return
+        bar = "#" * self.width
+        end = f" {note}" if note else ""
+        prefix = "\r" if self._tty else ""
+        self.stream.write(f"{prefix}{self._label:<18} [{bar}] {self._total}/{self._total} tasks "
+                          f"{seconds:6.2f}s{end}\n")
+        self.stream.flush()
+
+    def cluster(self, scheduler: str, dashboard: str | None, started: bool) -> None:
+        """Say which Dask cluster the job runs on and where its dashboard is."""
+        if not self.enabled:
+            return
+        if self.log_format == "json":
+            self._emit({"event": "cluster", "scheduler": scheduler, "dashboard": dashboard, "started": started})
+            return
+        what = "started a local Dask cluster" if started else "connected to the Dask scheduler"
+        where = f"; dashboard {dashboard}" if dashboard else ""
+        self.stream.write(f"dasktree: {what} at {scheduler}{where}\n")
+        self.stream.flush()
+
+    def _emit(self, record: dict) -> None:
+        self.stream.write(json.dumps(record, default=str) + "\n")
+        self.stream.flush()
+
+    def _draw(self) -> None:
+        if not (self.enabled and self._tty):
+            return
+        filled = int(self.width * self._done / self._total) if self._total else self.width
+        bar = "#" * filled + "." * (self.width - filled)
+        self.stream.write(f"\r{self._label:<18} [{bar}] {self._done}/{self._total} tasks")
+        self.stream.flush()
+
+
+def gather_with_progress(client, futures: list, progress, label: str) -> list:
+    """Results of ``futures``, advancing ``progress`` (if any) as each finishes."""
+    if progress is not None:
+        from distributed import as_completed
+
+        progress.start(label, len(futures))
+        for _ in as_completed(futures):
+            progress.advance()
+    results = client.gather(futures)
+    if progress is not None:
+        progress.finish()
+    return results
