@@ -3,7 +3,9 @@
 Exit codes: 0 done; 1 the data or a file cannot be used (one line on stderr);
 2 bad command-line usage; 3 an internal error (a bug: please report it).
 ``--json`` prints a machine-readable report on stdout; progress bars go to
-stderr and ``--quiet`` turns them off.
+stderr and ``--quiet`` turns them off. ``--log-format json`` writes one JSON
+line per pass (and one naming the cluster and its dashboard) on stderr instead
+of the bars (:mod:`dasktree.engine.progress`).
 """
 
 from __future__ import annotations
