@@ -35,8 +35,11 @@ args=(fit "$data" --target "$target" --out "$model" --json)
 # minute later if TERM was not enough
 timeout --kill-after=60 "$limit" "$dasktree" "${args[@]}" > "$report.tmp"
 code=$?
-if [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; then
-  log "fit killed after its timeout of ${limit}s (exit 75: retry later); current.json unchanged"
+if [ "$code" -eq 124 ]; then
+  log "fit killed after its timeout of ${limit}s (exit 75: retry later)"
+  code=75
+elif [ "$code" -eq 137 ]; then
+  log "fit killed by SIGKILL (past its timeout of ${limit}s and deaf to TERM, or out of memory; exit 75)"
   code=75
 fi
 if [ "$code" -ne 0 ]; then

@@ -29,8 +29,11 @@ args=(predict "$model" "$data" --out "$out" --overwrite --quiet)
 
 timeout --kill-after=60 "$limit" "$dasktree" "${args[@]}"
 code=$?
-if [ "$code" -eq 124 ] || [ "$code" -eq 137 ]; then
+if [ "$code" -eq 124 ]; then
   log "predict killed after its timeout of ${limit}s (exit 75: retry later); $out unchanged"
+  exit 75
+elif [ "$code" -eq 137 ]; then
+  log "predict killed by SIGKILL (past its timeout of ${limit}s and deaf to TERM, or out of memory; exit 75); $out unchanged"
   exit 75
 fi
 if [ "$code" -ne 0 ]; then
