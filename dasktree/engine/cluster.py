@@ -45,7 +45,7 @@ def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1, pro
     import dask
     from distributed import LocalCluster
 
-    options = dict(dashboard_address=":0",  # no dashboard wanted, but its HTTP server starts anyway
+    options = dict(dashboard_address=":0",  # any free port: a job says where (connect's on_cluster)
                    silence_logs=logging.CRITICAL)
     with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
         return LocalCluster(n_workers=_cores() if n_workers is None else n_workers,
