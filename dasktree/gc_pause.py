@@ -1,39 +1,29 @@
 """Python's cyclic garbage collector, kept out of the way of bursts of short-lived objects.
 
 A level pass makes tens of thousands of small objects at a deep forest level
-(search requests; on the client, tests, branches and nodes) that are freed by reference
-counting. Each time they push the young generations over their thresholds,
-and the long-lived objects grow by a quarter, the collector rescans *every*
-tracked object of the process: on the client the imported modules and the
-forest, on a worker all of ``distributed``'s state as well (about 200,000
-objects). Neither context below frees anything early or late but cyclic
-garbage, which the next collection after it takes.
+(search requests; on the client, tests, branches and nodes) that are freed by
+reference counting. Each time they push the young generations over their
+thresholds, and the long-lived objects grow by a quarter, the collector rescans
+*every* tracked object of the process: on the client the imported modules and
+the forest, on a worker all of ``distributed``'s state as well (about 200,000
+objects). None of the contexts below frees anything early or late but cyclic
+garbage, which the next collection after it takes; the objects they cover have
+no cycles.
 
 - :func:`older_objects_frozen` (the client's grow loop): objects older than the
   fit are frozen (:func:`gc.freeze`), so a collection scans only the fit's own.
-  Measured on an F7 1M cv=10 fit: 4 full collections, about 0.5 s, before.
 - :func:`freeze_older_objects` / :func:`unfreeze_older_objects` (a worker's
-  :class:`~dasktree.engine.part_holders.PartHolder`, from its start to its close): the
-  same as the first, for a span that is not one block. A worker that ran
-  other work before (a long-running cluster; the benchmarks' warm-up of a
-  50,000-row forest) starts a fit with its collector close to a full
-  collection: measured on F7 1M cv=10 fits after that warm-up, each worker
-  made one, 68-97 ms, while its peer waited for its cells. Forest fits
-  after that warm-up, with / without the freeze (``bench_ab.py``,
-  ``results/ab_session14_freeze*.md``): F7 1M 0.91 (6 pairs), F7 4M 0.88
-  and F2 4M 0.90 (4 pairs each). (An earlier form, after a 2,000-row
-  warm-up only, measured 1.08-1.09 and was reverted: there the measured fits
-  rarely reached a full collection.)
-- :func:`collector_paused` (a worker's search tasks, and the client's
-  :func:`dasktree.forest.grow._apply`): no automatic collection while the block runs.
-  Measured on the search of half an F7 cv=10 level 9 (2,405 nodes), the first
-  task on a fresh warmed worker: 0.16-0.18 s with the collector, 0.09-0.11 s
-  without (two clusters each); on the client's apply of that level (4,992
-  splits, ~40,000 new containers, no cycles among them) offline: 90-99 ms
-  with it, 75-87 ms without. Also :func:`dasktree.fit.fit` building the
-  models from the forest, once the grow loop has unfrozen the older objects:
-  on F7 1M cv=10 fits, 0.11-0.17 s with a full collection in it, 0.017-0.023 s
-  paused (the forest, freed right after, has no cycles).
+  :class:`~dasktree.engine.part_holders.PartHolder`, from its start to its
+  close): the same, for a span that is not one block. A worker that ran other
+  work before (a long-running cluster) would otherwise start a fit close to a
+  full collection, and its peers would wait for its cells while it ran.
+- :func:`collector_paused` (a worker's search tasks, the client's
+  :func:`dasktree.forest.grow._apply`, and :func:`dasktree.fit.fit` building the
+  models from the forest): no automatic collection while the block runs.
+
+What each buys is a matter of measurement (A/B fits of a cross-validation
+forest), not of this module's correctness: the tests check only that the
+collector is paused and restored.
 """
 
 from __future__ import annotations

@@ -71,9 +71,8 @@ class Encoded:
         """Put the rows in ``order`` (a permutation, int64), every array alike, in place.
 
         Each line of each array is gathered into one scratch line and copied back, so a
-        reorder takes one line of new memory, not a copy of the part: a copy of a 4M-row
-        forest's parts mid-fit is memory these machines fault in at 1-2.4 ms per MB
-        (``benchmarks/README.md``). Lines of the start array that hold no start stay
+        reorder takes one line of new memory, not a copy of the part: a copy of a large
+        forest's parts mid-fit is fresh memory to fault in, page by page. Lines of the start array that hold no start stay
         untouched zeros."""
         scratch = np.empty(self.n_rows * 4, dtype=np.uint8)  # the widest line: int32
         starts = () if self.start is None else (line for _, line in _start_lines(self.start))

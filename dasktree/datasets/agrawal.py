@@ -126,7 +126,7 @@ Where the references disagree:
   the C generator gives a commission to only half of the salaries below 75000;
   the paper (and this module) gives one to all of them.
 * *hvalue clipping.* MOA, river and scikit-multiflow clip the perturbed
-  ``hvalue`` to ``[0, 135000]``, a tenth of the largest house value
+  ``hvalue`` to ``[0, 135000]``, 10% of the largest house value
   (``9 * 150000``); with any ``p > 0`` that would set about 90 % of the
   perturbed ``hvalue`` to the constant 135000. This module takes it for the
   typo it appears to be and clips to ``[0, 1350000]``.
@@ -158,6 +158,8 @@ from .agrawal_functions import FUNCTIONS, check_function, check_int, classify
 from .agrawal_parquet import write_parquet
 from .agrawal_rows import (
     ATTRIBUTES,
+    DTYPES,
+    HVALUE_MAX,
     TARGET,
     check_perturbation,
     check_seed,
@@ -166,6 +168,8 @@ from .agrawal_rows import (
 
 __all__ = [
     "ATTRIBUTES",
+    "DTYPES",
+    "HVALUE_MAX",
     "FUNCTIONS",
     "TARGET",
     "classify",

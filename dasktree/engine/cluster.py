@@ -10,9 +10,9 @@ The worker processes started here allocate memory the way a plain Python
 process does. Dask's nanny otherwise sets ``MALLOC_TRIM_THRESHOLD_=65536``,
 which also fixes glibc's mmap threshold at 128 KiB: every array above it (a
 histogram, a part's codes, a sort's copy) is then mapped fresh and its pages
-faulted in on first touch. A depth-10 fit of 1M or 4M rows then takes 1.26x
-as long, most of it in pass 0's sorting summary (``benchmarks/bench_malloc.py``:
-both kinds of cluster alternated in one run). On a cluster of your own, start the workers with
+faulted in on first touch, most of all in pass 0's sorting summary (the
+developer benchmark of the two environments measures what it costs). On a
+cluster of your own, start the workers with
 ``MALLOC_TRIM_THRESHOLD_`` unset, or left as it is to give memory back to the
 system sooner at that cost (see ``deploy/README.md``).
 """

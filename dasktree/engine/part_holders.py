@@ -2,9 +2,8 @@
 
 As Dask tasks, a level pass is two dependent stages: count, then sum a search
 chunk's cells from every worker's histogram and search them. Each stage costs a
-round trip through the scheduler: two stages of empty tasks take about 18 ms on
-two local workers (``benchmarks/results/latency.md``), as long as counting a
-million rows at a deep level. Actors take the scheduler off that path
+round trip through the scheduler: two stages of empty tasks take as long as
+counting a million rows at a deep level (the ``latency`` benchmark claim). Actors take the scheduler off that path
 (distributed's ``actor=True``: calls go from the caller to the worker holding
 the object). A worker's holder keeps its encoded parts (a group per worker
 thread, as the runner cached them) and its histograms of the last pass. A pass
@@ -22,12 +21,11 @@ These are the functions the task runner uses, so the forest is the same bit
 for bit. A lost worker takes its holder with it; the runner then starts again
 from the Parquet files (:meth:`dasktree.engine.runners.DaskRunner.apply_pass`).
 
-A pass's plan travels with the call (0.6 MB at level 9 of a 10-fold F7 forest
-of 1M rows). Through a client whose ``direct_to_workers`` is off
+A pass's plan travels with the call (under a megabyte at a deep level of a
+10-fold forest). Through a client whose ``direct_to_workers`` is off
 (distributed's default for a client of a remote scheduler) it goes by way of
-the scheduler, 2.4-2.7x as long for 1-32 MB, about 2 ms more at 1 MB
-(``benchmarks/results/latency_s10.md``); the clients dasktree starts itself
-talk to the workers directly.
+the scheduler, which takes longer the larger the plan; the clients dasktree
+starts itself talk to the workers directly.
 """
 
 from __future__ import annotations

@@ -312,7 +312,7 @@ class DaskRunner(PassCounter):
 
     def _send_plan(self, plan, n_tasks: int):
         """The plan as the histogram tasks' argument: in the tasks while its copies are small (a
-        broadcast scatter costs a round trip, ~10 ms on two local workers), else scattered once."""
+        broadcast scatter costs a round trip to every worker), else scattered once."""
         arrays = (getattr(plan, f.name) for f in dataclasses.fields(plan))
         size = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))  # counting_all: no fills
         if size * n_tasks <= EMBED_PLAN_BYTES:

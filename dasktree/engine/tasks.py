@@ -113,7 +113,7 @@ def _frame_table(frame, index: int, offset: int, roles: Roles, folds) -> tuple:
     return _part_table(Part(index, "frame", offset, table.num_rows), table, None, roles, folds)
 
 
-GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (measured: below, no gain)
+GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (below it, grouping gains nothing)
 REGROUP_GROWTH = 8  # rows grouped by node are grouped again once the counted nodes grew this much
 
 
@@ -132,8 +132,7 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     forest, rows are grouped again only when the pass counts ``REGROUP_GROWTH``
     times the slots it counted then: each grouping gathers every array of the
     part anew (:meth:`~dasktree.binning.encode.Encoded.reorder`), and counting a level
-    with the last level's order measured no slower than grouped anew
-    (``benchmarks/README.md``).
+    with the last level's order is no slower than grouping anew.
     """
     first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
     grouped = encoded.grouped

@@ -194,14 +194,6 @@ class Forest:
             node.leaf_trees = node.trees
             node.leaf_reason = dict.fromkeys(node.trees, reason)
 
-    def set_tests(self, node: Node, tests: dict[int, Test], child_counts: dict[int, np.ndarray]) -> list[Node]:
-        """Give trees their tests at ``node``; trees with identical tests share a branch and its children.
-
-        ``child_counts[tree]`` is (arity, n_parts + 1, n_classes). Returns the new children.
-        """
-        return self.add_branches([(node, trees, tests[trees[0]], child_counts[trees[0]])
-                                  for trees in sharing(tests)])
-
     def add_branches(self, branches: list[tuple[Node, tuple[int, ...], Test, np.ndarray]]) -> list[Node]:
         """Give each ``(node, trees, test, child_counts)`` of ``branches`` its branch, in order (a
         level's thousands at once): ``trees`` (sorted) share ``test`` at ``node`` and its new children,

@@ -3,9 +3,8 @@
 A deep level of a cross-validation forest decides thousands of (node, tree)
 pairs. As objects per node (each decision a
 :class:`~dasktree.split.node_tests.Test` with its own bin table, and two count
-arrays) they cost about 50 microseconds each to pickle on the worker and as
-much again to unpickle on the client, more than the search itself (measured:
-5,249 decisions took 0.39 s to dump and 0.29 s to load). The search writes
+arrays) they cost more to pickle on the worker and unpickle on the client than the
+search itself costs. The search writes
 its results as columns that pickle as a handful of buffers
 (:func:`dasktree.forest.level_search.packed_decisions`).
 :func:`concat` joins a level's chunks on the client, and the grow loop

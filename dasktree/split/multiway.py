@@ -23,10 +23,10 @@ index), as in the binary search. A split whose child would hold fewer than
 Two twins: :func:`numeric_multiway_reference`, the readable numpy version,
 and the compiled :func:`numeric_multiway` / :func:`numeric_multiway_batch`
 (:mod:`dasktree.split.multiway_kernel`), which return the same tests, the same
-gain floats and the same children. The reference spends 0.5-1 ms per node,
-tree and attribute in small numpy calls; the compiled batch, one call for the
-M histograms of an attribute, spends 15-60 us per histogram beyond the dynamic
-program, which is then most of the time on histograms of hundreds of blocks.
+gain floats and the same children. The reference spends its time in many
+small numpy calls per node, tree and attribute; the compiled batch makes one
+call for the M histograms of an attribute, and the dynamic program is then most
+of the time on histograms of hundreds of blocks.
 Float (non-integer dtype) histograms, and a process without numba, use the
 reference.
 """

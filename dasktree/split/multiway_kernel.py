@@ -1,7 +1,7 @@
 """Multi-way numeric tests of one attribute for a batch of histograms, compiled.
 
 The reference, :func:`dasktree.split.multiway.numeric_multiway_reference`,
-spends about 1 ms per (node, tree, attribute) in small numpy calls:
+spends its time per (node, tree, attribute) in small numpy calls:
 Block-Opt-P, then for every arity ``k`` the children, the ``k`` placements
 of the missing values, the ``min_samples_leaf`` check and the selection score.
 :func:`dasktree.split.multiway.multiway_choices` makes the same choices for the M histograms

@@ -17,16 +17,17 @@ import pytest
 
 import dasktree.forest.grow as grow
 from dasktree.binning.spec import bin_spec
-from dasktree.io.sources import open_source
-from dasktree.io.folds import FoldSpec
+from dasktree.engine.local_runner import LocalRunner
 from dasktree.forest.forest import Forest, Node
 from dasktree.forest.grow import GrowParams
 from dasktree.forest.level_search import leaf_reasons
-from dasktree.engine.local_runner import LocalRunner
-from dasktree.io.schema import resolve_roles
 from dasktree.forest.results import PackedResults, concat
+from dasktree.io.folds import FoldSpec
+from dasktree.io.schema import resolve_roles
+from dasktree.io.sources import open_source
 from dasktree.split import node_tests
 from dasktree.split.search import Candidate, SplitParams
+from dasktree.testing.forests import set_tests
 
 
 # The results as objects, as the search wrote them before its columns: the reference view here.
@@ -155,7 +156,7 @@ def _reference_apply(forest: Forest, results: list[NodeResult], params: GrowPara
         decided = by_accepted_node[node_id]
         tests = {t: d.candidate.test for t, d in decided.items()}
         child_counts = {t: d.child_counts for t, d in decided.items()}
-        children = forest.set_tests(node, tests, child_counts)
+        children = set_tests(forest, node, tests, child_counts)
         tests_per_node.append(len(node.branches))
         splits += len(node.branches)
         created += children

@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.split.choices import best_split
 from dasktree.split import node_tests
+from dasktree.split.choices import best_split
 from dasktree.split.search import AttributeLayout, SplitParams
 
 

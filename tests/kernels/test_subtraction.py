@@ -1,15 +1,20 @@
 """Histogram subtraction: a derived child equals the child counted, cell for cell."""
 
+import dataclasses
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import dataclasses
-
-from dasktree.kernels.subtraction import fill_derived, fill_derived_numpy, fills_of, slice_map
 from dasktree.forest.forest import Forest
 from dasktree.kernels.histogram import level_histogram
-from dasktree.split.node_tests import nominal_test, numeric_test
+from dasktree.kernels.subtraction import (
+    fill_derived,
+    fill_derived_numpy,
+    fills_of,
+    slice_map,
+)
+from dasktree.testing.forests import random_test, set_tests
 
 
 def test_slice_map_part_slices_and_the_rest():
@@ -19,18 +24,6 @@ def test_slice_map_part_slices_and_the_rest():
     assert slice_map((0, 7), True, (0, 1, 2, 7), False, 3) == ((1, 2), (0,), (3,))
     # a plain tree: one rest slice each
     assert slice_map((), True, (), True, 1) == ((0,),)
-
-
-def _random_test(rng, widths):
-    a = int(rng.integers(len(widths)))
-    n_codes = int(widths[a])
-    if rng.random() < 0.5:
-        cuts = np.sort(rng.choice(np.arange(1, n_codes - 1), size=min(int(rng.integers(1, 3)), n_codes - 2),
-                                  replace=False))
-        return numeric_test(a, cuts, np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
-    codes = np.arange(1, n_codes)
-    left = codes[rng.random(codes.size) < 0.5]
-    return nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
 
 
 @settings(max_examples=60, deadline=None)
@@ -70,9 +63,9 @@ def test_derived_children_equal_counted_children(seed, n_rows, n_folds, repeats,
             for t in node.trees:
                 if rng.random() < 0.15:
                     continue  # this tree ends here
-                tests[t] = next(iter(tests.values())) if (tests and rng.random() < 0.6) else _random_test(rng, widths)
+                tests[t] = next(iter(tests.values())) if (tests and rng.random() < 0.6) else random_test(rng, widths)
             if tests:
-                made = forest.set_tests(node, tests, {t: np.zeros((x.arity, forest.n_parts + 1, 2), dtype=np.int64)
+                made = set_tests(forest, node, tests, {t: np.zeros((x.arity, forest.n_parts + 1, 2), dtype=np.int64)
                                                       for t, x in tests.items()})
                 children += made
                 branches += [(node.id, b.children) for b in node.branches]

@@ -5,8 +5,8 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.io.sources import Part
 from dasktree.io.folds import _GOLDEN, FoldSpec, mix64
+from dasktree.io.sources import Part
 
 
 @settings(max_examples=40, deadline=None)

@@ -2,11 +2,12 @@
 
 import numpy as np
 
+from dasktree.engine.search_chunks import search_chunks
 from dasktree.forest.forest import Forest
 from dasktree.forest.level_search import SearchContext, SearchRequest
-from dasktree.engine.search_chunks import search_chunks
-from dasktree.split.search import AttributeLayout, SplitParams
 from dasktree.split.node_tests import numeric_test
+from dasktree.split.search import AttributeLayout, SplitParams
+from dasktree.testing.forests import set_tests
 
 
 def _level(n_nodes: int):
@@ -15,7 +16,7 @@ def _level(n_nodes: int):
     forest = Forest(1, np.array([-1]), 1, 2)
     cuts = np.arange(1, n_nodes)
     test = numeric_test(0, cuts, np.arange(38, dtype=float), 0)
-    children = forest.set_tests(forest.nodes[0], {0: test}, {0: np.zeros((n_nodes, 2, 2), dtype=np.int64)})
+    children = set_tests(forest, forest.nodes[0], {0: test}, {0: np.zeros((n_nodes, 2, 2), dtype=np.int64)})
     plan = forest.pass_plan(children, widths, 2)
     return children, plan, widths
 

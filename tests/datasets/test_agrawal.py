@@ -10,11 +10,18 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dasktree.datasets import ATTRIBUTES, TARGET, agrawal, classify, generate, write_parquet
+from dasktree.datasets import (
+    ATTRIBUTES,
+    TARGET,
+    agrawal,
+    classify,
+    generate,
+    write_parquet,
+)
 
 pq = pytest.importorskip("pyarrow.parquet")
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 # --------------------------------------------------------------------------
 # Hand-built rows against the published rules (class 0 = group A, 1 = group B)

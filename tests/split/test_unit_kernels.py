@@ -24,7 +24,6 @@ from dasktree.split.optimal import kernel_backend
 from dasktree.testing import run_without_numba
 
 
-
 def numba_wanted() -> bool:
     try:
         import numba

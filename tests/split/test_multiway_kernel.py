@@ -7,7 +7,6 @@ the same gain float bit for bit, the same children counts.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -15,9 +14,9 @@ from hypothesis import strategies as st
 
 from dasktree import InputError
 from dasktree.split import multiway as MW
+from dasktree.split.choices import best_splits
 from dasktree.split.criteria import entropy, gini
 from dasktree.split.multiway import multiway_choices, multiway_kernel_available
-from dasktree.split.choices import best_splits
 from dasktree.split.search import AttributeLayout, SplitParams, _centered_cut
 from dasktree.testing import run_without_numba
 

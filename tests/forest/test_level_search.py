@@ -7,13 +7,13 @@ import numpy as np
 import pytest
 
 import dasktree
-import dasktree.engine.runners
+import dasktree.engine.local_runner
 from dasktree.forest.level_search import leaf_reasons, search_group
 from dasktree.split.choices import best_split
 from dasktree.testing import mixed_frame
 
 
-def _levels(monkeypatch, frame, target, **params):
+def captured_levels(monkeypatch, frame, target, **params):
     """Every level's (histogram, requests, context, packed results) of an in-process fit."""
     seen = []
 
@@ -22,7 +22,7 @@ def _levels(monkeypatch, frame, target, **params):
         seen.append((hist.copy(), list(requests), context, packed))
         return packed
 
-    monkeypatch.setattr(dasktree.engine.runners, "search_group", capture)
+    monkeypatch.setattr(dasktree.engine.local_runner, "search_group", capture)
     dasktree.fit(frame, target=target, **params)
     return seen
 
@@ -56,7 +56,7 @@ def _children_of(h, test, context):
     dict(max_depth=5, cv=10, min_samples_leaf=4, seed=5),
 ])
 def test_each_pair_gets_the_test_its_own_training_histogram_gives(monkeypatch, params):
-    levels = _levels(monkeypatch, mixed_frame(2500, seed=4), "label", max_bins=24, **params)
+    levels = captured_levels(monkeypatch, mixed_frame(2500, seed=4), "label", max_bins=24, **params)
     n_parts = params["cv"] * params.get("repeats", 1)
     decided = threshold = other = 0
     for hist, requests, context, packed in levels:

@@ -1,43 +1,14 @@
 """A search task sums and searches its chunk a block of nodes at a time: the same results."""
 
-import dataclasses
 
 import numpy as np
 import pytest
 
-import dasktree
-import dasktree.engine.runners
-from dasktree.forest.level_search import search_group
 from dasktree.engine.search_chunks import SearchChunk
 from dasktree.engine.tasks import search_cells
+from dasktree.forest.level_search import search_group
 from dasktree.testing import mixed_frame
-
-
-def _levels(monkeypatch, frame, target, **params):
-    """Every level's (histogram, requests, context) of an in-process fit."""
-    seen = []
-
-    def capture(hist, requests, context):
-        seen.append((hist.copy(), list(requests), context))
-        return search_group(hist, requests, context)
-
-    monkeypatch.setattr(dasktree.engine.runners, "search_group", capture)
-    dasktree.fit(frame, target=target, **params)
-    return seen
-
-
-def _packed_fields(packed):
-    return {f.name: getattr(packed, f.name) for f in dataclasses.fields(packed)}
-
-
-def _assert_same(a, b):
-    fa, fb = _packed_fields(a), _packed_fields(b)
-    assert fa.keys() == fb.keys()
-    for name in fa:
-        if isinstance(fa[name], np.ndarray):
-            np.testing.assert_array_equal(fa[name], fb[name], err_msg=name)
-        else:
-            assert fa[name] == fb[name], name
+from dasktree.testing.levels import assert_same_results, captured_levels
 
 
 @pytest.mark.parametrize("params", [
@@ -46,7 +17,7 @@ def _assert_same(a, b):
 ])
 def test_blocks_of_nodes_search_like_the_whole_chunk(monkeypatch, params):
     frame = mixed_frame(3000, seed=7)  # numeric and nominal columns, with nulls
-    levels = _levels(monkeypatch, frame, "label", max_bins=32, **params)
+    levels = captured_levels(monkeypatch, frame, "label", max_bins=32, **params)
     assert len(levels) >= 3
     for hist, requests, context in levels:
         expected = search_group(hist, requests, context)
@@ -58,11 +29,11 @@ def test_blocks_of_nodes_search_like_the_whole_chunk(monkeypatch, params):
         for block_cells in (1, 3 * cells, hist.size):  # a node per block, a few, all at once
             got = search_cells(first, second, lo=0, hi=hist.size, chunk=chunk, context=context,
                                block_cells=block_cells)
-            _assert_same(got, expected)
+            assert_same_results(got, expected)
 
 
 def test_a_chunk_without_nodes_searches_to_nothing(monkeypatch):
     frame = mixed_frame(500, seed=3)
-    [(hist, _, context), *_] = _levels(monkeypatch, frame, "label", max_bins=16, max_depth=2, cv=2)
+    [(hist, _, context), *_] = captured_levels(monkeypatch, frame, "label", max_bins=16, max_depth=2, cv=2)
     got = search_cells(hist.astype(np.int32), lo=0, hi=0, chunk=SearchChunk(0, 0, []), context=context)
     assert got.nodes.size == 0 and got.pair_tree.size == 0

@@ -9,9 +9,9 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dasktree.binning.encode import encode_features
 from dasktree.binning.spec import OTHER, bin_spec
 from dasktree.binning.summary import merge, merge_all, midpoints, summarize
-from dasktree.binning.encode import encode_features
 from dasktree.io.schema import resolve_roles
 
 

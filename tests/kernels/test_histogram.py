@@ -6,41 +6,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.forest.forest import Forest
+from dasktree.kernels.histogram import (
+    level_histogram,
+    level_histogram_numpy,
+    route,
+    route_numpy,
+)
 from dasktree.kernels.plans import expand_slices
-from dasktree.kernels.histogram import level_histogram, level_histogram_numpy, route, route_numpy
 from dasktree.split.node_tests import nominal_test, numeric_test
-
-
-def _random_forest(rng, widths, n_trees, depth, n_repeats=1):
-    """A forest whose trees share the root test and then pick random tests."""
-    n_folds = max(1, (n_trees - 1) // n_repeats) if n_trees > 1 else 1
-    holdout = np.array([-1] + list(range(n_trees - 1)))
-    forest = Forest(n_trees, holdout, n_folds, 2, n_repeats)
-    frontier = [forest.nodes[0]]
-    for _ in range(depth):
-        nxt = []
-        for node in frontier:
-            tests, counts = {}, {}
-            for t in node.trees:
-                a = int(rng.integers(len(widths)))
-                n_codes = int(widths[a])
-                if n_codes < 3:
-                    continue
-                if rng.random() < 0.5:
-                    cut = int(rng.integers(1, n_codes - 1))
-                    test = numeric_test(a, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
-                else:
-                    codes = np.arange(1, n_codes)
-                    left = codes[rng.random(codes.size) < 0.5]
-                    test = nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
-                if node.id == 0 and tests:
-                    test = next(iter(tests.values()))
-                tests[t] = test
-                counts[t] = np.zeros((test.arity, forest.n_parts + 1, 2), dtype=np.int64)
-            if tests:
-                nxt += forest.set_tests(node, tests, counts)
-        frontier = nxt
-    return forest
+from dasktree.testing.forests import random_forest, set_tests
 
 
 @settings(max_examples=60, deadline=None)
@@ -50,7 +24,7 @@ def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_fol
     rng = np.random.default_rng(seed)
     widths = rng.integers(2, 7, size=3)
     n_trees = 1 + (n_folds * repeats if n_folds > 1 else 0)
-    forest = _random_forest(rng, widths, n_trees, depth, repeats if n_folds > 1 else 1)
+    forest = random_forest(rng, widths, n_trees, depth, repeats if n_folds > 1 else 1)
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
     part = rng.integers(0, forest.n_folds, size=(repeats if n_folds > 1 else 1, n_rows)).astype(np.int16)
@@ -155,7 +129,7 @@ def _grow_one_level(forest, rng, widths, frontier):
             tests[t] = numeric_test(a, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
             counts[t] = np.zeros((2, forest.n_parts + 1, 2), dtype=np.int64)
         if tests:
-            nxt += forest.set_tests(node, tests, counts)
+            nxt += set_tests(forest, node, tests, counts)
     return nxt
 
 
@@ -164,7 +138,7 @@ def _single_tree_case(seed=0, n=500):
     widths = np.array([5, 4, 6])
     forest = Forest(1, np.array([-1]), 1, 3)
     root = forest.nodes[0]
-    forest.set_tests(root, {0: numeric_test(0, np.array([2]), np.arange(3.0), 0)},
+    set_tests(forest, root, {0: numeric_test(0, np.array([2]), np.arange(3.0), 0)},
                      {0: np.zeros((2, 2, 3), dtype=np.int64)})
     codes = np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 3, size=n).astype(np.int32)
@@ -210,7 +184,7 @@ def test_shared_node_counts_each_row_once():
     forest, widths, codes, y, part, kw = _single_tree_case(seed=7)
     twin = Forest(2, np.array([-1, -1]), 1, 3)
     test = forest.nodes[0].branches[0].test
-    twin.set_tests(twin.nodes[0], {0: test, 1: test}, {0: np.zeros((2, 2, 3), np.int64), 1: np.zeros((2, 2, 3), np.int64)})
+    set_tests(twin, twin.nodes[0], {0: test, 1: test}, {0: np.zeros((2, 2, 3), np.int64), 1: np.zeros((2, 2, 3), np.int64)})
     assert len(twin.nodes) == 3  # one branch, shared children
     one = level_histogram(codes, y, part, forest.pass_plan(forest.nodes[1:3], widths, 3), **kw)
     two = level_histogram(codes, y, part, twin.pass_plan(twin.nodes[1:3], widths, 3), **kw)
@@ -268,7 +242,7 @@ def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth)
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)
-    forest = _random_forest(rng, widths, 1 + (n_folds if n_folds > 1 else 0), depth)
+    forest = random_forest(rng, widths, 1 + (n_folds if n_folds > 1 else 0), depth)
     plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
@@ -296,7 +270,7 @@ def test_rows_are_grouped_again_only_once_the_counted_nodes_grew():
 
     rng = np.random.default_rng(5)
     widths = np.array([4, 5, 6])
-    forest = _random_forest(rng, widths, 1, 4)
+    forest = random_forest(rng, widths, 1, 4)
     leaves = [n for n in forest.nodes if not n.branches]
     assert len(leaves) >= REGROUP_GROWTH
     few, grown = (forest.pass_plan(leaves[:k], widths, 2) for k in (1, REGROUP_GROWTH))
@@ -319,7 +293,7 @@ def test_rows_are_grouped_again_only_once_the_counted_nodes_grew():
     group_rows(encoded, grown)
     assert np.all(np.diff(encoded.start[0]) >= 0) and encoded.grouped == (forest.id, REGROUP_GROWTH)
     assert encoded.start[0].tolist() == [start_of_row[row] for row in encoded.y.tolist()]  # moved alike
-    other = _random_forest(rng, widths, 1, 1)
+    other = random_forest(rng, widths, 1, 1)
     plan = other.pass_plan([n for n in other.nodes if not n.branches], widths, 2)
     shuffled_starts(plan)
     group_rows(encoded, plan)  # another forest: grouped at once
@@ -332,11 +306,11 @@ def test_plan_tables_widen_to_uint16_past_256_children():
     n_codes = 400
     forest = Forest(1, np.array([-1]), 1, 2)
     small = nominal_test(0, [np.arange(1, 3), np.arange(3, n_codes)], n_codes, 0)
-    left, right = forest.set_tests(forest.nodes[0], {0: small}, {0: np.zeros((2, 2, 2), dtype=np.int64)})
+    left, right = set_tests(forest, forest.nodes[0], {0: small}, {0: np.zeros((2, 2, 2), dtype=np.int64)})
     widths = np.array([n_codes])
     assert forest.pass_plan([left, right], widths, 2).table.dtype == np.uint8
     wide = nominal_test(0, [np.array([c]) for c in range(1, n_codes)], n_codes, 0)  # 399 children
-    kids = forest.set_tests(right, {0: wide}, {0: np.zeros((wide.arity, 2, 2), dtype=np.int64)})
+    kids = set_tests(forest, right, {0: wide}, {0: np.zeros((wide.arity, 2, 2), dtype=np.int64)})
     plan = forest.pass_plan(kids, widths, 2)
     assert plan.table.dtype == np.uint16
     codes = np.arange(n_codes)
@@ -367,7 +341,7 @@ def test_threshold_branches_route_by_compare_as_their_tables_would(seed, n_codes
             left = codes[rng.random(codes.size) < 0.5] if kind == 2 else codes[: int(rng.integers(0, codes.size + 1))]
             test = nominal_test(0, [left, np.setdiff1d(codes, left)], n_codes, int(rng.integers(2)))
         node = frontier.pop(0)
-        frontier += forest.set_tests(node, {0: test}, {0: np.zeros((test.arity, 2, 2), dtype=np.int64)})
+        frontier += set_tests(forest, node, {0: test}, {0: np.zeros((test.arity, 2, 2), dtype=np.int64)})
         tests.append((node.id, test))
     plan = forest.pass_plan(frontier, np.array([n_codes]), 2)
     codes = np.arange(n_codes)
@@ -396,7 +370,7 @@ def test_a_group_of_blocks_counts_the_same_as_one_block(seed, sizes, depth):
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)
-    forest = _random_forest(rng, widths, 3, depth)
+    forest = random_forest(rng, widths, 3, depth)
     plan = forest.pass_plan([n for n in forest.nodes if not n.branches], widths, 2)
     shape = PassShape(forest.n_folds, np.concatenate([[0], np.cumsum(widths)[:-1]]), int(widths.sum()), 2)
     blocks = [Encoded(np.stack([rng.integers(0, w, size=n) for w in widths]).astype(np.uint8),

@@ -10,18 +10,21 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.kernels.subtraction import fill_derived, fill_derived_numpy, fills_of, slot_cells
+from dasktree.engine.search_chunks import SearchChunk
+from dasktree.engine.tasks import search_cells
 from dasktree.forest.forest import Forest
+from dasktree.forest.level_search import search_group
 from dasktree.kernels.histogram import level_histogram
 from dasktree.kernels.plans import NARROW_ROWS
-from dasktree.engine.search_chunks import SearchChunk
-from dasktree.forest.level_search import search_group
-from dasktree.engine.tasks import search_cells
-
-from test_derive import _random_test
-from test_histogram import _random_forest
-from test_search_cells import _assert_same, _levels
+from dasktree.kernels.subtraction import (
+    fill_derived,
+    fill_derived_numpy,
+    fills_of,
+    slot_cells,
+)
 from dasktree.testing import mixed_frame
+from dasktree.testing.forests import random_forest, random_test, set_tests
+from dasktree.testing.levels import assert_same_results, captured_levels
 
 
 def _widened(plan, hist):
@@ -38,7 +41,7 @@ def _rows(rng, n):
 def test_narrowed_slots_are_even_apart_and_wide_past_the_limit():
     rng = np.random.default_rng(0)
     widths = np.array([3, 5, 4])
-    forest = _random_forest(rng, widths, 4, 2)
+    forest = random_forest(rng, widths, 4, 2)
     frontier = [n for n in forest.nodes if not n.branches]
     plan = forest.pass_plan(frontier, widths, 2)
     rows = _rows(rng, plan.n_slots)
@@ -60,7 +63,7 @@ def test_narrowed_slots_are_even_apart_and_wide_past_the_limit():
 def test_mixed_counts_equal_uniform_counts(seed, n_rows, n_folds, depth):
     rng = np.random.default_rng(seed)
     widths = rng.integers(2, 7, size=3)
-    forest = _random_forest(rng, widths, 1 + (n_folds if n_folds > 1 else 0), depth)
+    forest = random_forest(rng, widths, 1 + (n_folds if n_folds > 1 else 0), depth)
     codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=n_rows).astype(np.int32)
     part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
@@ -83,7 +86,7 @@ def test_the_numpy_twin_counts_a_mixed_plan_like_the_kernel(monkeypatch, seed):
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(2, 7, size=3)
-    forest = _random_forest(rng, widths, 3, 2)
+    forest = random_forest(rng, widths, 3, 2)
     codes = np.stack([rng.integers(0, w, size=200) for w in widths]).astype(np.uint8)
     y = rng.integers(0, 2, size=200).astype(np.int32)
     part = rng.integers(0, forest.n_folds, size=(1, 200)).astype(np.int16)
@@ -131,9 +134,9 @@ def test_derived_slots_fill_across_layouts(seed, n_rows, n_folds, depth):
     for _ in range(depth):
         branches, children = [], []
         for node in frontier:
-            tests = {t: _random_test(rng, widths) for t in node.trees if rng.random() > 0.15}
+            tests = {t: random_test(rng, widths) for t in node.trees if rng.random() > 0.15}
             if tests:
-                children += forest.set_tests(node, tests, {t: np.zeros((x.arity, forest.n_parts + 1, 2))
+                children += set_tests(forest, node, tests, {t: np.zeros((x.arity, forest.n_parts + 1, 2))
                                                            for t, x in tests.items()})
                 branches += [(node.id, b.children) for b in node.branches]
         frontier = [c for c in children if rng.random() < 0.9]
@@ -158,7 +161,7 @@ def test_derived_slots_fill_across_layouts(seed, n_rows, n_folds, depth):
 
 @pytest.mark.parametrize("params", [dict(max_depth=5, cv=3, seed=2), dict(max_depth=4, cv=4, max_arity=4)])
 def test_a_search_task_reads_mixed_slots_like_uniform_ones(monkeypatch, params):
-    levels = _levels(monkeypatch, mixed_frame(3000, seed=7), "label", max_bins=32, **params)
+    levels = captured_levels(monkeypatch, mixed_frame(3000, seed=7), "label", max_bins=32, **params)
     rng = np.random.default_rng(1)
     for hist, requests, context in levels:
         expected = search_group(hist, requests, context)
@@ -178,7 +181,7 @@ def test_a_search_task_reads_mixed_slots_like_uniform_ones(monkeypatch, params):
         for block_cells in (1, 3 * cells, hist.size):
             got = search_cells(*workers, lo=0, hi=int(units.sum()), chunk=chunk, context=context,
                                block_cells=block_cells)
-            _assert_same(got, expected)
+            assert_same_results(got, expected)
 
 
 @pytest.mark.cluster

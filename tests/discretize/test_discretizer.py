@@ -25,7 +25,6 @@ from dasktree.discretize import DISCRETIZERS
 from dasktree.discretize.discretizer import interval_labels
 from dasktree.testing import write_dataset
 
-
 # --------------------------------------------------------------------------
 # data: the four cases of 003 (as its F# script builds them) and noise
 # --------------------------------------------------------------------------

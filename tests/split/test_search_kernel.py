@@ -6,7 +6,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dasktree.split.choices as choices
-from dasktree.split.binary_kernel import TrainBatch, threshold_children, threshold_children_numpy
+from dasktree.split.binary_kernel import (
+    TrainBatch,
+    threshold_children,
+    threshold_children_numpy,
+)
 from dasktree.split.choices import best_splits, search_batch
 from dasktree.split.search import AttributeLayout, SplitParams
 
@@ -62,7 +66,7 @@ def problems(draw, groups=st.integers(1, 5)):
     return _histograms(rows, widths, n_classes, m), _layout(widths, kinds, seed), params
 
 
-def _assert_same(found, expected):
+def assert_same_results(found, expected):
     assert len(found) == len(expected)
     for f, e in zip(found, expected):
         assert (f is None) == (e is None)
@@ -80,7 +84,7 @@ def _assert_same(found, expected):
 @given(problem=problems())
 def test_compiled_search_chooses_as_the_numpy_reference(problem):
     hists, layout, params = problem
-    _assert_same(best_splits(hists, layout, params, engine="numba"),
+    assert_same_results(best_splits(hists, layout, params, engine="numba"),
                  best_splits(hists, layout, params, engine="numpy"))
 
 
@@ -107,8 +111,8 @@ def test_differences_of_slices_search_as_the_histograms_they_stand_for(problem, 
     batch = TrainBatch(total, np.zeros(minus_index.size, dtype=np.int64), parts, minus_index,
                        trained[:, first].sum(axis=1))
     expected = best_splits(trained, layout, params, engine="numpy")
-    _assert_same(search_batch(batch, layout, params, engine="numba"), expected)
-    _assert_same(search_batch(batch, layout, params, engine="numpy"), expected)
+    assert_same_results(search_batch(batch, layout, params, engine="numba"), expected)
+    assert_same_results(search_batch(batch, layout, params, engine="numpy"), expected)
 
 
 @settings(max_examples=60, deadline=None)
@@ -123,7 +127,7 @@ def test_histograms_beyond_the_log2_table_go_to_the_reference(problem):
         found = best_splits(hists, layout, params, engine="numba")
     finally:
         choices.log2_table = original
-    _assert_same(found, best_splits(hists, layout, params, engine="numpy"))
+    assert_same_results(found, best_splits(hists, layout, params, engine="numpy"))
 
 
 def test_first_of_equal_cuts_and_the_larger_default_child_win():
@@ -133,7 +137,7 @@ def test_first_of_equal_cuts_and_the_larger_default_child_win():
     for criterion in ("gini", "entropy"):
         found = best_splits(column[None], layout, SplitParams(criterion), engine="numba")[0]
         expected = best_splits(column[None], layout, SplitParams(criterion), engine="numpy")[0]
-        _assert_same([found], [expected])
+        assert_same_results([found], [expected])
         assert found.test.bin_children.tolist()[1:] == [0, 1, 1, 1]
 
 

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.split import optimal as O
 from dasktree.split import compiled as C
+from dasktree.split import optimal as O
 from dasktree.split import optimal_kernels as K
 from dasktree.split.blocks import bins_to_blocks
 from dasktree.split.criteria import weighted_impurity

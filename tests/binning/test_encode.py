@@ -5,9 +5,9 @@ import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from dasktree.binning.encode import Encoded, class_codes, encode_blocks, encode_features
 from dasktree.binning.spec import bin_spec
 from dasktree.binning.summary import summarize
-from dasktree.binning.encode import Encoded, class_codes, encode_blocks, encode_features
 from dasktree.io.schema import resolve_roles
 
 

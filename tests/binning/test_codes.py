@@ -6,7 +6,6 @@ i.e. ``searchsorted(upper, x, side="left") + 1``, and 0 when ``x`` is NaN.
 
 from __future__ import annotations
 
-
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -14,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.binning import codes as B
-from dasktree.binning.spec import FeatureBins
 from dasktree.binning.encode import encode_feature
+from dasktree.binning.spec import FeatureBins
 from dasktree.io.schema import NUMERIC
 from dasktree.testing import run_without_numba
 

@@ -57,8 +57,8 @@ def test_tables_kept_or_read_again_give_the_same_model(tmp_path, cluster_client,
 def test_a_group_per_worker_thread_same_model(tmp_path, cluster_client):
     from distributed import Client, LocalCluster
 
-    from dasktree.io.sources import open_source
     from dasktree.io.schema import resolve_roles
+    from dasktree.io.sources import open_source
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 9000, n_files=7, function=2, perturbation=0.05, seed=5)
@@ -82,8 +82,8 @@ def test_workers_without_a_memory_limit_count_their_hosts_memory(tmp_path):
     import psutil
     from distributed import Client, LocalCluster
 
-    from dasktree.io.sources import open_source
     from dasktree.io.schema import resolve_roles
+    from dasktree.io.sources import open_source
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 2000, n_files=2, function=2, seed=6)

@@ -8,8 +8,8 @@ import pytest
 import dasktree
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
-from dasktree.split.multiway import selection_score
 from dasktree.split.choices import best_split
+from dasktree.split.multiway import selection_score
 from dasktree.split.search import AttributeLayout, SplitParams
 
 
