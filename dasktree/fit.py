@@ -220,10 +220,20 @@ def fit(
             runner.close()
 
 
-def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
-    # the bytes a pass reads: its Parquet reads (the runner's parquet_reads) of the columns used
-    runner.progress.reads = lambda: runner.parquet_reads * source.bytes_of(roles.columns)
+def _fit_with(runner, source, roles, p: dict[str, Any], started: float, **options) -> Model:
+    """:func:`_fit_passes`, the progress lines counting the bytes a pass reads: its Parquet reads
+    (the runner's ``parquet_reads``) of the columns used. The count is dropped afterwards, so no
+    reference cycle keeps the runner (and the data it scattered) alive past the fit."""
+    per_read = source.bytes_of(roles.columns)
+    runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
+    try:
+        return _fit_passes(runner, source, roles, p, started, **options)
+    finally:
+        runner.progress.count_reads(None)
+
+
+def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
+                fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],

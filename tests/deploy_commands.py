@@ -131,7 +131,9 @@ def worker_environ(address: str, name: str) -> list[str | None]:
     from distributed import Client
 
     with Client(address, timeout="60s") as client:
-        return sorted(client.run(os.environ.get, name).values(), key=str)
+        # a lambda, pickled by value, reads the worker's os.environ (os.environ.get itself would
+        # carry this process's environment along)
+        return sorted(client.run(lambda: os.environ.get(name)).values(), key=str)
 
 
 def expand_kubernetes(argv: list[str], env: dict[str, str]) -> list[str]:

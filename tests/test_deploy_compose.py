@@ -87,7 +87,10 @@ def cluster(tmp_path_factory, s3_endpoint):
 
     def env_of(name: str) -> dict[str, str]:
         own = {k: localize([v], mapping)[0] for k, v in services[name].get("environment", {}).items()}
-        return {**os.environ, "DASK_CONFIG": str(root / "etc-dask"), **own}
+        # a container starts from the image's environment; this process's may carry what an
+        # in-process nanny of another test put there (MALLOC_TRIM_THRESHOLD_)
+        inherited = {k: v for k, v in os.environ.items() if k != "MALLOC_TRIM_THRESHOLD_"}
+        return {**inherited, "DASK_CONFIG": str(root / "etc-dask"), **own}
 
     try:
         processes.start("scheduler", localize(services["scheduler"]["command"], mapping), env_of("scheduler"))

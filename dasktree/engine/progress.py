@@ -7,8 +7,8 @@ bars but one JSON object per finished pass, for log collectors::
      "bytes_read": 0, "tasks": 2, "seconds": 0.21}
 
 ``describe(**fields)`` adds fields to the line of the pass under way (the grow
-loop gives ``level``, ``nodes`` and ``rows``); ``reads``, when set, returns the
-bytes the job has read from its data so far, and each line's ``bytes_read`` is
+loop gives ``level``, ``nodes`` and ``rows``); ``reads`` (``count_reads``), when
+set, returns the bytes the job has read from its data so far, and each line's ``bytes_read`` is
 what was added since the last line (0 for a pass over codes kept on the workers).
 ``cluster(...)`` says where the Dask dashboard of the job's cluster is.
 Nothing is written when ``enabled`` is false.
@@ -45,6 +45,10 @@ class Progress:
         self._read_last = 0  # reads() at the end of the last pass: what a pass adds is its own
         self._fields: dict = {}
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and log_format == "text"
+
+    def count_reads(self, reads: Callable[[], int] | None) -> None:
+        """Count each pass's ``bytes_read`` with ``reads`` (bytes read so far, from 0), or stop."""
+        self.reads, self._read_last = reads, 0
 
     def describe(self, **fields) -> None:
         """Fields for the JSON line of the pass under way (or about to start)."""
