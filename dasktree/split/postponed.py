@@ -26,23 +26,18 @@ import numpy as np
 
 from .binary_kernel import TrainBatch
 from .choices import Choices, choose_batch
-from .postpone import BOUND_SLACK, analytic_bound, block_stats, heuristic_postponed
+from .postpone import BOUND_SLACK, analytic_bound, heuristic_postponed
+from .postpone_kernel import batch_block_stats
 from .search import AttributeLayout, SplitParams, impurity_of
 
 __all__ = ["choose_postponed", "numeric_block_stats", "scores"]
 
 
-def numeric_block_stats(batch: TrainBatch, layout: AttributeLayout, attributes: list[int],
-                        impurity: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """:func:`~dasktree.split.postpone.block_stats` of ``attributes`` in every histogram: three (A, M) arrays."""
-    m_total = len(batch)
-    blocks = np.zeros((len(attributes), m_total), dtype=np.int64)
-    sigma = np.zeros((len(attributes), m_total))
-    missing = np.zeros((len(attributes), m_total))
-    for i, a in enumerate(attributes):
-        h = batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
-        blocks[i], sigma[i], missing[i] = block_stats(h, impurity)
-    return blocks, sigma, missing
+def numeric_block_stats(batch: TrainBatch, layout: AttributeLayout, attributes: list[int], impurity: str,
+                        costs: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`~dasktree.split.postpone.block_stats` of ``attributes`` in every histogram: three (A, M) arrays
+    (the costs zero unless ``costs``), by the compiled kernel where it applies."""
+    return batch_block_stats(batch, layout.offsets, layout.widths, attributes, impurity, costs)
 
 
 def scores(choices: Choices) -> np.ndarray:
@@ -71,7 +66,8 @@ def choose_postponed(batch: TrainBatch, layout: AttributeLayout, params: SplitPa
     numeric = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
     node_counts = batch.node_counts
     n = node_counts.sum(axis=1).astype(np.float64)
-    blocks, sigma, missing = numeric_block_stats(batch, layout, numeric, params.impurity_name)
+    blocks, sigma, missing = numeric_block_stats(batch, layout, numeric, params.impurity_name,
+                                                 costs=rule[0] == "analytic")
     if rule[0] != "analytic":
         postponed = heuristic_postponed(rule, blocks, n)
         active = np.ones((len(layout.kinds), m_total), dtype=bool)
