@@ -154,7 +154,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
 
 def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
                       parent_impurity: np.ndarray, n: np.ndarray, engine: str,
-                      attributes: list[int] | None = None, within: np.ndarray | None = None) -> dict[int, "Column"]:
+                      active: np.ndarray | None = None) -> dict[int, "Column"]:
     """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
 
     Empty when ``engine`` (or the search) calls for the numpy reference.
@@ -165,23 +165,26 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if engine == "numba" and not kernel_available():
         raise RuntimeError("engine='numba' needs numba installed; use engine='numpy' or 'auto'")
-    if attributes is None:
-        attributes = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
+    attributes = [a for a, kind in enumerate(layout.kinds)
+                  if kind == "numeric" and (active is None or active[a].any())]
     integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
     if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
         return {}
     entropy = params.impurity_name == "entropy"
     log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
     # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
-    # squared counts below 2**53 (float sums of integers are exact there)
-    searched = np.arange(len(batch)) if within is None else within  # the histograms searched (sorted)
+    # squared counts below 2**53 (float sums of integers are exact there); the histograms searched
+    # (with ``active``: those with any of its attributes), sorted
+    searched = np.arange(len(batch)) if active is None else np.flatnonzero(active[attributes].any(axis=0))
     rows = searched[n[searched] < (log2.size if entropy else 2**26)]
+    mask = None if active is None else active[attributes]
     gain, cut, default, children = numeric_binary_numba(
-        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2)
-    rest = np.setdiff1d(searched, rows)
+        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2, mask)
+    all_rest = np.setdiff1d(searched, rows)
     columns = {}
     for k, a in enumerate(attributes):
         found: dict[int, tuple] = {}
+        rest = all_rest if active is None else all_rest[active[a, all_rest]]
         if rest.size:
             reference = numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
@@ -189,7 +192,7 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
             gain[k, rest] = reference.gains
             found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
         scanned = np.zeros(len(batch), dtype=bool)
-        scanned[rows] = True
+        scanned[rows] = True if active is None else active[a, rows]
         columns[a] = Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
                                                     children[k], found), (cut[k], default[k], children[k], scanned))
     return columns
@@ -199,22 +202,14 @@ def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitPar
                     n: np.ndarray, engine: str, active: np.ndarray) -> tuple[dict[int, Column], list]:
     """The columns of :func:`choose_batch`, each attribute searched only for the histograms ``active`` names."""
     m_total = len(batch)
-    if batch.plus.dtype != np.int64 and np.issubdtype(batch.plus.dtype, np.integer) \
-            and np.issubdtype(batch.minus.dtype, np.integer):  # the scan's one signature, converted once
-        batch = TrainBatch(batch.plus.astype(np.int64), batch.plus_index, batch.minus.astype(np.int64),
-                           batch.minus_index, batch.node_counts, batch.direct)
-    compiled: dict[int, Column] = {}
+    compiled = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active)
     per_attribute: list = []
-    for a, kind in enumerate(layout.kinds):
+    for a in range(len(layout.kinds)):
         rows = np.flatnonzero(active[a])
-        if rows.size == 0:
+        if a in compiled:
+            per_attribute.append(compiled[a])
+        elif rows.size == 0:
             per_attribute.append(Column(np.full(m_total, -np.inf), None))
-            continue
-        found = _compiled_columns(batch, layout, params, parent_impurity, n, engine, [a], rows) \
-            if kind == "numeric" else {}
-        if found:
-            compiled[a] = found[a]
-            per_attribute.append(found[a])
         elif rows.size == m_total:
             per_attribute.append(attribute_candidates(batch, a, layout, params, parent_impurity, n))
         else:
