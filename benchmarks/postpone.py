@@ -57,7 +57,7 @@ def datasets(quick: bool) -> dict[str, tuple[pd.DataFrame, str, bool]]:
         frame = bunch.frame.rename(columns=str)
         out[name] = (frame, "target", False)
     rng = np.random.default_rng(7)
-    for rows in ([3000] if quick else [5000, 20000]):
+    for rows in ([3000] if quick else [5000, 10000]):
         frame = agrawal.generate(rows, function=2, perturbation=0.05, seed=rows)
         for i in range(MALIGNANT):
             frame[f"malignant{i}"] = rng.random(rows)

@@ -71,29 +71,44 @@ def _blocks(plus, plus_index, minus, minus_index, offsets, widths, costs, entrop
             missing):  # pragma: no cover - compiled
     n_classes = plus.shape[2]
     counts = np.zeros(n_classes, dtype=np.float64)
+    # The non-empty bins of the current ``plus`` histogram, per attribute (as the binary scan keeps
+    # them): a training histogram, plus minus a held-out part, is empty wherever its plus is.
+    node_bins = np.zeros((offsets.size, max(1, widths.max())), dtype=np.int64)
+    node_n_bins = np.zeros(offsets.size, dtype=np.int64)
+    node = -1
     for m in range(plus_index.size):
         p = plus_index[m]
         q = minus_index[m]
+        if p != node:
+            node = p
+            for i in range(offsets.size):
+                found = 0
+                for j in range(1, widths[i]):
+                    s = 0
+                    for c in range(n_classes):
+                        s += plus[p, offsets[i] + j, c]
+                    node_bins[i, found] = j
+                    found += s != 0
+                node_n_bins[i] = found
         for i in range(offsets.size):
             o = offsets[i]
+            if costs:  # the missing values
+                for c in range(n_classes):
+                    counts[c] = plus[p, o, c] - minus[q, o, c] if q >= 0 else plus[p, o, c]
+                missing[i, m] = _cost(counts, entropy)
             count = 0
             previous = -2  # the label of the last non-empty bin: its class when uniform, -1 mixed, -2 none
             cost = 0.0
-            for j in range(widths[i]):
+            for k in range(node_n_bins[i]):
+                j = o + node_bins[i, k]
                 present = 0
                 label = -1
                 for c in range(n_classes):
-                    v = plus[p, o + j, c]
-                    if q >= 0:
-                        v -= minus[q, o + j, c]
+                    v = plus[p, j, c] - minus[q, j, c] if q >= 0 else plus[p, j, c]
                     counts[c] = v
                     if v > 0:
                         present += 1
                         label = c
-                if j == 0:  # the missing values
-                    if costs:
-                        missing[i, m] = _cost(counts, entropy)
-                    continue
                 if present == 0:
                     continue
                 if present > 1:
