@@ -114,3 +114,22 @@ def test_the_estimator_and_the_cli_take_postpone(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(path), "--target", "y", "--out",
                           str(tmp_path / "bad.json"), "--postpone", "rank:2", "--quiet"], capture_output=True, text=True)
     assert bad.returncode not in (0, 3) and len(bad.stderr.strip().splitlines()) == 1 and "0 < t <= 1" in bad.stderr
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("cache", [True, False])
+def test_postponing_on_a_cluster_gives_the_in_memory_model(tmp_path, cluster_client, cache):
+    """The workers postpone on their own counts: the model is the in-process one, bit for bit, and the
+    searches made and postponed add up the same."""
+    from dasktree.testing import write_dataset
+
+    frame, target = DATA["agrawal-f7"]
+    frame = frame.assign(malignant=np.random.default_rng(0).random(len(frame)))
+    params = dict(max_depth=5, criterion="entropy", max_arity=3, postpone=("rank", 0.5))
+    reference = dasktree.fit(frame, target=target, **params)
+    path = write_dataset(frame, tmp_path / "data", n_files=3, row_group_size=400)
+    model = dasktree.fit(path, target=target, client=cluster_client, cache=cache, **params)
+    assert model.dumps() == reference.dumps()
+    counts = [(level["searches"], level["postponed"]) for level in model.run["levels"]]
+    assert counts == [(level["searches"], level["postponed"]) for level in reference.run["levels"]]
+    assert sum(p for _, p in counts) > 0
