@@ -210,16 +210,7 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
         hist = plus[plus_index[m]]
         if plus_index[m] != node:
             node = plus_index[m]
-            for k in range(attributes.size):
-                o = offsets[attributes[k]]
-                found = 0
-                for b in range(widths[attributes[k]] - 1):
-                    s = 0
-                    for c in range(n_classes):
-                        s += hist[o + 1 + b, c]
-                    node_bins[k, found] = b
-                    found += s != 0
-                node_n_bins[k] = found
+            node_n_bins[:] = -1  # each attribute's bins found when first searched at this node
         held = minus_index[m] >= 0
         held_hist = minus[max(minus_index[m], 0)]
         parent = parent_impurity[m]
@@ -230,6 +221,15 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
             nb = widths[a] - 1
             if nb < 2 or not active[k, m]:
                 continue
+            if node_n_bins[k] < 0:
+                found = 0
+                for b in range(nb):
+                    s = 0
+                    for c in range(n_classes):
+                        s += hist[o + 1 + b, c]
+                    node_bins[k, found] = b
+                    found += s != 0
+                node_n_bins[k] = found
             miss_n = 0
             miss_squares = 0
             for c in range(n_classes):
