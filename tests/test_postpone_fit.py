@@ -11,9 +11,9 @@ import pytest
 
 import dasktree
 from dasktree import DaskTreeClassifier
-from dasktree.dataset import Part
 from dasktree.datasets import agrawal
-from dasktree.folds import FoldSpec
+from dasktree.io.folds import FoldSpec
+from dasktree.io.sources import Part
 from dasktree.testing import mixed_frame
 
 
