@@ -200,3 +200,20 @@ def test_a_heuristic_searches_only_the_attributes_it_keeps(rule, max_arity):
     np.testing.assert_array_equal(choices.gain, alone.gain)
     for m in np.flatnonzero(choices.attribute >= 0):
         assert not postponed[min(int(choices.attribute[m]), 3), m] or choices.attribute[m] == 4
+
+
+def test_a_node_without_a_test_among_the_kept_attributes_searches_the_postponed_ones():
+    """Attribute 0 (2 blocks) is kept but has no split with two rows a child; attribute 1 (8 blocks)
+    is postponed by rank:0.5, then searched after all: the node is not a leaf for want of a search."""
+    from dasktree.split.choices import choose_batch
+
+    hist = np.array([[0, 0], [4, 3], [0, 1], [0, 0],  # attribute 0: missing row, then 3 bins
+                     [0, 0]] + [[1, 0], [0, 1]] * 4)  # attribute 1: missing row, then 8 bins
+    layout = AttributeLayout(np.array([0, 4]), np.array([4, 9]), ("numeric", "numeric"),
+                             (np.arange(2) + 0.5, np.arange(7) + 0.5), (np.arange(3.0), np.arange(8.0)))
+    batch = TrainBatch.of(hist[None], slice(0, 4))
+    kept_only = np.array([[True], [False]])
+    assert choose_batch(batch, layout, SplitParams("gini", 2), active=kept_only).attribute[0] == -1
+    choices = choose_batch(batch, layout, SplitParams("gini", 2, postpone=("rank", 0.5)))
+    assert choices.attribute[0] == 1 and (choices.searched, choices.postponed) == (2, 0)
+    assert best_splits(hist[None], layout, SplitParams("gini", 2))[0].test.attribute == 1
