@@ -122,11 +122,13 @@ def _summary(table: pd.DataFrame) -> list[tuple[str, str]]:
     for max_arity in sorted(table.max_arity.unique()):
         t = h2[h2.max_arity == max_arity]
         bad = t[t.malignant]
-        met = abs(t.accuracy_pp.mean()) <= 0.5 and (bad.time_ratio <= 0.7).all()
-        out.append((f"rank:0.5, max_arity {max_arity}: mean accuracy change (pp); search time ratio with malignant "
-                    f"attributes (target <= 0.70)",
-                    f"{t.accuracy_pp.mean():+.2f} pp; {', '.join(f'{r:.2f}' for r in bad.time_ratio)}"
-                    f" -> {'met' if met else 'NOT met'}"))
+        change = t.accuracy_pp.mean()
+        accuracy = "within" if abs(change) <= 0.5 else ("above (a gain)" if change > 0 else "below")
+        time_met = bool((bad.time_ratio <= 0.7).all())
+        out.append((f"rank:0.5, max_arity {max_arity}: mean 5x2cv accuracy change; split-search time over no "
+                    f"postponing on the malignant-attribute datasets (target: within 0.5 pp; <= 0.70)",
+                    f"{change:+.2f} pp ({accuracy} 0.5 pp); {', '.join(f'{r:.2f}' for r in bad.time_ratio)} "
+                    f"(time target {'met' if time_met else 'NOT met'})"))
     return out
 
 

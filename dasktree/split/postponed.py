@@ -8,7 +8,8 @@ pass), lets ``params.postpone`` name the attributes to skip, and runs
 * A heuristic rule (``ratio``, ``rank``, ``relative``) decides from the block
   counts alone. Where the attributes it keeps give no valid test at all (too
   small children, say) while it postponed some, those are searched after all:
-  a node does not become a leaf for want of a search.
+  a node does not become a leaf for want of a search. With ``criterion="gain_ratio"``,
+  C4.5's average gain is that of the attributes searched.
 * ``analytic`` searches in two rounds: first the nominal attributes and, per
   histogram, the numeric attribute of the highest bound; then every other
   numeric attribute whose bound is not below the best score of the first
