@@ -19,7 +19,7 @@ from .binning import bin_spec as make_bin_spec
 from .cluster import connect
 from .collector import collector_paused
 from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
-from .errors import InputError
+from .errors import InputError, ParameterError
 from .folds import FoldSpec
 from .grow import GrowParams, grow
 from .model import Model, TreeModel
@@ -58,19 +58,19 @@ def _int(name: str, value, low: int, allow_none: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         want = f"an integer >= {low}" + (" or None" if allow_none else "")
-        raise InputError(f"{name} must be {want}, got {value!r}")
+        raise ParameterError(f"{name} must be {want}, got {value!r}")
 
 
 def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     """Check every learning parameter; the message names it, what it must be and what it got."""
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
-        raise InputError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
+        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     if p["criterion"] not in CRITERIA:
-        raise InputError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
+        raise ParameterError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
     if p["nominal_split"] not in NOMINAL_SPLITS:
-        raise InputError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
+        raise ParameterError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
     _int("max_depth", p["max_depth"], 1, allow_none=True)
     _int("min_samples_split", p["min_samples_split"], 2)
     _int("min_samples_leaf", p["min_samples_leaf"], 1)
@@ -78,25 +78,25 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("max_bins", p["max_bins"], 2)
     _int("max_categories", p["max_categories"], 2)
     if p["max_bins"] > 65535 or p["max_categories"] > 65535:
-        raise InputError("max_bins and max_categories must be at most 65535")
+        raise ParameterError("max_bins and max_categories must be at most 65535")
     for name in ("min_impurity_decrease", "max_histogram_mb"):
         value = p[name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     if p["max_histogram_mb"] == 0:
-        raise InputError("max_histogram_mb must be > 0, got 0")
+        raise ParameterError("max_histogram_mb must be > 0, got 0")
     _int("max_arity", p["max_arity"], 2)
     if p["max_arity"] > 64:
-        raise InputError(f"max_arity must be at most 64, got {p['max_arity']}")
+        raise ParameterError(f"max_arity must be at most 64, got {p['max_arity']}")
     if p["selection"] not in SELECTIONS:
-        raise InputError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
+        raise ParameterError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
     _int("cv", p["cv"], 2, allow_none=True)
     _int("repeats", p["repeats"], 1)
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
-        raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+        raise ParameterError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
     if p["repeats"] > 1 and p["cv"] is None:
-        raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
+        raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
 
 
@@ -131,6 +131,7 @@ def fit(
     part_rows: int = DEFAULT_PART_ROWS,
     storage_options: dict | None = None,
     progress: bool | Progress = False,
+    checkpoint: str | None = None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -193,12 +194,12 @@ def fit(
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     if (key is not None or folds is not None) and p["cv"] is None:
-        raise InputError("key= and folds= are for cross-validation: give cv=k too")
+        raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
-        raise InputError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
+        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
     fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
-        raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
+        raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)

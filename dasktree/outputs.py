@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from .errors import InputError
 
-__all__ = ["check_out", "atomic_directory", "gather_with_progress"]
+__all__ = ["check_out", "check_file_out", "atomic_directory", "gather_with_progress"]
 
 
 def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
@@ -28,12 +28,62 @@ def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> t
 
     fs, out_path = fsspec.core.url_to_fs(os.fspath(out), **(storage_options or {}))
     out_path = out_path.rstrip("/")
-    if fs.exists(out_path) and not overwrite:
-        raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+    local = _is_local(fs)
     parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
-    if parent and not fs.exists(parent):
+    if local:
+        _check_local_parent(str(out), parent or "/")
+    elif parent and not fs.exists(parent):
         raise InputError(f"{out}: parent directory {parent} does not exist")
+    if fs.exists(out_path):
+        if not overwrite:
+            raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+        if local and not os.path.isdir(out_path):
+            raise InputError(f"{out}: is a file, not an output directory")
     return fs, out_path, parent
+
+
+def check_file_out(path, *, overwrite: bool) -> str:
+    """The absolute local path of an output FILE that may be written (a model): not a directory,
+    not existing unless ``overwrite``, in a directory that exists and takes a new file. Checked
+    before any work, so a fit never ends in an output it cannot write."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory; --out names the model file to write")
+    _check_local_parent(path, os.path.dirname(path))
+    if os.path.lexists(path) and not overwrite:
+        raise InputError(f"{path}: already exists (pass overwrite / --overwrite to replace it)")
+    return path
+
+
+def _is_local(fs) -> bool:
+    return "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,))
+
+
+def _check_local_parent(out: str, parent: str) -> None:
+    """``parent`` must be an existing directory in which a new file can be made (tried: permissions
+    alone say nothing of read-only mounts, or of root)."""
+    if not os.path.exists(parent):
+        below = next((p for p in _ancestors(parent) if os.path.exists(p)), None)
+        if below is not None and not os.path.isdir(below):
+            raise InputError(f"{out}: {below} is a file, not a directory")
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    if not os.path.isdir(parent):
+        raise InputError(f"{out}: {parent} is a file, not a directory")
+    probe = os.path.join(parent, f".dasktree-probe-{uuid.uuid4().hex[:8]}")
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write in {parent}: {exc.strerror or exc}") from None
+
+
+def _ancestors(path: str):
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        yield parent
+        path = parent
 
 
 @dataclass(frozen=True)
@@ -49,7 +99,7 @@ class Staging:
 
 def _remove(fs, path: str) -> None:
     try:
-        if "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
+        if _is_local(fs):
             shutil.rmtree(path, ignore_errors=True)
         else:
             fs.rm(path, recursive=True)
