@@ -30,14 +30,16 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import itertools
 
 import numpy as np
 
 from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
+from .errors import TransientError
 from .derive import fills_of
 from .histogram import add_counts
-from .holders import HolderLost, Holders
+from .holders import Holders
 from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
@@ -45,6 +47,7 @@ from .runs import firsts
 from .search_chunks import SearchChunk, in_units, search_chunks
 from .search_results import PackedResults, concat
 from .schema import Roles
+from .waits import HolderLost, Watch, wait_futures
 from .tasks import (
     PassShape,
     cells_of,
@@ -179,11 +182,9 @@ class DaskRunner(_Counting):
                                   allow_other_workers=True, pure=False, **kwargs)
 
     def _wait(self, futures: list, label: str) -> None:
-        from distributed import as_completed
-
+        """Until ``futures`` are done, bounded (:func:`~dasktree.waits.wait_futures`)."""
         self.progress.start(label, len(futures))
-        for _ in as_completed(futures):
-            self.progress.advance()
+        wait_futures(self.client, futures, self.progress.advance)
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
@@ -202,6 +203,7 @@ class DaskRunner(_Counting):
                 self.client.submit(_merge_many, *futures[i:i + self.split_every], pure=False)
                 for i in range(0, len(futures), self.split_every)
             ]
+        wait_futures(self.client, futures)
         result = futures[0].result()
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)
@@ -231,7 +233,10 @@ class DaskRunner(_Counting):
         if not use_cache:
             self._tables = None
         elif level_passes:
-            self._start_holders()
+            try:
+                self._start_holders()
+            except _lost_worker_errors():  # the first level pass starts them again, on the workers there are
+                self._rescatter()
 
     def _fits(self, row_bytes: int) -> bool:
         """``row_bytes`` per row within a quarter of the cluster's memory."""
@@ -300,9 +305,9 @@ class DaskRunner(_Counting):
         for attempt in range(3):
             try:
                 return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
-            except _lost_worker_errors():
+            except _lost_worker_errors() as exc:
                 if attempt == 2:
-                    raise
+                    raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
                 self._rescatter()
                 plan = plan.counting_all()  # the parents' sums may be lost too
         raise AssertionError("unreachable")  # pragma: no cover
@@ -317,15 +322,17 @@ class DaskRunner(_Counting):
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded, self._tables, self._groups = None, None, None
-        for attempt in range(10):
+        watch = Watch(self.client)  # no workers for LOST_SECONDS: TransientError
+        for attempt in itertools.count():
             try:
                 if self._frames is None:
-                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
-                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False, timeout=5)
+                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
                 return
-            except _lost_worker_errors():
-                if attempt == 9:
-                    raise
+            except (*_lost_worker_errors(), TimeoutError, OSError) as exc:
+                watch.check()
+                if attempt >= 9 and watch.unwell_since is None:  # workers there, but unreachable
+                    raise TransientError(f"cannot send the inputs to the workers again ({exc!r})") from exc
                 time.sleep(0.5)
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
@@ -352,6 +359,7 @@ class DaskRunner(_Counting):
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
+        wait_futures(self.client, tasks)
         results = self.client.gather(tasks)
         self.progress.finish()
         return results

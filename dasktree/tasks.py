@@ -17,6 +17,7 @@ from .dataset import Part, Source
 from .derive import fill_derived, slot_cells
 from .encode import Encoded, encode_blocks
 from .errors import DataError
+from .faults import maybe_die
 from .forest import PassPlan
 from .node_search import SearchRequest, search_group
 from .search_results import PackedResults, concat
@@ -47,6 +48,7 @@ def _where(source: Source, part: Part) -> str:
 
 def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over one part."""
+    maybe_die("summary")
     table = source.read(part, roles.columns)
     return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                      part=(part.key, part.offset, table.num_rows))
@@ -68,6 +70,7 @@ def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
 
 def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged."""
+    maybe_die("summary")
     return merge_all([
         summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                   part=(part.key, part.offset, table.num_rows))
