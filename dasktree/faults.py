@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import signal
 
-__all__ = ["ENV", "STAGES", "maybe_die"]
+__all__ = ["ENV", "STAGES", "maybe_die", "arm"]
 
 ENV = "DASKTREE_FAULT"
 STAGES = ("summary", "encode", "count", "cells", "search")
@@ -34,3 +34,12 @@ def maybe_die(stage: str, number: int = 0) -> None:
     except FileExistsError:  # one kill per marker: the restarted worker lives on
         return
     os.kill(os.getpid(), signal.SIGKILL)
+
+
+def arm(spec: str | None) -> None:
+    """Set (or with None clear) ``DASKTREE_FAULT`` in this process: ``client.run(arm, spec)`` arms
+    the workers there are now, not the ones a nanny starts later."""
+    if spec is None:
+        os.environ.pop(ENV, None)
+    else:
+        os.environ[ENV] = spec

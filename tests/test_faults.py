@@ -15,6 +15,7 @@ import time
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.faults import arm
 from dasktree.testing.cluster import scheduler_and_workers
 
 pytestmark = pytest.mark.cluster
@@ -38,13 +39,27 @@ def reference(data, tmp_path_factory):
     return out.read_bytes()
 
 
+@pytest.fixture(scope="module")
+def cluster():
+    with scheduler_and_workers(2) as address:
+        yield address
+
+
 @pytest.mark.parametrize("stage, at", [("summary", 0), ("count", 3), ("cells", 2), ("search", 4)])
-def test_a_worker_killed_inside_a_pass(data, reference, tmp_path, stage, at):
+def test_a_worker_killed_inside_a_pass(data, reference, cluster, tmp_path, stage, at):
+    """The workers of one cluster are told to fail (a restarted worker is not: one kill per test)."""
+    from distributed import Client
+
     marker = tmp_path / "killed"
-    with scheduler_and_workers(2, env={"DASKTREE_FAULT": f"{stage}:{at}:{marker}"}) as address:
-        out = tmp_path / "m.json"
+    with Client(cluster) as client:
+        client.run(arm, f"{stage}:{at}:{marker}")
+    out = tmp_path / "m.json"
+    try:
         done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out", str(out),
-                               "--scheduler", address], capture_output=True, text=True, timeout=240)
+                               "--scheduler", cluster], capture_output=True, text=True, timeout=240)
+    finally:
+        with Client(cluster) as client:
+            client.run(arm, None)
     assert marker.exists(), "no worker reached the stage: the test did not test"
     assert done.returncode == 0, done.stderr
     assert out.read_bytes() == reference
