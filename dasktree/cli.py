@@ -185,6 +185,10 @@ def _cmd_fit(args) -> dict:
         checkpoint=args.checkpoint,
     )
     model.save(args.out)
+    if args.checkpoint:  # the model is safe: the checkpoint has served
+        from .checkpoint import remove_checkpoint
+
+        remove_checkpoint(args.checkpoint)
     if not args.json:
         r = model.report
         print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "

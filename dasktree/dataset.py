@@ -129,6 +129,16 @@ class ParquetSource(Source):
                 self.parts.append(Part(len(self.parts), rel, offset, n, groups))
                 offset += n
 
+    def fingerprint(self) -> list[list]:
+        """``[file, size, modified]`` of every file (its key below the root), sorted: what says the data
+        is still the data a checkpoint was made of (:mod:`dasktree.checkpoint`)."""
+        rows = []
+        for key, (path, _) in sorted(self._expressions.items()):
+            info = self._fsspec.info(path)
+            modified = info.get("mtime", info.get("LastModified", info.get("updated", "")))
+            rows.append([key, int(info.get("size") or 0), str(modified)])
+        return rows
+
     def _relative(self, path: str) -> str:
         """The file's path below the dataset root: the file part of the row key."""
         return posixpath.relpath(path, self.root) if self.root else path

@@ -6,7 +6,8 @@ not exist) creates ``MARKER`` and kills itself with SIGKILL, as the kernel's OOM
 killer or a lost machine would: no cleanup, no goodbye to the scheduler.
 Stages: ``summary`` (a pass-0 task), ``encode`` (a holder encoding its groups),
 ``count`` (a holder counting), ``cells`` (a holder serving its cells to a
-peer: the exchange), ``search`` (a holder searching its chunks). Unset (always,
+peer: the exchange), ``search`` (a holder searching its chunks), and in the
+client ``saved`` (a level pass's results just checkpointed). Unset (always,
 outside the tests), :func:`maybe_die` costs one environment lookup.
 """
 
@@ -18,7 +19,7 @@ import signal
 __all__ = ["ENV", "STAGES", "maybe_die", "arm"]
 
 ENV = "DASKTREE_FAULT"
-STAGES = ("summary", "encode", "count", "cells", "search")
+STAGES = ("summary", "encode", "count", "cells", "search", "saved")
 
 
 def maybe_die(stage: str, number: int = 0) -> None:

@@ -178,6 +178,13 @@ def fit(
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
+    checkpoint : str or path, optional
+        A directory where every level pass's results are saved
+        (:mod:`dasktree.checkpoint`); the same fit started again continues
+        from the last saved pass and gives the same model, bit for bit. A
+        checkpoint of other data or parameters is refused. Parquet datasets
+        only; remove the directory once the model is saved
+        (:func:`dasktree.checkpoint.remove_checkpoint`; the CLI does).
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -203,6 +210,18 @@ def fit(
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
+    if checkpoint is not None:
+        if not isinstance(source, ParquetSource):
+            raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                                 "gone with the process that held it")
+        from . import __version__
+        from .checkpoint import Checkpoint
+
+        options["checkpoint"] = Checkpoint(checkpoint, {
+            "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
+            "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
+                        "nominal": list(nominal), "key": key, "folds": folds},
+            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .runners import LocalRunner
@@ -221,7 +240,8 @@ def fit(
 
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
+              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
+              checkpoint=None) -> Model:
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
@@ -231,13 +251,17 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
 
         computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
     spec = computed if spec is None else _check_given_spec(spec, computed)
+    if checkpoint is not None:
+        from .checkpoint import Resuming
+
+        checkpoint.check_spec(spec)
     runner.prepare(spec, k)
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
-    forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
+    forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = TreeModel.from_forest(forest, 0)
