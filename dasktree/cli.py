@@ -168,21 +168,24 @@ def _progress(args):
 
 
 def _cmd_fit(args) -> dict:
-    from .fit import fit
+    from .fit import fit, validate_params
     from .outputs import check_file_out
 
-    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
-    model = fit(
-        args.data, target=args.target, features=_columns(args.features) or None,
-        exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
-        cv=args.cv, repeats=args.repeats, seed=args.seed, scheduler=args.scheduler,
-        cache=not args.no_cache and "auto", progress=_progress(args),
+    learning = dict(
         criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
         max_arity=args.max_arity, selection=args.selection, binning=args.binning,
-        checkpoint=args.checkpoint,
+        cv=args.cv, repeats=args.repeats, seed=args.seed,
+    )
+    validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
+    model = fit(
+        args.data, target=args.target, features=_columns(args.features) or None,
+        exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
+        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+        checkpoint=args.checkpoint, **learning,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
