@@ -3,7 +3,7 @@
 On a real ``dask scheduler`` with two ``dask worker`` processes (each under its
 nanny) on 127.0.0.1, ``dasktree fit --cv 10`` of Agrawal F7 rows runs first
 undisturbed (the reference model and time), then once per kill: the workers
-are armed (:mod:`dasktree.faults`) to SIGKILL themselves at a random stage
+are armed (:mod:`dasktree.engine.faults`) to SIGKILL themselves at a random stage
 (pass 0, encoding, counting, serving cells, searching) of a random pass. Every
 run must end (a bound of 10x the reference time), exit 0 and write the
 reference's bytes; the added time per kill is the median of (time - median
@@ -44,7 +44,7 @@ def run(quick: bool) -> harness.Result:
     from distributed import Client
 
     from dasktree.datasets import agrawal
-    from dasktree.faults import arm
+    from dasktree.engine.faults import arm
     from dasktree.testing.cluster import scheduler_and_workers
 
     rows, kills, depth, repeat = (100_000, 4, 8, 2) if quick else (400_000, 12, 12, 3)

@@ -162,14 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(args):
-    from .progress import Progress
+    from .engine.progress import Progress
 
     return Progress(enabled=not (args.quiet or args.json))
 
 
 def _cmd_fit(args) -> dict:
     from .fit import fit, validate_params
-    from .outputs import check_file_out
+    from .io.outputs import check_file_out
 
     learning = dict(
         criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
@@ -189,7 +189,7 @@ def _cmd_fit(args) -> dict:
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
-        from .checkpoint import remove_checkpoint
+        from .engine.checkpoint import remove_checkpoint
 
         remove_checkpoint(args.checkpoint)
     if not args.json:
@@ -205,9 +205,9 @@ def _cmd_fit(args) -> dict:
 
 
 def _cmd_predict(args) -> dict:
-    from .model import load
-    from .outputs import check_out
-    from .predict import predict_dataset
+    from .engine.predict import predict_dataset
+    from .io.outputs import check_out
+    from .model.model import load
 
     model = load(args.model)
     check_out(args.out, overwrite=args.overwrite)  # before any pass
@@ -221,10 +221,10 @@ def _cmd_predict(args) -> dict:
 def _cmd_discretize(args) -> dict:
     import time
 
-    from .cluster import connect
     from .discretize import Discretizer
     from .discretize.discretizer import CUTS_FILE
-    from .outputs import check_out
+    from .engine.cluster import connect
+    from .io.outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
@@ -252,8 +252,8 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from .export import export_dot, export_text
-    from .model import load
+    from .model.export import export_dot, export_text
+    from .model.model import load
 
     model = load(args.model)
     if args.format == "text":
@@ -272,8 +272,8 @@ def _cmd_demo(args) -> dict:
     import pyarrow as pa
 
     from .datasets import agrawal
-    from .export import export_text
     from .fit import fit
+    from .model.export import export_text
 
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp

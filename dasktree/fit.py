@@ -14,19 +14,20 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .binning import BinSpec
-from .binning import bin_spec as make_bin_spec
-from .cluster import connect
-from .collector import collector_paused
-from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .binning.spec import BinSpec
+from .binning.spec import bin_spec as make_bin_spec
+from .engine.cluster import connect
+from .engine.progress import Progress
 from .errors import InputError, ParameterError
-from .folds import FoldSpec
-from .grow import GrowParams, grow
-from .model import Model, TreeModel
-from .progress import Progress
-from .schema import resolve_roles
+from .forest.grow import GrowParams, grow
+from .forest.to_model import tree_model
+from .gc_pause import collector_paused
+from .io.folds import FoldSpec
+from .io.schema import resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .model.model import Model
+from .model.report import cv_report
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .validation import cv_report
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -172,7 +173,7 @@ def fit(
         the memory), they stay on the workers for the first level pass to
         encode: Parquet is read once (``run_["parquet_reads"]``). Cached, the
         level passes are calls on one Dask actor per worker
-        (:mod:`dasktree.holders`), not task graphs; a ``client`` made with
+        (:mod:`dasktree.engine.part_holders`), not task graphs; a ``client`` made with
         ``direct_to_workers=True`` sends them without the scheduler in between.
     part_rows : int
         Parquet row groups of a file are gathered into parts of about this many rows.
@@ -180,11 +181,11 @@ def fit(
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
     checkpoint : str or path, optional
         A directory where every level pass's results are saved
-        (:mod:`dasktree.checkpoint`); the same fit started again continues
+        (:mod:`dasktree.engine.checkpoint`); the same fit started again continues
         from the last saved pass and gives the same model, bit for bit. A
         checkpoint of other data or parameters is refused. Parquet datasets
         only; remove the directory once the model is saved
-        (:func:`dasktree.checkpoint.remove_checkpoint`; the CLI does).
+        (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -215,7 +216,7 @@ def fit(
             raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                                  "gone with the process that held it")
         from . import __version__
-        from .checkpoint import Checkpoint
+        from .engine.checkpoint import Checkpoint
 
         options["checkpoint"] = Checkpoint(checkpoint, {
             "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
@@ -224,11 +225,11 @@ def fit(
             "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
-        from .runners import LocalRunner
+        from .engine.local_runner import LocalRunner
 
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
         return _fit_with(runner, source, roles, p, started, workers=0, **options)
-    from .runners import DaskRunner
+    from .engine.runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
@@ -252,7 +253,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
     spec = computed if spec is None else _check_given_spec(spec, computed)
     if checkpoint is not None:
-        from .checkpoint import Resuming
+        from .engine.checkpoint import Resuming
 
         checkpoint.check_spec(spec)
     runner.prepare(spec, k)
@@ -264,8 +265,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = TreeModel.from_forest(forest, 0)
-        fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+        tree = tree_model(forest, 0)
+        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
     rows = summary.n_rows - summary.n_null_target

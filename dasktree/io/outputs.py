@@ -1,0 +1,158 @@
+"""Dataset outputs that appear whole or not at all.
+
+:func:`atomic_directory` checks ``out`` (it must not exist unless
+``overwrite``; its parent must), yields a hidden temporary directory beside
+it to write into, and renames that to ``out`` only when the block ends
+without error; on any error the temporary directory is removed. Prediction
+and discretization write their Parquet files through it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, Iterator
+
+from ..errors import DataError, InputError
+
+__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_write_text", "read_json_file"]
+
+
+def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
+    """(filesystem, path, parent) of an output directory that may be written: ``out`` must not
+    exist unless ``overwrite``, and its parent must exist."""
+    import fsspec
+
+    fs, out_path = fsspec.core.url_to_fs(os.fspath(out), **(storage_options or {}))
+    out_path = out_path.rstrip("/")
+    local = _is_local(fs)
+    parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
+    if local:
+        _check_local_parent(str(out), parent or "/")
+    elif parent and not fs.exists(parent):
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    if fs.exists(out_path):
+        if not overwrite:
+            raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+        if local and not os.path.isdir(out_path):
+            raise InputError(f"{out}: is a file, not an output directory")
+    return fs, out_path, parent
+
+
+def check_file_out(path, *, overwrite: bool) -> str:
+    """The absolute local path of an output FILE that may be written (a model): not a directory,
+    not existing unless ``overwrite``, in a directory that exists and takes a new file. Checked
+    before any work, so a fit never ends in an output it cannot write."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory; --out names the model file to write")
+    _check_local_parent(path, os.path.dirname(path))
+    if os.path.lexists(path) and not overwrite:
+        raise InputError(f"{path}: already exists (pass overwrite / --overwrite to replace it)")
+    return path
+
+
+def _is_local(fs) -> bool:
+    return "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,))
+
+
+def _check_local_parent(out: str, parent: str) -> None:
+    """``parent`` must be an existing directory in which a new file can be made (tried: permissions
+    alone say nothing of read-only mounts, or of root)."""
+    if not os.path.exists(parent):
+        below = next((p for p in _ancestors(parent) if os.path.exists(p)), None)
+        if below is not None and not os.path.isdir(below):
+            raise InputError(f"{out}: {below} is a file, not a directory")
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    if not os.path.isdir(parent):
+        raise InputError(f"{out}: {parent} is a file, not a directory")
+    probe = os.path.join(parent, f".dasktree-probe-{uuid.uuid4().hex[:8]}")
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write in {parent}: {exc.strerror or exc}") from None
+
+
+def _ancestors(path: str):
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        yield parent
+        path = parent
+
+
+@dataclass(frozen=True)
+class Staging:
+    fs: Any
+    tmp: str  # write here
+    out: str  # where it will be
+
+    def final(self, path: str) -> str:
+        """Where a file written at ``path`` under ``tmp`` ends up."""
+        return path.replace(self.tmp, self.out, 1)
+
+
+def _remove(fs, path: str) -> None:
+    try:
+        if _is_local(fs):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            fs.rm(path, recursive=True)
+    except FileNotFoundError:
+        pass
+
+
+@contextmanager
+def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | None = None) -> Iterator[Staging]:
+    """Write into the yielded ``Staging.tmp``; it becomes ``out`` when the block succeeds."""
+    fs, out_path, parent = check_out(out, overwrite=overwrite, storage_options=storage_options)
+    tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
+    fs.makedirs(tmp, exist_ok=True)
+    try:
+        yield Staging(fs, tmp, out_path)
+        if fs.exists(out_path):
+            _remove(fs, out_path)
+        fs.mv(tmp, out_path, recursive=True)
+    except BaseException:
+        _remove(fs, tmp)
+        raise
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all: a hidden temporary file beside it, flushed
+    to disk, then renamed over ``path``. The file gets the permissions ``open`` would give it
+    (0666 less the umask), not ``mkstemp``'s 0600."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise InputError(f"{path}: directory {directory} does not exist")
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:8]}")
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def read_json_file(path: str | os.PathLike, what: str):
+    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``."""
+    path = os.fspath(path)
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such {what} file") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise DataError(f"{path}: not a JSON {what} file: {exc}") from None
