@@ -47,7 +47,7 @@ def run(quick: bool) -> harness.Result:
     from dasktree.engine.faults import arm
     from dasktree.testing.cluster import scheduler_and_workers
 
-    rows, kills, depth, repeat = (100_000, 4, 8, 2) if quick else (400_000, 12, 12, 3)
+    rows, kills, depth, repeat = (100_000, 4, 8, 2) if quick else (300_000, 10, 12, 3)
     rng = random.Random(29)
     tmp = tempfile.mkdtemp(prefix="dasktree-faults-")
     data = os.path.join(tmp, "data")

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import uuid
 from collections import deque
 from dataclasses import fields
 
@@ -30,7 +29,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..forest.results import PackedResults
-from ..io.outputs import atomic_write_text
+from ..io.outputs import atomic_file, atomic_write_text
 from .faults import maybe_die
 
 __all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "FORMAT"]
@@ -76,18 +75,8 @@ class Checkpoint:
         arrays = {f.name: getattr(packed, f.name) for f in fields(packed) if f.name not in TUPLE_FIELDS}
         arrays["tuples"] = np.array(json.dumps({name: getattr(packed, name) for name in TUPLE_FIELDS},
                                                default=_plain))
-        path = os.path.join(self.directory, f"pass-{number:05d}.npz")
-        tmp = os.path.join(self.directory, f".pass-{number:05d}.tmp-{uuid.uuid4().hex[:8]}.npz")
-        try:
-            with open(tmp, "wb") as f:
-                np.savez(f, **arrays)
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
+            np.savez(f, **arrays)
 
     def _load_passes(self) -> list[PackedResults]:
         passes = []

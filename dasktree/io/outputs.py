@@ -19,7 +19,7 @@ from typing import Any, Iterator
 
 from ..errors import DataError, InputError
 
-__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_write_text", "read_json_file"]
+__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file"]
 
 
 def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
@@ -125,18 +125,26 @@ def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | No
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
-    """Write ``text`` to ``path`` whole or not at all: a hidden temporary file beside it, flushed
-    to disk, then renamed over ``path``. The file gets the permissions ``open`` would give it
-    (0666 less the umask), not ``mkstemp``'s 0600."""
+    """Write ``text`` to ``path`` whole or not at all (:func:`atomic_file`)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise InputError(f"{path}: directory {directory} does not exist")
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp-{uuid.uuid4().hex[:8]}")
+    with atomic_file(path, "w") as f:
+        f.write(text)
+
+
+@contextmanager
+def atomic_file(path: str, mode: str = "wb") -> Iterator:
+    """A file open at a hidden temporary name beside ``path``; when the block succeeds it is flushed
+    to disk and renamed over ``path``, else removed. It gets the permissions ``open`` would give it
+    (0666 less the umask), not ``mkstemp``'s 0600."""
+    directory, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
         fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, mode) as f:
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
