@@ -41,15 +41,19 @@ def _fit(data: str, out: str, address: str, depth: int, *extra: str, bound: floa
 
 
 def run(quick: bool) -> harness.Result:
+    rows, kills, depth, repeat = (100_000, 4, 8, 2) if quick else (300_000, 10, 12, 3)
+    rng = random.Random(29)
+    with tempfile.TemporaryDirectory(prefix="dasktree-faults-") as tmp:
+        return _measure(tmp, rows, kills, depth, repeat, rng)
+
+
+def _measure(tmp: str, rows: int, kills: int, depth: int, repeat: int, rng: random.Random) -> harness.Result:
     from distributed import Client
 
     from dasktree.datasets import agrawal
     from dasktree.engine.faults import arm
     from dasktree.testing.cluster import scheduler_and_workers
 
-    rows, kills, depth, repeat = (100_000, 4, 8, 2) if quick else (300_000, 10, 12, 3)
-    rng = random.Random(29)
-    tmp = tempfile.mkdtemp(prefix="dasktree-faults-")
     data = os.path.join(tmp, "data")
     agrawal.write_parquet(data, rows, n_files=8, function=7, perturbation=0.05, seed=1)
     runs, plain, ckpt = [], [], []

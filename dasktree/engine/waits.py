@@ -100,8 +100,8 @@ def wait_calls(calls: list, watch: Watch, on_done: Callable[[], None] | None = N
                 outcomes.append((True, call.result(timeout=POLL_SECONDS)))
                 break
             except TimeoutError:
-                if call.done():  # the call itself raised a TimeoutError
-                    outcomes.append((False, _exception_of(call)))
+                if call.done():  # it ended just now, or its outcome is a TimeoutError: ask once more
+                    outcomes.append(_outcome(call))
                     break
                 watch.check()
             except Exception as exc:
@@ -112,9 +112,9 @@ def wait_calls(calls: list, watch: Watch, on_done: Callable[[], None] | None = N
     return outcomes
 
 
-def _exception_of(call) -> BaseException:
+def _outcome(call) -> tuple[bool, object]:
+    """A call that is done: ``(True, result)`` or ``(False, exception)``."""
     try:
-        call.result(timeout=POLL_SECONDS)
+        return True, call.result(timeout=POLL_SECONDS)
     except Exception as exc:
-        return exc
-    return RuntimeError("an actor call ended without a result")  # pragma: no cover
+        return False, exc
