@@ -31,6 +31,9 @@ args=(fit "$data" --target "$target" --out "$model" --json)
 # shellcheck disable=SC2206  # extra options are meant to split on spaces
 [ -n "${DASKTREE_FIT_ARGS:-}" ] && args+=(${DASKTREE_FIT_ARGS})
 
+# dasktree's own bound (--timeout) a minute before the wrapper's: it closes its cluster, writes
+# nothing and exits 75 itself; the wrapper's timeout is for a run that cannot even do that
+[ "$limit" -gt 120 ] && args+=(--timeout "$((limit - 60))")
 # timeout signals the whole process group (dasktree and the Dask workers it started), KILL a
 # minute later if TERM was not enough
 timeout --kill-after=60 "$limit" "$dasktree" "${args[@]}" > "$report.tmp"

@@ -27,6 +27,9 @@ args=(predict "$model" "$data" --out "$out" --overwrite --quiet)
 # shellcheck disable=SC2206
 [ -n "${DASKTREE_PREDICT_ARGS:-}" ] && args+=(${DASKTREE_PREDICT_ARGS})
 
+# dasktree's own bound (--timeout) a minute before the wrapper's: it closes its cluster, writes
+# nothing and exits 75 itself; the wrapper's timeout is for a run that cannot even do that
+[ "$limit" -gt 120 ] && args+=(--timeout "$((limit - 60))")
 timeout --kill-after=60 "$limit" "$dasktree" "${args[@]}"
 code=$?
 if [ "$code" -eq 124 ]; then
