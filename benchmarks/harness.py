@@ -156,17 +156,29 @@ def run_process(argv: list[str], env: dict | None = None, timeout: float = 1800)
             "stdout": out, "stderr": err}
 
 
-def alternate(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> dict[str, list[dict]]:
+def alternate(commands: dict[str, list[str]], repeat: int, env: dict | None = None,
+              warmup: int = 0) -> dict[str, list[dict]]:
     """Run each named command ``repeat`` times, alternating (A B C A B C ...), so that a drift of the
-    machine's speed falls on all of them alike; a failed run raises with its stderr."""
+    machine's speed falls on all of them alike; a failed run raises with its stderr. ``warmup`` rounds
+    run first and are not kept (page cache, numba's on-disk cache of compiled kernels)."""
     runs: dict[str, list[dict]] = {name: [] for name in commands}
-    for _ in range(repeat):
+    for round_ in range(warmup + repeat):
         for name, argv in commands.items():
             r = run_process(argv, env=env)
             if r["returncode"] != 0:
                 raise RuntimeError(f"{name}: exit {r['returncode']}: {r['stderr'][-2000:]}")
-            runs[name].append(r)
+            print(f"  {name}: {r['seconds']:.2f} s{'' if round_ >= warmup else ' (warm-up)'}", flush=True)
+            if round_ >= warmup:
+                runs[name].append(r)
     return runs
+
+
+def last_json(run: dict) -> dict:
+    """The JSON object a measured process printed: its whole stdout, or else its last line."""
+    try:
+        return json.loads(run["stdout"])
+    except json.JSONDecodeError:
+        return json.loads(run["stdout"].strip().splitlines()[-1])
 
 
 def median(values) -> float:
@@ -178,3 +190,32 @@ def median(values) -> float:
 def python() -> str:
     """The interpreter running the benchmarks (the same one for every peer)."""
     return sys.executable
+
+
+def dasktree_command(*args: str) -> list[str]:
+    """``dasktree ARGS`` as a user runs it: the console script beside the interpreter when installed."""
+    script = os.path.join(os.path.dirname(sys.executable), "dasktree")
+    return [script, *args] if os.path.exists(script) else [sys.executable, "-m", "dasktree.cli", *args]
+
+
+def job(kind: str, *args: str) -> list[str]:
+    """The argv of one whole-process job of :mod:`benchmarks.jobs` (a peer's script, a scan floor, ...)."""
+    return [sys.executable, os.path.join(HERE, "jobs.py"), kind, *map(str, args)]
+
+
+# ---------------------------------------------------------------- data
+
+def agrawal(rows: int, function: int = 2, perturbation: float = 0.05, files: int = 16) -> str:
+    """The Agrawal et al. (1993) dataset as ``files`` Parquet files under ``benchmarks/data/``
+    (written once, seed 0; :func:`dasktree.datasets.agrawal.write_parquet`); returns its directory."""
+    from dasktree.datasets import agrawal as generator
+
+    path = os.path.join(DATA, f"agrawal-f{function}-p{round(perturbation * 100):02d}-{rows}-{files}")
+    if not os.path.isdir(path) or len([f for f in os.listdir(path) if f.endswith(".parquet")]) != files:
+        generator.write_parquet(path, rows, n_files=files, function=function, perturbation=perturbation, seed=0,
+                                overwrite=True)
+    return path
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x"
