@@ -32,8 +32,9 @@ def measure(rows: int, function: int, perturbation: float, repeat: int) -> dict:
     out = f"{tempfile.mkdtemp(prefix='dasktree-bench-')}/model.json"
     fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--max-depth", str(DEPTH),
                                    "--quiet", "--json")
+    harness.run_process([*fit, "--cv", str(FOLDS)])  # not kept: numba's cache of compiled kernels, page cache
     runs = harness.alternate({"plain": fit, "forest": [*fit, "--cv", str(FOLDS)],
-                              "LightGBM": harness.job("lightgbm-cv", path, DEPTH, FOLDS)}, repeat, warmup=1)
+                              "LightGBM": harness.job("lightgbm-cv", path, DEPTH, FOLDS)}, repeat)
     warm = harness.last_json(harness.run_process(harness.job("cv", path, DEPTH, FOLDS, repeat)))
     forest_report = harness.last_json(runs["forest"][0])["report"]
     return {"rows": rows, "function": function, "perturbation": perturbation,

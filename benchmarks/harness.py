@@ -79,16 +79,39 @@ def stamp_text(s: dict) -> str:
             f"Python {s['python']}; {versions}; commit {s['commit']}.\n")
 
 
-def write(name: str, claim: str, result: Result) -> dict:
-    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped."""
+def write(name: str, claim: str, result: Result, quick: bool = False) -> dict:
+    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped (and marked
+    when measured at ``--quick`` sizes)."""
     os.makedirs(RESULTS, exist_ok=True)
     s = stamp()
+    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if quick else ""
     with open(os.path.join(RESULTS, f"{name}.md"), "w") as f:
-        f.write(f"# {claim}\n\n{stamp_text(s)}\n{result.markdown.rstrip()}\n")
-    record = {"claim": claim, "stamp": s, "summary": result.summary, "figures": result.figures}
+        f.write(f"# {claim}\n\n{stamp_text(s)}\n{note}{result.markdown.rstrip()}\n")
+    record = {"claim": claim, "stamp": s, "quick": quick, "summary": result.summary, "figures": result.figures}
     with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
         json.dump(record, f, indent=1, default=str)
     return record
+
+
+def gather() -> None:
+    """Write results/RESULTS.md from the claims' JSON files, in the order of ``CLAIMS``."""
+    lines = ["# dasktree benchmark results", "",
+             "Each claim's figures are ratios measured in one run of it (the peers and floors alternated with "
+             "dasktree); the date, machine, versions and commit of each are in its own file.", "",
+             "| claim | what | measured | when |", "| --- | --- | --- | --- |"]
+    from benchmarks import CLAIMS
+
+    for name in CLAIMS:
+        path = os.path.join(RESULTS, f"{name}.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            record = json.load(f)
+        quick = " (quick sizes)" if record.get("quick") else ""
+        lines += [f"| [{name}]({name}.md) | {what} | {measured} | {record['stamp']['date']}{quick} |"
+                  for what, measured in record["summary"]]
+    with open(os.path.join(RESULTS, "RESULTS.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main(module) -> None:
@@ -97,7 +120,8 @@ def main(module) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run (not for the README)")
     args = parser.parse_args()
     result = module.run(quick=args.quick)
-    write(module.NAME, module.CLAIM, result)
+    write(module.NAME, module.CLAIM, result, quick=args.quick)
+    gather()
     for what, measured in result.summary:
         print(f"{what}: {measured}")
 
