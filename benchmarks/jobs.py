@@ -105,7 +105,7 @@ def warm_cluster():
     from distributed import Client
 
     from dasktree import fit
-    from dasktree.cluster import local_cluster
+    from dasktree.engine.cluster import local_cluster
 
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     from benchmarks.harness import agrawal

@@ -46,7 +46,7 @@ def stage_latency(client, stages: int, rounds: int) -> list[float]:
 
 
 class _EmptyHolder:
-    """The shape of ``dasktree.holders.PartHolder.level_pass`` with no work: count in a thread, then
+    """The shape of ``dasktree.engine.part_holders.PartHolder.level_pass`` with no work: count in a thread, then
     fetch a piece from every peer (each waits until that peer has counted), search in a thread."""
 
     def __init__(self):

@@ -59,6 +59,11 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="bins of the numeric attributes: 'quantile' (default: exact up to --max-bins distinct "
                         "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
                         + ") whose intervals become the bins, at the cost of one more pass")
+    g.add_argument("--postpone", default=None, metavar="RULE",
+                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
+                        "times the fewest blocks); 0 < T <= 1")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
@@ -137,7 +142,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(args):
-    from .progress import Progress
+    from .engine.progress import Progress
 
     return Progress(enabled=not (args.quiet or args.json))
 
@@ -157,7 +162,7 @@ def _cmd_fit(args) -> dict:
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection, binning=args.binning,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
     )
     model.save(args.out)
     if not args.json:
@@ -179,8 +184,8 @@ def _input(message: str):
 
 
 def _cmd_predict(args) -> dict:
-    from .model import load
-    from .predict import predict_dataset
+    from .engine.predict import predict_dataset
+    from .model.model import load
 
     model = load(args.model)
     files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
@@ -193,10 +198,10 @@ def _cmd_predict(args) -> dict:
 def _cmd_discretize(args) -> dict:
     import time
 
-    from .cluster import connect
     from .discretize import Discretizer
     from .discretize.discretizer import CUTS_FILE
-    from .outputs import check_out
+    from .engine.cluster import connect
+    from .io.outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
@@ -224,8 +229,8 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from .export import export_dot, export_text
-    from .model import load
+    from .model.export import export_dot, export_text
+    from .model.model import load
 
     model = load(args.model)
     if args.format == "text":
@@ -244,8 +249,8 @@ def _cmd_demo(args) -> dict:
     import pyarrow as pa
 
     from .datasets import agrawal
-    from .export import export_text
     from .fit import fit
+    from .model.export import export_text
 
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp

@@ -7,14 +7,16 @@ from typing import Sequence
 
 import numpy as np
 
+from .engine.predict import predict_dataset
 from .errors import InputError
-from .export import export_dot, export_text
 from .fit import fit as fit_model
 from .fit import validate_params
-from .model import Model
-from .model import load as load_model
+from .io.sources import is_dask_frame
+from .model.export import export_dot, export_text
+from .model.model import Model
+from .model.model import load as load_model
+from .model.predict import as_table, predict_table
 from .params import ParamsMixin
-from .predict import as_table, predict_dataset, predict_table
 
 __all__ = ["DaskTreeClassifier", "load"]
 
@@ -71,6 +73,17 @@ class DaskTreeClassifier(ParamsMixin):
         pass-0 bins into the method's intervals, and the tree grows on those
         (global discretization; thresholds are the method's cut points, the
         same as ``Discretizer(method, max_bins=max_bins)`` finds).
+    postpone : None, "analytic" or (rule, t), default None
+        Skip, at a node, the numeric attributes with many boundary points
+        (Elomaa & Rousu); a postponed attribute is considered again at every
+        deeper node. "analytic": those whose score bound (from the blocks'
+        counts) is below the best score found at the node, which never changes
+        the tree (criterion gini / entropy; with ``max_arity > 2``, selection
+        balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``:
+        search only the fraction t with the fewest blocks; ``("relative", t)``:
+        those with more than ``1 / t`` times the fewest blocks. ``0 < t <= 1``.
+        ``run_["levels"]`` gives per level the searches made and postponed and
+        the search time (:mod:`dasktree.split.postpone`).
     client : distributed.Client, optional
     scheduler : {"processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data is learned in this
@@ -80,7 +93,7 @@ class DaskTreeClassifier(ParamsMixin):
         takes at most a quarter of the cluster's memory); when the tables read
         in pass 0 fit too, they stay for the first level pass to encode, and
         Parquet is read once. Cached, the level passes are calls on one Dask
-        actor per worker (:mod:`dasktree.holders`), not task graphs; a
+        actor per worker (:mod:`dasktree.engine.part_holders`), not task graphs; a
         ``client`` made with ``direct_to_workers=True`` sends them to the
         workers without the scheduler in between.
     progress : bool, default False
@@ -90,7 +103,7 @@ class DaskTreeClassifier(ParamsMixin):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile",
+                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None,
                  client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -108,6 +121,7 @@ class DaskTreeClassifier(ParamsMixin):
         self.repeats = repeats
         self.seed = seed
         self.binning = binning
+        self.postpone = postpone
         self.client = client
         self.scheduler = scheduler
         self.cache = cache
@@ -160,10 +174,10 @@ class DaskTreeClassifier(ParamsMixin):
     def predict_proba(self, X) -> np.ndarray:
         """Class probabilities, shape (n_rows, n_classes), columns in ``classes_`` order."""
         model = self._check_fitted()
-        if _is_dask_frame(X):
+        if is_dask_frame(X):
             raise InputError("predict_proba on a dask DataFrame: use predict(ddf), which returns one")
         if isinstance(X, (str, os.PathLike)):
-            from .dataset import ParquetSource
+            from .io.sources import ParquetSource
 
             source = ParquetSource(X)
             parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
@@ -184,10 +198,10 @@ class DaskTreeClassifier(ParamsMixin):
                 raise InputError("out= is for dataset inputs (a Parquet path or URL)")
             return predict_dataset(model, X, out, keep=keep, overwrite=overwrite,
                                    client=self.client, scheduler=self.scheduler)
-        if _is_dask_frame(X):
+        if is_dask_frame(X):
             import pandas as pd
 
-            from .predict import prediction_columns
+            from .model.predict import prediction_columns
 
             meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in prediction_columns(model)})
             meta["prediction"] = pd.Series(np.asarray(model.classes)[:0])
@@ -231,15 +245,9 @@ class DaskTreeClassifier(ParamsMixin):
 
 
 def _predict_frame(frame, *, model: Model, keep: tuple):
-    from .dataset import frame_to_table
+    from .io.sources import frame_to_table
 
     return predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
-
-
-def _is_dask_frame(obj) -> bool:
-    from .dataset import _is_dask_frame as check
-
-    return check(obj)
 
 
 def load(path) -> DaskTreeClassifier:

@@ -14,19 +14,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .binning import BinSpec
-from .binning import bin_spec as make_bin_spec
-from .cluster import connect
-from .collector import collector_paused
-from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .binning.spec import BinSpec
+from .binning.spec import bin_spec as make_bin_spec
+from .engine.cluster import connect
+from .engine.progress import Progress
 from .errors import InputError
-from .folds import FoldSpec
-from .grow import GrowParams, grow
-from .model import Model, TreeModel
-from .progress import Progress
-from .schema import resolve_roles
+from .forest.grow import GrowParams, grow
+from .forest.to_model import tree_model
+from .gc_pause import collector_paused
+from .io.folds import FoldSpec
+from .io.schema import resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .model.model import Model
+from .model.report import cv_report
+from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .validation import cv_report
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -47,6 +49,7 @@ DEFAULTS: dict[str, Any] = {
     "repeats": 1,
     "seed": 0,
     "binning": "quantile",
+    "postpone": None,
 }
 
 BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
@@ -95,6 +98,12 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
         raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+    try:  # None, "analytic", or a heuristic (rule, t); kept as its text ("rank:0.5"), which JSON holds
+        rule = parse_postpone(p["postpone"])
+        check_postpone(rule, p["criterion"], p["max_arity"], p["selection"])
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    p["postpone"] = postpone_text(rule)
     if p["repeats"] > 1 and p["cv"] is None:
         raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
@@ -108,7 +117,8 @@ def _grow_params(p: dict[str, Any]) -> GrowParams:
         min_impurity_decrease=float(p["min_impurity_decrease"]),
         max_leaf_nodes=p["max_leaf_nodes"],
         split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"],
-                          max_arity=p["max_arity"], selection=p["selection"]),
+                          max_arity=p["max_arity"], selection=p["selection"],
+                          postpone=parse_postpone(p["postpone"])),
         max_histogram_mb=float(p["max_histogram_mb"]),
     )
 
@@ -171,7 +181,7 @@ def fit(
         the memory), they stay on the workers for the first level pass to
         encode: Parquet is read once (``run_["parquet_reads"]``). Cached, the
         level passes are calls on one Dask actor per worker
-        (:mod:`dasktree.holders`), not task graphs; a ``client`` made with
+        (:mod:`dasktree.engine.part_holders`), not task graphs; a ``client`` made with
         ``direct_to_workers=True`` sends them without the scheduler in between.
     part_rows : int
         Parquet row groups of a file are gathered into parts of about this many rows.
@@ -204,11 +214,11 @@ def fit(
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
-        from .runners import LocalRunner
+        from .engine.local_runner import LocalRunner
 
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
         return _fit_with(runner, source, roles, p, started, workers=0, **options)
-    from .runners import DaskRunner
+    from .engine.runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
@@ -239,8 +249,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = TreeModel.from_forest(forest, 0)
-        fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+        tree = tree_model(forest, 0)
+        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
     rows = summary.n_rows - summary.n_null_target
@@ -266,7 +276,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "parts": len(source.parts),
         "workers": workers,
         "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
-        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)},
+        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
+                    "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}

@@ -36,7 +36,7 @@ def measure(mode: str, path: str, fits: int) -> list[dict]:
     from distributed import Client, LocalCluster
 
     from dasktree import fit
-    from dasktree.cluster import local_cluster
+    from dasktree.engine.cluster import local_cluster
 
     if mode == "dask":
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",

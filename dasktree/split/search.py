@@ -35,7 +35,12 @@ import numpy as np
 
 from .binary_kernel import TrainBatch
 from .criteria import entropy, gini
-from .multiway import SELECTIONS, multiway_compiled, numeric_multiway, numeric_multiway_batch
+from .multiway import (
+    SELECTIONS,
+    multiway_compiled,
+    numeric_multiway,
+    numeric_multiway_batch,
+)
 from .node_tests import Test, nominal_test, numeric_test
 
 __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERIA", "ENGINES"]
@@ -58,6 +63,7 @@ class SplitParams:
     exhaustive_categories: int = 10
     max_arity: int = 2  # numeric tests: > 2 searches optimal k-interval splits (Block-Opt-P)
     selection: str = "balanced_gain"  # ranks arities and attributes when max_arity > 2
+    postpone: tuple | None = None  # (rule, t) of dasktree.split.postpone: attributes skipped at a node
 
     @property
     def impurity_name(self) -> str:
