@@ -211,11 +211,6 @@ def median(values) -> float:
     return float(values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
 
 
-def python() -> str:
-    """The interpreter running the benchmarks (the same one for every peer)."""
-    return sys.executable
-
-
 def dasktree_command(*args: str) -> list[str]:
     """``dasktree ARGS`` as a user runs it: the console script beside the interpreter when installed."""
     script = os.path.join(os.path.dirname(sys.executable), "dasktree")
