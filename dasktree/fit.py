@@ -26,7 +26,7 @@ from .model import Model, TreeModel
 from .progress import Progress
 from .schema import resolve_roles
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .validation import cv_report
+from .validation import apply_pruning, check_prune, cv_report, resolve_prune
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -47,6 +47,9 @@ DEFAULTS: dict[str, Any] = {
     "repeats": 1,
     "seed": 0,
     "binning": "quantile",
+    "prune": "auto",
+    "ccp_alpha": None,
+    "confidence": 0.25,
 }
 
 BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
@@ -95,6 +98,10 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
         raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+    check_prune(p["prune"], p["ccp_alpha"], p["confidence"])
+    if p["prune"] in ("cv", "cv-min") and p["cv"] is None:
+        raise InputError(f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
+                         "(or prune='pessimistic', or ccp_alpha=)")
     if p["repeats"] > 1 and p["cv"] is None:
         raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
@@ -270,8 +277,15 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
-    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
-                 fold_trees=fold_trees)
+    model = Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
+                  fold_trees=fold_trees)
+    pruning = time.perf_counter()
+    mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
+    model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
+                          confidence=p["confidence"])
+    run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
+    run["seconds"]["total"] = round(time.perf_counter() - started, 4)
+    return model
 
 
 def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:
