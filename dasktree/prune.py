@@ -321,7 +321,7 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
     train = sums_at(path, leaf_errors(tree.children, tree.counts), alphas)
     cv_error = cv_se = [None] * len(alphas)
     if fold_trees:
-        betas = np.sqrt(alphas * np.append(alphas[1:], np.inf))
+        betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)  # the root alone: pruned to the root
         wrong = np.zeros(len(alphas), dtype=np.int64)
         held = 0
         for fold, fold_path in zip(fold_trees, fold_paths):
@@ -347,8 +347,9 @@ def choose_alpha(table: Sequence[dict], mode: str) -> int:
 
 def fold_alpha(table: Sequence[dict], row: int) -> float:
     """CART's ``beta_k``: the geometric mean of row ``row``'s alpha and the next (inf after the last)."""
-    nxt = table[row + 1]["alpha"] if row + 1 < len(table) else math.inf
-    return math.sqrt(table[row]["alpha"] * nxt)
+    if row + 1 >= len(table):
+        return math.inf
+    return math.sqrt(table[row]["alpha"] * table[row + 1]["alpha"])
 
 
 # ---------------------------------------------------------------- C4.5's pessimistic pruning

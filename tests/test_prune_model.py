@@ -173,3 +173,13 @@ def test_pruned_model_is_bit_identical_across_partitionings_and_predicts_alike_e
     assert (lazy["prediction"].to_numpy() == expected).all()
     importances = est.feature_importances_
     assert importances.sum() == pytest.approx(1.0)
+
+
+def test_a_tree_without_splits_prunes_to_itself():
+    frame = pd.DataFrame({"x": np.zeros(60), "y": np.repeat(["a", "b"], 30)})
+    model = fit(frame, target="y", cv=3)
+    assert model.tree.n_nodes == 1
+    info = model.report["prune"]
+    assert info["mode"] == "cv" and info["alpha"] == 0.0 and len(info["cp_table"]) == 1
+    assert info["fold_alpha"] is None  # the last row: fold trees pruned to their root
+    json.loads(model.dumps())
