@@ -192,6 +192,20 @@ def _before(a1, n1, a2, n2):
 
 
 @_jit
+def _push(h_alpha, h_node, h_version, size, alpha, node, version):
+    """Put (alpha, node, version) on the binary min-heap of ``size`` entries; returns the new size."""
+    j = size
+    while j > 0:
+        up = (j - 1) // 2
+        if not _before(alpha, node, h_alpha[up], h_node[up]):
+            break
+        h_alpha[j], h_node[j], h_version[j] = h_alpha[up], h_node[up], h_version[up]
+        j = up
+    h_alpha[j], h_node[j], h_version[j] = alpha, node, version
+    return size + 1
+
+
+@_jit
 def _collapse_order(parent, start, flat, risk, internal):
     """The weakest-link steps: (nodes collapsed in order, their effective alphas)."""
     n = parent.size
@@ -218,16 +232,7 @@ def _collapse_order(parent, start, flat, risk, internal):
     for node in range(n):
         if internal[node]:
             a = (risk[node] - r_branch[node]) / (n_leaves[node] - 1) if n_leaves[node] > 1 else 0.0
-            # push
-            j = size
-            size += 1
-            while j > 0:
-                up = (j - 1) // 2
-                if not _before(a, node, h_alpha[up], h_node[up]):
-                    break
-                h_alpha[j], h_node[j], h_version[j] = h_alpha[up], h_node[up], h_version[up]
-                j = up
-            h_alpha[j], h_node[j], h_version[j] = a, node, 0
+            size = _push(h_alpha, h_node, h_version, size, a, node, 0)
     while size > 0:
         alpha, node, v = h_alpha[0], h_node[0], h_version[0]
         # pop: move the last entry down from the top
@@ -273,15 +278,7 @@ def _collapse_order(parent, start, flat, risk, internal):
             r_branch[anc] += diff
             version[anc] += 1
             a = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
-            j = size
-            size += 1
-            while j > 0:
-                up = (j - 1) // 2
-                if not _before(a, anc, h_alpha[up], h_node[up]):
-                    break
-                h_alpha[j], h_node[j], h_version[j] = h_alpha[up], h_node[up], h_version[up]
-                j = up
-            h_alpha[j], h_node[j], h_version[j] = a, anc, version[anc]
+            size = _push(h_alpha, h_node, h_version, size, a, anc, version[anc])
             anc = parent[anc]
     return steps[:n_steps], alphas[:n_steps]
 
