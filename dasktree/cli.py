@@ -158,7 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(args):
-    from .progress import Progress
+    from .engine.progress import Progress
 
     return Progress(enabled=not (args.quiet or args.json))
 
@@ -205,8 +205,8 @@ def _input(message: str):
 
 
 def _cmd_predict(args) -> dict:
-    from .model import load
-    from .predict import predict_dataset
+    from .engine.predict import predict_dataset
+    from .model.model import load
 
     model = load(args.model)
     files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
@@ -219,10 +219,10 @@ def _cmd_predict(args) -> dict:
 def _cmd_discretize(args) -> dict:
     import time
 
-    from .cluster import connect
     from .discretize import Discretizer
     from .discretize.discretizer import CUTS_FILE
-    from .outputs import check_out
+    from .engine.cluster import connect
+    from .io.outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
@@ -250,8 +250,8 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from .export import export_dot, export_text
-    from .model import load
+    from .model.export import export_dot, export_text
+    from .model.model import load
 
     model = load(args.model)
     if args.format == "text":
@@ -288,7 +288,8 @@ def format_cp(model) -> str:
 
 
 def _cmd_prune(args) -> dict:
-    from .model import atomic_write_text, load
+    from .io.outputs import atomic_write_text
+    from .model import load
 
     if os.path.exists(args.out) and not args.overwrite:
         raise _input(f"--out {args.out} exists: give --overwrite to replace it")
@@ -310,8 +311,8 @@ def _cmd_demo(args) -> dict:
     import pyarrow as pa
 
     from .datasets import agrawal
-    from .export import export_text
     from .fit import fit
+    from .model.export import export_text
 
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp

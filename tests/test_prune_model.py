@@ -13,10 +13,10 @@ import pytest
 from dasktree import DaskTreeClassifier
 from dasktree.errors import InputError
 from dasktree.fit import fit
-from dasktree.folds import FoldSpec
+from dasktree.io.folds import FoldSpec
 from dasktree.model import Model, load
-from dasktree.predict import predict_dataset
-from dasktree.prune import cp_table, fold_alpha, leaves_at, pruned_tree, weakest_link
+from dasktree.engine.predict import predict_dataset
+from dasktree.model.prune import cp_table, fold_alpha, leaves_at, pruned_tree, weakest_link
 
 
 def _noisy(n=1500, seed=0):
