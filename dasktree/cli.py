@@ -63,7 +63,7 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
     g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
                    help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
                         "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
-                        "(default auto: cv with --cv, else pessimistic)")
+                        "(default auto: cv-min with --cv, else pessimistic)")
     g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
                    help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha)")
     g.add_argument("--confidence", type=float, default=0.25, metavar="CF",

@@ -79,9 +79,10 @@ class DaskTreeClassifier(ParamsMixin):
         by the 1-SE rule from the ``cv`` fold trees' held-out counts; "cv-min":
         the alpha of least CV error; "pessimistic": C4.5's error-based pruning
         (subtree replacement, ``confidence``); None or "none": the grown tree.
-        "auto" is "cv" when ``cv`` is given, else "pessimistic": CV pruning
+        "auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning
         needs the fold trees, which cost ``cv`` more trees in every pass (see
-        the README). The model keeps the grown tree, so :meth:`prune` re-prunes.
+        the README for the measurements behind this default). The model keeps
+        the grown tree, so :meth:`prune_model` re-prunes it without a pass.
     ccp_alpha : float or None, default None
         Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
     confidence : float, default 0.25

@@ -195,7 +195,7 @@ def fit(
         attribute's pass-0 bins into the method's intervals (global
         discretization), and the tree grows on those intervals as its bins;
         its thresholds are the method's cut points.
-        ``prune`` (default "auto": "cv" with ``cv``, else "pessimistic"),
+        ``prune`` (default "auto": "cv-min" with ``cv``, else "pessimistic"),
         ``ccp_alpha`` and ``confidence`` prune the grown tree after the last
         pass, with no pass of their own (:mod:`dasktree.model.prune`,
         :func:`dasktree.model.report.apply_pruning`); the model keeps the grown

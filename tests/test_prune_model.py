@@ -67,7 +67,7 @@ def test_prune_report_contract_and_modes():
     frame = _noisy(seed=1)
     est = DaskTreeClassifier(cv=5).fit(frame[["x0", "x1", "colour"]], frame["y"])
     info = est.report_["prune"]
-    assert info["mode"] == "cv" and info["alpha"] == est.ccp_alpha_
+    assert info["mode"] == "cv-min" and info["alpha"] == est.ccp_alpha_
     assert set(info["cp_table"][0]) == {"alpha", "leaves", "train_error", "cv_error", "cv_se"}
     assert list(est.cp_table_.columns) == ["alpha", "leaves", "train_error", "cv_error", "cv_se"]
     assert est.report_["leaves"] == est.tree_.n_leaves < info["leaves_grown"]
@@ -121,7 +121,7 @@ def test_cli_show_cp_and_prune(tmp_path, capsys):
     model.save(path)
     assert main(["show", path, "--format", "cp"]) == 0
     out = capsys.readouterr().out
-    assert "cv pruning at alpha" in out and "cv_error" in out
+    assert "cv-min pruning at alpha" in out and "cv_error" in out
     assert sum(line.startswith("*") for line in out.splitlines()) == 1
     out2 = str(tmp_path / "m2.json")
     assert main(["prune", path, "--alpha", "0.02", "--out", out2]) == 0
@@ -180,6 +180,6 @@ def test_a_tree_without_splits_prunes_to_itself():
     model = fit(frame, target="y", cv=3)
     assert model.tree.n_nodes == 1
     info = model.report["prune"]
-    assert info["mode"] == "cv" and info["alpha"] == 0.0 and len(info["cp_table"]) == 1
+    assert info["mode"] == "cv-min" and info["alpha"] == 0.0 and len(info["cp_table"]) == 1
     assert info["fold_alpha"] is None  # the last row: fold trees pruned to their root
     json.loads(model.dumps())

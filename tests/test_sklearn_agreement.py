@@ -75,7 +75,7 @@ def test_pruning_path_and_pruned_tree_match_sklearn(name):
     """Both grow the same full tree here (gini, exact thresholds): the weakest-link alphas are
     scikit-learn's ``cost_complexity_pruning_path``, and pruning at ``ccp_alpha`` keeps as many
     leaves and predicts the same."""
-    from dasktree.prune import weakest_link
+    from dasktree.model.prune import weakest_link
 
     X, y = _bundled(name)
     ours = DaskTreeClassifier(prune=None, max_bins=1024).fit(X, y)
