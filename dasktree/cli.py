@@ -269,8 +269,10 @@ def _cmd_show(args) -> dict | None:
 
 def format_cp(model) -> str:
     """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
+    from .model.report import cp_rows
+
     info = model.report.get("prune") or {}
-    table = info.get("cp_table") or []
+    table = cp_rows(model)
     cv = model.report.get("cv")
     head = f"{info.get('mode', 'none')} pruning"
     if info.get("alpha") is not None:

@@ -235,14 +235,16 @@ class DaskTreeClassifier(ParamsMixin):
         ``alpha``, ``leaves``, ``train_error``, ``cv_error``, ``cv_se`` (NaN without ``cv``)."""
         import pandas as pd
 
-        table = self._check_fitted().report["prune"]["cp_table"]
+        from .model.report import cp_rows
+
+        table = cp_rows(self._check_fitted())
         return pd.DataFrame(table, columns=["alpha", "leaves", "train_error", "cv_error", "cv_se"]).astype(
             {"cv_error": "float64", "cv_se": "float64"})
 
     @property
     def ccp_alpha_(self) -> float | None:
         """The alpha the tree was pruned at (None: pessimistic pruning or none)."""
-        return self._check_fitted().report["prune"]["alpha"]
+        return (self._check_fitted().report.get("prune") or {}).get("alpha")
 
     # ---------------------------------------------------------------- model
     @property

@@ -16,7 +16,7 @@ from ..errors import InputError
 from .model import Model, TreeModel
 
 __all__ = ["fold_scores", "cv_report", "PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning",
-           "pruned_fold_trees"]
+           "pruned_fold_trees", "cp_rows"]
 
 
 def fold_scores(tree: TreeModel) -> tuple[int, int, np.ndarray]:
@@ -159,6 +159,17 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
                                  old_cv.get("distinct_tests_per_level", []))
     pruned = tree.n_nodes != grown.n_nodes
     return dataclasses.replace(model, tree=tree, full_tree=grown if pruned else None, report=report)
+
+
+def cp_rows(model: Model) -> list[dict]:
+    """The model's cp table; a model saved before pruning existed gets it computed now (no pass)."""
+    from . import prune as cc
+
+    table = (model.report.get("prune") or {}).get("cp_table")
+    if table is None:
+        table = cc.cp_table(model.grown_tree, model.fold_trees, model.params.get("criterion", "gini"),
+                            int(model.params.get("repeats", 1) or 1))
+    return table
 
 
 def pruned_fold_trees(model: Model) -> list[TreeModel]:
