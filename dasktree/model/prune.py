@@ -29,7 +29,8 @@ error is the binomial ``sqrt(e (1 - e) / N)``, ``N`` the rows of one
 repetition (rpart's ``xstd`` is the same binomial figure for the
 misclassification risk). "cv" picks the largest alpha whose CV error is at most
 the minimum plus the minimum's standard error (the 1-SE rule), "cv-min" the
-minimum (the smaller alpha on ties).
+minimum (the larger alpha, the smaller tree, on ties, as rpart's ``which.min``
+over its table ordered from the root).
 
 Pessimistic pruning (Quinlan, C4.5: Programs for Machine Learning, Section 4.2).
 A node with ``N`` training rows of which ``E`` are not of its majority class
@@ -335,7 +336,7 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
 def choose_alpha(table: Sequence[dict], mode: str) -> int:
     """The row of ``table`` that "cv" (1-SE rule) or "cv-min" picks."""
     errors = np.array([row["cv_error"] for row in table], dtype=np.float64)
-    best = int(np.argmin(errors))  # the first minimum: the smallest alpha, the larger tree
+    best = int(np.flatnonzero(errors == errors.min())[-1])  # of equal errors, the largest alpha: the smallest tree
     if mode == "cv-min":
         return best
     bound = errors[best] + table[best]["cv_se"]

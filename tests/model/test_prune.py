@@ -201,6 +201,8 @@ def test_one_se_rule_and_minimum():
              {"alpha": 0.2, "cv_error": 0.21, "cv_se": 0.02}, {"alpha": 0.3, "cv_error": 0.23, "cv_se": 0.02},
              {"alpha": 0.4, "cv_error": 0.40, "cv_se": 0.02}]
     assert choose_alpha(table, "cv-min") == 1
+    tied = [{**row, "cv_error": 0.20} if row["alpha"] == 0.2 else row for row in table]
+    assert choose_alpha(tied, "cv-min") == 2  # of equal errors, the smaller tree
     assert choose_alpha(table, "cv") == 2  # 0.21 <= 0.20 + 0.02 < 0.23
 
 
