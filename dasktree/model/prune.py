@@ -172,11 +172,7 @@ def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterio
     return PruningPath(steps, step_alphas, leaf_from, parent)
 
 
-if numba is not None:
-    _jit = numba.njit(cache=True, nogil=True)
-else:  # pragma: no cover
-    def _jit(f):
-        return f
+_jit = numba.njit(cache=True, nogil=True) if numba is not None else (lambda f: f)  # compiled when numba is there
 
 
 @_jit
