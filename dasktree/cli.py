@@ -59,6 +59,11 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="bins of the numeric attributes: 'quantile' (default: exact up to --max-bins distinct "
                         "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
                         + ") whose intervals become the bins, at the cost of one more pass")
+    g.add_argument("--postpone", default=None, metavar="RULE",
+                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
+                        "times the fewest blocks); 0 < T <= 1")
     g = p.add_argument_group("pruning (no pass over the data)")
     g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
                    help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
@@ -178,7 +183,7 @@ def _cmd_fit(args) -> dict:
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection, binning=args.binning,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
         prune=args.prune, ccp_alpha=args.ccp_alpha, confidence=args.confidence,
     )
     model.save(args.out)

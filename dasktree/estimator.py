@@ -87,6 +87,17 @@ class DaskTreeClassifier(ParamsMixin):
         Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
     confidence : float, default 0.25
         C4.5's confidence factor CF for ``prune="pessimistic"``: smaller prunes more.
+    postpone : None, "analytic" or (rule, t), default None
+        Skip, at a node, the numeric attributes with many boundary points
+        (Elomaa & Rousu); a postponed attribute is considered again at every
+        deeper node. "analytic": those whose score bound (from the blocks'
+        counts) is below the best score found at the node, which never changes
+        the tree (criterion gini / entropy; with ``max_arity > 2``, selection
+        balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``:
+        search only the fraction t with the fewest blocks; ``("relative", t)``:
+        those with more than ``1 / t`` times the fewest blocks. ``0 < t <= 1``.
+        ``run_["levels"]`` gives per level the searches made and postponed and
+        the search time (:mod:`dasktree.split.postpone`).
     client : distributed.Client, optional
     scheduler : {"processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data is learned in this
@@ -106,7 +117,7 @@ class DaskTreeClassifier(ParamsMixin):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile", prune="auto", ccp_alpha=None,
+                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
                  confidence=0.25, client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -127,6 +138,7 @@ class DaskTreeClassifier(ParamsMixin):
         self.prune = prune
         self.ccp_alpha = ccp_alpha
         self.confidence = confidence
+        self.postpone = postpone
         self.client = client
         self.scheduler = scheduler
         self.cache = cache
