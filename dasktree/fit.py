@@ -18,7 +18,7 @@ from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
 from .engine.cluster import connect
 from .engine.progress import Progress
-from .errors import InputError
+from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
@@ -64,19 +64,19 @@ def _int(name: str, value, low: int, allow_none: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         want = f"an integer >= {low}" + (" or None" if allow_none else "")
-        raise InputError(f"{name} must be {want}, got {value!r}")
+        raise ParameterError(f"{name} must be {want}, got {value!r}")
 
 
 def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     """Check every learning parameter; the message names it, what it must be and what it got."""
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
-        raise InputError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
+        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     if p["criterion"] not in CRITERIA:
-        raise InputError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
+        raise ParameterError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
     if p["nominal_split"] not in NOMINAL_SPLITS:
-        raise InputError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
+        raise ParameterError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
     _int("max_depth", p["max_depth"], 1, allow_none=True)
     _int("min_samples_split", p["min_samples_split"], 2)
     _int("min_samples_leaf", p["min_samples_leaf"], 1)
@@ -84,35 +84,35 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("max_bins", p["max_bins"], 2)
     _int("max_categories", p["max_categories"], 2)
     if p["max_bins"] > 65535 or p["max_categories"] > 65535:
-        raise InputError("max_bins and max_categories must be at most 65535")
+        raise ParameterError("max_bins and max_categories must be at most 65535")
     for name in ("min_impurity_decrease", "max_histogram_mb"):
         value = p[name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     if p["max_histogram_mb"] == 0:
-        raise InputError("max_histogram_mb must be > 0, got 0")
+        raise ParameterError("max_histogram_mb must be > 0, got 0")
     _int("max_arity", p["max_arity"], 2)
     if p["max_arity"] > 64:
-        raise InputError(f"max_arity must be at most 64, got {p['max_arity']}")
+        raise ParameterError(f"max_arity must be at most 64, got {p['max_arity']}")
     if p["selection"] not in SELECTIONS:
-        raise InputError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
+        raise ParameterError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
     _int("cv", p["cv"], 2, allow_none=True)
     _int("repeats", p["repeats"], 1)
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
-        raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+        raise ParameterError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
     try:  # None, "analytic", or a heuristic (rule, t); kept as its text ("rank:0.5"), which JSON holds
         rule = parse_postpone(p["postpone"])
         check_postpone(rule, p["criterion"], p["max_arity"], p["selection"])
     except ValueError as e:
-        raise InputError(str(e)) from None
+        raise ParameterError(str(e)) from None
     p["postpone"] = postpone_text(rule)
     check_prune(p["prune"], p["ccp_alpha"], p["confidence"])
     if p["prune"] in ("cv", "cv-min") and p["cv"] is None:
-        raise InputError(f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
+        raise ParameterError(f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
                          "(or prune='pessimistic', or ccp_alpha=)")
     if p["repeats"] > 1 and p["cv"] is None:
-        raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
+        raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
 
 
@@ -148,6 +148,7 @@ def fit(
     part_rows: int = DEFAULT_PART_ROWS,
     storage_options: dict | None = None,
     progress: bool | Progress = False,
+    checkpoint: str | None = None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -194,6 +195,13 @@ def fit(
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
+    checkpoint : str or path, optional
+        A directory where every level pass's results are saved
+        (:mod:`dasktree.engine.checkpoint`); the same fit started again continues
+        from the last saved pass and gives the same model, bit for bit. A
+        checkpoint of other data or parameters is refused. Parquet datasets
+        only; remove the directory once the model is saved
+        (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -215,15 +223,27 @@ def fit(
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     if (key is not None or folds is not None) and p["cv"] is None:
-        raise InputError("key= and folds= are for cross-validation: give cv=k too")
+        raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
-        raise InputError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
+        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
     fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
-        raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
+        raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
+    if checkpoint is not None:
+        if not isinstance(source, ParquetSource):
+            raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                                 "gone with the process that held it")
+        from . import __version__
+        from .engine.checkpoint import Checkpoint
+
+        options["checkpoint"] = Checkpoint(checkpoint, {
+            "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
+            "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
+                        "nominal": list(nominal), "key": key, "folds": folds},
+            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .engine.local_runner import LocalRunner
@@ -242,7 +262,8 @@ def fit(
 
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
+              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
+              checkpoint=None) -> Model:
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
@@ -252,13 +273,17 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
 
         computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
     spec = computed if spec is None else _check_given_spec(spec, computed)
+    if checkpoint is not None:
+        from .engine.checkpoint import Resuming
+
+        checkpoint.check_spec(spec)
     runner.prepare(spec, k)
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
-    forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
+    forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = tree_model(forest, 0)

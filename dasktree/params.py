@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from .errors import InputError
+from .errors import ParameterError
 
 __all__ = ["ParamsMixin"]
 
@@ -29,7 +29,7 @@ class ParamsMixin:
         valid = self._param_names()
         for name, value in params.items():
             if name not in valid:
-                raise InputError(f"invalid parameter {name!r} for {type(self).__name__}; valid are {valid}")
+                raise ParameterError(f"invalid parameter {name!r} for {type(self).__name__}; valid are {valid}")
             setattr(self, name, value)
         return self
 

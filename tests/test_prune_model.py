@@ -128,10 +128,10 @@ def test_cli_show_cp_and_prune(tmp_path, capsys):
     assert load(out2).dumps() == model.prune(0.02).dumps()
     before = open(out2).read()
     assert main(["prune", path, "--mode", "pessimistic", "--out", out2]) == 1
-    assert "exists" in capsys.readouterr().err and open(out2).read() == before
+    assert "already exists" in capsys.readouterr().err and open(out2).read() == before
     assert main(["prune", path, "--mode", "pessimistic", "--out", out2, "--overwrite"]) == 0
     assert load(out2).report["prune"]["mode"] == "pessimistic"
-    assert main(["prune", path, "--alpha", "-1", "--out", str(tmp_path / "m3.json")]) == 1
+    assert main(["prune", path, "--alpha", "-1", "--out", str(tmp_path / "m3.json")]) == 2
     assert not os.path.exists(tmp_path / "m3.json")
 
 

@@ -29,7 +29,7 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
     out = predict_table(model, table, keep)
     path = f"{directory}/part-{part.index:05d}.parquet"
     with fs.open(path, "wb") as f:
-        pq.write_table(out, f)
+        pq.write_table(out, f, write_page_checksum=True)  # readers can tell a damaged page
     return path
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 from .model import Model, TreeModel
 
 __all__ = ["fold_scores", "cv_report", "PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning",
@@ -75,15 +75,15 @@ def _finite(value) -> float | None:
 def check_prune(mode, alpha, confidence) -> None:
     """Bad pruning arguments, before any work: one line naming the value."""
     if mode is not None and mode not in PRUNE_MODES:
-        raise InputError(f"prune must be one of {[*PRUNE_MODES, None]}, got {mode!r}")
+        raise ParameterError(f"prune must be one of {[*PRUNE_MODES, None]}, got {mode!r}")
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
                               or not np.isfinite(alpha) or alpha < 0):
-        raise InputError(f"ccp_alpha must be a finite number >= 0 or None, got {alpha!r}")
+        raise ParameterError(f"ccp_alpha must be a finite number >= 0 or None, got {alpha!r}")
     if alpha is not None and mode not in (None, "auto"):
-        raise InputError(f"give prune= or ccp_alpha=, not both (got prune={mode!r}, ccp_alpha={alpha!r})")
+        raise ParameterError(f"give prune= or ccp_alpha=, not both (got prune={mode!r}, ccp_alpha={alpha!r})")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)) \
             or not 0 < confidence < 1:
-        raise InputError(f"confidence must be a number in (0, 1) (C4.5's CF), got {confidence!r}")
+        raise ParameterError(f"confidence must be a number in (0, 1) (C4.5's CF), got {confidence!r}")
 
 
 def resolve_prune(mode, alpha, has_folds: bool) -> str:
@@ -118,7 +118,7 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
 
     check_prune(mode, alpha, confidence)
     if alpha is None and mode is None:
-        raise InputError("give the alpha to prune at, or a mode (cv, cv-min, pessimistic, none)")
+        raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, pessimistic, none)")
     mode = resolve_prune(mode, alpha, bool(model.fold_trees))
     if mode in ("cv", "cv-min") and not model.fold_trees:
         raise InputError(f"prune={mode!r} needs the cross-validation fold trees: fit with cv=k "
