@@ -1,4 +1,4 @@
-"""The ``dasktree`` command: fit, predict, discretize, show, demo.
+"""The ``dasktree`` command: fit, predict, discretize, show, prune, demo.
 
 Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
 a file cannot be used (one line on stderr); 2 bad usage, including a bad
@@ -89,6 +89,15 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                         "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
                         "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
                         "times the fewest blocks); 0 < T <= 1")
+    g = p.add_argument_group("pruning (no pass over the data)")
+    g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
+                   help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
+                        "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
+                        "(default auto: cv-min with --cv, else pessimistic)")
+    g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
+                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha)")
+    g.add_argument("--confidence", type=float, default=0.25, metavar="CF",
+                   help="C4.5's confidence factor for --prune pessimistic (default 0.25; smaller prunes more)")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
@@ -159,7 +168,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("show", help="print a saved model")
     p.add_argument("model")
-    p.add_argument("--format", choices=["text", "dot", "json", "report"], default="text")
+    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
+                   help="cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
+
+    p = sub.add_parser("prune", help="prune a saved model again from its grown tree (no pass over the data)")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at")
+    how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
+                     help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree)")
+    p.add_argument("--confidence", type=float, default=0.25, metavar="CF", help="with --mode pessimistic")
+    p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
     p = sub.add_parser("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
     p.add_argument("--rows", type=int, default=200_000)
@@ -189,6 +210,7 @@ def _cmd_fit(args) -> dict:
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
         max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
+        prune=args.prune, ccp_alpha=args.ccp_alpha, confidence=args.confidence,
         cv=args.cv, repeats=args.repeats, seed=args.seed,
     )
     validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
@@ -206,6 +228,10 @@ def _cmd_fit(args) -> dict:
         remove_checkpoint(args.checkpoint)
     if not args.json:
         r = model.report
+        pruned = r["prune"]
+        if pruned["mode"] != "none":
+            at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
+            print(f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
         print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
               f"in {model.run['seconds']['total']:.2f}s")
@@ -273,11 +299,52 @@ def _cmd_show(args) -> dict | None:
         sys.stdout.write(export_text(model))
     elif args.format == "dot":
         sys.stdout.write(export_dot(model))
+    elif args.format == "cp":
+        sys.stdout.write(format_cp(model))
     elif args.format == "report":
         print(json.dumps(model.report, indent=2))
     else:
         print(model.dumps())
     return None
+
+
+def format_cp(model) -> str:
+    """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
+    from .model.report import cp_rows
+
+    info = model.report.get("prune") or {}
+    table = cp_rows(model)
+    cv = model.report.get("cv")
+    head = f"{info.get('mode', 'none')} pruning"
+    if info.get("alpha") is not None:
+        head += f" at alpha {info['alpha']:.6g}"
+    head += f": {model.report['leaves']} of {info.get('leaves_grown', model.grown_tree.n_leaves)} leaves"
+    if cv:
+        head += f"; {cv['repeats']}x{cv['folds']}-fold cross-validation"
+    lines = [head, f"  {'alpha':>12} {'leaves':>7} {'train_error':>12} {'cv_error':>9} {'cv_se':>8}"]
+    for row in table:
+        mark = "*" if info.get("alpha") is not None and row["alpha"] == info["alpha"] else " "
+        cv_e = "-" if row["cv_error"] is None else f"{row['cv_error']:.4f}"
+        cv_s = "-" if row["cv_se"] is None else f"{row['cv_se']:.4f}"
+        lines.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7d} {row['train_error']:>12.4f} {cv_e:>9} {cv_s:>8}")
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_prune(args) -> dict:
+    from .io.outputs import atomic_write_text, check_file_out
+    from .model import load
+    from .model.report import check_prune
+
+    check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
+    check_file_out(args.out, overwrite=args.overwrite)
+    model = load(args.model).prune(args.alpha, mode=args.mode, confidence=args.confidence)
+    atomic_write_text(args.out, model.dumps())
+    r = model.report
+    if not args.json:
+        print(f"wrote {args.out}: {r['prune']['mode']} pruning, {r['prune']['leaves_grown']} -> {r['leaves']} leaves"
+              + (f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}" if "cv" in r else ""))
+    return {"model": args.out, "prune": {k: v for k, v in r["prune"].items() if k != "cp_table"},
+            "leaves": r["leaves"], "cv": r.get("cv", {}).get("accuracy_pooled")}
 
 
 def _cmd_demo(args) -> dict:
@@ -308,7 +375,7 @@ def _cmd_demo(args) -> dict:
 
 
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
-            "demo": _cmd_demo}
+            "prune": _cmd_prune, "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -73,6 +73,20 @@ class DaskTreeClassifier(ParamsMixin):
         pass-0 bins into the method's intervals, and the tree grows on those
         (global discretization; thresholds are the method's cut points, the
         same as ``Discretizer(method, max_bins=max_bins)`` finds).
+    prune : {"auto", "cv", "cv-min", "pessimistic", "none", None}, default "auto"
+        How the grown tree is pruned (:mod:`dasktree.model.prune`); no pass over the
+        data either way. "cv": cost-complexity pruning (CART) with alpha chosen
+        by the 1-SE rule from the ``cv`` fold trees' held-out counts; "cv-min":
+        the alpha of least CV error; "pessimistic": C4.5's error-based pruning
+        (subtree replacement, ``confidence``); None or "none": the grown tree.
+        "auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning
+        needs the fold trees, which cost ``cv`` more trees in every pass (see
+        the README for the measurements behind this default). The model keeps
+        the grown tree, so :meth:`prune_model` re-prunes it without a pass.
+    ccp_alpha : float or None, default None
+        Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
+    confidence : float, default 0.25
+        C4.5's confidence factor CF for ``prune="pessimistic"``: smaller prunes more.
     postpone : None, "analytic" or (rule, t), default None
         Skip, at a node, the numeric attributes with many boundary points
         (Elomaa & Rousu); a postponed attribute is considered again at every
@@ -103,8 +117,8 @@ class DaskTreeClassifier(ParamsMixin):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None,
-                 client=None, scheduler=None, cache="auto", progress=False):
+                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
+                 confidence=0.25, client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -121,6 +135,9 @@ class DaskTreeClassifier(ParamsMixin):
         self.repeats = repeats
         self.seed = seed
         self.binning = binning
+        self.prune = prune
+        self.ccp_alpha = ccp_alpha
+        self.confidence = confidence
         self.postpone = postpone
         self.client = client
         self.scheduler = scheduler
@@ -213,13 +230,44 @@ class DaskTreeClassifier(ParamsMixin):
         """Mean accuracy on ``X, y``."""
         return float(np.mean(self.predict(X) == np.asarray(y)))
 
+    # ---------------------------------------------------------------- pruning
+    def prune_model(self, alpha: float | None = None, *, mode: str | None = None,
+                    confidence: float | None = None) -> "DaskTreeClassifier":
+        """Prune the grown tree again, without a pass: at ``alpha``, or by ``mode``
+        ("cv", "cv-min", "pessimistic", "none"). The CV report and the cp table
+        follow. Returns ``self``."""
+        model = self._check_fitted()
+        confidence = self.confidence if confidence is None else confidence
+        self._set_model(model.prune(alpha, mode=mode, confidence=confidence))
+        return self
+
+    @property
+    def cp_table_(self):
+        """rpart's ``printcp`` as a DataFrame: per subtree of the weakest-link sequence,
+        ``alpha``, ``leaves``, ``train_error``, ``cv_error``, ``cv_se`` (NaN without ``cv``)."""
+        import pandas as pd
+
+        from .model.report import cp_rows
+
+        table = cp_rows(self._check_fitted())
+        return pd.DataFrame(table, columns=["alpha", "leaves", "train_error", "cv_error", "cv_se"]).astype(
+            {"cv_error": "float64", "cv_se": "float64"})
+
+    @property
+    def ccp_alpha_(self) -> float | None:
+        """The alpha the tree was pruned at (None: pessimistic pruning or none)."""
+        return (self._check_fitted().report.get("prune") or {}).get("alpha")
+
     # ---------------------------------------------------------------- model
     @property
     def fold_trees_(self) -> list["DaskTreeClassifier"]:
-        """Each fold tree of the cross-validation forest as a fitted classifier (repeat-major)."""
+        """Each fold tree of the cross-validation forest as a fitted classifier (repeat-major),
+        pruned as the main tree was (as the CV report counts it)."""
+        from .model.report import pruned_fold_trees
+
         model = self._check_fitted()
         out = []
-        for tree in model.fold_trees:
+        for tree in pruned_fold_trees(model):
             fold = Model(spec=model.spec, target=model.target, tree=tree, params=model.params)
             out.append(DaskTreeClassifier.from_model(fold))
         return out

@@ -26,7 +26,7 @@ from .io.folds import FoldSpec
 from .io.schema import resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .model.model import Model
-from .model.report import cv_report
+from .model.report import apply_pruning, check_prune, cv_report, resolve_prune
 from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 
@@ -50,6 +50,9 @@ DEFAULTS: dict[str, Any] = {
     "seed": 0,
     "binning": "quantile",
     "postpone": None,
+    "prune": "auto",
+    "ccp_alpha": None,
+    "confidence": 0.25,
 }
 
 BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
@@ -104,6 +107,10 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     except ValueError as e:
         raise ParameterError(str(e)) from None
     p["postpone"] = postpone_text(rule)
+    check_prune(p["prune"], p["ccp_alpha"], p["confidence"])
+    if p["prune"] in ("cv", "cv-min") and p["cv"] is None:
+        raise ParameterError(f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
+                         "(or prune='pessimistic', or ccp_alpha=)")
     if p["repeats"] > 1 and p["cv"] is None:
         raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
@@ -205,6 +212,11 @@ def fit(
         attribute's pass-0 bins into the method's intervals (global
         discretization), and the tree grows on those intervals as its bins;
         its thresholds are the method's cut points.
+        ``prune`` (default "auto": "cv-min" with ``cv``, else "pessimistic"),
+        ``ccp_alpha`` and ``confidence`` prune the grown tree after the last
+        pass, with no pass of their own (:mod:`dasktree.model.prune`,
+        :func:`dasktree.model.report.apply_pruning`); the model keeps the grown
+        tree too, and the CV report counts the fold trees pruned alike.
     """
     started = time.perf_counter()
     p = validate_params(params)
@@ -325,8 +337,15 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
-    return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
-                 fold_trees=fold_trees)
+    model = Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
+                  fold_trees=fold_trees)
+    pruning = time.perf_counter()
+    mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
+    model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
+                          confidence=p["confidence"])
+    run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
+    run["seconds"]["total"] = round(time.perf_counter() - started, 4)
+    return model
 
 
 def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:

@@ -47,7 +47,7 @@ def test_max_leaf_nodes_is_a_budget_spent_on_the_best_splits():
 def test_min_impurity_decrease_and_min_samples_match_sklearn_semantics():
     X, y = load_breast_cancer(return_X_y=True, as_frame=True)
     for params in ({"min_impurity_decrease": 0.01}, {"min_samples_leaf": 20}, {"min_samples_split": 60}):
-        ours = DaskTreeClassifier(max_depth=6, max_bins=1024, **params).fit(X, y)
+        ours = DaskTreeClassifier(max_depth=6, max_bins=1024, prune=None, **params).fit(X, y)
         sk = DecisionTreeClassifier(max_depth=6, random_state=0, **params).fit(X, y)
         assert ours.tree_.n_leaves == sk.get_n_leaves(), params
         leaves = ours.tree_.counts[[i for i, t in enumerate(ours.tree_.tests) if t is None]].sum(axis=1)

@@ -47,7 +47,7 @@ def _root(sk):
 def test_root_split_and_accuracy_match_sklearn(name, seed, criterion):
     X, y = _generated(seed) if name == "generated" else _bundled(name)
     depth = 5
-    ours = DaskTreeClassifier(criterion=criterion, max_depth=depth, max_bins=1024).fit(X, y)
+    ours = DaskTreeClassifier(criterion=criterion, max_depth=depth, max_bins=1024, prune=None).fit(X, y)
     assert all(f["exact"] for f in ours.report_["features"])  # few distinct values: exact bins
     roots = set()
     for random_state in range(8):
@@ -68,3 +68,26 @@ def test_root_split_and_accuracy_match_sklearn(name, seed, criterion):
     our_accuracy = ours.score(X, y)
     assert ours.report_["training_accuracy"] == pytest.approx(our_accuracy)
     assert abs(our_accuracy - sk_accuracy) <= 0.001 + 1e-12, (our_accuracy, sk_accuracy)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer"])
+def test_pruning_path_and_pruned_tree_match_sklearn(name):
+    """Both grow the same full tree here (gini, exact thresholds): the weakest-link alphas are
+    scikit-learn's ``cost_complexity_pruning_path``, and pruning at ``ccp_alpha`` keeps as many
+    leaves and predicts the same."""
+    from dasktree.model.prune import weakest_link
+
+    X, y = _bundled(name)
+    ours = DaskTreeClassifier(prune=None, max_bins=1024).fit(X, y)
+    sk = DecisionTreeClassifier(random_state=0).fit(X, y)
+    assert ours.tree_.n_leaves == sk.get_n_leaves()
+    path = weakest_link(ours.tree_.children, ours.tree_.counts, "gini")
+    theirs = sk.cost_complexity_pruning_path(X, y).ccp_alphas
+    assert len(path.step_alphas) == len(theirs) - 1
+    assert np.allclose(np.sort(path.step_alphas), np.sort(theirs[1:]), rtol=1e-9, atol=1e-15)
+    alphas = path.alphas
+    for alpha in (alphas[1:] + alphas[:-1]) / 2:
+        pruned = DaskTreeClassifier(ccp_alpha=float(alpha), max_bins=1024).fit(X, y)
+        sk_pruned = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
+        assert pruned.tree_.n_leaves == sk_pruned.get_n_leaves()
+        assert (pruned.predict(X) == sk_pruned.predict(X)).mean() >= 0.99

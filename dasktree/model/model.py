@@ -122,8 +122,25 @@ class Model:
     tree: TreeModel
     params: dict = field(default_factory=dict)
     report: dict = field(default_factory=dict)
-    fold_trees: list[TreeModel] = field(default_factory=list)
+    fold_trees: list[TreeModel] = field(default_factory=list)  # grown in full; pruned on use
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
+    full_tree: TreeModel | None = None  # the grown tree when ``tree`` is a pruned subtree of it
+
+    @property
+    def grown_tree(self) -> TreeModel:
+        """The tree as grown, before any pruning (``tree`` is the one predictions use)."""
+        return self.tree if self.full_tree is None else self.full_tree
+
+    def prune(self, alpha: float | None = None, *, mode: str | None = None, confidence: float = 0.25) -> "Model":
+        """This model pruned anew from its grown tree, without a pass over the data.
+
+        ``alpha``: cost-complexity pruning at that alpha (the main tree and, for
+        the CV report, every fold tree). Or ``mode``: "cv" (1-SE rule), "cv-min",
+        "pessimistic" (C4.5, ``confidence``) or "none". See :mod:`dasktree.model.prune`.
+        """
+        from .report import apply_pruning
+
+        return apply_pruning(self, alpha=alpha, mode=mode, confidence=confidence)
 
     @property
     def classes(self) -> tuple:
@@ -175,6 +192,7 @@ class Model:
             "tree": self.tree.to_json(),
             "fold_trees": [t.to_json() for t in self.fold_trees],
             "report": self.report,
+            **({} if self.full_tree is None else {"full_tree": self.full_tree.to_json()}),
         }
 
     @classmethod
@@ -189,6 +207,7 @@ class Model:
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
                 params=d.get("params", {}), report=d.get("report", {}),
                 fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
+                full_tree=TreeModel.from_json(d["full_tree"]) if "full_tree" in d else None,
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None

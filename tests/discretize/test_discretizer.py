@@ -387,7 +387,7 @@ def test_a_failed_write_leaves_nothing(tmp_path, monkeypatch):
 @pytest.mark.parametrize("method", DISCRETIZERS)
 def test_binning_tree_thresholds_are_discretizer_cut_points(method):
     frame = mixed(n=4000)
-    clf = DaskTreeClassifier(max_depth=4, binning=method, max_bins=128).fit(frame, target="y")
+    clf = DaskTreeClassifier(max_depth=4, binning=method, max_bins=128, prune=None).fit(frame, target="y")
     cuts = Discretizer(method, max_bins=128).fit(frame, target="y").cut_points_
     thresholds = [(clf.model_.features[t.attribute], th) for t in clf.tree_.tests
                   if t is not None and t.kind == "numeric" for th in t.thresholds]

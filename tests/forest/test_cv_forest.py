@@ -40,7 +40,7 @@ DATA = _datasets()
                                                     (5, 3, 4, 4)])
 def test_each_fold_tree_equals_a_tree_grown_on_its_training_rows(name, cv, repeats, depth, seed):
     frame, target = DATA[name]
-    params = dict(max_depth=depth, criterion="entropy", max_bins=32, min_samples_leaf=3)
+    params = dict(max_depth=depth, criterion="entropy", max_bins=32, min_samples_leaf=3, prune=None)  # grown trees
     clf = DaskTreeClassifier(cv=cv, repeats=repeats, seed=seed, **params).fit(frame, target=target)
     folds = _folds(frame, cv, repeats, seed)
     assert len(clf.model_.fold_trees) == cv * repeats
@@ -153,7 +153,7 @@ def test_only_fold_grows_the_same_tree_as_the_forest():
     frame, target = DATA["agrawal-f7"]
     forest = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1)
     for t in (0, 3, 7):
-        alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, only_fold=t)
+        alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, only_fold=t, prune=None)
         assert alone.tree.to_json() == forest.fold_trees[t].to_json()
     with pytest.raises(dasktree.InputError, match="only_fold must be in 0..cv"):
         dasktree.fit(frame, target=target, cv=5, only_fold=5)

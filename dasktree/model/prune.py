@@ -1,0 +1,439 @@
+"""Pruning a grown tree: CART's cost complexity (weakest link) and C4.5's pessimistic pruning.
+
+Pure numpy on a tree's flat arrays (``children``, ``counts`` and, for a fold
+tree, ``validation``); nothing here knows of Dask or the forest.
+
+Cost complexity (Breiman et al., CART, Chapter 3; scikit-learn's definition).
+The risk of a node is ``R(t) = N_t / N * impurity(t)`` (gini, or entropy for
+"entropy" and "gain_ratio"), ``N`` the tree's training rows. The weakest link
+of a tree is the internal node ``t`` with the least effective alpha
+``(R(t) - R(T_t)) / (|leaves(T_t)| - 1)``, ``T_t`` the branch below ``t``;
+collapsing weakest links one by one gives the nested subtrees ``T(alpha)``,
+``T(alpha)`` being the smallest subtree minimising
+``R_alpha(T) = R(T) + alpha * |leaves(T)|``. A node is a leaf of ``T(alpha)``
+iff the alpha at which it collapses is ``<= alpha`` (scikit-learn's
+``ccp_alpha`` rule), which :attr:`PruningPath.leaf_from` holds per node.
+
+Cross-validated choice (CART's Section 3.4; Blockeel & Struyf, 004, Section 1).
+Each fold tree of the forest has its own sequence; the main tree's subtree
+``T_k`` (alphas ``alpha_k <= alpha < alpha_{k+1}``) is scored by pruning every
+fold tree at the geometric mean ``beta_k = sqrt(alpha_k * alpha_{k+1})``
+(``beta`` of the last, the root alone, is infinite) and counting the held-out
+rows misclassified at the leaves that remain. The forest knows the held-out
+counts at EVERY node of a fold tree (004, Section 2.2.2), so no row is read
+again. Each leaf predicts ``argmax`` of its training class probabilities
+(ties to the first class, as prediction). The CV error of ``T_k`` is the
+misclassified held-out rows over all held-out rows (with repeats: the mean
+of the repetitions, each of which holds out every row once); its standard
+error is the binomial ``sqrt(e (1 - e) / N)``, ``N`` the rows of one
+repetition (rpart's ``xstd`` is the same binomial figure for the
+misclassification risk). "cv" picks the largest alpha whose CV error is at most
+the minimum plus the minimum's standard error (the 1-SE rule), "cv-min" the
+minimum (the larger alpha, the smaller tree, on ties, as rpart's ``which.min``
+over its table ordered from the root).
+
+Pessimistic pruning (Quinlan, C4.5: Programs for Machine Learning, Section 4.2).
+A node with ``N`` training rows of which ``E`` are not of its majority class
+is estimated to err on ``N * U_CF(E, N)`` rows, ``U_CF`` the upper limit of
+the binomial confidence interval at confidence ``CF``, computed as C4.5's
+``AddErrs`` does (exact for ``E = 0``, interpolated for ``E < 1``, the normal
+approximation with continuity correction above). Bottom up, a node becomes a
+leaf when its estimate is at most its (already pruned) branch's estimate plus
+0.1 (C4.5's rule). C4.5's subtree raising (grafting the largest child in the
+node's place) is not done: it re-distributes the node's rows down the raised
+branch, which needs those rows routed again, a further pass over the data.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from ..split.criteria import entropy, gini
+
+try:
+    import numba
+except ImportError:  # pragma: no cover
+    numba = None
+
+__all__ = [
+    "MODES",
+    "PruningPath",
+    "leaf_errors",
+    "node_risk",
+    "weakest_link",
+    "leaves_at",
+    "sums_at",
+    "cp_table",
+    "choose_alpha",
+    "fold_alpha",
+    "c45_added_errors",
+    "pessimistic_leaves",
+    "pruned_tree",
+]
+
+MODES = ("cv", "cv-min", "pessimistic", "none", "alpha")
+"""Pruning modes: CV with the 1-SE rule, CV minimum, C4.5's pessimistic, none, a fixed alpha."""
+
+
+def _parents(children: Sequence[Sequence[int]]) -> np.ndarray:
+    parent = np.full(len(children), -1, dtype=np.int64)
+    for i, kids in enumerate(children):
+        for c in kids:
+            parent[c] = i
+    return parent
+
+
+def node_risk(counts: np.ndarray, criterion: str) -> np.ndarray:
+    """``R(t) = N_t / N * impurity(t)`` per node, ``N`` the root's rows (scikit-learn's definition)."""
+    counts = np.asarray(counts, dtype=np.float64)
+    n = counts.sum(axis=1)
+    impurity = gini(counts) if criterion == "gini" else entropy(counts)
+    total = n[0] if n.size and n[0] > 0 else 1.0
+    return n * impurity / total
+
+
+def _value(children: Sequence[Sequence[int]], counts: np.ndarray) -> np.ndarray:
+    """Class probabilities per node; a node without training rows takes its parent's (as prediction)."""
+    counts = np.asarray(counts)
+    total = counts.sum(axis=1)
+    value = np.zeros(counts.shape, dtype=np.float64)
+    np.divide(counts, total[:, None], out=value, where=total[:, None] > 0)
+    for i, kids in enumerate(children):  # parents come first (breadth-first order)
+        for c in kids:
+            if total[c] == 0:
+                value[c] = value[i]
+    return value
+
+
+def leaf_errors(children: Sequence[Sequence[int]], counts: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Rows each node misclassifies as a leaf: of ``rows`` (default: the training counts) per node,
+    those not of the class the node predicts (``argmax`` of its training class probabilities)."""
+    rows = np.asarray(counts if rows is None else rows, dtype=np.int64)
+    predicted = np.argmax(_value(children, counts), axis=1)
+    return rows.sum(axis=1) - rows[np.arange(len(rows)), predicted]
+
+
+@dataclass(frozen=True)
+class PruningPath:
+    """The weakest-link sequence of one tree.
+
+    Attributes
+    ----------
+    step_nodes : (n_steps,) int
+        The node collapsed at each step (the last is the root).
+    step_alphas : (n_steps,) float
+        Its effective alpha when collapsed: scikit-learn's
+        ``cost_complexity_pruning_path(...).ccp_alphas[1:]``.
+    leaf_from : (n_nodes,) float
+        The least alpha at which the node is a leaf of ``T(alpha)`` or gone
+        (``-inf`` at the grown tree's leaves). Non-decreasing from a node to its
+        parent; ``T(alpha)``'s leaves are the nodes with
+        ``leaf_from[i] <= alpha < leaf_from[parent(i)]``.
+    parent : (n_nodes,) int
+        Each node's parent (-1 at the root).
+    """
+
+    step_nodes: np.ndarray
+    step_alphas: np.ndarray
+    leaf_from: np.ndarray
+    parent: np.ndarray
+
+    @property
+    def alphas(self) -> np.ndarray:
+        """The distinct alphas ``alpha_0 = 0 < alpha_1 < ...`` at which ``T(alpha)`` changes."""
+        internal = self.leaf_from[np.isfinite(self.leaf_from)]
+        return np.unique(np.concatenate([[0.0], np.maximum(internal, 0.0)]))
+
+
+def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterion: str) -> PruningPath:
+    """Collapse weakest links until only the root is left (CART's pruning sequence).
+
+    The least effective alpha is taken first (the lower node number on ties);
+    after a collapse only the ancestors' alphas change, so they are pushed
+    again on a heap and stale entries are skipped: ``O(n log n + sum of
+    depths)`` in the compiled :func:`_collapse_order`.
+    """
+    n_nodes = len(children)
+    parent = _parents(children)
+    sizes = np.fromiter((len(k) for k in children), dtype=np.int64, count=n_nodes)
+    start = np.zeros(n_nodes + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    flat = np.fromiter((c for k in children for c in k), dtype=np.int64, count=int(start[-1]))
+    internal = sizes > 0
+    steps, step_alphas = _collapse_order(parent, start, flat, node_risk(counts, criterion), internal)
+    leaf_from = np.where(internal, np.inf, -np.inf)
+    leaf_from[steps] = np.maximum.accumulate(step_alphas) if steps.size else step_alphas
+    _inherit(leaf_from, parent, internal)
+    return PruningPath(steps, step_alphas, leaf_from, parent)
+
+
+_jit = numba.njit(cache=True, nogil=True) if numba is not None else (lambda f: f)  # compiled when numba is there
+
+
+@_jit
+def _inherit(leaf_from, parent, internal):
+    """A node below a collapsed one is gone from the same alpha on (parents first: breadth-first)."""
+    for i in range(1, leaf_from.size):
+        if internal[i] and leaf_from[parent[i]] < leaf_from[i]:
+            leaf_from[i] = leaf_from[parent[i]]
+
+
+@_jit
+def _before(a1, n1, a2, n2):
+    return a1 < a2 or (a1 == a2 and n1 < n2)
+
+
+@_jit
+def _push(h_alpha, h_node, h_version, size, alpha, node, version):
+    """Put (alpha, node, version) on the binary min-heap of ``size`` entries; returns the new size."""
+    j = size
+    while j > 0:
+        up = (j - 1) // 2
+        if not _before(alpha, node, h_alpha[up], h_node[up]):
+            break
+        h_alpha[j], h_node[j], h_version[j] = h_alpha[up], h_node[up], h_version[up]
+        j = up
+    h_alpha[j], h_node[j], h_version[j] = alpha, node, version
+    return size + 1
+
+
+@_jit
+def _collapse_order(parent, start, flat, risk, internal):
+    """The weakest-link steps: (nodes collapsed in order, their effective alphas)."""
+    n = parent.size
+    r_branch = np.where(internal, 0.0, risk)
+    n_leaves = np.where(internal, 0, 1).astype(np.int64)
+    depth = np.zeros(n, dtype=np.int64)
+    for i in range(1, n):
+        depth[i] = depth[parent[i]] + 1
+    for i in range(n - 1, 0, -1):  # children come after their parents (breadth-first order)
+        r_branch[parent[i]] += r_branch[i]
+        n_leaves[parent[i]] += n_leaves[i]
+    n_internal = int(internal.sum())
+    capacity = n_internal * (int(depth.max()) + 2) + 1
+    h_alpha = np.empty(capacity, dtype=np.float64)
+    h_node = np.empty(capacity, dtype=np.int64)
+    h_version = np.empty(capacity, dtype=np.int64)
+    version = np.zeros(n, dtype=np.int64)
+    gone = np.zeros(n, dtype=np.bool_)
+    size = 0
+    steps = np.empty(n_internal, dtype=np.int64)
+    alphas = np.empty(n_internal, dtype=np.float64)
+    n_steps = 0
+    stack = np.empty(n, dtype=np.int64)
+    for node in range(n):
+        if internal[node]:
+            a = (risk[node] - r_branch[node]) / (n_leaves[node] - 1) if n_leaves[node] > 1 else 0.0
+            size = _push(h_alpha, h_node, h_version, size, a, node, 0)
+    while size > 0:
+        alpha, node, v = h_alpha[0], h_node[0], h_version[0]
+        # pop: move the last entry down from the top
+        size -= 1
+        la, ln, lv = h_alpha[size], h_node[size], h_version[size]
+        j = 0
+        while True:
+            c = 2 * j + 1
+            if c >= size:
+                break
+            if c + 1 < size and _before(h_alpha[c + 1], h_node[c + 1], h_alpha[c], h_node[c]):
+                c += 1
+            if not _before(h_alpha[c], h_node[c], la, ln):
+                break
+            h_alpha[j], h_node[j], h_version[j] = h_alpha[c], h_node[c], h_version[c]
+            j = c
+        h_alpha[j], h_node[j], h_version[j] = la, ln, lv
+        if gone[node] or v != version[node]:
+            continue
+        steps[n_steps] = node
+        alphas[n_steps] = alpha
+        n_steps += 1
+        top = 0
+        for k in range(start[node], start[node + 1]):
+            stack[top] = flat[k]
+            top += 1
+        while top > 0:  # the branch below leaves the tree
+            top -= 1
+            c = stack[top]
+            if not gone[c]:
+                gone[c] = True
+                for k in range(start[c], start[c + 1]):
+                    stack[top] = flat[k]
+                    top += 1
+        gone[node] = True  # a leaf from now on: never a candidate again
+        removed = n_leaves[node] - 1
+        diff = risk[node] - r_branch[node]
+        r_branch[node] = risk[node]
+        n_leaves[node] = 1
+        anc = parent[node]
+        while anc >= 0:
+            n_leaves[anc] -= removed
+            r_branch[anc] += diff
+            version[anc] += 1
+            a = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
+            size = _push(h_alpha, h_node, h_version, size, a, anc, version[anc])
+            anc = parent[anc]
+    return steps[:n_steps], alphas[:n_steps]
+
+
+def leaves_at(path: PruningPath, alpha: float) -> np.ndarray:
+    """Boolean mask of the nodes that are leaves of ``T(alpha)``."""
+    parent_from = np.where(path.parent >= 0, path.leaf_from[np.maximum(path.parent, 0)], np.inf)
+    return (path.leaf_from <= alpha) & ((parent_from > alpha) | (path.parent < 0))
+
+
+def sums_at(path: PruningPath, values: np.ndarray, alphas: np.ndarray) -> np.ndarray:
+    """``sum(values[leaves of T(alpha)])`` for each of the sorted ``alphas`` (counts, errors, ...)."""
+    alphas = np.asarray(alphas, dtype=np.float64)
+    parent_from = np.where(path.parent >= 0, path.leaf_from[np.maximum(path.parent, 0)], np.inf)
+    start = np.searchsorted(alphas, path.leaf_from, side="left")
+    stop = np.where(path.parent >= 0, np.searchsorted(alphas, parent_from, side="left"), len(alphas))
+    diff = np.zeros(len(alphas) + 1, dtype=np.asarray(values).dtype)
+    np.add.at(diff, start, values)
+    np.add.at(diff, stop, -np.asarray(values))
+    return np.cumsum(diff)[:-1]
+
+
+def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
+             paths: tuple[PruningPath, Sequence[PruningPath]] | None = None) -> list[dict]:
+    """rpart's ``printcp`` for the main ``tree`` (an object with ``children``, ``counts``):
+    one row per subtree ``T_k`` of its sequence, with ``alpha``, ``leaves``,
+    ``train_error`` (misclassified training rows / rows), and with fold trees
+    (with ``validation`` counts) ``cv_error`` and ``cv_se``, else None.
+    ``paths``: the trees' :func:`weakest_link` sequences, if already known."""
+    if paths is None:
+        paths = (weakest_link(tree.children, tree.counts, criterion),
+                 [weakest_link(f.children, f.counts, criterion) for f in fold_trees])
+    path, fold_paths = paths
+    alphas = path.alphas
+    n = max(1, int(np.asarray(tree.counts).sum(axis=1)[0]))
+    leaves = sums_at(path, np.ones(len(tree.children), dtype=np.int64), alphas)
+    train = sums_at(path, leaf_errors(tree.children, tree.counts), alphas)
+    cv_error = cv_se = [None] * len(alphas)
+    if fold_trees:
+        betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)  # the root alone: pruned to the root
+        wrong = np.zeros(len(alphas), dtype=np.int64)
+        held = 0
+        for fold, fold_path in zip(fold_trees, fold_paths):
+            wrong += sums_at(fold_path, leaf_errors(fold.children, fold.counts, fold.validation), betas)
+            held += int(np.asarray(fold.validation)[0].sum())
+        e = wrong / max(1, held)
+        per_repeat = max(1, held // max(1, repeats))
+        cv_error = e.tolist()
+        cv_se = np.sqrt(e * (1.0 - e) / per_repeat).tolist()
+    return [{"alpha": float(a), "leaves": int(nl), "train_error": float(t) / n, "cv_error": ce, "cv_se": se}
+            for a, nl, t, ce, se in zip(alphas, leaves, train, cv_error, cv_se)]
+
+
+def choose_alpha(table: Sequence[dict], mode: str) -> int:
+    """The row of ``table`` that "cv" (1-SE rule) or "cv-min" picks."""
+    errors = np.array([row["cv_error"] for row in table], dtype=np.float64)
+    best = int(np.flatnonzero(errors == errors.min())[-1])  # of equal errors, the largest alpha: the smallest tree
+    if mode == "cv-min":
+        return best
+    bound = errors[best] + table[best]["cv_se"]
+    return int(np.flatnonzero(errors <= bound + 1e-12 * max(1.0, bound))[-1])
+
+
+def fold_alpha(table: Sequence[dict], row: int) -> float:
+    """CART's ``beta_k``: the geometric mean of row ``row``'s alpha and the next (inf after the last)."""
+    if row + 1 >= len(table):
+        return math.inf
+    return math.sqrt(table[row]["alpha"] * table[row + 1]["alpha"])
+
+
+# ---------------------------------------------------------------- C4.5's pessimistic pruning
+
+_CF_VAL = (0.0, 0.001, 0.005, 0.01, 0.05, 0.10, 0.20, 0.40, 1.00)
+_CF_DEV = (4.0, 3.09, 2.58, 2.33, 1.65, 1.28, 0.84, 0.25, 0.00)
+
+
+def _c45_coeff(confidence: float) -> float:
+    """C4.5's squared normal deviate for ``CF``, interpolated in its table of (CF, z)."""
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+    i = next(j for j, v in enumerate(_CF_VAL) if confidence <= v)
+    z = _CF_DEV[i - 1] + (_CF_DEV[i] - _CF_DEV[i - 1]) * (confidence - _CF_VAL[i - 1]) / (_CF_VAL[i] - _CF_VAL[i - 1])
+    return z * z
+
+
+def c45_added_errors(n: float, e: float, confidence: float = 0.25) -> float:
+    """C4.5's ``AddErrs(N, e)``: ``N * U_CF(e, N) - e``, the errors to add to ``e`` observed in ``N``."""
+    coeff = _c45_coeff(confidence)
+    if n <= 0:
+        return 0.0
+    if e < 1e-6:
+        return n * (1.0 - math.exp(math.log(confidence) / n))
+    if e < 0.9999:
+        v0 = n * (1.0 - math.exp(math.log(confidence) / n))
+        return v0 + e * (c45_added_errors(n, 1.0, confidence) - v0)
+    if e + 0.5 >= n:
+        return 0.67 * (n - e)
+    pr = (e + 0.5 + coeff / 2 + math.sqrt(coeff * ((e + 0.5) * (1 - (e + 0.5) / n) + coeff / 4))) / (n + coeff)
+    return n * pr - e
+
+
+def _added_errors(n: np.ndarray, e: np.ndarray, confidence: float) -> np.ndarray:
+    """:func:`c45_added_errors` on arrays (the same cases, the same arithmetic)."""
+    n = np.asarray(n, dtype=np.float64)
+    e = np.asarray(e, dtype=np.float64)
+    coeff = _c45_coeff(confidence)
+    safe = np.maximum(n, 1e-300)
+    v0 = n * (1.0 - np.exp(math.log(confidence) / safe))
+
+    def normal(e):
+        root = np.sqrt(np.maximum(coeff * ((e + 0.5) * (1 - (e + 0.5) / safe) + coeff / 4), 0.0))
+        pr = (e + 0.5 + coeff / 2 + root) / (n + coeff)
+        return np.where(e + 0.5 >= n, 0.67 * (n - e), n * pr - e)
+
+    out = np.where(e < 1e-6, v0, np.where(e < 0.9999, v0 + e * (normal(np.ones_like(e)) - v0), normal(e)))
+    return np.where(n > 0, out, 0.0)
+
+
+def pessimistic_leaves(children: Sequence[Sequence[int]], counts: np.ndarray, confidence: float = 0.25) -> np.ndarray:
+    """Boolean mask of the nodes C4.5's subtree replacement makes leaves (grown leaves included)."""
+    errors = leaf_errors(children, counts)
+    estimate = errors + _added_errors(np.asarray(counts).sum(axis=1), errors, confidence)
+    is_leaf = np.array([len(k) == 0 for k in children], dtype=bool)
+    branch = estimate.tolist()
+    for i in np.flatnonzero(~is_leaf)[::-1].tolist():  # children before parents: bottom up
+        below = sum(branch[c] for c in children[i])
+        if estimate[i] <= below + 0.1:
+            is_leaf[i] = True
+        else:
+            branch[i] = below
+    return is_leaf
+
+
+# ---------------------------------------------------------------- the pruned tree
+
+def pruned_tree(tree, leaves: np.ndarray):
+    """A copy of ``tree`` (a TreeModel) cut at the nodes of the mask ``leaves``, renumbered.
+
+    The kept nodes keep their breadth-first order; a collapsed node keeps its
+    counts (and validation counts) and gets the leaf reason "pruned".
+    """
+    leaves = np.asarray(leaves, dtype=bool)
+    keep = [0]
+    for i in keep:  # grows while iterated: a breadth-first walk of the kept nodes
+        if not leaves[i] and tree.tests[i] is not None:
+            keep.extend(tree.children[i])
+    keep.sort()
+    index = {old: new for new, old in enumerate(keep)}
+    tests, children, reasons = [], [], []
+    for old in keep:
+        cut = bool(leaves[old]) or tree.tests[old] is None
+        tests.append(None if cut else tree.tests[old])
+        children.append([] if cut else [index[c] for c in tree.children[old]])
+        reason = tree.leaf_reason[old] if old < len(tree.leaf_reason) else ""
+        reasons.append(("pruned" if tree.tests[old] is not None else reason) if cut else "")
+    rows = np.asarray(keep, dtype=np.int64)
+    return dataclasses.replace(
+        tree, tests=tests, children=children, counts=np.ascontiguousarray(tree.counts[rows]),
+        depth=np.ascontiguousarray(tree.depth[rows]),
+        validation=None if tree.validation is None else np.ascontiguousarray(tree.validation[rows]),
+        leaf_reason=reasons)
