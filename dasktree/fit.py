@@ -27,6 +27,7 @@ from .progress import Progress
 from .schema import resolve_roles
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 from .validation import cv_report
+from .weights import multiplicities
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -131,6 +132,8 @@ def fit(
     part_rows: int = DEFAULT_PART_ROWS,
     storage_options: dict | None = None,
     progress: bool | Progress = False,
+    sample_weight=None,
+    keep_fold_trees: bool = False,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -177,6 +180,13 @@ def fit(
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
+    sample_weight : array-like of shape (n_rows,), optional
+        In-memory data only: row weights, counted as whole rows
+        (:func:`dasktree.weights.multiplicities`: integer weights are
+        multiplicities, others fixed point), so the counts stay exact integers.
+    keep_fold_trees : bool
+        Keep the ``cv`` fold trees in the model (``Model.fold_trees``). The
+        CV report is computed from them either way.
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -192,6 +202,8 @@ def fit(
     p = validate_params(params)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
+    if sample_weight is not None:
+        source = _weighted(source, sample_weight, part_rows)
     if (key is not None or folds is not None) and p["cv"] is None:
         raise InputError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
@@ -214,13 +226,15 @@ def fit(
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))
-            return _fit_with(runner, source, roles, p, started, workers=workers, **options)
+            return _fit_with(runner, source, roles, p, started, workers=workers, keep_fold_trees=keep_fold_trees,
+                             **options)
         finally:
             runner.close()
 
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None) -> Model:
+              fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
+              keep_fold_trees: bool = False) -> Model:
     summary = runner.summary(p["max_bins"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
@@ -271,7 +285,17 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     }
     params = {k: v for k, v in p.items()}
     return Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
-                 fold_trees=fold_trees)
+                 fold_trees=fold_trees if keep_fold_trees else [])
+
+
+def _weighted(source, sample_weight, part_rows: int) -> TableSource:
+    """In-memory rows repeated by their whole-row weights (:mod:`dasktree.weights`)."""
+    if not isinstance(source, TableSource):
+        raise InputError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
+                         "cannot be weighted yet: repeat the rows, or fit in memory")
+    counts = multiplicities(sample_weight, source.table.num_rows)
+    rows = np.repeat(np.arange(source.table.num_rows), counts)
+    return TableSource(source.table.take(rows), description=source.description, part_rows=part_rows)
 
 
 def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:
