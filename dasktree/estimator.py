@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .errors import InputError
+from .errors import DataError, InputError
 from .export import export_dot, export_text
 from .fit import fit as fit_model
 from .fit import validate_params
@@ -281,15 +281,22 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy on ``X, y``; on dask collections, computed on the cluster."""
         if is_dask(X):
-            import dask.array as da
+            import dask
 
             if sample_weight is not None:
                 raise InputError("sample_weight in score is for in-memory data")
-            predicted = self.predict(X).to_dask_array(lengths=False)
-            truth = y.to_dask_array(lengths=False) if hasattr(y, "to_dask_array") else da.asarray(y)
-            mean = (predicted == truth.rechunk(predicted.chunks) if truth.chunks != predicted.chunks
-                    else predicted == truth).mean()
-            return float(self.client.compute(mean).result() if self.client is not None else mean.compute())
+            import dask.array as da
+
+            predicted = self.predict(X).to_delayed()
+            if not is_dask(y):
+                raise InputError("score on dask X needs y as a dask Series or array of the same partitions")
+            truth = list(y.to_delayed().ravel()) if isinstance(y, da.Array) else y.to_delayed()
+            if len(truth) != len(predicted):
+                raise InputError(f"X has {len(predicted)} partitions but y has {len(truth)}")
+            hits = [dask.delayed(_hits)(p, t) for p, t in zip(predicted, truth)]
+            total = dask.delayed(np.sum)(hits, axis=0)
+            right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
+            return float(right / rows) if rows else float("nan")
         return super().score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------------- model
@@ -329,6 +336,14 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
     return out
+
+
+def _hits(predicted, truth) -> np.ndarray:
+    """Correct predictions and rows of one partition."""
+    truth = np.asarray(truth).ravel()
+    if len(truth) != len(predicted):
+        raise DataError(f"a partition has {len(predicted)} predictions but {len(truth)} labels")
+    return np.array([int(np.sum(np.asarray(predicted) == truth)), len(truth)])
 
 
 def _proba_frame(frame, *, model: Model) -> np.ndarray:

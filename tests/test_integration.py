@@ -165,7 +165,7 @@ def test_dask_dataframe_in_and_out(frames, cluster_client):
     clf = DaskTreeClassifier(client=cluster_client, max_depth=4).fit(ddf, target=target)
     reference = DaskTreeClassifier(max_depth=4).fit(frame.drop(columns=[target]), frame[target])
     assert clf.model_.tree.to_json() == reference.model_.tree.to_json()
-    predicted = clf.predict(ddf.drop(columns=[target])).compute()
+    predicted = clf.predict_columns(ddf.drop(columns=[target])).compute()
     np.testing.assert_array_equal(predicted["prediction"].to_numpy(), reference.predict(frame.drop(columns=[target])))
 
 

@@ -35,10 +35,10 @@ from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..dataset import ParquetSource, Source, TableSource, open_source
 from ..outputs import atomic_directory, gather_with_progress
-from ..params import ParamsMixin
 from ..errors import DataError, InputError
 from ..progress import Progress
 from ..schema import NUMERIC, Roles, resolve_roles
@@ -82,7 +82,7 @@ def _jsonable(value):
 
 
 # ---------------------------------------------------------------- the estimator
-class Discretizer(ParamsMixin):
+class Discretizer(TransformerMixin, BaseEstimator):
     """Discretize every numeric column by its class counts, from one histogram pass.
 
     Parameters
@@ -149,7 +149,8 @@ class Discretizer(ParamsMixin):
 
     _RUNTIME = ("client", "scheduler", "progress")
 
-    _ALWAYS_SHOWN = ("method",)
+    def _learning_params(self) -> dict:
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
 
     def _kernel_params(self) -> dict:
         return check_method_params(self.method, n_intervals=self.n_intervals, significance=self.significance,
@@ -372,7 +373,7 @@ class Discretizer(ParamsMixin):
                             f"this dasktree reads {VERSION}")
         try:
             params = dict(d["params"])
-            unknown = set(params) - set(cls._param_names())
+            unknown = set(params) - set(cls._get_param_names())
             if unknown:
                 raise ValueError(f"unknown parameters {sorted(unknown)}")
             est = cls(**params)
