@@ -213,7 +213,7 @@ def fit(
         raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
-    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
+    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .runners import LocalRunner
@@ -226,8 +226,7 @@ def fit(
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))
-            return _fit_with(runner, source, roles, p, started, workers=workers, keep_fold_trees=keep_fold_trees,
-                             **options)
+            return _fit_with(runner, source, roles, p, started, workers=workers, **options)
         finally:
             runner.close()
 

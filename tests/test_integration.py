@@ -178,7 +178,7 @@ def test_dask_dataframe_folds_do_not_depend_on_its_partitions(frames, cluster_cl
     frame, target = frames["mixed"]
     frame = frame.copy()
     frame.loc[::13, target] = None
-    fits = [DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3).fit(dd.from_pandas(frame, npartitions=n),
+    fits = [DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3, keep_fold_trees=True).fit(dd.from_pandas(frame, npartitions=n),
                                                                           target=target) for n in (2, 7)]
     assert fits[0].model_.to_json() == fits[1].model_.to_json()
     assert fits[0].report_["rows_skipped_null_target"] == len(frame[::13])
