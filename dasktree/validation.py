@@ -3,13 +3,16 @@
 Fold tree ``t`` held out part ``t``; the part-``t`` counts at its leaves are
 exactly its validation rows (004, Section 2.2.2). Each leaf predicts the class
 its training counts favour, so the validation counts give, per fold, the
-correct predictions and the confusion matrix.
+correct predictions and the confusion matrix; pooled over the folds, the
+leaves' held-out counts with the leaves' class probabilities give precision,
+recall, F1, balanced accuracy, log-loss and ROC AUC (:mod:`dasktree.metrics`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from .metrics import cv_leaf_table, leaf_metrics
 from .model import TreeModel
 
 __all__ = ["fold_scores", "cv_report"]
@@ -54,5 +57,6 @@ def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distin
         "accuracy_per_repeat": per_repeat,
         "per_fold": per_fold,
         "confusion_matrix": {"classes": [str(c) for c in classes], "rows_true_columns_predicted": pooled.tolist()},
+        "metrics": leaf_metrics(*cv_leaf_table(fold_trees), classes) if fold_trees else {},
         "distinct_tests_per_level": distinct_tests,
     }
