@@ -86,7 +86,7 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
     g.add_argument("--seed", type=int, default=0, help="seed of the fold hash")
     g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
-    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1 (with --cv K; default: hashed)")
+    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
     g.add_argument("--keep-fold-trees", action="store_true",
                    help="save the K x R fold trees in the model too (many times its size); the CV report is "
                         "saved either way")
