@@ -235,6 +235,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
               fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
               keep_fold_trees: bool = False) -> Model:
     summary = runner.summary(p["max_bins"])
+    runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)

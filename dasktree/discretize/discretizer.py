@@ -16,8 +16,9 @@ Conventions
   ``Int32`` with ``<NA>``, Arrow/Parquet ``int32`` null) and a null label.
   The methods learn from the non-missing values only.
 * Labels: ``"(-inf, 1.5]"``, ``"(1.5, 2]"``, ``"(2, inf)"``; the numbers are
-  Python's shortest round-trip ``repr`` of the cut points (``2.0`` printed
-  ``2``), so a label names its interval exactly.
+  the cut points rounded to 6 significant digits, or more where adjacent cut
+  points need them to stay apart (``0.1 + 0.2`` printed ``0.3``, ``2.0``
+  printed ``2``); the exact cut points are in ``cut_points_``.
 * Nominal columns (strings, booleans, dictionaries, or ``nominal=``),
   constant and all-missing columns, the target and non-feature columns pass
   through untouched; ``report_["columns"]`` says why for each.
