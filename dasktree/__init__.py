@@ -8,9 +8,9 @@
 from .discretize import Discretizer
 from .errors import DaskTreeError, DataError, InputError
 from .estimator import DaskTreeClassifier, load
-from .export import export_dot, export_text
 from .fit import fit
-from .model import Model
+from .model.export import export_dot, export_text
+from .model.model import Model
 
 __version__ = "0.1.0"
 

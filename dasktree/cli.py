@@ -170,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(args):
-    from .progress import Progress
+    from .engine.progress import Progress
 
     return Progress(enabled=not (args.quiet or args.json))
 
@@ -217,8 +217,8 @@ def _input(message: str):
 
 
 def _cmd_predict(args) -> dict:
-    from .model import load
-    from .predict import predict_dataset
+    from .engine.predict import predict_dataset
+    from .model.model import load
 
     model = load(args.model)
     written: dict = {}
@@ -232,10 +232,10 @@ def _cmd_predict(args) -> dict:
 def _cmd_discretize(args) -> dict:
     import time
 
-    from .cluster import connect
     from .discretize import Discretizer
     from .discretize.discretizer import CUTS_FILE
-    from .outputs import check_out
+    from .engine.cluster import connect
+    from .io.outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
@@ -264,8 +264,8 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from .export import export_dot, export_text
-    from .model import load
+    from .model.export import export_dot, export_text
+    from .model.model import load
 
     model = load(args.model)
     if args.format == "text":
@@ -273,9 +273,10 @@ def _cmd_show(args) -> dict | None:
     elif args.format == "dot":
         sys.stdout.write(export_dot(model))
     elif args.format == "report":
-        from .show_report import format_report
+        from .fit import DEFAULTS
+        from .model.show_report import format_report
 
-        sys.stdout.write(format_report(model, args.model))
+        sys.stdout.write(format_report(model, args.model, DEFAULTS))
     else:
         print(model.dumps())
     return None
@@ -286,8 +287,8 @@ def _cmd_demo(args) -> dict:
     import pyarrow as pa
 
     from .datasets import agrawal
-    from .export import export_text
     from .fit import fit
+    from .model.export import export_text
 
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp

@@ -1,9 +1,9 @@
 """The ``dasktree evaluate`` and ``dasktree plot`` verbs: their options and what they run.
 
 ``evaluate MODEL DATA --target COL`` scores a saved model on a labelled
-dataset on the workers (:mod:`dasktree.evaluate`); ``plot MODEL --out FILE``
+dataset on the workers (:mod:`dasktree.engine.evaluate`); ``plot MODEL --out FILE``
 draws the tree, or with ``--cv`` the cross-validation results
-(:mod:`dasktree.plot`).
+(:mod:`dasktree.model.plot`).
 """
 
 from __future__ import annotations
@@ -37,9 +37,10 @@ def add_plot_parser(add) -> None:
 
 
 def cmd_evaluate(args) -> dict:
-    from .evaluate import evaluate_dataset, format_metrics
-    from .model import load
-    from .progress import Progress
+    from .engine.evaluate import evaluate_dataset
+    from .engine.progress import Progress
+    from .model.metrics import format_metrics
+    from .model.model import load
 
     model = load(args.model)
     target = args.target or model.target
@@ -53,8 +54,8 @@ def cmd_evaluate(args) -> dict:
 
 
 def cmd_plot(args) -> None:
-    from .model import load
-    from .plot import plot_cv, plot_tree
+    from .model.model import load
+    from .model.plot import plot_cv, plot_tree
 
     model = load(args.model)
     if args.cv:

@@ -10,14 +10,15 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from .errors import DataError, InputError
-from .export import export_dot, export_text
 from .fit import fit as fit_model
 from .fit import validate_params
-from .model import Model
-from .model import load as load_model
+from .engine.predict import predict_dataset
 from .estimator_input import check_fit_input, check_predict_input, dask_frame, is_dask, is_dataset, join_dask
-from .predict import as_table, predict_dataset, predict_table, prediction_columns
-from .weights import class_weights
+from .model.export import export_dot, export_text
+from .model.model import Model
+from .model.model import load as load_model
+from .model.predict import as_table, predict_table, prediction_columns
+from .io.weights import class_weights
 
 __all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
@@ -81,7 +82,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     class_weight : dict, "balanced" or None, default None
         Weights of the classes, multiplied into ``sample_weight`` (in-memory
         data); "balanced" weighs class ``c`` by ``n_rows / (n_classes * count(c))``.
-        Weights become whole-row counts as :mod:`dasktree.weights` says.
+        Weights become whole-row counts as :mod:`dasktree.io.weights` says.
     keep_fold_trees : bool, default False
         Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with
         it). Without them the model is the main tree and the CV report; a
@@ -95,7 +96,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         takes at most a quarter of the cluster's memory); when the tables read
         in pass 0 fit too, they stay for the first level pass to encode, and
         Parquet is read once. Cached, the level passes are calls on one Dask
-        actor per worker (:mod:`dasktree.holders`), not task graphs; a
+        actor per worker (:mod:`dasktree.engine.part_holders`), not task graphs; a
         ``client`` made with ``direct_to_workers=True`` sends them to the
         workers without the scheduler in between.
     progress : bool, default False
@@ -168,7 +169,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         y : array-like of shape (n_rows,), optional
             Class labels.
         sample_weight : array-like of shape (n_rows,), optional
-            Row weights, counted as whole rows (:mod:`dasktree.weights`: integer
+            Row weights, counted as whole rows (:mod:`dasktree.io.weights`: integer
             weights are multiplicities, others fixed point); in-memory data only.
         key, folds : str, optional
             With ``cv``: a column keying the rows for the fold hash, or a column
@@ -235,7 +236,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             return frame.map_partitions(_proba_frame, model=model,
                                         meta=np.zeros((0, len(model.classes)), dtype=np.float64))
         if is_dataset(X):
-            from .dataset import ParquetSource
+            from .io.sources import ParquetSource
 
             source = ParquetSource(X)
             parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
@@ -331,7 +332,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
 
 
 def _predict_frame(frame, *, model: Model, keep: tuple):
-    from .dataset import frame_to_table
+    from .io.sources import frame_to_table
 
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
@@ -347,7 +348,7 @@ def _hits(predicted, truth) -> np.ndarray:
 
 
 def _proba_frame(frame, *, model: Model) -> np.ndarray:
-    from .dataset import frame_to_table
+    from .io.sources import frame_to_table
 
     return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
 

@@ -14,20 +14,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .binning import BinSpec
-from .binning import bin_spec as make_bin_spec
-from .cluster import connect
-from .collector import collector_paused
-from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .binning.spec import BinSpec
+from .binning.spec import bin_spec as make_bin_spec
+from .engine.cluster import connect
+from .engine.progress import Progress
 from .errors import InputError
-from .folds import FoldSpec
-from .grow import GrowParams, grow
-from .model import Model, TreeModel
-from .progress import Progress
-from .schema import resolve_roles
+from .forest.grow import GrowParams, grow
+from .forest.to_model import tree_model
+from .gc_pause import collector_paused
+from .io.folds import FoldSpec
+from .io.schema import resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .model.model import Model
+from .model.report import cv_report
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .validation import cv_report
-from .weights import multiplicities
+from .io.weights import multiplicities
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -174,7 +175,7 @@ def fit(
         the memory), they stay on the workers for the first level pass to
         encode: Parquet is read once (``run_["parquet_reads"]``). Cached, the
         level passes are calls on one Dask actor per worker
-        (:mod:`dasktree.holders`), not task graphs; a ``client`` made with
+        (:mod:`dasktree.engine.part_holders`), not task graphs; a ``client`` made with
         ``direct_to_workers=True`` sends them without the scheduler in between.
     part_rows : int
         Parquet row groups of a file are gathered into parts of about this many rows.
@@ -182,7 +183,7 @@ def fit(
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
     sample_weight : array-like of shape (n_rows,), optional
         In-memory data only: row weights, counted as whole rows
-        (:func:`dasktree.weights.multiplicities`: integer weights are
+        (:func:`dasktree.io.weights.multiplicities`: integer weights are
         multiplicities, others fixed point), so the counts stay exact integers.
     keep_fold_trees : bool
         Keep the ``cv`` fold trees in the model (``Model.fold_trees``). The
@@ -216,11 +217,11 @@ def fit(
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees)
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
-        from .runners import LocalRunner
+        from .engine.local_runner import LocalRunner
 
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
         return _fit_with(runner, source, roles, p, started, workers=0, **options)
-    from .runners import DaskRunner
+    from .engine.runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
@@ -253,8 +254,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = TreeModel.from_forest(forest, 0)
-        fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+        tree = tree_model(forest, 0)
+        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
     rows = summary.n_rows - summary.n_null_target
@@ -289,7 +290,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
 
 
 def _weighted(source, sample_weight, part_rows: int) -> TableSource:
-    """In-memory rows repeated by their whole-row weights (:mod:`dasktree.weights`)."""
+    """In-memory rows repeated by their whole-row weights (:mod:`dasktree.io.weights`)."""
     if not isinstance(source, TableSource):
         raise InputError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
                          "cannot be weighted yet: repeat the rows, or fit in memory")

@@ -11,8 +11,8 @@ from sklearn.metrics import balanced_accuracy_score, classification_report, log_
 from dasktree import DaskTreeClassifier
 from dasktree.cli import build_parser, main
 from dasktree.datasets import agrawal
-from dasktree.evaluate import evaluate_dataset
-from dasktree.metrics import classification_metrics, cv_leaf_table, leaf_metrics
+from dasktree.engine.evaluate import evaluate_dataset
+from dasktree.model.metrics import classification_metrics, cv_leaf_table, leaf_metrics
 from dasktree.testing import mixed_frame, write_dataset
 
 
@@ -105,7 +105,7 @@ def test_cli_evaluate_show_report_plot_and_predict_counts(tmp_path, capsys):
 def test_plotcp_draws_the_prune_table(tmp_path):
     """The CV error against leaves with the 1-SE line, from report["prune"]["cp_table"] (its shared format)."""
     from dasktree.model import load
-    from dasktree.plot import plot_cv
+    from dasktree.model.plot import plot_cv
 
     train = agrawal.generate(3000, function=2, seed=3)
     clf = DaskTreeClassifier(max_depth=4, cv=3).fit(train, target="class")

@@ -14,7 +14,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dasktree
 from dasktree import DaskTreeClassifier
-from dasktree.weights import MAX_MULTIPLICITY, MAX_ROWS_PER_ROW, multiplicities
+from dasktree.io.weights import MAX_MULTIPLICITY, MAX_ROWS_PER_ROW, multiplicities
 
 EXPECTED_FAILED_CHECKS = {
     "check_sample_weight_equivalence_on_dense_data":

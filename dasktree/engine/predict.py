@@ -1,0 +1,70 @@
+"""Predictions of a Parquet dataset, written as Parquet atomically, part by part on the workers.
+
+:func:`predict_dataset` reads the input part by part on the workers, writes one
+Parquet file per part into a hidden temporary directory beside ``out`` and
+renames it to ``out`` only when every part is written: a failure leaves
+nothing behind. The columns are :func:`dasktree.model.predict.predict_table`'s.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from ..errors import InputError
+from ..io.outputs import atomic_directory
+from ..io.sources import ParquetSource, Part, Source
+from ..model.model import Model
+from ..model.predict import predict_table
+from .progress import gather_with_progress
+
+__all__ = ["predict_dataset"]
+
+
+def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[str], directory: str,
+                  fs) -> tuple[str, list[int]]:
+    import pyarrow.parquet as pq
+
+    columns = [*dict.fromkeys([*model.features, *keep])]
+    table = source.read(part, columns)
+    out = predict_table(model, table, keep)
+    path = f"{directory}/part-{part.index:05d}.parquet"
+    with fs.open(path, "wb") as f:
+        pq.write_table(out, f)
+    proba = out.select([f"proba_{c}" for c in model.classes]).to_pandas().to_numpy()
+    predicted = np.bincount(np.argmax(proba, axis=1), minlength=len(model.classes)) if len(proba) else \
+        np.zeros(len(model.classes), dtype=np.int64)
+    return path, predicted.tolist()
+
+
+def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
+                    client=None, scheduler: str | None = None, progress=None,
+                    counts: dict | None = None) -> list[str]:
+    """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
+
+    ``counts``, if given, receives the rows written (``"rows"``) and the rows
+    predicted as each class (``"class_counts"``, class name -> rows).
+    """
+    from .cluster import connect
+
+    source = data if isinstance(data, Source) else ParquetSource(data)
+    missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
+    if missing:
+        raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    with atomic_directory(out, overwrite=overwrite) as staging:
+        with connect(client, scheduler) as dask_client:
+            [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
+            [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
+            futures = [
+                dask_client.submit(_predict_part, part, source=source_f, model=model_f, keep=tuple(keep),
+                                   directory=staging.tmp, fs=staging.fs, pure=False)
+                for part in source.parts
+            ]
+            written = gather_with_progress(dask_client, futures, progress, "predict")
+    per_class = np.sum([c for _, c in written], axis=0, dtype=np.int64) if written else \
+        np.zeros(len(model.classes), dtype=np.int64)
+    if counts is not None:
+        counts["rows"] = int(per_class.sum())
+        counts["class_counts"] = {str(c): int(n) for c, n in zip(model.classes, per_class)}
+    return [staging.final(f) for f, _ in written]
