@@ -58,5 +58,5 @@ def test_mismatched_partitions_are_refused(data, cluster_client):
                                                       dd.from_pandas(y, npartitions=3))
     frame = dd.from_pandas(X, npartitions=2)
     shorter = dd.from_pandas(pd.Series(y.to_numpy()[:2500], name="label"), npartitions=2)
-    with pytest.raises(dasktree.DataError, match="partition 0: X has 1500 rows but y has 1250"):
+    with pytest.raises(dasktree.DataError, match="partition [01]: X has 1500 rows but y has 1250"):
         DaskTreeClassifier(client=cluster_client).fit(frame, shorter)
