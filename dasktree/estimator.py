@@ -13,7 +13,16 @@ from .errors import DataError, InputError
 from .fit import fit as fit_model
 from .fit import validate_params
 from .engine.predict import predict_dataset
-from .estimator_input import check_fit_input, check_predict_input, dask_frame, is_dask, is_dataset, join_dask
+from .estimator_input import (
+    check_fit_input,
+    check_predict_input,
+    dask_frame,
+    folds_of_splits,
+    is_dask,
+    is_dataset,
+    join_dask,
+    with_column,
+)
 from .model.export import export_dot, export_text
 from .model.model import Model
 from .model.model import load as load_model
@@ -62,10 +71,12 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     selection : {"balanced_gain", "gain_ratio", "distance"}, default "balanced_gain"
         With ``max_arity > 2``: gain / log2(k), gain / split information, or
         1 - López de Mántaras' normalized distance.
-    cv : int or None, default None
+    cv : int, list of (train, test) splits, or None, default None
         Grow ``cv`` fold trees in the same passes as the main tree (Blockeel &
         Struyf's forest) and report their cross-validated accuracy in
-        ``report_["cv"]``; no extra pass over the data.
+        ``report_["cv"]``; no extra pass over the data. In-memory ``X, y``
+        may give scikit-learn's splits instead (e.g. ``list(KFold(5).split(X))``)
+        whose test sets partition the rows: test set ``i`` is fold ``i``.
     repeats : int, default 1
         Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``).
     seed : int, default 0
@@ -175,13 +186,22 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             With ``cv``: a column keying the rows for the fold hash, or a column
             of the user's own folds ``0..cv-1``.
         """
-        validate_params(self._learning_params())
+        params = self._learning_params()
+        splits = params["cv"] is not None and not isinstance(params["cv"], (int, np.integer))
+        # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
+        validate_params({**params, "cv": None if splits else params["cv"]})
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
         in_memory = not (is_dataset(X) or is_dask(X))
         data, labels = X, y
         if in_memory and target is None:
             data, labels = check_fit_input(self, X, y)
+        if splits:
+            if not (in_memory and target is None) or folds is not None:
+                raise InputError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
+                                 "give cv=K and folds=COLUMN")
+            params["cv"], fold = folds_of_splits(self.cv, len(labels))
+            data, folds = with_column(data, fold, "fold")
         elif is_dask(X) and y is not None:
             data, target = join_dask(X, y, target)
             labels = None
@@ -190,7 +210,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=weights, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-            keep_fold_trees=self.keep_fold_trees, **self._learning_params(),
+            keep_fold_trees=self.keep_fold_trees, **params,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None

@@ -17,7 +17,8 @@ import numpy as np
 
 from .errors import DataError, InputError
 
-__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask"]
+__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask",
+           "folds_of_splits", "with_column"]
 
 
 def is_dataset(X) -> bool:
@@ -164,3 +165,39 @@ def check_predict_input(est, X, features: list[str]):
         except (TypeError, ValueError):
             pass
     return pd.DataFrame(X, columns=features)
+
+
+def folds_of_splits(splits, n_rows: int) -> tuple[int, np.ndarray]:
+    """``(k, fold)``: scikit-learn's ``(train, test)`` splits as a fold per row (test set ``i`` is fold ``i``).
+
+    The test sets must partition the rows, and each split's training rows must be the other rows
+    (the fold trees are grown that way).
+    """
+    try:
+        splits = [(np.asarray(train, dtype=np.int64), np.asarray(test, dtype=np.int64)) for train, test in splits]
+    except (TypeError, ValueError):
+        raise InputError("cv must be an integer >= 2, a list of (train, test) index splits, or None") from None
+    fold = np.full(n_rows, -1, dtype=np.int64)
+    for i, (train, test) in enumerate(splits):
+        if test.size and (test.min() < 0 or test.max() >= n_rows):
+            raise InputError(f"cv split {i}: test indices must be in 0..{n_rows - 1}")
+        if (fold[test] >= 0).any():
+            raise InputError(f"cv split {i}: its test rows are in another split's test set too: the test "
+                             "sets must partition the rows (KFold, GroupKFold, LeaveOneGroupOut...)")
+        fold[test] = i
+        if train.size + test.size != n_rows or np.intersect1d(train, test).size:
+            raise InputError(f"cv split {i}: the training rows must be all the rows not in its test set")
+    if len(splits) < 2 or (fold < 0).any():
+        raise InputError("cv splits: at least 2, and every row in one test set")
+    return len(splits), fold
+
+
+def with_column(X, values: np.ndarray, name: str):
+    """In-memory ``X`` as a DataFrame (an array's columns named ``x0, x1, ...``) with one more column."""
+    import pandas as pd
+
+    frame = X.reset_index(drop=True) if isinstance(X, pd.DataFrame) else \
+        pd.DataFrame(X, columns=[f"x{i}" for i in range(np.shape(X)[1])])
+    while name in frame.columns:
+        name = "_" + name
+    return frame.assign(**{name: values}), name

@@ -17,9 +17,6 @@ from dasktree import DaskTreeClassifier
 from dasktree.io.weights import MAX_MULTIPLICITY, MAX_ROWS_PER_ROW, multiplicities
 
 EXPECTED_FAILED_CHECKS = {
-    "check_sample_weight_equivalence_on_dense_data":
-        "the check sets cv to a list of splits; dasktree's cv is a fold count for the fold trees grown "
-        "in the same passes as the tree (Blockeel & Struyf), not a splitter",
     "check_class_weight_classifiers":
         "weights become whole rows so the counts stay exact integers; class weights 1000 and 0.0001 are "
         "10**7 apart, beyond the fixed point's 2**8 range: class 1 rounds to no row, one class is left",
@@ -114,6 +111,21 @@ def test_bad_weights_and_weights_on_a_dataset_are_one_line_errors(tmp_path):
     frame.to_parquet(path)
     with pytest.raises(dasktree.InputError, match="sample_weight is for in-memory data"):
         DaskTreeClassifier(scheduler="threads").fit(str(path), target="label", sample_weight=np.ones(150))
+
+
+def test_cv_as_sklearn_splits_is_a_folds_column():
+    X, y = load_breast_cancer(return_X_y=True)
+    splits = list(KFold(4).split(X))
+    by_splits = DaskTreeClassifier(max_depth=3, cv=splits, keep_fold_trees=True).fit(X, y)
+    frame = pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(fold=np.repeat(range(4), [143, 142, 142, 142]))
+    by_column = DaskTreeClassifier(max_depth=3, cv=4, keep_fold_trees=True).fit(frame, y, folds="fold")
+    assert by_splits.cv_report_ == by_column.cv_report_
+    assert [t.to_json() for t in by_splits.model_.fold_trees] == [t.to_json() for t in by_column.model_.fold_trees]
+    assert by_splits.get_params()["cv"] is splits and by_splits.model_.params["cv"] == 4
+    from sklearn.model_selection import ShuffleSplit
+
+    with pytest.raises(dasktree.InputError, match="test sets must partition the rows"):
+        DaskTreeClassifier(cv=list(ShuffleSplit(3, test_size=0.5, random_state=0).split(X))).fit(X, y)
 
 
 def test_bad_parameters_are_one_line_input_errors_at_fit():
