@@ -56,11 +56,19 @@ def _save(fig, out: str, ext: str) -> None:
     os.close(fd)
     try:
         fig.savefig(tmp, format=ext, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+        _readable(tmp)
         os.replace(tmp, out)
     finally:
         plt.close(fig)
         if os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _readable(path: str) -> None:
+    """The mode a plainly created file gets (a temporary file is private to its owner)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
 
 
 def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: str = "auto") -> str:
@@ -77,6 +85,7 @@ def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: s
         try:
             subprocess.run([dot, f"-T{ext}", "-o", tmp], input=export_dot(model), text=True, check=True,
                            capture_output=True, timeout=300)
+            _readable(tmp)
             os.replace(tmp, out)
         except subprocess.CalledProcessError as exc:
             raise DataError(f"graphviz's dot failed: {exc.stderr.strip().splitlines()[-1:]}") from None
