@@ -143,14 +143,17 @@ def check_fit_input(est, X, y):
 def check_predict_input(est, X, features: list[str]):
     """In-memory ``X`` as scikit-learn checks it at prediction; returns a pandas DataFrame of ``features``.
 
-    A DataFrame given to a model fitted on named columns is matched by name;
-    otherwise columns are taken in order.
+    A DataFrame given to a model fitted on named columns is matched by name
+    (in the fitted order; columns beyond them, such as the target, are left
+    aside); otherwise columns are taken in order.
     """
     import pandas as pd
     from sklearn.utils.validation import validate_data
 
     named = hasattr(est, "feature_names_in_")
     if isinstance(X, pd.DataFrame):
+        if named and X.shape[1] > len(features) and set(features) <= set(map(str, X.columns)):
+            X = X[list(features)]  # extra columns (the target, an id) are left aside, as a dataset's are
         validate_data(est, X, skip_check_array=True, reset=False)
         if named:
             return X

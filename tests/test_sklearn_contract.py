@@ -133,3 +133,11 @@ def test_bad_parameters_are_one_line_input_errors_at_fit():
     clf = DaskTreeClassifier(max_depth=0)  # the constructor stores, fit validates
     with pytest.raises(dasktree.InputError, match="max_depth must be an integer >= 1 or None, got 0"):
         clf.fit(X, y)
+
+
+def test_a_frame_with_more_columns_predicts_by_name_and_a_reordered_one_is_refused():
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    clf = DaskTreeClassifier(max_depth=3).fit(X, y)
+    np.testing.assert_array_equal(clf.predict(X.assign(target=y, id=range(len(y)))), clf.predict(X))
+    with pytest.raises(ValueError, match="same order"):
+        clf.predict(X[X.columns[::-1]])
