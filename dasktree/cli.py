@@ -1,7 +1,9 @@
 """The ``dasktree`` command: fit, predict, discretize, show, evaluate, plot, demo.
 
-Exit codes: 0 done; 1 the data or a file cannot be used (one line on stderr);
-2 bad command-line usage; 3 an internal error (a bug: please report it).
+Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
+a file cannot be used (one line on stderr); 2 bad usage, including a bad
+parameter value; 3 an internal error (a bug: please report it); 75 a transient
+failure a retry may fix (scheduler unreachable, cluster lost, ``--timeout``).
 ``--json`` prints a machine-readable report on stdout and the human summary
 on stderr; progress bars go to stderr and ``--quiet`` turns them off.
 """
@@ -9,11 +11,14 @@ on stderr; progress bars go to stderr and ``--quiet`` turns them off.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import logging
 import os
+import signal
 import sys
+import threading
 import tempfile
 import warnings
 from typing import Sequence
@@ -21,9 +26,21 @@ from typing import Sequence
 from . import __version__  # noqa: F401  (set before the submodules load)
 from .discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .cli_evaluate import add_evaluate_parser, add_plot_parser, cmd_evaluate, cmd_plot
-from .errors import DaskTreeError
+from .errors import EXIT_BUG, EXIT_TRANSIENT, EXIT_USAGE, DaskTreeError, TransientError, exit_code
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXIT_CODES"]
+
+EXIT_CODES = """exit codes:
+  0   done
+  1   the data or a file cannot be used (permanent: fix the input or the output path)
+  2   bad usage, including a bad parameter value (--max-depth -1, --cv 1)
+  3   internal error (a bug in dasktree: please report it)
+  75  transient failure a retry may fix: the scheduler cannot be reached, the cluster
+      was lost, --timeout expired"""
+
+GRACE_SECONDS = 30
+"""After ``--timeout`` expires, or after the command is done, how long closing the cluster and
+leaving may take before the process ends itself regardless (never a job that does not exit)."""
 
 
 class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
@@ -47,6 +64,9 @@ def _add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true",
                    help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
+                        "closed and no output written")
 
 
 def _add_learning(p: argparse.ArgumentParser) -> None:
@@ -79,6 +99,11 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct "
                         "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
                         + ") whose intervals become the bins, at the cost of one more pass")
+    g.add_argument("--postpone", default=None, metavar="RULE",
+                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
+                        "times the fewest blocks); 0 < T <= 1")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K",
                    help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the "
@@ -96,6 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dasktree",
         description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -104,7 +130,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("fit", help="learn a tree from a Parquet dataset and save it as JSON")
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
     p.add_argument("--target", required=True, help="the class column")
-    p.add_argument("--out", required=True, help="model file to write (JSON)")
+    p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.add_argument("--checkpoint", metavar="DIR",
+                   help="after every level, save what the fit needs to continue in DIR; the same command "
+                        "run again continues from the last complete level (same model, bit for bit)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
     p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "
@@ -176,24 +206,30 @@ def _progress(args):
 
 
 def _cmd_fit(args) -> dict:
-    from .fit import fit
+    from .fit import fit, validate_params
+    from .io.outputs import check_file_out
 
-    out_dir = os.path.dirname(os.path.abspath(args.out))
-    if not os.path.isdir(out_dir):
-        raise _input(f"--out {args.out}: directory {out_dir} does not exist")
-    model = fit(
-        args.data, target=args.target, features=_columns(args.features) or None,
-        exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
-        cv=args.cv, repeats=args.repeats, seed=args.seed, scheduler=args.scheduler,
-        cache=not args.no_cache and "auto", progress=_progress(args),
+    learning = dict(
         criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection, binning=args.binning,
-        keep_fold_trees=args.keep_fold_trees,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
+        cv=args.cv, repeats=args.repeats, seed=args.seed,
+    )
+    validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
+    model = fit(
+        args.data, target=args.target, features=_columns(args.features) or None,
+        exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
+        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, **learning,
     )
     model.save(args.out)
+    if args.checkpoint:  # the model is safe: the checkpoint has served
+        from .engine.checkpoint import remove_checkpoint
+
+        remove_checkpoint(args.checkpoint)
     r = model.report
     _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
                f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
@@ -210,17 +246,13 @@ def _say(args, text: str) -> None:
     print(text, file=sys.stderr if getattr(args, "json", False) else sys.stdout)
 
 
-def _input(message: str):
-    from .errors import InputError
-
-    return InputError(message)
-
-
 def _cmd_predict(args) -> dict:
     from .engine.predict import predict_dataset
+    from .io.outputs import check_out
     from .model.model import load
 
     model = load(args.model)
+    check_out(args.out, overwrite=args.overwrite)  # before any pass
     written: dict = {}
     files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
                             scheduler=args.scheduler, progress=_progress(args), counts=written)
@@ -319,30 +351,101 @@ COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discret
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv``; the exit code (see :data:`EXIT_CODES`)."""
+    program = argv is None  # the process is ours: it must end (see _leaving)
     args = build_parser().parse_args(argv)
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout > 0:
+        print(f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", file=sys.stderr)
+        return EXIT_USAGE
     # distributed's own warnings and asyncio's shutdown chatter (a cluster closing after an error)
     # would break the one-line error contract
     warnings.filterwarnings("ignore", module="distributed")
     for name in ("asyncio", "distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        result = COMMANDS[args.command](args)
+        with _deadline(timeout):
+            result = COMMANDS[args.command](args)
+        if getattr(args, "json", False) and result is not None:
+            print(json.dumps(result, indent=2, default=str))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `dasktree show m.json | head -1`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
     except DaskTreeError as exc:
         print(f"dasktree: error: {_one_line(str(exc))}", file=sys.stderr)
-        return 1
+        return _leaving(exit_code(exc), program)
     except KeyboardInterrupt:
         print("dasktree: interrupted", file=sys.stderr)
-        return 130
+        return _leaving(130, program)
     except Exception as exc:  # a bug: say so in one line, show the traceback on request
         if os.environ.get("DASKTREE_DEBUG"):
             raise
         print(f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
               "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)",
               file=sys.stderr)
-        return 3
-    if getattr(args, "json", False) and result is not None:
-        print(json.dumps(result, indent=2, default=str))
-    return 0
+        return _leaving(EXIT_BUG, program)
+    return _leaving(0, program)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Bound the block to ``seconds``: at expiry a :class:`TransientError` is raised in the main
+    thread (so the cluster is closed and atomic outputs are removed as for any error); if the
+    block has not ended ``GRACE_SECONDS`` later (stuck in compiled code, or in a close that
+    hangs), the process says so and ends itself with exit code 75."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    message = f"--timeout {seconds:g} s expired before the run finished; a retry may succeed"
+
+    def expire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        raise TransientError(message)
+
+    def hard_stop():
+        print(f"dasktree: error: {message} (the cluster did not close within {GRACE_SECONDS} s)",
+              file=sys.stderr, flush=True)
+        os._exit(EXIT_TRANSIENT)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    watchdog = threading.Timer(seconds + GRACE_SECONDS, hard_stop)
+    watchdog.daemon = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog.start()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        watchdog.cancel()
+
+
+def _leaving(code: int, program: bool) -> int:
+    """``code``; for the program (not a call of :func:`main` from Python), with a watchdog that ends
+    the process with it if leaving (threads distributed started, a cluster's shutdown) takes more
+    than ``GRACE_SECONDS``: a finished job always exits."""
+    if not program:
+        return code
+
+    def hard_exit():
+        sys.stderr.flush()
+        os._exit(code)
+
+    watchdog = threading.Timer(GRACE_SECONDS, hard_exit)
+    watchdog.daemon = True
+    watchdog.start()
+    return code
+
+
+def _quiet_stdout() -> None:
+    """stdout's reader is gone: point stdout at /dev/null so the interpreter's final flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _one_line(text: str) -> str:

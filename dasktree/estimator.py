@@ -9,7 +9,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .errors import DataError, InputError
+from .errors import DataError, InputError, ParameterError
 from .fit import fit as fit_model
 from .fit import validate_params
 from .engine.predict import predict_dataset
@@ -98,6 +98,17 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with
         it). Without them the model is the main tree and the CV report; a
         deep many-fold forest makes a model file many times larger.
+    postpone : None, "analytic" or (rule, t), default None
+        Skip, at a node, the numeric attributes with many boundary points
+        (Elomaa & Rousu); a postponed attribute is considered again at every
+        deeper node. "analytic": those whose score bound (from the blocks'
+        counts) is below the best score found at the node, which never changes
+        the tree (criterion gini / entropy; with ``max_arity > 2``, selection
+        balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``:
+        search only the fraction t with the fewest blocks; ``("relative", t)``:
+        those with more than ``1 / t`` times the fewest blocks. ``0 < t <= 1``.
+        ``run_["levels"]`` gives per level the searches made and postponed and
+        the search time (:mod:`dasktree.split.postpone`).
     client : distributed.Client, optional
     scheduler : {"processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data is learned in this
@@ -117,7 +128,8 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile", class_weight=None, keep_fold_trees=False,
+                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None, class_weight=None,
+                 keep_fold_trees=False,
                  client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -135,6 +147,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         self.repeats = repeats
         self.seed = seed
         self.binning = binning
+        self.postpone = postpone
         self.class_weight = class_weight
         self.keep_fold_trees = keep_fold_trees
         self.client = client
@@ -198,7 +211,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             data, labels = check_fit_input(self, X, y)
         if splits:
             if not (in_memory and target is None) or folds is not None:
-                raise InputError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
+                raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
                                  "give cv=K and folds=COLUMN")
             params["cv"], fold = folds_of_splits(self.cv, len(labels))
             data, folds = with_column(data, fold, "fold")

@@ -15,7 +15,7 @@ import os
 
 import numpy as np
 
-from .errors import DataError, InputError
+from .errors import DataError, InputError, ParameterError
 
 __all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask",
            "folds_of_splits", "with_column"]
@@ -179,19 +179,19 @@ def folds_of_splits(splits, n_rows: int) -> tuple[int, np.ndarray]:
     try:
         splits = [(np.asarray(train, dtype=np.int64), np.asarray(test, dtype=np.int64)) for train, test in splits]
     except (TypeError, ValueError):
-        raise InputError("cv must be an integer >= 2, a list of (train, test) index splits, or None") from None
+        raise ParameterError("cv must be an integer >= 2, a list of (train, test) index splits, or None") from None
     fold = np.full(n_rows, -1, dtype=np.int64)
     for i, (train, test) in enumerate(splits):
         if test.size and (test.min() < 0 or test.max() >= n_rows):
-            raise InputError(f"cv split {i}: test indices must be in 0..{n_rows - 1}")
+            raise ParameterError(f"cv split {i}: test indices must be in 0..{n_rows - 1}")
         if (fold[test] >= 0).any():
-            raise InputError(f"cv split {i}: its test rows are in another split's test set too: the test "
+            raise ParameterError(f"cv split {i}: its test rows are in another split's test set too: the test "
                              "sets must partition the rows (KFold, GroupKFold, LeaveOneGroupOut...)")
         fold[test] = i
         if train.size + test.size != n_rows or np.intersect1d(train, test).size:
-            raise InputError(f"cv split {i}: the training rows must be all the rows not in its test set")
+            raise ParameterError(f"cv split {i}: the training rows must be all the rows not in its test set")
     if len(splits) < 2 or (fold < 0).any():
-        raise InputError("cv splits: at least 2, and every row in one test set")
+        raise ParameterError("cv splits: at least 2, and every row in one test set")
     return len(splits), fold
 
 

@@ -18,7 +18,7 @@ from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
 from .engine.cluster import connect
 from .engine.progress import Progress
-from .errors import InputError
+from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
@@ -27,6 +27,7 @@ from .io.schema import resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .model.model import Model
 from .model.report import cv_report
+from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 from .io.weights import multiplicities
 
@@ -49,6 +50,7 @@ DEFAULTS: dict[str, Any] = {
     "repeats": 1,
     "seed": 0,
     "binning": "quantile",
+    "postpone": None,
 }
 
 BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
@@ -60,19 +62,19 @@ def _int(name: str, value, low: int, allow_none: bool = False) -> None:
         return
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
         want = f"an integer >= {low}" + (" or None" if allow_none else "")
-        raise InputError(f"{name} must be {want}, got {value!r}")
+        raise ParameterError(f"{name} must be {want}, got {value!r}")
 
 
 def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     """Check every learning parameter; the message names it, what it must be and what it got."""
     unknown = sorted(set(params) - set(DEFAULTS))
     if unknown:
-        raise InputError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
+        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
     p = {**DEFAULTS, **params}
     if p["criterion"] not in CRITERIA:
-        raise InputError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
+        raise ParameterError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
     if p["nominal_split"] not in NOMINAL_SPLITS:
-        raise InputError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
+        raise ParameterError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
     _int("max_depth", p["max_depth"], 1, allow_none=True)
     _int("min_samples_split", p["min_samples_split"], 2)
     _int("min_samples_leaf", p["min_samples_leaf"], 1)
@@ -80,25 +82,31 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("max_bins", p["max_bins"], 2)
     _int("max_categories", p["max_categories"], 2)
     if p["max_bins"] > 65535 or p["max_categories"] > 65535:
-        raise InputError("max_bins and max_categories must be at most 65535")
+        raise ParameterError("max_bins and max_categories must be at most 65535")
     for name in ("min_impurity_decrease", "max_histogram_mb"):
         value = p[name]
         if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise InputError(f"{name} must be a finite number >= 0, got {value!r}")
+            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
     if p["max_histogram_mb"] == 0:
-        raise InputError("max_histogram_mb must be > 0, got 0")
+        raise ParameterError("max_histogram_mb must be > 0, got 0")
     _int("max_arity", p["max_arity"], 2)
     if p["max_arity"] > 64:
-        raise InputError(f"max_arity must be at most 64, got {p['max_arity']}")
+        raise ParameterError(f"max_arity must be at most 64, got {p['max_arity']}")
     if p["selection"] not in SELECTIONS:
-        raise InputError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
+        raise ParameterError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
     _int("cv", p["cv"], 2, allow_none=True)
     _int("repeats", p["repeats"], 1)
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
-        raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+        raise ParameterError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+    try:  # None, "analytic", or a heuristic (rule, t); kept as its text ("rank:0.5"), which JSON holds
+        rule = parse_postpone(p["postpone"])
+        check_postpone(rule, p["criterion"], p["max_arity"], p["selection"])
+    except ValueError as e:
+        raise ParameterError(str(e)) from None
+    p["postpone"] = postpone_text(rule)
     if p["repeats"] > 1 and p["cv"] is None:
-        raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
+        raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
 
 
@@ -110,7 +118,8 @@ def _grow_params(p: dict[str, Any]) -> GrowParams:
         min_impurity_decrease=float(p["min_impurity_decrease"]),
         max_leaf_nodes=p["max_leaf_nodes"],
         split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"],
-                          max_arity=p["max_arity"], selection=p["selection"]),
+                          max_arity=p["max_arity"], selection=p["selection"],
+                          postpone=parse_postpone(p["postpone"])),
         max_histogram_mb=float(p["max_histogram_mb"]),
     )
 
@@ -135,6 +144,7 @@ def fit(
     progress: bool | Progress = False,
     sample_weight=None,
     keep_fold_trees: bool = False,
+    checkpoint: str | None = None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -188,6 +198,13 @@ def fit(
     keep_fold_trees : bool
         Keep the ``cv`` fold trees in the model (``Model.fold_trees``). The
         CV report is computed from them either way.
+    checkpoint : str or path, optional
+        A directory where every level pass's results are saved
+        (:mod:`dasktree.engine.checkpoint`); the same fit started again continues
+        from the last saved pass and gives the same model, bit for bit. A
+        checkpoint of other data or parameters is refused. Parquet datasets
+        only; remove the directory once the model is saved
+        (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -206,15 +223,27 @@ def fit(
     if sample_weight is not None:
         source = _weighted(source, sample_weight, part_rows)
     if (key is not None or folds is not None) and p["cv"] is None:
-        raise InputError("key= and folds= are for cross-validation: give cv=k too")
+        raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
-        raise InputError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
+        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
     fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
-        raise InputError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
+        raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees)
+    if checkpoint is not None:
+        if not isinstance(source, ParquetSource):
+            raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                                 "gone with the process that held it")
+        from . import __version__
+        from .engine.checkpoint import Checkpoint
+
+        options["checkpoint"] = Checkpoint(checkpoint, {
+            "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
+            "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
+                        "nominal": list(nominal), "key": key, "folds": folds},
+            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
     in_process = isinstance(source, TableSource) and client is None and scheduler is None
     if in_process:
         from .engine.local_runner import LocalRunner
@@ -234,7 +263,7 @@ def fit(
 
 def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
               fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
-              keep_fold_trees: bool = False) -> Model:
+              keep_fold_trees: bool = False, checkpoint=None) -> Model:
     summary = runner.summary(p["max_bins"])
     runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
@@ -245,13 +274,17 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
 
         computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
     spec = computed if spec is None else _check_given_spec(spec, computed)
+    if checkpoint is not None:
+        from .engine.checkpoint import Resuming
+
+        checkpoint.check_spec(spec)
     runner.prepare(spec, k)
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
-    forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
+    forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = tree_model(forest, 0)
@@ -281,7 +314,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "parts": len(source.parts),
         "workers": workers,
         "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
-        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)},
+        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
+                    "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
@@ -292,7 +326,7 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
 def _weighted(source, sample_weight, part_rows: int) -> TableSource:
     """In-memory rows repeated by their whole-row weights (:mod:`dasktree.io.weights`)."""
     if not isinstance(source, TableSource):
-        raise InputError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
+        raise ParameterError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
                          "cannot be weighted yet: repeat the rows, or fit in memory")
     counts = multiplicities(sample_weight, source.table.num_rows)
     rows = np.repeat(np.arange(source.table.num_rows), counts)

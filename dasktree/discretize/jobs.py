@@ -36,7 +36,7 @@ import numpy as np
 
 from ..binning.spec import BinSpec, FeatureBins
 from ..binning.summary import Summary, numeric_edges
-from ..errors import DataError, InputError
+from ..errors import DataError, ParameterError
 from ..io.schema import NUMERIC, Roles
 from ..kernels.plans import PassPlan
 from .methods import METHODS
@@ -81,26 +81,26 @@ def check_method_params(method, *, n_intervals=None, significance=0.05, max_arit
     Messages name the parameter, what it must be and the value given.
     """
     if not isinstance(method, str) or method not in DISCRETIZERS:
-        raise InputError(f"method must be one of {list(DISCRETIZERS)}, got {method!r}")
+        raise ParameterError(f"method must be one of {list(DISCRETIZERS)}, got {method!r}")
     if not _is_int(max_bins) or not 2 <= max_bins <= 65535:
-        raise InputError(f"max_bins must be an integer in 2..65535, got {max_bins!r}")
+        raise ParameterError(f"max_bins must be an integer in 2..65535, got {max_bins!r}")
     if n_intervals is not None and (not _is_int(n_intervals) or n_intervals < 1):
-        raise InputError(f"n_intervals must be an integer >= 1 or None, got {n_intervals!r}")
+        raise ParameterError(f"n_intervals must be an integer >= 1 or None, got {n_intervals!r}")
     if (isinstance(significance, (bool, np.bool_)) or not isinstance(significance, Real)
             or not 0.0 < float(significance) < 1.0):
-        raise InputError(f"significance must be a number in the open interval (0, 1), got {significance!r}")
+        raise ParameterError(f"significance must be a number in the open interval (0, 1), got {significance!r}")
     if not _is_int(max_arity) or not 2 <= max_arity <= MAX_OPTIMAL_ARITY:
-        raise InputError(f"max_arity must be an integer in 2..{MAX_OPTIMAL_ARITY}, got {max_arity!r}")
+        raise ParameterError(f"max_arity must be an integer in 2..{MAX_OPTIMAL_ARITY}, got {max_arity!r}")
     if method in ("mdlp", "distance"):
         if n_intervals is not None:
-            raise InputError(f"n_intervals must be None for method {method!r}, which stops by its MDL "
+            raise ParameterError(f"n_intervals must be None for method {method!r}, which stops by its MDL "
                              f"criterion; got {n_intervals!r}")
         return {}
     if method == "chimerge":
         return {"significance": float(significance), "max_intervals": None if n_intervals is None else int(n_intervals)}
     if method == "optimal":
         if n_intervals is not None and n_intervals > MAX_OPTIMAL_ARITY:
-            raise InputError(f"n_intervals must be at most {MAX_OPTIMAL_ARITY} for method 'optimal', "
+            raise ParameterError(f"n_intervals must be at most {MAX_OPTIMAL_ARITY} for method 'optimal', "
                              f"got {n_intervals!r}")
         return {"n_intervals": None if n_intervals is None else int(n_intervals), "max_arity": int(max_arity)}
     return {"n_intervals": DEFAULT_N_INTERVALS if n_intervals is None else int(n_intervals)}

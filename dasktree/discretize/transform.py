@@ -127,5 +127,5 @@ def transform_part(part: Part, *, source: Source, cut_points: dict, labels: bool
     out = transform_table(table, cut_points, labels=labels, where=part.key)
     path = f"{directory}/part-{part.index:05d}.parquet"
     with fs.open(path, "wb") as f:
-        pq.write_table(out, f)
+        pq.write_table(out, f, write_page_checksum=True)  # readers can tell a damaged page
     return path

@@ -24,7 +24,7 @@ import os
 from contextlib import contextmanager
 from typing import Iterator
 
-from ..errors import DaskTreeError, InputError
+from ..errors import DaskTreeError, ParameterError, TransientError
 
 __all__ = ["connect", "local_cluster", "SCHEDULERS"]
 
@@ -74,20 +74,36 @@ def connect(client=None, scheduler: str | None = None) -> Iterator:
                 "re-import the script), or use scheduler=\"threads\""
             ) from None
         try:
-            with Client(cluster, direct_to_workers=True) as started:  # a pass's call goes straight to the holders
+            started = Client(cluster, direct_to_workers=True)  # a pass's call goes straight to the holders
+            try:
                 yield started
+            finally:
+                _close(started)
         finally:
-            cluster.close()
+            _close(cluster)
         return
     if "://" not in scheduler and ":" not in scheduler:
-        raise InputError(
+        raise ParameterError(
             f"scheduler {scheduler!r}: expected 'processes', 'threads' or an address like tcp://host:8786"
         )
     try:
         started = Client(scheduler, timeout="20s")
     except (OSError, TimeoutError) as exc:
-        raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        raise TransientError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     try:
         yield started
     finally:
-        started.close()
+        _close(started)
+
+
+CLOSE_SECONDS = 10
+"""How long closing a client or a cluster may take: a lost worker or scheduler must not keep the job alive."""
+
+
+def _close(thing) -> None:
+    """Close a client or cluster within :data:`CLOSE_SECONDS`; a close that fails or times out is
+    given up on (the job's result does not depend on it)."""
+    try:
+        thing.close(timeout=CLOSE_SECONDS)
+    except Exception:  # already closed, or its peer is gone: nothing left to release here
+        pass

@@ -36,8 +36,10 @@ import weakref
 from concurrent.futures import ThreadPoolExecutor
 
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
+from .faults import maybe_die
 from .progress import Progress
 from .tasks import histogram_of_many, search_cells
+from .waits import POLL_SECONDS, HolderLost, Watch, wait_calls, wait_futures
 
 __all__ = ["PartHolder", "Holders", "HolderLost"]
 
@@ -78,10 +80,12 @@ class PartHolder:
         counted = self._counted_by(number)
         try:
             if self.groups is None:  # the first pass encodes (pass 0's tables, or the parts read now)
+                maybe_die("encode", number)
                 self.groups = list(await asyncio.gather(*(
                     loop.run_in_executor(self._pool, functools.partial(func, *args, **kwargs))
                     for func, args, kwargs in self._jobs)))
                 self._jobs = []
+            maybe_die("count", number)
             if plan.fills and last != self._number:
                 raise RuntimeError(f"pass {number} derives from pass {last}, but this holder has pass {self._number}")
             hists = await asyncio.gather(*(
@@ -97,6 +101,7 @@ class PartHolder:
         for old in [n for n in self._counted if n < number]:
             del self._counted[old]
         pieces = await asyncio.gather(*(self._pieces(chunk, number) for chunk in chunks))
+        maybe_die("search", number)
         return list(await asyncio.gather(*(
             loop.run_in_executor(self._pool, functools.partial(
                 search_cells, *cells, lo=0, hi=chunk.span[1] - chunk.span[0], chunk=chunk, context=context))
@@ -105,6 +110,7 @@ class PartHolder:
     async def cells(self, number: int, lo: int, hi: int) -> list:
         """Cells ``lo:hi`` of this holder's histograms of pass ``number``, once it has counted it."""
         await self._counted_by(number)
+        maybe_die("cells", number)
         if number != self._number:  # the runner starts a pass only when every search of the last is done
             raise RuntimeError(f"cells of pass {number} asked, but this holder has pass {self._number}")
         return [hist[lo:hi] for hist in self._hists]
@@ -125,10 +131,6 @@ class PartHolder:
         if self._pool is not _worker_threads():
             self._pool.shutdown(wait=False)
         self._thaw()
-
-
-class HolderLost(Exception):
-    """A holder's worker cannot be reached: lost, and the holder's data with it."""
 
 
 class PeerFailed(RuntimeError):
@@ -165,10 +167,13 @@ class Holders:
         self._futures = [client.submit(PartHolder, *group_jobs, workers=None if worker is None else [worker],
                                        allow_other_workers=True, actor=True, pure=False)
                          for worker, group_jobs in by_worker.items()]
-        self.actors = [future.result() for future in self._futures]
-        _results([actor.set_peers([peer for peer in self.actors if peer is not actor]) for actor in self.actors])
-        self.number: int | None = None  # the last pass every holder counted
         self.lost = False  # a holder's worker was lost: the others are released, not closed
+        wait_futures(client, self._futures)  # bounded: a worker lost now is seen by the scheduler
+        self.actors = [future.result() for future in self._futures]
+        where = client.who_has(self._futures)
+        self._watch = Watch(client, [address for f in self._futures for address in where.get(f.key, ())])
+        self._results([actor.set_peers([peer for peer in self.actors if peer is not actor]) for actor in self.actors])
+        self.number: int | None = None  # the last pass every holder counted
 
     def level_pass(self, number: int, plan, shape, chunks: list, context, progress: Progress,
                    label: str) -> list:
@@ -185,7 +190,7 @@ class Holders:
                          for actor, indices in zip(self.actors, mine)]
             except RuntimeError as exc:  # distributed knows the worker holding an actor is gone
                 raise HolderLost(str(exc)) from exc
-            by_holder = _results(calls, progress)
+            by_holder = self._results(calls, progress)
         except HolderLost:
             self.lost = True
             raise
@@ -212,30 +217,29 @@ class Holders:
                 pass
         for call in calls:
             try:
-                call.result()
-            except Exception:
+                call.result(timeout=5 * POLL_SECONDS)
+            except Exception:  # a holder that cannot say it closed is released all the same
                 pass
         if self._futures:
             self._client.cancel(self._futures)
         self.actors, self._futures = [], []
 
 
-def _results(calls: list, progress: Progress | None = None) -> list:
-    """Every call's result, in order. The first failure is raised once all calls are over: a
-    failing holder fails its peers' searches, and the cause is the error worth raising, not a
-    :class:`PeerFailed` that happens to come first. A holder does no I/O but talk to its peers, so
-    an ``OSError`` means a worker is gone: :class:`HolderLost`."""
-    results, errors = [], []
-    for call in calls:
+    def _results(self, calls: list, progress: Progress | None = None) -> list:
+        """Every call's result, in order, each wait bounded (:func:`~dasktree.engine.waits.wait_calls`: a
+        lost holder's worker raises :class:`HolderLost`). The first failure is raised once all calls
+        are over: a failing holder fails its peers' searches, and the cause is the error worth
+        raising, not a :class:`PeerFailed` that happens to come first. A holder does no I/O but
+        talk to its peers, so an ``OSError`` means a worker is gone: :class:`HolderLost`."""
         try:
-            results.append(call.result())
-        except Exception as exc:
-            results.append(None)
-            errors.append(exc)
-        if progress is not None:
-            progress.advance()
-    if errors:
-        if any(isinstance(e, OSError) for e in errors):  # holders do no I/O but talk to each other
-            raise HolderLost(f"a holder's worker cannot be reached: {next(e for e in errors if isinstance(e, OSError))}")
-        raise next((e for e in errors if not isinstance(e, PeerFailed)), errors[0])
-    return results
+            outcomes = wait_calls(calls, self._watch, None if progress is None else progress.advance)
+        except HolderLost:
+            self.lost = True
+            raise
+        errors = [value for ok, value in outcomes if not ok]
+        if errors:
+            if any(isinstance(e, OSError) for e in errors):  # holders do no I/O but talk to each other
+                self.lost = True
+                raise HolderLost(f"a holder's worker cannot be reached: {next(e for e in errors if isinstance(e, OSError))}")
+            raise next((e for e in errors if not isinstance(e, PeerFailed)), errors[0])
+        return [value for _, value in outcomes]

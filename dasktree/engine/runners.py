@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import itertools
 
 import numpy as np
 
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all
+from ..errors import TransientError
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults, concat
 from ..io.schema import Roles
@@ -42,7 +44,8 @@ from ..io.sources import DaskFrameSource, Source
 from ..kernels.histogram import add_counts
 from ..kernels.ragged import firsts
 from ..kernels.subtraction import fills_of
-from .part_holders import HolderLost, Holders
+from .part_holders import Holders
+from .waits import HolderLost, Watch, wait_futures
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .runner import PassCounter
@@ -112,11 +115,9 @@ class DaskRunner(PassCounter):
                                   allow_other_workers=True, pure=False, **kwargs)
 
     def _wait(self, futures: list, label: str) -> None:
-        from distributed import as_completed
-
+        """Until ``futures`` are done, bounded (:func:`~dasktree.engine.waits.wait_futures`)."""
         self.progress.start(label, len(futures))
-        for _ in as_completed(futures):
-            self.progress.advance()
+        wait_futures(self.client, futures, self.progress.advance)
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
@@ -135,6 +136,7 @@ class DaskRunner(PassCounter):
                 self.client.submit(_merge_many, *futures[i:i + self.split_every], pure=False)
                 for i in range(0, len(futures), self.split_every)
             ]
+        wait_futures(self.client, futures)
         result = futures[0].result()
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)
@@ -164,7 +166,10 @@ class DaskRunner(PassCounter):
         if not use_cache:
             self._tables = None
         elif level_passes:
-            self._start_holders()
+            try:
+                self._start_holders()
+            except _lost_worker_errors():  # the first level pass starts them again, on the workers there are
+                self._rescatter()
 
     def _fits(self, row_bytes: int) -> bool:
         """``row_bytes`` per row within a quarter of the cluster's memory."""
@@ -233,9 +238,9 @@ class DaskRunner(PassCounter):
         for attempt in range(3):
             try:
                 return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
-            except _lost_worker_errors():
+            except _lost_worker_errors() as exc:
                 if attempt == 2:
-                    raise
+                    raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
                 self._rescatter()
                 plan = plan.counting_all()  # the parents' sums may be lost too
         raise AssertionError("unreachable")  # pragma: no cover
@@ -250,15 +255,17 @@ class DaskRunner(PassCounter):
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded, self._tables, self._groups = None, None, None
-        for attempt in range(10):
+        watch = Watch(self.client)  # no workers for LOST_SECONDS: TransientError
+        for attempt in itertools.count():
             try:
                 if self._frames is None:
-                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
-                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False, timeout=5)
+                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
                 return
-            except _lost_worker_errors():
-                if attempt == 9:
-                    raise
+            except (*_lost_worker_errors(), TimeoutError, OSError) as exc:
+                watch.check()
+                if attempt >= 9 and watch.unwell_since is None:  # workers there, but unreachable
+                    raise TransientError(f"cannot send the inputs to the workers again ({exc!r})") from exc
                 time.sleep(0.5)
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
@@ -285,6 +292,7 @@ class DaskRunner(PassCounter):
             total = _tree_reduce(self.client, hists, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
         self._wait(hists, label)
+        wait_futures(self.client, tasks)
         results = self.client.gather(tasks)
         self.progress.finish()
         return results

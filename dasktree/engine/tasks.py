@@ -22,6 +22,7 @@ from ..io.sources import Part, Source
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
 from ..kernels.subtraction import fill_derived, slot_cells
+from .faults import maybe_die
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
            "encode_frames", "histogram_of", "histogram_of_many", "cells_of", "search_cells"]
@@ -47,6 +48,7 @@ def _where(source: Source, part: Part) -> str:
 
 def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over one part."""
+    maybe_die("summary")
     table = source.read(part, roles.columns)
     return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                      part=(part.key, part.offset, table.num_rows))
@@ -68,6 +70,7 @@ def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
 
 def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged."""
+    maybe_die("summary")
     return merge_all([
         summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                   part=(part.key, part.offset, table.num_rows))

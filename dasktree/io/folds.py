@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError, InputError
+from ..errors import DataError, ParameterError
 
 __all__ = ["FoldSpec", "mix64"]
 
@@ -80,15 +80,15 @@ class FoldSpec:
 
     def __post_init__(self):
         if isinstance(self.k, bool) or not isinstance(self.k, (int, np.integer)) or self.k < 2:
-            raise InputError(f"cv must be an integer >= 2, got {self.k!r}")
+            raise ParameterError(f"cv must be an integer >= 2, got {self.k!r}")
         if isinstance(self.repeats, bool) or not isinstance(self.repeats, (int, np.integer)) or self.repeats < 1:
-            raise InputError(f"repeats must be an integer >= 1, got {self.repeats!r}")
+            raise ParameterError(f"repeats must be an integer >= 1, got {self.repeats!r}")
         if self.k * self.repeats > 32767:
-            raise InputError(f"cv x repeats must be at most 32767, got {self.k * self.repeats}")
+            raise ParameterError(f"cv x repeats must be at most 32767, got {self.k * self.repeats}")
         if self.column is not None and self.repeats != 1:
-            raise InputError("folds=COLUMN gives one repetition; repeats must be 1")
+            raise ParameterError("folds=COLUMN gives one repetition; repeats must be 1")
         if isinstance(self.seed, bool) or not isinstance(self.seed, (int, np.integer)) or self.seed < 0:
-            raise InputError(f"seed must be an integer >= 0, got {self.seed!r}")
+            raise ParameterError(f"seed must be an integer >= 0, got {self.seed!r}")
 
     @property
     def n_parts(self) -> int:

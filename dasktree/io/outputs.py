@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from typing import Any, Iterator
 
 from ..errors import DataError, InputError
 
-__all__ = ["check_out", "atomic_directory", "atomic_write_text", "read_json_file"]
+__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file"]
 
 
 def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
@@ -30,12 +29,62 @@ def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> t
 
     fs, out_path = fsspec.core.url_to_fs(os.fspath(out), **(storage_options or {}))
     out_path = out_path.rstrip("/")
-    if fs.exists(out_path) and not overwrite:
-        raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+    local = _is_local(fs)
     parent = out_path.rsplit("/", 1)[0] if "/" in out_path else "."
-    if parent and not fs.exists(parent):
+    if local:
+        _check_local_parent(str(out), parent or "/")
+    elif parent and not fs.exists(parent):
         raise InputError(f"{out}: parent directory {parent} does not exist")
+    if fs.exists(out_path):
+        if not overwrite:
+            raise InputError(f"{out}: already exists (pass overwrite / --overwrite to replace it)")
+        if local and not os.path.isdir(out_path):
+            raise InputError(f"{out}: is a file, not an output directory")
     return fs, out_path, parent
+
+
+def check_file_out(path, *, overwrite: bool) -> str:
+    """The absolute local path of an output FILE that may be written (a model): not a directory,
+    not existing unless ``overwrite``, in a directory that exists and takes a new file. Checked
+    before any work, so a fit never ends in an output it cannot write."""
+    path = os.path.abspath(os.fspath(path))
+    if os.path.isdir(path):
+        raise InputError(f"{path}: is a directory; --out names the model file to write")
+    _check_local_parent(path, os.path.dirname(path))
+    if os.path.lexists(path) and not overwrite:
+        raise InputError(f"{path}: already exists (pass overwrite / --overwrite to replace it)")
+    return path
+
+
+def _is_local(fs) -> bool:
+    return "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,))
+
+
+def _check_local_parent(out: str, parent: str) -> None:
+    """``parent`` must be an existing directory in which a new file can be made (tried: permissions
+    alone say nothing of read-only mounts, or of root)."""
+    if not os.path.exists(parent):
+        below = next((p for p in _ancestors(parent) if os.path.exists(p)), None)
+        if below is not None and not os.path.isdir(below):
+            raise InputError(f"{out}: {below} is a file, not a directory")
+        raise InputError(f"{out}: parent directory {parent} does not exist")
+    if not os.path.isdir(parent):
+        raise InputError(f"{out}: {parent} is a file, not a directory")
+    probe = os.path.join(parent, f".dasktree-probe-{uuid.uuid4().hex[:8]}")
+    try:
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        os.unlink(probe)
+    except OSError as exc:
+        raise InputError(f"{out}: cannot write in {parent}: {exc.strerror or exc}") from None
+
+
+def _ancestors(path: str):
+    while True:
+        parent = os.path.dirname(path)
+        if parent == path:
+            return
+        yield parent
+        path = parent
 
 
 @dataclass(frozen=True)
@@ -51,7 +100,7 @@ class Staging:
 
 def _remove(fs, path: str) -> None:
     try:
-        if "file" in (fs.protocol if isinstance(fs.protocol, (tuple, list)) else (fs.protocol,)):
+        if _is_local(fs):
             shutil.rmtree(path, ignore_errors=True)
         else:
             fs.rm(path, recursive=True)
@@ -76,14 +125,28 @@ def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | No
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Write ``text`` to ``path`` whole or not at all (:func:`atomic_file`)."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(directory):
         raise InputError(f"{path}: directory {directory} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".json", dir=directory)
+    with atomic_file(path, "w") as f:
+        f.write(text)
+
+
+@contextmanager
+def atomic_file(path: str, mode: str = "wb") -> Iterator:
+    """A file open at a hidden temporary name beside ``path``; when the block succeeds it is flushed
+    to disk and renamed over ``path``, else removed. It gets the permissions ``open`` would give it
+    (0666 less the umask), not ``mkstemp``'s 0600."""
+    directory, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        with os.fdopen(fd, mode) as f:
+            yield f
+            f.flush()
+            os.fsync(f.fileno())
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -23,6 +23,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError, InputError
+from .integrity import check_statistics, locate_bad_page
 
 __all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
 
@@ -129,6 +130,16 @@ class ParquetSource(Source):
                 self.parts.append(Part(len(self.parts), rel, offset, n, groups))
                 offset += n
 
+    def fingerprint(self) -> list[list]:
+        """``[file, size, modified]`` of every file (its key below the root), sorted: what says the data
+        is still the data a checkpoint was made of (:mod:`dasktree.checkpoint`)."""
+        rows = []
+        for key, (path, _) in sorted(self._expressions.items()):
+            info = self._fsspec.info(path)
+            modified = info.get("mtime", info.get("LastModified", info.get("updated", "")))
+            rows.append([key, int(info.get("size") or 0), str(modified)])
+        return rows
+
     def _relative(self, path: str) -> str:
         """The file's path below the dataset root: the file part of the row key."""
         return posixpath.relpath(path, self.root) if self.root else path
@@ -175,9 +186,12 @@ class ParquetSource(Source):
         in_file = [c for c in columns if c not in keys]
         try:
             with self._fs.open_input_file(path) as f:
-                table = pq.ParquetFile(f).read_row_groups(list(part.row_groups), columns=in_file)
+                file = pq.ParquetFile(f, page_checksum_verification=True)  # where the pages have them
+                table = file.read_row_groups(list(part.row_groups), columns=in_file)
         except (pa.ArrowInvalid, OSError) as exc:
-            raise DataError(f"{path}: cannot read: {_first_line(exc)}") from None
+            raise locate_bad_page(lambda: self._fs.open_input_file(path), path, list(part.row_groups),
+                                  in_file, exc) from None
+        check_statistics(table, file.metadata, list(part.row_groups), path)  # corrupt pages decode too
         arrays = []
         for name in columns:
             field = self.schema.field(name)

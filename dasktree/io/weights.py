@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import InputError
+from ..errors import InputError, ParameterError
 
 __all__ = ["multiplicities", "class_weights", "MAX_MULTIPLICITY", "MAX_ROWS_PER_ROW"]
 
@@ -86,8 +86,8 @@ def class_weights(class_weight, y: np.ndarray) -> np.ndarray | None:
     from sklearn.utils.class_weight import compute_sample_weight
 
     if not (class_weight == "balanced" or isinstance(class_weight, dict)):
-        raise InputError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
+        raise ParameterError(f"class_weight must be a dict, 'balanced' or None, got {class_weight!r}")
     try:
         return compute_sample_weight(class_weight, y)
     except ValueError as exc:
-        raise InputError(f"class_weight: {exc}") from None
+        raise ParameterError(f"class_weight: {exc}") from None

@@ -20,7 +20,7 @@ import tempfile
 
 import numpy as np
 
-from ..errors import DataError, InputError
+from ..errors import DataError, InputError, ParameterError
 from .model import Model
 
 __all__ = ["plot_tree", "plot_cv", "FORMATS"]
@@ -31,7 +31,7 @@ FORMATS = ("svg", "png")
 def _format(out: str) -> str:
     ext = os.path.splitext(os.fspath(out))[1].lower().lstrip(".")
     if ext not in FORMATS:
-        raise InputError(f"--out {out}: the image format comes from the name, .svg or .png; got {ext or 'none'!r}")
+        raise ParameterError(f"--out {out}: the image format comes from the name, .svg or .png; got {ext or 'none'!r}")
     directory = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(directory):
         raise InputError(f"--out {out}: directory {directory} does not exist")
@@ -76,7 +76,7 @@ def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: s
     ext = _format(out)
     dot = shutil.which("dot")
     if engine == "graphviz" and dot is None:
-        raise InputError("--engine graphviz: graphviz's 'dot' is not installed (or use --engine matplotlib)")
+        raise ParameterError("--engine graphviz: graphviz's 'dot' is not installed (or use --engine matplotlib)")
     if engine in ("auto", "graphviz") and dot is not None and max_depth is None:
         from .export import export_dot
 

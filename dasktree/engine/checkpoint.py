@@ -1,0 +1,164 @@
+"""Checkpoints: a fit that its client's loss does not undo (``checkpoint=DIR``, ``--checkpoint DIR``).
+
+After every level pass the fit writes that pass's search results (the chosen
+tests and the counts: :class:`~dasktree.forest.results.PackedResults`, a few
+flat arrays) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
+rename). The forest is a function of these results alone: started again with
+the same data and parameters, the fit makes pass 0 anew (the bins, checked
+against the saved ones), then *replays* the saved passes through the grow loop
+(:class:`Resuming`) instead of reading the data, and goes on from the first
+pass not saved. The forest, the model and its report (pass count included)
+are the same, bit for bit, as those of a fit never interrupted.
+
+``DIR/checkpoint.json`` holds what the passes are valid for: the data files
+(path below the root, size, modification time), the parameters and the column
+roles, and the bins pass 0 made. A checkpoint of other data or other
+parameters is refused with one line naming what differs (exit 1). Nothing in a
+checkpoint is pickled: ``.npz`` without objects, and JSON. When the fit
+succeeds, its checkpoint files are removed (the model is the result).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import deque
+from dataclasses import fields
+
+import numpy as np
+
+from ..errors import InputError
+from ..forest.results import PackedResults
+from ..io.outputs import atomic_file, atomic_write_text
+from .faults import maybe_die
+
+__all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "FORMAT"]
+
+FORMAT = "dasktree.checkpoint/1"
+META = "checkpoint.json"
+TUPLE_FIELDS = ("reasons", "kind", "thresholds", "groups")  # saved as JSON, the rest as arrays
+
+
+class Checkpoint:
+    """The checkpoint directory of one fit: ``identity`` (JSON-able) says what it is valid for."""
+
+    def __init__(self, directory: str | os.PathLike, identity: dict):
+        self.directory = os.path.abspath(os.fspath(directory))
+        self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))
+        if os.path.exists(self.directory) and not os.path.isdir(self.directory):
+            raise InputError(f"checkpoint {self.directory}: is a file, not a directory")
+        os.makedirs(self.directory, exist_ok=True)
+        meta = os.path.join(self.directory, META)
+        self.saved: list[PackedResults] = []
+        self.spec_json: dict | None = None
+        if os.path.exists(meta):
+            with open(meta) as f:
+                stored = json.load(f)
+            _refuse_other(self.directory, stored.get("identity", {}), self.identity)
+            self.spec_json = stored.get("spec")
+            self.saved = self._load_passes()
+        else:
+            self._write_meta(None)
+
+    def check_spec(self, spec) -> None:
+        """The bins pass 0 made now must be the checkpoint's (else the data changed unseen)."""
+        now = json.loads(json.dumps(spec.to_json(), default=str))
+        if self.spec_json is None:
+            self.spec_json = now
+            self._write_meta(now)
+        elif now != self.spec_json:
+            raise InputError(f"checkpoint {self.directory} was made of other data: pass 0's bins differ "
+                             "(remove the directory to start afresh)")
+
+    def save_pass(self, number: int, packed: PackedResults) -> None:
+        """Write level pass ``number``'s results (1, 2, ...), whole or not at all."""
+        arrays = {f.name: getattr(packed, f.name) for f in fields(packed) if f.name not in TUPLE_FIELDS}
+        arrays["tuples"] = np.array(json.dumps({name: getattr(packed, name) for name in TUPLE_FIELDS},
+                                               default=_plain))
+        with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
+            np.savez(f, **arrays)
+
+    def _load_passes(self) -> list[PackedResults]:
+        passes = []
+        while os.path.exists(path := os.path.join(self.directory, f"pass-{len(passes) + 1:05d}.npz")):
+            with np.load(path, allow_pickle=False) as npz:
+                values = {name: npz[name] for name in npz.files if name != "tuples"}
+                tuples = json.loads(str(npz["tuples"]))
+            passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+        return passes
+
+    def _write_meta(self, spec_json: dict | None) -> None:
+        text = json.dumps({"format": FORMAT, "identity": self.identity, "spec": spec_json}, indent=1, sort_keys=True)
+        atomic_write_text(os.path.join(self.directory, META), text)
+
+
+def remove_checkpoint(directory: str | os.PathLike) -> None:
+    """The fit is done and its model saved: the checkpoint's files go (and the directory, if empty)."""
+    directory = os.fspath(directory)
+    if not os.path.isdir(directory):
+        return
+    for name in os.listdir(directory):
+        if name == META or (name.startswith("pass-") and name.endswith(".npz")):
+            os.unlink(os.path.join(directory, name))
+    try:
+        os.rmdir(directory)
+    except OSError:  # it holds files of the user's
+        pass
+
+
+def _plain(value):
+    """A numpy scalar as the Python number it holds."""
+    if isinstance(value, np.generic):
+        return value.item()
+    raise TypeError(f"cannot save {type(value).__name__} in a checkpoint")
+
+
+def _tuples(value):
+    """JSON's lists back to the tuples :class:`PackedResults` holds (nested, as the fields are)."""
+    return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
+
+
+def _refuse_other(directory: str, stored: dict, now: dict) -> None:
+    """One line naming the first thing that differs between a checkpoint and this fit."""
+    if stored == now:
+        return
+    for key in sorted(set(stored) | set(now)):
+        if stored.get(key) == now.get(key):
+            continue
+        if key == "data":
+            old = {row[0]: row for row in stored.get("data") or []}
+            new = {row[0]: row for row in now.get("data") or []}
+            changed = sorted(set(old) ^ set(new)) or sorted(k for k in new if old[k] != new[k])
+            what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old or changed[0] not in new
+                                                   else "changed (size or modification time)")
+        elif key == "params":
+            old, new = stored.get("params") or {}, now.get("params") or {}
+            name = next(k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
+            what = f"parameter {name} ({old.get(name)!r} there, {new.get(name)!r} now)"
+        else:
+            what = f"{key} ({stored.get(key)!r} there, {now.get(key)!r} now)"
+        raise InputError(f"checkpoint {directory} is of another fit: {what}; remove it to start afresh")
+
+
+class Resuming:
+    """A runner whose level passes come from a checkpoint while it has them, then from ``runner``;
+    every pass the runner makes is saved. The grow loop sees the same results either way."""
+
+    def __init__(self, runner, checkpoint: Checkpoint):
+        self.runner, self.checkpoint = runner, checkpoint
+        self._replay = deque(checkpoint.saved)
+        self._number = 0
+
+    @property
+    def derived(self) -> int:
+        return getattr(self.runner, "derived", 0)
+
+    def level_pass(self, plan, requests, context, label: str) -> PackedResults:
+        self._number += 1
+        if self._replay:
+            self.runner.passes += 1  # the pass was made, before the client was lost
+            return self._replay.popleft()
+        packed = self.runner.level_pass(plan, requests, context, label)
+        self.checkpoint.save_pass(self._number, packed)
+        maybe_die("saved", self._number)
+        return packed

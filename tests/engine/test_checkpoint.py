@@ -1,0 +1,69 @@
+"""A fit whose client is killed resumes from its checkpoint and gives the same model, byte for byte."""
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from dasktree.engine.checkpoint import Checkpoint
+from dasktree.datasets import agrawal
+from dasktree.forest.results import PackedResults
+
+pytestmark = pytest.mark.cluster
+
+FIT = ["--target", "class", "--max-depth", "6", "--cv", "3", "--quiet", "--scheduler", "threads"]
+
+
+def _fit(*args, env=None):
+    return subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", *args], capture_output=True, text=True,
+                          timeout=300, env={**os.environ, **(env or {})})
+
+
+def test_client_killed_after_a_level_resumes_to_the_same_model(tmp_path):
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=4, function=7, perturbation=0.05, seed=2)
+    reference = tmp_path / "reference.json"
+    assert _fit(str(data), *FIT, "--out", str(reference)).returncode == 0
+    out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
+    args = [str(data), *FIT, "--out", str(out), "--checkpoint", str(ckpt)]
+    killed = _fit(*args, env={"DASKTREE_FAULT": f"saved:3:{tmp_path / 'killed'}"})  # SIGKILL after pass 3
+    assert killed.returncode == -9 and not out.exists()
+    assert sorted(n for n in os.listdir(ckpt) if n.startswith("pass-")) == [f"pass-{i:05d}.npz" for i in (1, 2, 3)]
+
+    other = _fit(*args[:-4], "--max-depth", "5", *args[-4:])
+    assert other.returncode == 1 and "parameter max_depth (6 there, 5 now)" in other.stderr
+    first = sorted(p for p in data.rglob("*.parquet"))[0]
+    stat = first.stat()
+    os.utime(first, ns=(stat.st_atime_ns, stat.st_mtime_ns + 10**9))
+    changed = _fit(*args)
+    assert changed.returncode == 1 and f"data file '{first.name}' changed" in changed.stderr
+    assert len(changed.stderr.strip().splitlines()) == 1
+    os.utime(first, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    resumed = _fit(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == reference.read_bytes()
+    assert not ckpt.exists()  # the model is saved: the checkpoint is removed
+
+
+def test_results_round_trip_through_a_checkpoint(tmp_path):
+    packed = PackedResults(
+        nodes=np.array([3, 4]), counts=np.arange(12).reshape(2, 3, 2), pair_result=np.array([0, 1]),
+        pair_tree=np.array([0, 0]), pair_choice=np.array([0, -1]), reasons=("", "pure"),
+        attribute=np.array([1]), kind=("numeric",), default=np.array([0]), thresholds=((0.1, float("inf")),),
+        groups=(((0,), (1, 2)),), gain=np.array([0.25]), score=np.array([0.5]),
+        bin_children=np.array([0, 1, 1], dtype=np.int16), bin_start=np.array([0, 3]), cut=np.array([1]),
+        train_children=np.ones((2, 2), dtype=np.int64), children=np.ones((2, 3, 2), dtype=np.int64),
+        arity_start=np.array([0, 2]))
+    Checkpoint(tmp_path, {"a": 1}).save_pass(1, packed)
+    [back] = Checkpoint(tmp_path, {"a": 1}).saved
+    for name, value in vars(packed).items():
+        got = getattr(back, name)
+        if isinstance(value, np.ndarray):
+            assert got.dtype == value.dtype and np.array_equal(got, value), name
+        else:
+            assert got == value, name
+    with pytest.raises(Exception, match="a \\(1 there, 2 now\\)"):
+        Checkpoint(tmp_path, {"a": 2})

@@ -1,0 +1,147 @@
+"""Every row of the exit-code table, and every output case, through the ``dasktree`` command."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+from dasktree import cli
+from dasktree.datasets import agrawal
+from dasktree.errors import EXIT_BUG, EXIT_DATA, EXIT_TRANSIENT, EXIT_USAGE
+
+pytestmark = pytest.mark.cluster
+
+
+def _run(*args, timeout=240, **kwargs):
+    return subprocess.run([sys.executable, "-m", "dasktree.cli", *args], capture_output=True, text=True,
+                          timeout=timeout, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    path = tmp_path_factory.mktemp("exit") / "data"
+    agrawal.write_parquet(str(path), 3000, n_files=2, function=1, seed=0)
+    return str(path)
+
+
+def _one_error_line(result, code: int, needle: str) -> None:
+    assert result.returncode == code, (result.returncode, result.stderr)
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("dasktree: error: ") and needle in lines[0], lines
+
+
+def test_exit_0_and_the_table_in_help(data, tmp_path):
+    done = _run("fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--max-depth", "2",
+                "--quiet", "--scheduler", "threads")
+    assert done.returncode == 0, done.stderr
+    helped = _run("--help")
+    assert helped.returncode == 0 and "75  transient failure" in helped.stdout and "2   bad usage" in helped.stdout
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--max-depth", "-1"], "max_depth must be"),
+    (["--cv", "1"], "cv must be"),
+    (["--max-bins", "1"], "max_bins must be"),
+    (["--repeats", "2"], "needs cv"),
+    (["--scheduler", "nowhere"], "scheduler 'nowhere'"),
+    (["--timeout", "0"], "--timeout must be"),
+])
+def test_exit_2_for_bad_parameter_values(data, tmp_path, args, needle):
+    out = tmp_path / "m.json"
+    _one_error_line(_run("fit", data, "--target", "class", "--out", str(out), "--quiet", *args), EXIT_USAGE, needle)
+    assert not out.exists()
+
+
+def test_exit_2_for_bad_command_line():
+    assert _run("fit").returncode == EXIT_USAGE
+    assert _run("fit", "x", "--target", "y", "--out", "m.json", "--max-depth", "two").returncode == EXIT_USAGE
+
+
+def test_exit_1_for_data_and_files(data, tmp_path):
+    _one_error_line(_run("fit", str(tmp_path / "nothing"), "--target", "class", "--out", str(tmp_path / "m.json")),
+                    EXIT_DATA, "no such file or directory")
+    _one_error_line(_run("fit", data, "--target", "nope", "--out", str(tmp_path / "m.json")),
+                    EXIT_DATA, "target column 'nope' not found")
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    _one_error_line(_run("show", str(bad)), EXIT_DATA, "not a JSON model file")
+
+
+def test_exit_3_for_an_internal_error(monkeypatch, capsys):
+    def broken(args):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setitem(cli.COMMANDS, "show", broken)
+    assert cli.main(["show", "m.json"]) == EXIT_BUG
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "internal error: ZeroDivisionError" in err[0]
+
+
+def test_exit_75_for_an_unreachable_scheduler(data, tmp_path):
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    result = _run("fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                  "--scheduler", f"tcp://127.0.0.1:{port}")
+    _one_error_line(result, EXIT_TRANSIENT, "cannot reach the Dask scheduler")
+
+
+@pytest.mark.parametrize("command", ["fit", "predict", "discretize"])
+def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
+    """Far too short a --timeout: one line, exit 75, no output, the cluster closed, the process gone."""
+    model = tmp_path / "m.json"
+    assert _run("fit", data, "--target", "class", "--out", str(model), "--max-depth", "2", "--quiet",
+                "--scheduler", "threads").returncode == 0
+    out = tmp_path / "out"
+    args = {"fit": ["fit", data, "--target", "class", "--out", str(out)],
+            "predict": ["predict", str(model), data, "--out", str(out)],
+            "discretize": ["discretize", data, "--target", "class", "--out", str(out)]}[command]
+    started = time.monotonic()
+    result = _run(*args, "--quiet", "--scheduler", "processes", "--timeout", "0.2", timeout=120)
+    _one_error_line(result, EXIT_TRANSIENT, "--timeout 0.2 s expired")
+    assert time.monotonic() - started < 100  # the bound is the subprocess timeout; this says it ended
+    assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".")]
+
+
+def test_outputs_checked_before_the_work(data, tmp_path):
+    model = tmp_path / "m.json"
+    fit = ["fit", data, "--target", "class", "--max-depth", "2", "--quiet", "--scheduler", "threads"]
+    _one_error_line(_run(*fit, "--out", str(tmp_path)), EXIT_DATA, "is a directory")
+    _one_error_line(_run(*fit, "--out", "/proc/dasktree-model.json"), EXIT_DATA, "cannot write in /proc")
+    _one_error_line(_run(*fit, "--out", str(tmp_path / "no" / "m.json")), EXIT_DATA, "does not exist")
+    assert _run(*fit, "--out", str(model)).returncode == 0
+    before = model.read_bytes()
+    _one_error_line(_run(*fit, "--out", str(model), "--max-depth", "3"), EXIT_DATA, "already exists")
+    assert model.read_bytes() == before
+    assert _run(*fit, "--out", str(model), "--max-depth", "3", "--overwrite").returncode == 0
+    assert model.read_bytes() != before
+    predict = ["predict", str(model), data, "--quiet", "--scheduler", "threads"]
+    _one_error_line(_run(*predict, "--out", str(model / "pred")), EXIT_DATA, "is a file, not a directory")
+    _one_error_line(_run(*predict, "--out", str(model), "--overwrite"), EXIT_DATA, "is a file")
+    _one_error_line(_run(*predict, "--out", "/proc/dasktree-pred"), EXIT_DATA, "cannot write in /proc")
+
+
+def test_files_get_the_umask_and_show_into_head_exits_quietly(data, tmp_path):
+    model = tmp_path / "m.json"
+    old = os.umask(0o022)
+    try:
+        assert _run("fit", data, "--target", "class", "--out", str(model), "--max-depth", "3", "--quiet",
+                    "--scheduler", "threads").returncode == 0
+    finally:
+        os.umask(old)
+    assert model.stat().st_mode & 0o777 == 0o644
+    shown = subprocess.run(f"{sys.executable} -m dasktree.cli show {model} | head -1", shell=True,
+                           capture_output=True, text=True, timeout=60,
+                           executable="/bin/bash", env={**os.environ, "PIPESTATUS": ""})
+    assert shown.stderr == "" and len(shown.stdout.splitlines()) == 1
+    piped = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "show", str(model), "--format", "json"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    piped.stdout.read(10)
+    piped.stdout.close()  # the reader is gone: writes fail with EPIPE
+    assert piped.wait(timeout=60) == 0
+    assert piped.stderr.read() == b""
