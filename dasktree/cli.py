@@ -66,7 +66,7 @@ def _add_runtime(p: argparse.ArgumentParser) -> None:
                    help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
-                        "closed and no output written")
+                        "closed and no output written (default: no limit)")
 
 
 def _add_learning(p: argparse.ArgumentParser) -> None:
@@ -103,7 +103,7 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
                         "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
                         "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
-                        "times the fewest blocks); 0 < T <= 1")
+                        "times the fewest blocks); 0 < T <= 1 (default: none: every attribute searched)")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K",
                    help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the "
@@ -134,7 +134,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--checkpoint", metavar="DIR",
                    help="after every level, save what the fit needs to continue in DIR; the same command "
-                        "run again continues from the last complete level (same model, bit for bit)")
+                        "run again continues from the last complete level (same model, bit for bit) (default: none)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
     p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "
