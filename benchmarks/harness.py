@@ -79,16 +79,39 @@ def stamp_text(s: dict) -> str:
             f"Python {s['python']}; {versions}; commit {s['commit']}.\n")
 
 
-def write(name: str, claim: str, result: Result) -> dict:
-    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped."""
+def write(name: str, claim: str, result: Result, quick: bool = False) -> dict:
+    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped (and marked
+    when measured at ``--quick`` sizes)."""
     os.makedirs(RESULTS, exist_ok=True)
     s = stamp()
+    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if quick else ""
     with open(os.path.join(RESULTS, f"{name}.md"), "w") as f:
-        f.write(f"# {claim}\n\n{stamp_text(s)}\n{result.markdown.rstrip()}\n")
-    record = {"claim": claim, "stamp": s, "summary": result.summary, "figures": result.figures}
+        f.write(f"# {claim}\n\n{stamp_text(s)}\n{note}{result.markdown.rstrip()}\n")
+    record = {"claim": claim, "stamp": s, "quick": quick, "summary": result.summary, "figures": result.figures}
     with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
         json.dump(record, f, indent=1, default=str)
     return record
+
+
+def gather() -> None:
+    """Write results/RESULTS.md from the claims' JSON files, in the order of ``CLAIMS``."""
+    lines = ["# dasktree benchmark results", "",
+             "Each claim's figures are ratios measured in one run of it (the peers and floors alternated with "
+             "dasktree); the date, machine, versions and commit of each are in its own file.", "",
+             "| claim | what | measured | when |", "| --- | --- | --- | --- |"]
+    from benchmarks import CLAIMS
+
+    for name in CLAIMS:
+        path = os.path.join(RESULTS, f"{name}.json")
+        if not os.path.exists(path):
+            continue
+        with open(path) as f:
+            record = json.load(f)
+        quick = " (quick sizes)" if record.get("quick") else ""
+        lines += [f"| [{name}]({name}.md) | {what} | {measured} | {record['stamp']['date']}{quick} |"
+                  for what, measured in record["summary"]]
+    with open(os.path.join(RESULTS, "RESULTS.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def main(module) -> None:
@@ -97,7 +120,8 @@ def main(module) -> None:
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run (not for the README)")
     args = parser.parse_args()
     result = module.run(quick=args.quick)
-    write(module.NAME, module.CLAIM, result)
+    write(module.NAME, module.CLAIM, result, quick=args.quick)
+    gather()
     for what, measured in result.summary:
         print(f"{what}: {measured}")
 
@@ -156,17 +180,29 @@ def run_process(argv: list[str], env: dict | None = None, timeout: float = 1800)
             "stdout": out, "stderr": err}
 
 
-def alternate(commands: dict[str, list[str]], repeat: int, env: dict | None = None) -> dict[str, list[dict]]:
+def alternate(commands: dict[str, list[str]], repeat: int, env: dict | None = None,
+              warmup: int = 0) -> dict[str, list[dict]]:
     """Run each named command ``repeat`` times, alternating (A B C A B C ...), so that a drift of the
-    machine's speed falls on all of them alike; a failed run raises with its stderr."""
+    machine's speed falls on all of them alike; a failed run raises with its stderr. ``warmup`` rounds
+    run first and are not kept (page cache, numba's on-disk cache of compiled kernels)."""
     runs: dict[str, list[dict]] = {name: [] for name in commands}
-    for _ in range(repeat):
+    for round_ in range(warmup + repeat):
         for name, argv in commands.items():
             r = run_process(argv, env=env)
             if r["returncode"] != 0:
                 raise RuntimeError(f"{name}: exit {r['returncode']}: {r['stderr'][-2000:]}")
-            runs[name].append(r)
+            print(f"  {name}: {r['seconds']:.2f} s{'' if round_ >= warmup else ' (warm-up)'}", flush=True)
+            if round_ >= warmup:
+                runs[name].append(r)
     return runs
+
+
+def last_json(run: dict) -> dict:
+    """The JSON object a measured process printed: its whole stdout, or else its last line."""
+    try:
+        return json.loads(run["stdout"])
+    except json.JSONDecodeError:
+        return json.loads(run["stdout"].strip().splitlines()[-1])
 
 
 def median(values) -> float:
@@ -175,6 +211,30 @@ def median(values) -> float:
     return float(values[n // 2] if n % 2 else (values[n // 2 - 1] + values[n // 2]) / 2)
 
 
-def python() -> str:
-    """The interpreter running the benchmarks (the same one for every peer)."""
-    return sys.executable
+def dasktree_command(*args: str) -> list[str]:
+    """``dasktree ARGS`` as a user runs it: the console script beside the interpreter when installed."""
+    script = os.path.join(os.path.dirname(sys.executable), "dasktree")
+    return [script, *args] if os.path.exists(script) else [sys.executable, "-m", "dasktree.cli", *args]
+
+
+def job(kind: str, *args: str) -> list[str]:
+    """The argv of one whole-process job of :mod:`benchmarks.jobs` (a peer's script, a scan floor, ...)."""
+    return [sys.executable, os.path.join(HERE, "jobs.py"), kind, *map(str, args)]
+
+
+# ---------------------------------------------------------------- data
+
+def agrawal(rows: int, function: int = 2, perturbation: float = 0.05, files: int = 16) -> str:
+    """The Agrawal et al. (1993) dataset as ``files`` Parquet files under ``benchmarks/data/``
+    (written once, seed 0; :func:`dasktree.datasets.agrawal.write_parquet`); returns its directory."""
+    from dasktree.datasets import agrawal as generator
+
+    path = os.path.join(DATA, f"agrawal-f{function}-p{round(perturbation * 100):02d}-{rows}-{files}")
+    if not os.path.isdir(path) or len([f for f in os.listdir(path) if f.endswith(".parquet")]) != files:
+        generator.write_parquet(path, rows, n_files=files, function=function, perturbation=perturbation, seed=0,
+                                overwrite=True)
+    return path
+
+
+def ratio(a: float, b: float) -> str:
+    return f"{a / b:.2f}x"
