@@ -1,19 +1,20 @@
-"""The ``dasktree`` command: fit, predict, discretize, show, prune, demo.
+"""The ``dasktree`` command: fit, predict, discretize, show, prune, evaluate, plot, demo.
 
 Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
 a file cannot be used (one line on stderr); 2 bad usage, including a bad
 parameter value; 3 an internal error (a bug: please report it); 75 a transient
 failure a retry may fix (scheduler unreachable, cluster lost, ``--timeout``).
-``--json`` prints a machine-readable report on stdout; progress bars go to
-stderr and ``--quiet`` turns them off. ``--log-format json`` writes one JSON
-line per pass (and one naming the cluster and its dashboard) on stderr instead
-of the bars (:mod:`dasktree.engine.progress`).
+``--json`` prints a machine-readable report on stdout and the human summary
+on stderr; progress bars go to stderr and ``--quiet`` turns them off.
+``--log-format json`` writes one JSON line per pass (and one naming the cluster
+and its dashboard) on stderr instead of the bars (:mod:`dasktree.engine.progress`).
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -26,6 +27,7 @@ from typing import Sequence
 
 from . import __version__  # noqa: F401  (set before the submodules load)
 from .discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
+from .cli_evaluate import add_evaluate_parser, add_plot_parser, cmd_evaluate, cmd_plot
 from .errors import EXIT_BUG, EXIT_TRANSIENT, EXIT_USAGE, DaskTreeError, TransientError, exit_code
 
 __all__ = ["main", "build_parser", "EXIT_CODES"]
@@ -43,6 +45,16 @@ GRACE_SECONDS = 30
 leaving may take before the process ends itself regardless (never a job that does not exit)."""
 
 
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless the help says it already or it is a flag."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "(default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
 def _columns(text: str | None) -> list[str]:
     return [c for c in (text or "").split(",") if c]
 
@@ -55,55 +67,68 @@ def _add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--log-format", choices=["text", "json"], default="text",
                    help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
                         "level, nodes, rows, bytes_read, seconds), written even with --json")
-    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
+    p.add_argument("--json", action="store_true",
+                   help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
-                        "closed and no output written")
+                        "closed and no output written (default: no limit)")
 
 
 def _add_learning(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("learning")
-    g.add_argument("--criterion", choices=["gini", "entropy", "gain_ratio"], default="gini")
+    g.add_argument("--criterion", choices=["gini", "entropy", "gain_ratio"], default="gini",
+                   help="impurity whose decrease chooses the tests (gain_ratio: C4.5's rule)")
     g.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)")
-    g.add_argument("--min-samples-split", type=int, default=2, metavar="N")
-    g.add_argument("--min-samples-leaf", type=int, default=1, metavar="N")
-    g.add_argument("--min-impurity-decrease", type=float, default=0.0, metavar="X")
-    g.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N")
+    g.add_argument("--min-samples-split", type=int, default=2, metavar="N",
+                   help="fewest training rows a node must have to be split")
+    g.add_argument("--min-samples-leaf", type=int, default=1, metavar="N",
+                   help="fewest training rows each child of a split must have")
+    g.add_argument("--min-impurity-decrease", type=float, default=0.0, metavar="X",
+                   help="split only when N_t / N * impurity decrease >= X")
+    g.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N",
+                   help="leaf budget, spent level by level on the best splits first (default: no limit)")
     g.add_argument("--max-bins", type=int, default=255, metavar="N",
                    help="numeric columns with at most N distinct values get exact bins, others N quantile bins")
-    g.add_argument("--max-categories", type=int, default=255, metavar="N")
-    g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary")
+    g.add_argument("--max-categories", type=int, default=255, metavar="N",
+                   help="nominal columns keep their N most frequent categories; the rest share '__other__'")
+    g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary",
+                   help="CART subset splits, or C4.5's one child per category")
     g.add_argument("--max-arity", type=int, default=2, metavar="K",
-                   help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (default 2: binary)")
+                   help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (2: binary)")
     g.add_argument("--selection", choices=["balanced_gain", "gain_ratio", "distance"], default="balanced_gain",
                    help="with --max-arity > 2, what picks the arity and the attribute")
     g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
                    help="histogram memory of one pass; wider frontiers take one pass per node group")
     g.add_argument("--binning", choices=["quantile", *DISCRETIZERS], default="quantile", metavar="METHOD",
-                   help="bins of the numeric attributes: 'quantile' (default: exact up to --max-bins distinct "
+                   help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct "
                         "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
                         + ") whose intervals become the bins, at the cost of one more pass")
     g.add_argument("--postpone", default=None, metavar="RULE",
                    help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
                         "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
                         "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
-                        "times the fewest blocks); 0 < T <= 1")
+                        "times the fewest blocks); 0 < T <= 1 (default: none: every attribute searched)")
     g = p.add_argument_group("pruning (no pass over the data)")
     g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
                    help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
                         "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
                         "(default auto: cv-min with --cv, else pessimistic)")
     g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
-                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha)")
+                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha; default: none)")
     g.add_argument("--confidence", type=float, default=0.25, metavar="CF",
                    help="C4.5's confidence factor for --prune pessimistic (default 0.25; smaller prunes more)")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
-    g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
+    g.add_argument("--cv", type=int, default=None, metavar="K",
+                   help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the "
+                        "report (default: none)")
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
     g.add_argument("--seed", type=int, default=0, help="seed of the fold hash")
     g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
-    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1 (with --cv K)")
+    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
+    g.add_argument("--keep-fold-trees", action="store_true",
+                   help="save the K x R fold trees in the model too (many times its size); the CV report is "
+                        "saved either way")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -114,32 +139,34 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
+    add = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
 
-    p = sub.add_parser("fit", help="learn a tree from a Parquet dataset and save it as JSON")
+    p = add("fit", help="learn a tree from a Parquet dataset and save it as JSON")
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
     p.add_argument("--target", required=True, help="the class column")
     p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--checkpoint", metavar="DIR",
                    help="after every level, save what the fit needs to continue in DIR; the same command "
-                        "run again continues from the last complete level (same model, bit for bit)")
+                        "run again continues from the last complete level (same model, bit for bit) (default: none)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
-    p.add_argument("--exclude", help="comma-separated columns to leave out")
-    p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal")
+    p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
+    p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "
+                                     "strings, booleans and dictionaries are nominal)")
     p.add_argument("--no-cache", action="store_true",
                    help="re-read the Parquet files every pass instead of keeping encoded data on the workers")
     _add_learning(p)
     _add_runtime(p)
 
-    p = sub.add_parser("predict", help="predict a Parquet dataset with a saved model")
+    p = add("predict", help="predict a Parquet dataset with a saved model")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("data", help="Parquet file, directory, glob or fsspec URL")
     p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
-    p.add_argument("--keep", help="comma-separated input columns to copy to the output (e.g. an id)")
+    p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     _add_runtime(p)
 
-    p = sub.add_parser("discretize", help="discretize the numeric columns of a Parquet dataset (MDLP and "
+    p = add("discretize", help="discretize the numeric columns of a Parquet dataset (MDLP and "
                                           "others) from one histogram pass; write it as Parquet")
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
     p.add_argument("--target", required=True, help="the class column")
@@ -147,47 +174,55 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output directory: one Parquet file per input part and _discretizer.json with the "
                         "cut points, written atomically")
     p.add_argument("--method", choices=DISCRETIZERS, default="mdlp",
-                   help="mdlp (Fayyad & Irani, default), distance (Lopez de Mantaras, MDL stop), chimerge "
+                   help="mdlp (Fayyad & Irani), distance (Lopez de Mantaras, MDL stop), chimerge "
                         "(Kerber), equal_width, equal_frequency, optimal (Block-Opt-P)")
     p.add_argument("--labels", action="store_true",
                    help="write readable interval labels such as '(1.5, 2]' instead of codes 0..m")
     p.add_argument("--n-intervals", type=int, default=None, metavar="K",
-                   help="equal_width / equal_frequency: intervals (default 10); chimerge: at most K; "
+                   help="equal_width / equal_frequency: intervals (default: 10); chimerge: at most K; "
                         "optimal: exactly K (default: chosen by balanced gain)")
     p.add_argument("--significance", type=float, default=0.05, metavar="A", help="chimerge's significance level")
     p.add_argument("--max-arity", type=int, default=5, metavar="K",
                    help="optimal without --n-intervals: the most intervals tried")
     p.add_argument("--max-bins", type=int, default=DEFAULT_MAX_BINS, metavar="N",
-                   help=f"candidate cut points: exact between distinct values up to N, else N quantile bins' "
-                        f"edges (default {DEFAULT_MAX_BINS})")
+                   help="candidate cut points: exact between distinct values up to N, else N quantile bins' "
+                        "edges")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
-    p.add_argument("--exclude", help="comma-separated columns to leave untouched")
-    p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal")
+    p.add_argument("--exclude", help="comma-separated columns to leave untouched (default: none)")
+    p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     _add_runtime(p)
 
-    p = sub.add_parser("show", help="print a saved model")
-    p.add_argument("model")
+    p = add("show", help="print a saved model")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
-                   help="cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
+                   help="text: the tree as indented rules; dot: graphviz; json: the model file; "
+                        "report: a readable summary (data, parameters, tree size, CV table); "
+                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
 
-    p = sub.add_parser("prune", help="prune a saved model again from its grown tree (no pass over the data)")
+    p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     how = p.add_mutually_exclusive_group(required=True)
     how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at")
     how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
-                     help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree)")
-    p.add_argument("--confidence", type=float, default=0.25, metavar="CF", help="with --mode pessimistic")
+                     help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree); "
+                          "cv and cv-min need a model saved with --keep-fold-trees")
+    p.add_argument("--confidence", type=float, default=0.25, metavar="CF",
+                   help="with --mode pessimistic (default 0.25)")
     p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
-    p = sub.add_parser("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
-    p.add_argument("--rows", type=int, default=200_000)
-    p.add_argument("--files", type=int, default=8)
+    add_evaluate_parser(add, _add_runtime)
+    add_plot_parser(add)
+
+    p = add("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
+    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset")
+    p.add_argument("--files", type=int, default=8, help="Parquet files it is written as")
     p.add_argument("--function", type=int, default=2, help="Agrawal classification function 1..10")
-    p.add_argument("--max-depth", type=int, default=5)
-    p.add_argument("--dir", help="where to write the sample data (default: a temporary directory)")
+    p.add_argument("--max-depth", type=int, default=5, metavar="D", help="deepest level of the tree")
+    p.add_argument("--dir", help="keep the sample data in DIR/agrawal (default: a temporary directory, "
+                                 "removed at the end)")
     _add_runtime(p)
     return parser
 
@@ -219,27 +254,31 @@ def _cmd_fit(args) -> dict:
         args.data, target=args.target, features=_columns(args.features) or None,
         exclude=_columns(args.exclude), nominal=_columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
-        checkpoint=args.checkpoint, **learning,
+        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, **learning,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
         from .engine.checkpoint import remove_checkpoint
 
         remove_checkpoint(args.checkpoint)
-    if not args.json:
-        r = model.report
-        pruned = r["prune"]
-        if pruned["mode"] != "none":
-            at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
-            print(f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
-        print(f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
-              f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
-              f"in {model.run['seconds']['total']:.2f}s")
-        if "cv" in r:
-            cv = r["cv"]
-            print(f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
-                  f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
+    r = model.report
+    pruned = r["prune"]
+    if pruned["mode"] != "none":
+        at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
+        _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
+    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
+               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
+               f"in {model.run['seconds']['total']:.2f}s")
+    if "cv" in r:
+        cv = r["cv"]
+        _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
+                   f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
     return {"model": args.out, "report": model.report, "run": model.run}
+
+
+def _say(args, text: str) -> None:
+    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report."""
+    print(text, file=sys.stderr if getattr(args, "json", False) else sys.stdout)
 
 
 def _cmd_predict(args) -> dict:
@@ -249,11 +288,12 @@ def _cmd_predict(args) -> dict:
 
     model = load(args.model)
     check_out(args.out, overwrite=args.overwrite)  # before any pass
+    written: dict = {}
     files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
-                            scheduler=args.scheduler, progress=_progress(args))
-    if not args.json:
-        print(f"wrote {len(files)} files to {args.out}")
-    return {"out": args.out, "files": files}
+                            scheduler=args.scheduler, progress=_progress(args), counts=written)
+    classes = ", ".join(f"{c}: {n}" for c, n in written["class_counts"].items())
+    _say(args, f"wrote {written['rows']} rows in {len(files)} files to {args.out} (predicted {classes})")
+    return {"out": args.out, "files": files, "rows": written["rows"], "class_counts": written["class_counts"]}
 
 
 def _cmd_discretize(args) -> dict:
@@ -281,11 +321,12 @@ def _cmd_discretize(args) -> dict:
     seconds = round(time.perf_counter() - started, 4)
     r = disc.report_
     passes = r["passes"] + 1  # the fit's passes, and the one that writes
-    if not args.json:
-        cuts = sum(len(t) for t in disc.cut_points_.values())
-        print(f"wrote {len(files)} files and {CUTS_FILE} to {args.out}: {len(disc.cut_points_)} columns "
-              f"discretized by {args.method} ({cuts} cut points), {len(disc.passed_through_)} passed through; "
-              f"{passes} passes over {r['rows']} rows in {seconds:.2f}s")
+    cuts = sum(len(t) for t in disc.cut_points_.values())
+    uncut = sum(not t for t in disc.cut_points_.values())
+    _say(args, f"wrote {len(files)} files and {CUTS_FILE} to {args.out}: {len(disc.cut_points_)} columns "
+               f"discretized by {args.method} ({cuts} cut points; {uncut} with no cut, now constant code 0), "
+               f"{len(disc.passed_through_)} passed through; {passes} passes over {r['rows']} rows in "
+               f"{seconds:.2f}s")
     return {"out": args.out, "files": files, "cut_points": disc.cut_points_, "report": r,
             "run": {**disc.run_, "passes": passes, "seconds": {**disc.run_["seconds"], "total": seconds}}}
 
@@ -302,7 +343,10 @@ def _cmd_show(args) -> dict | None:
     elif args.format == "cp":
         sys.stdout.write(format_cp(model))
     elif args.format == "report":
-        print(json.dumps(model.report, indent=2))
+        from .fit import DEFAULTS
+        from .model.show_report import format_report
+
+        sys.stdout.write(format_report(model, args.model, DEFAULTS))
     else:
         print(model.dumps())
     return None
@@ -360,22 +404,27 @@ def _cmd_demo(args) -> dict:
         data = os.path.join(root, "agrawal")
         agrawal.write_parquet(data, args.rows, n_files=args.files, function=args.function, seed=0,
                               overwrite=True)
-        model = fit(data, target=agrawal.TARGET, nominal=["car", "zipcode"], max_depth=args.max_depth,
-                    scheduler=args.scheduler, progress=_progress(args))
+        # as 'dasktree fit' reads the same files: car and zipcode are int8 columns, so numeric
+        model = fit(data, target=agrawal.TARGET, max_depth=args.max_depth, scheduler=args.scheduler,
+                    progress=_progress(args))
         test = agrawal.generate(max(1000, args.rows // 4), function=args.function, seed=1)
         predicted = np.asarray(model.classes)[model.predict_codes(pa.Table.from_pandas(test))]
         accuracy = float(np.mean(predicted == test[agrawal.TARGET].to_numpy()))
+        r = model.report
+        kept = f" (kept; the same fit: dasktree fit {data} --target {agrawal.TARGET} --max-depth {args.max_depth} " \
+               f"--out model.json)" if args.dir else " (a temporary directory: --dir DIR keeps it)"
+        _say(args, f"Agrawal function F{args.function}: {args.rows} rows in {args.files} Parquet files at {data}"
+                   + kept)
         if not args.json:
-            print(f"Agrawal function F{args.function}: {args.rows} rows in {args.files} Parquet files at {data}")
             sys.stdout.write(export_text(model))
-            r = model.report
-            print(f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, {model.run['seconds']['total']:.2f}s")
-            print(f"training accuracy {r['training_accuracy']:.4f}, accuracy on {len(test)} new rows {accuracy:.4f}")
+        _say(args, f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, "
+                   f"{model.run['seconds']['total']:.2f}s")
+        _say(args, f"training accuracy {r['training_accuracy']:.4f}, accuracy on {len(test)} new rows {accuracy:.4f}")
         return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
 
 
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
-            "prune": _cmd_prune, "demo": _cmd_demo}
+            "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

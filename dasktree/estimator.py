@@ -6,22 +6,37 @@ import os
 from typing import Sequence
 
 import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .engine.predict import predict_dataset
-from .errors import InputError
+from .errors import DataError, InputError, ParameterError
 from .fit import fit as fit_model
 from .fit import validate_params
-from .io.sources import is_dask_frame
+from .engine.predict import predict_dataset
+from .estimator_input import (
+    check_fit_input,
+    check_predict_input,
+    dask_frame,
+    folds_of_splits,
+    is_dask,
+    is_dataset,
+    join_dask,
+    with_column,
+)
 from .model.export import export_dot, export_text
 from .model.model import Model
 from .model.model import load as load_model
-from .model.predict import as_table, predict_table
-from .params import ParamsMixin
+from .model.predict import as_table, predict_table, prediction_columns
+from .io.weights import class_weights
 
-__all__ = ["DaskTreeClassifier", "load"]
+__all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
 
-class DaskTreeClassifier(ParamsMixin):
+class NotFittedError(InputError, SklearnNotFittedError):
+    """Predicting before fitting: scikit-learn's error, and a dasktree input error (one line)."""
+
+
+class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     """A decision tree grown one level pass at a time, on Dask or in process.
 
     Parameters
@@ -56,10 +71,12 @@ class DaskTreeClassifier(ParamsMixin):
     selection : {"balanced_gain", "gain_ratio", "distance"}, default "balanced_gain"
         With ``max_arity > 2``: gain / log2(k), gain / split information, or
         1 - López de Mántaras' normalized distance.
-    cv : int or None, default None
+    cv : int, list of (train, test) splits, or None, default None
         Grow ``cv`` fold trees in the same passes as the main tree (Blockeel &
         Struyf's forest) and report their cross-validated accuracy in
-        ``report_["cv"]``; no extra pass over the data.
+        ``report_["cv"]``; no extra pass over the data. In-memory ``X, y``
+        may give scikit-learn's splits instead (e.g. ``list(KFold(5).split(X))``)
+        whose test sets partition the rows: test set ``i`` is fold ``i``.
     repeats : int, default 1
         Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``).
     seed : int, default 0
@@ -87,6 +104,14 @@ class DaskTreeClassifier(ParamsMixin):
         Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
     confidence : float, default 0.25
         C4.5's confidence factor CF for ``prune="pessimistic"``: smaller prunes more.
+    class_weight : dict, "balanced" or None, default None
+        Weights of the classes, multiplied into ``sample_weight`` (in-memory
+        data); "balanced" weighs class ``c`` by ``n_rows / (n_classes * count(c))``.
+        Weights become whole-row counts as :mod:`dasktree.io.weights` says.
+    keep_fold_trees : bool, default False
+        Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with
+        it). Without them the model is the main tree and the CV report; a
+        deep many-fold forest makes a model file many times larger.
     postpone : None, "analytic" or (rule, t), default None
         Skip, at a node, the numeric attributes with many boundary points
         (Elomaa & Rousu); a postponed attribute is considered again at every
@@ -118,7 +143,8 @@ class DaskTreeClassifier(ParamsMixin):
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
                  cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
-                 confidence=0.25, client=None, scheduler=None, cache="auto", progress=False):
+                 confidence=0.25, class_weight=None, keep_fold_trees=False,
+                 client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -139,96 +165,190 @@ class DaskTreeClassifier(ParamsMixin):
         self.ccp_alpha = ccp_alpha
         self.confidence = confidence
         self.postpone = postpone
+        self.class_weight = class_weight
+        self.keep_fold_trees = keep_fold_trees
         self.client = client
         self.scheduler = scheduler
         self.cache = cache
         self.progress = progress
 
-    _RUNTIME = ("client", "scheduler", "cache", "progress")
+    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees")
+    _ESTIMATOR_ONLY = ("class_weight",)  # turned into row weights before the functional core
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = True  # a missing value follows the test's learned default child
+        tags.input_tags.string = True  # a DataFrame's string columns are nominal attributes
+        tags.input_tags.categorical = True
+        return tags
+
+    def __sklearn_clone__(self):
+        """A clone shares the ``client`` (a connection, not a parameter to copy)."""
+        from sklearn.base import clone
+
+        params = self.get_params(deep=False)
+        return type(self)(**{k: v if k == "client" else clone(v, safe=False) for k, v in params.items()})
+
+    def _learning_params(self) -> dict:
+        skip = (*self._RUNTIME, *self._ESTIMATOR_ONLY)
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in skip}
 
     # ---------------------------------------------------------------- fit
-    def fit(self, X, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
-            exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None,
-            folds: str | None = None, storage_options: dict | None = None) -> "DaskTreeClassifier":
-        """Learn from ``X, y`` in memory, or from a dataset ``X`` with ``target=COLUMN``.
+    def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
+            features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+            key: str | None = None, folds: str | None = None,
+            storage_options: dict | None = None) -> "DaskTreeClassifier":
+        """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``.
 
-        ``X`` may be a Parquet file, directory, glob or fsspec URL (with
-        ``storage_options`` for fsspec), a pandas or dask DataFrame, or a 2-D array.
-        With ``cv``, ``key`` names a column that keys the rows for the fold
-        hash, or ``folds`` a column of the user's own folds ``0..cv-1``.
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features), DataFrame, dask collection, or dataset
+            numpy / pandas (validated as scikit-learn does); a dask DataFrame or
+            2-D dask array (with ``y`` a dask Series or array of the same
+            partitions, or ``target=`` a column of the frame); or a Parquet file,
+            directory, glob or fsspec URL (with ``storage_options``) and ``target=``.
+        y : array-like of shape (n_rows,), optional
+            Class labels.
+        sample_weight : array-like of shape (n_rows,), optional
+            Row weights, counted as whole rows (:mod:`dasktree.io.weights`: integer
+            weights are multiplicities, others fixed point); in-memory data only.
+        key, folds : str, optional
+            With ``cv``: a column keying the rows for the fold hash, or a column
+            of the user's own folds ``0..cv-1``.
         """
-        validate_params(self._learning_params())
+        params = self._learning_params()
+        splits = params["cv"] is not None and not isinstance(params["cv"], (int, np.integer))
+        # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
+        validate_params({**params, "cv": None if splits else params["cv"]})
+        for name in ("n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+        in_memory = not (is_dataset(X) or is_dask(X))
+        data, labels = X, y
+        if in_memory and target is None:
+            data, labels = check_fit_input(self, X, y)
+        if splits:
+            if not (in_memory and target is None) or folds is not None:
+                raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
+                                 "give cv=K and folds=COLUMN")
+            params["cv"], fold = folds_of_splits(self.cv, len(labels))
+            data, folds = with_column(data, fold, "fold")
+        elif is_dask(X) and y is not None:
+            data, target = join_dask(X, y, target)
+            labels = None
+        weights = _row_weights(sample_weight, self.class_weight, labels, data, target)
         model = fit_model(
-            X, y, target=target, features=features, exclude=exclude, nominal=nominal, key=key, folds=folds,
-            storage_options=storage_options, client=self.client, scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-            **self._learning_params(),
+            data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
+            folds=folds, storage_options=storage_options, sample_weight=weights, client=self.client,
+            scheduler=self.scheduler, cache=self.cache, progress=self.progress,
+            keep_fold_trees=self.keep_fold_trees, **params,
         )
-        self._set_model(model)
+        self._set_model(model, names=not (in_memory and target is None))
+        self._sklearn_input = in_memory and target is None
         return self
 
-    def _set_model(self, model: Model) -> None:
+    def _set_model(self, model: Model, names: bool = True) -> None:
         self.model_ = model
         self.classes_ = np.asarray(model.classes)
-        self.n_features_in_ = len(model.features)
-        self.feature_names_in_ = np.asarray(model.features, dtype=object)
+        if names:  # in-memory X: scikit-learn's validation set these from X itself
+            self.n_features_in_ = len(model.features)
+            self.feature_names_in_ = np.asarray(model.features, dtype=object)
         self.report_ = model.report
         self.run_ = model.run
         self.tree_ = model.tree
 
     @classmethod
     def from_model(cls, model: Model) -> "DaskTreeClassifier":
-        names = set(cls._param_names())
+        names = set(cls._get_param_names())
         est = cls(**{k: v for k, v in model.params.items() if k in names})
         est._set_model(model)
         return est
 
     def _check_fitted(self) -> Model:
         if not hasattr(self, "model_"):
-            raise InputError("this DaskTreeClassifier is not fitted yet: call fit first")
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return self.model_
 
-    # ---------------------------------------------------------------- predict
-    def predict_proba(self, X) -> np.ndarray:
-        """Class probabilities, shape (n_rows, n_classes), columns in ``classes_`` order."""
+    def _table(self, X):
         model = self._check_fitted()
-        if is_dask_frame(X):
-            raise InputError("predict_proba on a dask DataFrame: use predict(ddf), which returns one")
-        if isinstance(X, (str, os.PathLike)):
+        if getattr(self, "_sklearn_input", False):
+            X = check_predict_input(self, X, model.features)
+        return as_table(model, X)
+
+    # ---------------------------------------------------------------- predict
+    def predict_proba(self, X):
+        """Class probabilities, shape (n_rows, n_classes), columns in ``classes_`` order.
+
+        On a dask DataFrame or array: a dask array, computed lazily partition by partition.
+        """
+        model = self._check_fitted()
+        if is_dask(X):
+            frame = dask_frame(X, model.features)
+            return frame.map_partitions(_proba_frame, model=model,
+                                        meta=np.zeros((0, len(model.classes)), dtype=np.float64))
+        if is_dataset(X):
             from .io.sources import ParquetSource
 
             source = ParquetSource(X)
             parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
-        return model.predict_proba_table(as_table(model, X))
+        return model.predict_proba_table(self._table(X))
 
     def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
         """Predicted class labels.
 
-        On a dataset path with ``out``, writes Parquet (``prediction`` and one
+        On a dask DataFrame or array: a dask Series of labels named
+        ``prediction``, lazy, one partition per input partition (dask-ml's
+        habit; :meth:`predict_columns` gives the probabilities too). On a
+        dataset path with ``out``: writes Parquet (``prediction`` and one
         ``proba_<class>`` column per class, plus ``keep`` columns) into the
-        directory ``out`` atomically and returns the files written. On a dask
-        DataFrame, returns a dask DataFrame of those columns (lazy).
+        directory ``out`` atomically and returns the files written.
         """
         model = self._check_fitted()
         if out is not None:
-            if not isinstance(X, (str, os.PathLike, list)):
+            if not is_dataset(X):
                 raise InputError("out= is for dataset inputs (a Parquet path or URL)")
             return predict_dataset(model, X, out, keep=keep, overwrite=overwrite,
                                    client=self.client, scheduler=self.scheduler)
-        if is_dask_frame(X):
-            import pandas as pd
-
-            from .model.predict import prediction_columns
-
-            meta = pd.DataFrame({c: pd.Series(dtype="float64") for c in prediction_columns(model)})
-            meta["prediction"] = pd.Series(np.asarray(model.classes)[:0])
-            return X.map_partitions(_predict_frame, model=model, keep=tuple(keep), meta=meta)
+        if is_dask(X):
+            return self.predict_columns(X)["prediction"]
         proba = self.predict_proba(X)
         return self.classes_[np.argmax(proba, axis=1)] if len(proba) else self.classes_[:0]
 
-    def score(self, X, y) -> float:
-        """Mean accuracy on ``X, y``."""
-        return float(np.mean(self.predict(X) == np.asarray(y)))
+    def predict_columns(self, X, *, keep: Sequence[str] = ()):
+        """``prediction`` and ``proba_<class>`` columns (plus ``keep`` columns of ``X``), as the
+        Parquet output of :meth:`predict`: a dask DataFrame for dask ``X`` (lazy), else pandas."""
+        import pandas as pd
+
+        model = self._check_fitted()
+        if is_dask(X):
+            frame = dask_frame(X, model.features)
+            meta = pd.DataFrame({c: pd.Series(dtype=frame._meta[c].dtype) for c in keep})
+            for c in prediction_columns(model):
+                meta[c] = pd.Series(dtype="float64")
+            meta["prediction"] = pd.Series(np.asarray(model.classes)[:0])
+            return frame.map_partitions(_predict_frame, model=model, keep=tuple(keep), meta=meta)
+        return predict_table(model, self._table(X) if not keep else as_table(model, X), keep).to_pandas()
+
+    def score(self, X, y, sample_weight=None) -> float:
+        """Mean accuracy on ``X, y``; on dask collections, computed on the cluster."""
+        if is_dask(X):
+            import dask
+
+            if sample_weight is not None:
+                raise InputError("sample_weight in score is for in-memory data")
+            import dask.array as da
+
+            predicted = self.predict(X).to_delayed()
+            if not is_dask(y):
+                raise InputError("score on dask X needs y as a dask Series or array of the same partitions")
+            truth = list(y.to_delayed().ravel()) if isinstance(y, da.Array) else y.to_delayed()
+            if len(truth) != len(predicted):
+                raise InputError(f"X has {len(predicted)} partitions but y has {len(truth)}")
+            hits = [dask.delayed(_hits)(p, t) for p, t in zip(predicted, truth)]
+            total = dask.delayed(np.sum)(hits, axis=0)
+            right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
+            return float(right / rows) if rows else float("nan")
+        return super().score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------------- pruning
     def prune_model(self, alpha: float | None = None, *, mode: str | None = None,
@@ -295,7 +415,41 @@ class DaskTreeClassifier(ParamsMixin):
 def _predict_frame(frame, *, model: Model, keep: tuple):
     from .io.sources import frame_to_table
 
-    return predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
+    out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
+    out.index = frame.index
+    return out
+
+
+def _hits(predicted, truth) -> np.ndarray:
+    """Correct predictions and rows of one partition."""
+    truth = np.asarray(truth).ravel()
+    if len(truth) != len(predicted):
+        raise DataError(f"a partition has {len(predicted)} predictions but {len(truth)} labels")
+    return np.array([int(np.sum(np.asarray(predicted) == truth)), len(truth)])
+
+
+def _proba_frame(frame, *, model: Model) -> np.ndarray:
+    from .io.sources import frame_to_table
+
+    return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
+
+
+def _row_weights(sample_weight, class_weight, y, data, target) -> np.ndarray | None:
+    """``sample_weight`` times the weights of ``class_weight`` per row (None: unweighted)."""
+    if class_weight is None:
+        return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if y is None:
+        raise InputError("class_weight is for in-memory X, y (a dataset's rows are not weighted yet)")
+    weights = class_weights(class_weight, np.asarray(y))
+    if sample_weight is not None:
+        weights = weights * _as_weights(sample_weight, len(weights))
+    return weights
+
+
+def _as_weights(sample_weight, n_rows: int) -> np.ndarray:
+    """``sample_weight`` as a float array of ``n_rows`` (a scalar is every row's weight)."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    return np.full(n_rows, float(w)) if w.ndim == 0 else w
 
 
 def load(path) -> DaskTreeClassifier:

@@ -8,6 +8,7 @@ process; datasets run on Dask.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from dataclasses import asdict
 from typing import Any, Sequence
@@ -29,6 +30,7 @@ from .model.model import Model
 from .model.report import apply_pruning, check_prune, cv_report, resolve_prune
 from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
+from .io.weights import multiplicities
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -148,6 +150,8 @@ def fit(
     part_rows: int = DEFAULT_PART_ROWS,
     storage_options: dict | None = None,
     progress: bool | Progress = False,
+    sample_weight=None,
+    keep_fold_trees: bool = False,
     checkpoint: str | None = None,
     **params,
 ) -> Model:
@@ -195,6 +199,13 @@ def fit(
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
+    sample_weight : array-like of shape (n_rows,), optional
+        In-memory data only: row weights, counted as whole rows
+        (:func:`dasktree.io.weights.multiplicities`: integer weights are
+        multiplicities, others fixed point), so the counts stay exact integers.
+    keep_fold_trees : bool
+        Keep the ``cv`` fold trees in the model (``Model.fold_trees``). The
+        CV report is computed from them either way.
     checkpoint : str or path, optional
         A directory where every level pass's results are saved
         (:mod:`dasktree.engine.checkpoint`); the same fit started again continues
@@ -222,6 +233,8 @@ def fit(
     p = validate_params(params)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
+    if sample_weight is not None:
+        source = _weighted(source, sample_weight, part_rows)
     if (key is not None or folds is not None) and p["cv"] is None:
         raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
@@ -231,7 +244,7 @@ def fit(
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
-    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
+    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees)
     if checkpoint is not None:
         if not isinstance(source, ParquetSource):
             raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
@@ -275,9 +288,10 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, **option
 
 def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
                 fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
-                checkpoint=None) -> Model:
+                keep_fold_trees: bool = False, checkpoint=None) -> Model:
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(p["max_bins"])
+    runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
@@ -344,8 +358,20 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
                           confidence=p["confidence"])
     run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
+    if not keep_fold_trees:  # the pruning has used them; the model keeps its main tree (compact)
+        model = dataclasses.replace(model, fold_trees=[])
     run["seconds"]["total"] = round(time.perf_counter() - started, 4)
     return model
+
+
+def _weighted(source, sample_weight, part_rows: int) -> TableSource:
+    """In-memory rows repeated by their whole-row weights (:mod:`dasktree.io.weights`)."""
+    if not isinstance(source, TableSource):
+        raise ParameterError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
+                         "cannot be weighted yet: repeat the rows, or fit in memory")
+    counts = multiplicities(sample_weight, source.table.num_rows)
+    rows = np.repeat(np.arange(source.table.num_rows), counts)
+    return TableSource(source.table.take(rows), description=source.description, part_rows=part_rows)
 
 
 def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:

@@ -18,7 +18,7 @@ def test_get_set_params_round_trip():
     assert clone.get_params() == params
     clone.set_params(max_depth=7)
     assert clone.max_depth == 7
-    with pytest.raises(ValueError, match="invalid parameter 'depth'"):
+    with pytest.raises(ValueError, match="Invalid parameter 'depth'"):
         clone.set_params(depth=3)
     assert repr(DaskTreeClassifier(max_depth=2)) == "DaskTreeClassifier(max_depth=2)"
 
@@ -28,7 +28,8 @@ def test_fitted_attributes_and_numpy_input():
     clf = DaskTreeClassifier(max_depth=3).fit(X, y)
     assert list(clf.classes_) == [0, 1, 2]
     assert clf.n_features_in_ == 4
-    assert list(clf.feature_names_in_) == ["x0", "x1", "x2", "x3"]
+    assert not hasattr(clf, "feature_names_in_")  # scikit-learn's rule: names only from named columns
+    assert clf.model_.features == ["x0", "x1", "x2", "x3"]
     assert clf.predict_proba(X).shape == (150, 3)
     assert clf.score(X, y) > 0.95
     assert clf.report_["passes"] == clf.report_["depth"] + 1

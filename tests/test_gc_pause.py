@@ -127,7 +127,8 @@ def test_a_fits_models_are_built_with_the_collector_paused(monkeypatch):
 
     monkeypatch.setattr(fit_module, "tree_model", watched)
     x = np.random.default_rng(0).random(400)
-    model = dasktree.fit(pd.DataFrame({"x": x, "y": (x > 0.5).astype(int)}), target="y", cv=3, max_depth=2)
+    model = dasktree.fit(pd.DataFrame({"x": x, "y": (x > 0.5).astype(int)}), target="y", cv=3, max_depth=2,
+                         keep_fold_trees=True)
     assert len(model.fold_trees) == 3
     assert seen == [False] * 4
     assert gc.isenabled()

@@ -165,7 +165,7 @@ def test_dask_dataframe_in_and_out(frames, cluster_client):
     clf = DaskTreeClassifier(client=cluster_client, max_depth=4).fit(ddf, target=target)
     reference = DaskTreeClassifier(max_depth=4).fit(frame.drop(columns=[target]), frame[target])
     assert clf.model_.tree.to_json() == reference.model_.tree.to_json()
-    predicted = clf.predict(ddf.drop(columns=[target])).compute()
+    predicted = clf.predict_columns(ddf.drop(columns=[target])).compute()
     np.testing.assert_array_equal(predicted["prediction"].to_numpy(), reference.predict(frame.drop(columns=[target])))
 
 
@@ -178,7 +178,7 @@ def test_dask_dataframe_folds_do_not_depend_on_its_partitions(frames, cluster_cl
     frame, target = frames["mixed"]
     frame = frame.copy()
     frame.loc[::13, target] = None
-    fits = [DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3).fit(dd.from_pandas(frame, npartitions=n),
+    fits = [DaskTreeClassifier(client=cluster_client, max_depth=4, cv=3, keep_fold_trees=True).fit(dd.from_pandas(frame, npartitions=n),
                                                                           target=target) for n in (2, 7)]
     assert fits[0].model_.to_json() == fits[1].model_.to_json()
     assert fits[0].report_["rows_skipped_null_target"] == len(frame[::13])

@@ -62,7 +62,7 @@ def test_fold_trees_with_postponing_equal_trees_grown_on_their_folds(name, postp
     params = dict(max_depth=4, criterion="entropy", max_bins=32, min_samples_leaf=3, postpone=postpone,
                   max_arity=max_arity, prune=None)  # the grown trees
     cv, repeats, seed = 2, 2, 3
-    model = dasktree.fit(frame, target=target, cv=cv, repeats=repeats, seed=seed, **params)
+    model = dasktree.fit(frame, target=target, cv=cv, repeats=repeats, seed=seed, keep_fold_trees=True, **params)
     assert sum(level["postponed"] for level in model.run["levels"]) > 0
     folds = _folds(frame, cv, repeats, seed)
     for t, fold_tree in enumerate(model.fold_trees):
@@ -77,8 +77,8 @@ def test_fold_trees_with_postponing_equal_trees_grown_on_their_folds(name, postp
 def test_analytic_postponing_grows_the_same_tree_with_fewer_searches(max_arity):
     frame, target = DATA["agrawal-f7"]
     params = dict(max_depth=5, criterion="entropy", max_arity=max_arity, cv=2)
-    plain = dasktree.fit(frame, target=target, **params)
-    postponed = dasktree.fit(frame, target=target, postpone="analytic", **params)
+    plain = dasktree.fit(frame, target=target, keep_fold_trees=True, **params)
+    postponed = dasktree.fit(frame, target=target, postpone="analytic", keep_fold_trees=True, **params)
     assert postponed.tree.to_json() == plain.tree.to_json()
     assert [t.to_json() for t in postponed.fold_trees] == [t.to_json() for t in plain.fold_trees]
     made = [(level["searches"], level["postponed"]) for level in postponed.run["levels"]]

@@ -85,7 +85,7 @@ def _shares(f: np.ndarray, m: np.ndarray, m_all: np.ndarray) -> tuple[float, flo
 def measure(path: str, cv: int, depth: int) -> dict:
     table = pq.read_table(path)
     started = time.perf_counter()
-    model = dasktree.fit(table.to_pandas(), target="class", max_depth=depth, cv=cv)
+    model = dasktree.fit(table.to_pandas(), target="class", max_depth=depth, cv=cv, keep_fold_trees=True)
     fit_seconds = time.perf_counter() - started
     main = model.tree
     main_parent, main_path = _parents(main)

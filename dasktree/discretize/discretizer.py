@@ -16,8 +16,9 @@ Conventions
   ``Int32`` with ``<NA>``, Arrow/Parquet ``int32`` null) and a null label.
   The methods learn from the non-missing values only.
 * Labels: ``"(-inf, 1.5]"``, ``"(1.5, 2]"``, ``"(2, inf)"``; the numbers are
-  Python's shortest round-trip ``repr`` of the cut points (``2.0`` printed
-  ``2``), so a label names its interval exactly.
+  the cut points rounded to 6 significant digits, or more where adjacent cut
+  points need them to stay apart (``0.1 + 0.2`` printed ``0.3``, ``2.0``
+  printed ``2``); the exact cut points are in ``cut_points_``.
 * Nominal columns (strings, booleans, dictionaries, or ``nominal=``),
   constant and all-missing columns, the target and non-feature columns pass
   through untouched; ``report_["columns"]`` says why for each.
@@ -35,13 +36,13 @@ from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
+from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..engine.progress import Progress, gather_with_progress
 from ..errors import DataError, InputError
 from ..io.outputs import atomic_directory
 from ..io.schema import NUMERIC, Roles, resolve_roles
 from ..io.sources import ParquetSource, Source, TableSource, is_dask_frame, open_source
-from ..params import ParamsMixin
 from .jobs import (
     DEFAULT_MAX_BINS,
     check_method_params,
@@ -82,7 +83,7 @@ def _jsonable(value):
 
 
 # ---------------------------------------------------------------- the estimator
-class Discretizer(ParamsMixin):
+class Discretizer(TransformerMixin, BaseEstimator):
     """Discretize every numeric column by its class counts, from one histogram pass.
 
     Parameters
@@ -149,7 +150,8 @@ class Discretizer(ParamsMixin):
 
     _RUNTIME = ("client", "scheduler", "progress")
 
-    _ALWAYS_SHOWN = ("method",)
+    def _learning_params(self) -> dict:
+        return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
 
     def _kernel_params(self) -> dict:
         return check_method_params(self.method, n_intervals=self.n_intervals, significance=self.significance,
@@ -372,7 +374,7 @@ class Discretizer(ParamsMixin):
                             f"this dasktree reads {VERSION}")
         try:
             params = dict(d["params"])
-            unknown = set(params) - set(cls._param_names())
+            unknown = set(params) - set(cls._get_param_names())
             if unknown:
                 raise ValueError(f"unknown parameters {sorted(unknown)}")
             est = cls(**params)

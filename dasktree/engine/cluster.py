@@ -71,6 +71,8 @@ def connect(client=None, scheduler: str | None = None,
         try:
             cluster = local_cluster(n_workers=1 if threads else n, threads_per_worker=n if threads else 1,
                                     processes=not threads)
+        except TransientError:  # a --timeout that expires while the workers start: still transient
+            raise
         except RuntimeError as exc:
             raise DaskTreeError(
                 f"cannot start local Dask worker processes ({exc}); when calling dasktree from a "

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Sequence
 
+import numpy as np
+
 from ..errors import InputError
 from ..io.outputs import atomic_directory
 from ..io.sources import ParquetSource, Part, Source
@@ -21,7 +23,7 @@ __all__ = ["predict_dataset"]
 
 
 def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[str], directory: str,
-                  fs) -> str:
+                  fs) -> tuple[str, list[int]]:
     import pyarrow.parquet as pq
 
     columns = [*dict.fromkeys([*model.features, *keep])]
@@ -30,12 +32,20 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
     path = f"{directory}/part-{part.index:05d}.parquet"
     with fs.open(path, "wb") as f:
         pq.write_table(out, f, write_page_checksum=True)  # readers can tell a damaged page
-    return path
+    proba = out.select([f"proba_{c}" for c in model.classes]).to_pandas().to_numpy()
+    predicted = np.bincount(np.argmax(proba, axis=1), minlength=len(model.classes)) if len(proba) else \
+        np.zeros(len(model.classes), dtype=np.int64)
+    return path, predicted.tolist()
 
 
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
-                    client=None, scheduler: str | None = None, progress=None) -> list[str]:
-    """Predict every row of a Parquet dataset into the directory ``out``; returns the files."""
+                    client=None, scheduler: str | None = None, progress=None,
+                    counts: dict | None = None) -> list[str]:
+    """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
+
+    ``counts``, if given, receives the rows written (``"rows"``) and the rows
+    predicted as each class (``"class_counts"``, class name -> rows).
+    """
     from .cluster import connect
 
     source = data if isinstance(data, Source) else ParquetSource(data)
@@ -53,5 +63,10 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
                                    directory=staging.tmp, fs=staging.fs, pure=False)
                 for part in source.parts
             ]
-            files = gather_with_progress(dask_client, futures, progress, "predict")
-    return [staging.final(f) for f in files]
+            written = gather_with_progress(dask_client, futures, progress, "predict")
+    per_class = np.sum([c for _, c in written], axis=0, dtype=np.int64) if written else \
+        np.zeros(len(model.classes), dtype=np.int64)
+    if counts is not None:
+        counts["rows"] = int(per_class.sum())
+        counts["class_counts"] = {str(c): int(n) for c, n in zip(model.classes, per_class)}
+    return [staging.final(f) for f, _ in written]

@@ -1,13 +1,18 @@
 """What a job tells on stderr: a progress bar per pass, or one JSON line per pass.
 
-``log_format="text"`` (the default) draws a bar per pass; ``"json"`` writes no
-bars but one JSON object per finished pass, for log collectors::
+``log_format="text"`` (the default) draws a bar per pass over the data
+(numbered from 0, pass 0 the summary): it fills as the parts (or the workers'
+groups of parts) of the pass finish, names the rows the pass reads and the level
+it grows (``level 3/8`` with ``max_depth=8``), and estimates the pass's
+remaining time from its finished share. ``"json"`` writes no bars but one JSON
+object per finished pass, for log collectors::
 
     {"event": "pass", "pass": "level 3", "level": 3, "nodes": 8, "rows": 1000000,
      "bytes_read": 0, "tasks": 2, "seconds": 0.21}
 
 ``describe(**fields)`` adds fields to the line of the pass under way (the grow
-loop gives ``level``, ``nodes`` and ``rows``); ``reads`` (``count_reads``), when
+loop gives ``level``, ``nodes`` and ``rows``; the fit gives ``max_depth``, kept
+for every later bar); ``reads`` (``count_reads``), when
 set, returns the bytes the job has read from its data so far, and each line's ``bytes_read`` is
 what was added since the last line (0 for a pass over codes kept on the workers).
 ``cluster(...)`` says where the Dask dashboard of the job's cluster is.
@@ -27,7 +32,7 @@ LOG_FORMATS = ("text", "json")
 
 
 class Progress:
-    """``start(label, total)``, ``advance()`` per finished task, ``finish(note)``."""
+    """``start(label, total)`` per pass, ``advance()`` per finished piece of it, ``finish(note)``."""
 
     def __init__(self, enabled: bool = True, stream: TextIO | None = None, width: int = 30,
                  log_format: str = "text", reads: Callable[[], int] | None = None):
@@ -45,17 +50,35 @@ class Progress:
         self._read_last = 0  # reads() at the end of the last pass: what a pass adds is its own
         self._fields: dict = {}
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and log_format == "text"
+        self.passes = 0
+        self.max_depth: int | None = None
 
     def count_reads(self, reads: Callable[[], int] | None) -> None:
         """Count each pass's ``bytes_read`` with ``reads`` (bytes read so far, from 0), or stop."""
         self.reads, self._read_last = reads, 0
 
     def describe(self, **fields) -> None:
-        """Fields for the JSON line of the pass under way (or about to start)."""
+        """Fields for the line of the pass under way (or about to start); ``max_depth`` is the fit's
+        deepest level (None: no limit), shown in every later bar."""
+        if "max_depth" in fields:
+            self.max_depth = fields.pop("max_depth")
         self._fields.update(fields)
 
+    def _title(self, label: str) -> str:
+        if label.startswith("pass "):
+            return label
+        if label.startswith("level ") and self.max_depth is not None:
+            head, _, rest = label[6:].partition(" ")
+            label = f"level {head}/{self.max_depth}" + (f" {rest}" if rest else "")
+        return f"pass {self.passes - 1}: {label}"
+
+    def _rows(self) -> str:
+        rows = self._fields.get("rows")
+        return f", {rows:,} rows" if isinstance(rows, int) and rows >= 0 else ""
+
     def start(self, label: str, total: int) -> None:
-        self._label, self._total, self._done = label, max(total, 0), 0
+        self.passes += 1
+        self._label, self._total, self._done = self._title(label), max(total, 0), 0
         self._started = time.perf_counter()
         self._draw()
 
@@ -65,6 +88,7 @@ class Progress:
             self._draw()
 
     def finish(self, note: str = "") -> None:
+        rows = self._rows()
         fields, self._fields = self._fields, {}
         if not self.enabled:
             return
@@ -80,8 +104,8 @@ class Progress:
         bar = "#" * self.width
         end = f" {note}" if note else ""
         prefix = "\r" if self._tty else ""
-        self.stream.write(f"{prefix}{self._label:<18} [{bar}] {self._total}/{self._total} tasks "
-                          f"{seconds:6.2f}s{end}\n")
+        self.stream.write(f"{prefix}{self._label:<24} [{bar}] {self._total}/{self._total}{rows} "
+                          f"in {seconds:.2f}s{end}\n")
         self.stream.flush()
 
     def cluster(self, scheduler: str, dashboard: str | None, started: bool) -> None:
@@ -105,7 +129,11 @@ class Progress:
             return
         filled = int(self.width * self._done / self._total) if self._total else self.width
         bar = "#" * filled + "." * (self.width - filled)
-        self.stream.write(f"\r{self._label:<18} [{bar}] {self._done}/{self._total} tasks")
+        eta = ""
+        if 0 < self._done < self._total:
+            elapsed = time.perf_counter() - self._started
+            eta = f", ETA {elapsed / self._done * (self._total - self._done):.0f}s"
+        self.stream.write(f"\r{self._label:<24} [{bar}] {self._done}/{self._total}{self._rows()}{eta}   ")
         self.stream.flush()
 
 

@@ -31,7 +31,10 @@ from ..split.node_tests import Test
 __all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
 
 FORMAT = "dasktree.model"
-VERSION = 1
+VERSION = 2
+"""Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there."""
+READS = (1, 2)
+"""Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
 @dataclass
@@ -190,7 +193,7 @@ class Model:
             "bins": self.spec.to_json()["features"],
             "params": self.params,
             "tree": self.tree.to_json(),
-            "fold_trees": [t.to_json() for t in self.fold_trees],
+            **({"fold_trees": [t.to_json() for t in self.fold_trees]} if self.fold_trees else {}),
             "report": self.report,
             **({} if self.full_tree is None else {"full_tree": self.full_tree.to_json()}),
         }
@@ -199,8 +202,12 @@ class Model:
     def from_json(cls, d: dict, where: str = "model") -> "Model":
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise DataError(f"{where}: not a dasktree model (no \"format\": \"{FORMAT}\")")
-        if d.get("version") != VERSION:
-            raise DataError(f"{where}: model format version {d.get('version')!r}; this dasktree reads {VERSION}")
+        version = d.get("version")
+        if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+            raise DataError(f"{where}: model format version {version} is newer than this dasktree reads "
+                            f"(up to {VERSION}): upgrade dasktree to load it")
+        if version not in READS:
+            raise DataError(f"{where}: model format version {version!r}; this dasktree reads {list(READS)}")
         try:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"]})
             return cls(

@@ -3,9 +3,12 @@
 Fold tree ``t`` held out part ``t``; the part-``t`` counts at its leaves are
 exactly its validation rows (004, Section 2.2.2). Each leaf predicts the class
 its training counts favour, so the validation counts give, per fold, the
-correct predictions and the confusion matrix. :func:`apply_pruning` prunes a
-model's grown tree (:mod:`dasktree.model.prune`) and re-counts its CV report on the
-fold trees pruned the same way, so the report estimates the pruned tree.
+correct predictions and the confusion matrix; pooled over the folds, the
+leaves' held-out counts with the leaves' class probabilities give precision,
+recall, F1, balanced accuracy, log-loss and ROC AUC (:mod:`dasktree.model.metrics`).
+:func:`apply_pruning` prunes a model's grown tree (:mod:`dasktree.model.prune`)
+and re-counts its CV report on the fold trees pruned the same way, so the
+report estimates the pruned tree.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import InputError, ParameterError
+from .metrics import cv_leaf_table, leaf_metrics
 from .model import Model, TreeModel
 
 __all__ = ["fold_scores", "cv_report", "PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning",
@@ -58,6 +62,7 @@ def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distin
         "accuracy_per_repeat": per_repeat,
         "per_fold": per_fold,
         "confusion_matrix": {"classes": [str(c) for c in classes], "rows_true_columns_predicted": pooled.tolist()},
+        "metrics": leaf_metrics(*cv_leaf_table(fold_trees), classes) if fold_trees else {},
         "distinct_tests_per_level": distinct_tests,
     }
 

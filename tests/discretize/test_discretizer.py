@@ -256,7 +256,11 @@ def test_codes_follow_x_le_t_and_missing_stays_missing():
 def test_interval_labels():
     assert interval_labels([]) == ["(-inf, inf)"]
     assert interval_labels([1.5, 2.0]) == ["(-inf, 1.5]", "(1.5, 2]", "(2, inf)"]
-    assert interval_labels([-0.0, 0.1 + 0.2]) == ["(-inf, 0]", "(0, 0.30000000000000004]", "(0.30000000000000004, inf)"]
+    assert interval_labels([-0.0, 0.1 + 0.2]) == ["(-inf, 0]", "(0, 0.3]", "(0.3, inf)"]
+    # as many digits as adjacent cuts need to stay apart, at least 6
+    assert interval_labels([124686.31, 1.0000001, 1.0000002][1:]) == ["(-inf, 1.0000001]", "(1.0000001, 1.0000002]",
+                                                                     "(1.0000002, inf)"]
+    assert interval_labels([124686.31]) == ["(-inf, 124686]", "(124686, inf)"]
 
 
 def test_numpy_input_and_fit_transform():

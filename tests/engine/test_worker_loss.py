@@ -34,7 +34,7 @@ def test_fit_survives_a_lost_worker(tmp_path):
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=2)
-    params = dict(max_depth=5, cv=3)
+    params = dict(max_depth=5, cv=3, keep_fold_trees=True)
     reference = DaskTreeClassifier(scheduler="threads", **params).fit(path, target="class").model_.dumps()
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:

@@ -41,7 +41,7 @@ DATA = _datasets()
 def test_each_fold_tree_equals_a_tree_grown_on_its_training_rows(name, cv, repeats, depth, seed):
     frame, target = DATA[name]
     params = dict(max_depth=depth, criterion="entropy", max_bins=32, min_samples_leaf=3, prune=None)  # grown trees
-    clf = DaskTreeClassifier(cv=cv, repeats=repeats, seed=seed, **params).fit(frame, target=target)
+    clf = DaskTreeClassifier(cv=cv, repeats=repeats, seed=seed, keep_fold_trees=True, **params).fit(frame, target=target)
     folds = _folds(frame, cv, repeats, seed)
     assert len(clf.model_.fold_trees) == cv * repeats
     report = clf.cv_report_
@@ -70,7 +70,7 @@ def test_each_fold_tree_equals_a_tree_grown_on_its_training_rows(name, cv, repea
 def test_cv_adds_no_pass():
     frame, target = DATA["agrawal-f7"]
     plain = DaskTreeClassifier(max_depth=6).fit(frame, target=target)
-    ten = DaskTreeClassifier(max_depth=6, cv=10).fit(frame, target=target)
+    ten = DaskTreeClassifier(max_depth=6, cv=10, keep_fold_trees=True).fit(frame, target=target)
     deepest = max(t.max_depth for t in ten.model_.fold_trees + [ten.model_.tree])
     assert ten.report_["passes"] == deepest + 1 == plain.report_["passes"]
 
@@ -81,7 +81,7 @@ def test_nodes_are_shared_until_the_trees_differ():
     strong = rng.normal(size=n)
     frame = pd.DataFrame({"strong": strong, "noise": rng.normal(size=n)})
     y = (strong > 0).astype(int)
-    clf = DaskTreeClassifier(max_depth=1, cv=5).fit(frame, y)
+    clf = DaskTreeClassifier(max_depth=1, cv=5, keep_fold_trees=True).fit(frame, y)
     roots = {(t.tests[0].attribute, t.tests[0].thresholds) for t in clf.model_.fold_trees}
     assert len(roots) == 1  # every fold picks the same root test...
     assert clf.report_["forest_nodes"] == 3  # ...so the forest is one root with two shared children
@@ -93,7 +93,7 @@ def test_nodes_are_shared_until_the_trees_differ():
     a[order[:800]] ^= 1
     b[order[800:1600]] ^= 1
     tied = pd.DataFrame({"a": a.astype(float), "b": b.astype(float)})
-    forked = DaskTreeClassifier(max_depth=1, cv=10).fit(tied, y)
+    forked = DaskTreeClassifier(max_depth=1, cv=10, keep_fold_trees=True).fit(tied, y)
     chosen = {t.tests[0].attribute for t in forked.model_.fold_trees}
     assert chosen == {0, 1}
     assert forked.cv_report_["distinct_tests_per_level"][0] == 2.0
@@ -104,7 +104,7 @@ def test_nodes_are_shared_until_the_trees_differ():
 def test_folds_and_forest_are_bit_identical_across_partitions_and_schedulers(tmp_path, cluster_client):
     frame, target = DATA["mixed"]
     frame = frame.assign(row_id=np.arange(len(frame)) * 7 + 3)
-    params = dict(max_depth=4, cv=5, repeats=2, seed=9)
+    params = dict(max_depth=4, cv=5, repeats=2, seed=9, keep_fold_trees=True)
     # the same files read as 1, 4 or 13 parts: the row key (file, offset) does not move
     path = write_dataset(frame, tmp_path / "one", n_files=1, row_group_size=200)
     texts = set()
@@ -141,7 +141,7 @@ def test_user_folds_column_and_errors():
 
 def test_fold_trees_predict_and_survive_json(tmp_path):
     frame, target = DATA["mixed"]
-    clf = DaskTreeClassifier(max_depth=4, cv=3).fit(frame, target=target)
+    clf = DaskTreeClassifier(max_depth=4, cv=3, keep_fold_trees=True).fit(frame, target=target)
     clf.save(tmp_path / "m.json")
     loaded = dasktree.load(tmp_path / "m.json")
     assert loaded.cv_report_ == clf.cv_report_
@@ -151,7 +151,7 @@ def test_fold_trees_predict_and_survive_json(tmp_path):
 
 def test_only_fold_grows_the_same_tree_as_the_forest():
     frame, target = DATA["agrawal-f7"]
-    forest = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1)
+    forest = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, keep_fold_trees=True)
     for t in (0, 3, 7):
         alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, only_fold=t, prune=None)
         assert alone.tree.to_json() == forest.fold_trees[t].to_json()

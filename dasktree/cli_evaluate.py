@@ -1,0 +1,66 @@
+"""The ``dasktree evaluate`` and ``dasktree plot`` verbs: their options and what they run.
+
+``evaluate MODEL DATA --target COL`` scores a saved model on a labelled
+dataset on the workers (:mod:`dasktree.engine.evaluate`); ``plot MODEL --out FILE``
+draws the tree, or with ``--cv`` the cross-validation results
+(:mod:`dasktree.model.plot`).
+"""
+
+from __future__ import annotations
+
+import sys
+
+__all__ = ["add_evaluate_parser", "add_plot_parser", "cmd_evaluate", "cmd_plot"]
+
+
+def add_evaluate_parser(add, add_runtime) -> None:
+    """``add``: the subparsers' ``add_parser``; ``add_runtime`` adds --scheduler, --quiet, --json."""
+    p = add("evaluate", help="score a saved model on a labelled Parquet dataset: per-class precision, recall, "
+                             "F1, balanced accuracy, log-loss, ROC AUC (two classes)")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("data", help="Parquet file, directory, glob or fsspec URL with the class column")
+    p.add_argument("--target", help="the class column (default: the model's target column)")
+    add_runtime(p)
+
+
+def add_plot_parser(add) -> None:
+    p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG or PNG file")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("--out", required=True, help="image file to write: .svg or .png (written atomically)")
+    p.add_argument("--cv", action="store_true",
+                   help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "
+                        "tree size with the 1-SE line (rpart's plotcp); default: the tree")
+    p.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="draw the tree down to depth D (default: all of it)")
+    p.add_argument("--engine", choices=["auto", "graphviz", "matplotlib"], default="auto",
+                   help="auto: graphviz's dot where installed, else matplotlib")
+
+
+def cmd_evaluate(args) -> dict:
+    from .engine.evaluate import evaluate_dataset
+    from .engine.progress import Progress
+    from .model.metrics import format_metrics
+    from .model.model import load
+
+    model = load(args.model)
+    target = args.target or model.target
+    metrics = evaluate_dataset(model, args.data, target, scheduler=args.scheduler,
+                               progress=Progress(enabled=not (args.quiet or args.json)))
+    text = format_metrics(metrics)
+    if metrics.get("rows_skipped_null_target"):
+        text += f"{'skipped (no label)':>20} {metrics['rows_skipped_null_target']}\n"
+    (sys.stderr if args.json else sys.stdout).write(text)
+    return {"model": args.model, "data": args.data, "target": target, "metrics": metrics}
+
+
+def cmd_plot(args) -> None:
+    from .model.model import load
+    from .model.plot import plot_cv, plot_tree
+
+    model = load(args.model)
+    if args.cv:
+        plot_cv(model, args.out)
+    else:
+        plot_tree(model, args.out, max_depth=args.max_depth, engine=args.engine)
+    print(f"wrote {args.out}")
+    return None

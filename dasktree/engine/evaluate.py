@@ -1,0 +1,75 @@
+"""A saved model evaluated on a labelled dataset, on the workers: one pass, a leaves x classes table back.
+
+Each part's task routes its rows to the model's leaves and counts the true
+classes there (``counts[node, class]``, int64); the driver sums the parts'
+tables and :func:`dasktree.model.metrics.leaf_metrics` turns the sum into
+precision, recall, F1, balanced accuracy, log-loss and ROC AUC. Rows whose
+label is missing are skipped and counted; a label the model never saw is an
+error naming it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import DataError, InputError
+from ..io.sources import ParquetSource, Part, Source
+from ..model.metrics import leaf_metrics
+from ..model.model import Model
+
+__all__ = ["evaluate_dataset", "leaf_class_counts"]
+
+
+def leaf_class_counts(model: Model, table, target: str, where: str = "data") -> tuple[np.ndarray, int]:
+    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes, and the rows without a label."""
+    import pandas as pd
+
+    labels = table.column(target).to_pandas()
+    codes = pd.Categorical(labels, categories=list(model.classes)).codes.astype(np.int64)
+    unknown = (codes < 0) & labels.notna().to_numpy()
+    if unknown.any():
+        raise DataError(f"{where}: label {labels[unknown].iloc[0]!r} of column {target!r} is not a class of "
+                        f"the model ({list(model.classes)})")
+    leaves = model.leaves(table)
+    keep = codes >= 0
+    counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
+    np.add.at(counts, (leaves[keep], codes[keep]), 1)
+    return counts, int((~keep).sum())
+
+
+def _count_part(part: Part, *, source: Source, model: Model, target: str) -> tuple[np.ndarray, int]:
+    table = source.read(part, [*model.features, target])
+    return leaf_class_counts(model, table, target, where=f"{source.description} part {part.index}")
+
+
+def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
+                     progress=None, storage_options: dict | None = None) -> dict:
+    """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``)."""
+    from .cluster import connect
+    from .progress import gather_with_progress
+
+    source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
+    missing = [c for c in [*model.features, target] if c not in source.schema.names]
+    if missing:
+        raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    with connect(client, scheduler) as dask_client:
+        [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
+        [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
+        futures = [dask_client.submit(_count_part, part, source=source_f, model=model_f, target=target, pure=False)
+                   for part in source.parts]
+        results = gather_with_progress(dask_client, futures, progress, "evaluate")
+    counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
+    skipped = 0
+    for part_counts, part_skipped in results:
+        counts += part_counts
+        skipped += part_skipped
+    leaves = [i for i, test in enumerate(model.tree.tests) if test is None]
+    report = leaf_metrics(counts[leaves], model.tree.value[leaves], model.classes)
+    predicted = np.argmax(model.tree.value[leaves], axis=1)
+    confusion = np.zeros((len(model.classes),) * 2, dtype=np.int64)
+    for c in range(len(model.classes)):
+        confusion[:, c] = counts[leaves][predicted == c].sum(axis=0)
+    report["rows_skipped_null_target"] = skipped
+    report["confusion_matrix"] = {"classes": [str(c) for c in model.classes],
+                                  "rows_true_columns_predicted": confusion.tolist()}
+    return report

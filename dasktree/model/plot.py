@@ -1,0 +1,203 @@
+"""Pictures of a saved model: the tree, and the cross-validation results.
+
+:func:`plot_tree` draws the tree with graphviz's ``dot`` where it is
+installed (from :func:`dasktree.export.export_dot`), else with matplotlib:
+each node a box (a test: its attribute and rows; a leaf: its class, rows and
+probability), each edge labelled by its branch, leaves spread evenly in
+depth-first order and every parent centred over its children.
+:func:`plot_cv` draws the accuracy of every fold tree and, when the model was
+pruned with cross-validation (``report["prune"]["cp_table"]``), the CV error
+against the tree size with one standard error bars and the 1-SE line, as
+rpart's ``plotcp``. matplotlib is the optional extra ``dasktree[plot]``.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import tempfile
+
+import numpy as np
+
+from ..errors import DataError, InputError, ParameterError
+from .model import Model
+
+__all__ = ["plot_tree", "plot_cv", "FORMATS"]
+
+FORMATS = ("svg", "png")
+
+
+def _format(out: str) -> str:
+    ext = os.path.splitext(os.fspath(out))[1].lower().lstrip(".")
+    if ext not in FORMATS:
+        raise ParameterError(f"--out {out}: the image format comes from the name, .svg or .png; got {ext or 'none'!r}")
+    directory = os.path.dirname(os.path.abspath(out))
+    if not os.path.isdir(directory):
+        raise InputError(f"--out {out}: directory {directory} does not exist")
+    return ext
+
+
+def _pyplot():
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise InputError("plots need matplotlib: pip install 'dasktree[plot]'") from None
+    return plt
+
+
+def _save(fig, out: str, ext: str) -> None:
+    """Render to a temporary file beside ``out``, then rename: never a half-written image."""
+    plt = _pyplot()
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=f".{ext}", dir=os.path.dirname(os.path.abspath(out)))
+    os.close(fd)
+    try:
+        fig.savefig(tmp, format=ext, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+        _readable(tmp)
+        os.replace(tmp, out)
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _readable(path: str) -> None:
+    """The mode a plainly created file gets (a temporary file is private to its owner)."""
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(path, 0o666 & ~umask)
+
+
+def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: str = "auto") -> str:
+    """Draw the model's tree to ``out`` (.svg or .png); returns the engine used ("graphviz" or "matplotlib")."""
+    ext = _format(out)
+    dot = shutil.which("dot")
+    if engine == "graphviz" and dot is None:
+        raise ParameterError("--engine graphviz: graphviz's 'dot' is not installed (or use --engine matplotlib)")
+    if engine in ("auto", "graphviz") and dot is not None and max_depth is None:
+        from .export import export_dot
+
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=f".{ext}", dir=os.path.dirname(os.path.abspath(out)))
+        os.close(fd)
+        try:
+            subprocess.run([dot, f"-T{ext}", "-o", tmp], input=export_dot(model), text=True, check=True,
+                           capture_output=True, timeout=300)
+            _readable(tmp)
+            os.replace(tmp, out)
+        except subprocess.CalledProcessError as exc:
+            raise DataError(f"graphviz's dot failed: {exc.stderr.strip().splitlines()[-1:]}") from None
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+        return "graphviz"
+    _draw_tree(model, out, ext, max_depth)
+    return "matplotlib"
+
+
+def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float, int]], list[tuple[int, int, str]]]:
+    """x (leaf order) and depth of each drawn node, and the edges with their branch labels."""
+    from .export import branch_labels
+
+    tree = model.tree
+    pos: dict[int, tuple[float, int]] = {}
+    edges: list[tuple[int, int, str]] = []
+    next_x = [0.0]
+
+    def visit(i: int, depth: int) -> float:
+        test = tree.tests[i]
+        if test is None or (max_depth is not None and depth >= max_depth):
+            pos[i] = (next_x[0], depth)
+            next_x[0] += 1
+            return pos[i][0]
+        xs = []
+        for label, child in zip(branch_labels(test, model.spec), tree.children[i]):
+            xs.append(visit(child, depth + 1))
+            edges.append((i, child, label))
+        pos[i] = (float(np.mean(xs)), depth)
+        return pos[i][0]
+
+    visit(0, 0)
+    return pos, edges
+
+
+def _node_text(model: Model, i: int, cut: bool) -> str:
+    tree = model.tree
+    n = int(tree.counts[i].sum())
+    test = tree.tests[i]
+    if test is not None and not cut:
+        return f"{model.spec.features[test.attribute].name}\nn={n}"
+    value = tree.value[i]
+    more = "\n(subtree)" if test is not None else ""
+    return f"{model.classes[int(value.argmax())]}\nn={n}, p={value.max():.2f}{more}"
+
+
+def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
+    plt = _pyplot()
+    pos, edges = _layout(model, max_depth)
+    width = max(x for x, _ in pos.values()) + 1
+    depth = max(d for _, d in pos.values()) + 1
+    fig, ax = plt.subplots(figsize=(min(2 + 1.6 * width, 200), 1 + 1.5 * depth))
+    for parent, child, label in edges:
+        (x0, d0), (x1, d1) = pos[parent], pos[child]
+        ax.plot([x0, x1], [-d0, -d1], color="0.6", linewidth=0.8, zorder=1)
+        ax.text(x0 + 0.6 * (x1 - x0), -(d0 + 0.6 * (d1 - d0)), label, fontsize=6, ha="center", va="center",
+                bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2)
+    colours = plt.get_cmap("tab10")
+    for i, (x, d) in pos.items():
+        leaf = model.tree.tests[i] is None or (max_depth is not None and d >= max_depth)
+        face = colours(int(model.tree.value[i].argmax()) % 10) if leaf else "white"
+        ax.text(x, -d, _node_text(model, i, leaf), fontsize=7, ha="center", va="center", zorder=3,
+                bbox=dict(boxstyle="round" if leaf else "square", facecolor=face, alpha=0.35 if leaf else 1.0,
+                          edgecolor="0.3"))
+    ax.set_xlim(-0.7, width - 0.3)
+    ax.set_ylim(-depth + 0.4, 0.6)
+    ax.axis("off")
+    ax.set_title(f"{model.target}: {model.tree.n_leaves} leaves, depth {model.tree.max_depth}", fontsize=9)
+    _save(fig, out, ext)
+
+
+def plot_cv(model: Model, out: str) -> None:
+    """CV accuracy per fold tree, and (pruned models) CV error against leaves with the 1-SE line."""
+    ext = _format(out)
+    cv = model.report.get("cv")
+    if not cv:
+        raise InputError("--cv: the model has no cross-validation report: fit it with --cv K")
+    table = (model.report.get("prune") or {}).get("cp_table") or []
+    table = [row for row in table if row.get("cv_error") is not None]
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2 if table else 1, figsize=(11 if table else 6, 4), squeeze=False)
+    ax = axes[0][0]
+    folds = cv["per_fold"]
+    accuracy = [f["accuracy"] if f["accuracy"] is not None else np.nan for f in folds]
+    labels = [f"{f['repeat']}.{f['fold']}" if cv["repeats"] > 1 else str(f["fold"]) for f in folds]
+    ax.bar(range(len(folds)), accuracy, color="tab:blue", alpha=0.7)
+    ax.axhline(cv["accuracy_mean"], color="black", linestyle="--", linewidth=1,
+               label=f"mean {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f}")
+    ax.set_xticks(range(len(folds)), labels, fontsize=7)
+    low = np.nanmin(accuracy) if np.isfinite(accuracy).any() else 0.0
+    ax.set_ylim(max(0.0, low - 0.05), 1.0)
+    ax.set_xlabel("fold" if cv["repeats"] == 1 else "repeat.fold")
+    ax.set_ylabel("held-out accuracy")
+    ax.set_title(f"{cv['repeats']} x {cv['folds']}-fold cross-validation")
+    ax.legend(fontsize=8, loc="lower right")
+    if table:
+        ax = axes[0][1]
+        leaves = np.array([row["leaves"] for row in table])
+        error = np.array([row["cv_error"] for row in table])
+        se = np.array([row.get("cv_se") or 0.0 for row in table])
+        ax.errorbar(leaves, error, yerr=se, marker="o", capsize=3, linewidth=1)
+        best = int(np.argmin(error))
+        ax.axhline(error[best] + se[best], color="black", linestyle=":", linewidth=1, label="min + 1 SE")
+        chosen = (model.report.get("prune") or {}).get("alpha")
+        for row in table:
+            if chosen is not None and row["alpha"] == chosen:
+                ax.plot([row["leaves"]], [row["cv_error"]], "o", color="tab:red", label="chosen")
+        ax.set_xscale("log")
+        ax.set_xlabel("leaves")
+        ax.set_ylabel("CV error")
+        ax.set_title("cost-complexity pruning")
+        ax.legend(fontsize=8)
+    _save(fig, out, ext)

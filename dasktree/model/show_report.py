@@ -1,0 +1,63 @@
+"""``dasktree show --format report``: a saved model's fit report as readable text.
+
+Sections: the data (rows, classes, features), the parameters (those changed
+from the defaults marked ``*``), the tree's size, the cross-validation table
+and metrics, and the pruning table when the model was pruned.
+"""
+
+from __future__ import annotations
+
+from .model import Model
+
+__all__ = ["format_report"]
+
+
+def format_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
+    """The report; ``defaults`` (the learning parameters' defaults) marks the changed parameters."""
+    from .metrics import format_metrics
+
+    defaults = defaults or {}
+
+    r = model.report
+    out = [f"{name}: a dasktree model of {model.target!r}", "", "data"]
+    out.append(f"  rows {r.get('rows', '?')}, used {r.get('rows_used', '?')}, "
+               f"skipped (no label) {r.get('rows_skipped_null_target', 0)}")
+    counts = r.get("class_counts", {})
+    out.append("  classes " + ", ".join(f"{c}: {n}" for c, n in counts.items()))
+    features = r.get("features", [])
+    out.append(f"  {len(features)} features")
+    for f in features:
+        exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
+        out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
+    out += ["", "parameters (* changed from the default)"]
+    for key, value in model.params.items():
+        mark = "*" if key in defaults and defaults[key] != value else " "
+        out.append(f"  {mark} {key:<22} {value!r}")
+    out += ["", "tree"]
+    out.append(f"  depth {r.get('depth', model.tree.max_depth)}, {r.get('nodes', model.tree.n_nodes)} nodes, "
+               f"{r.get('leaves', model.tree.n_leaves)} leaves, training accuracy "
+               f"{r.get('training_accuracy', float('nan')):.4f}, {r.get('passes', '?')} passes over the data")
+    cv = r.get("cv")
+    if cv:
+        out += ["", f"cross-validation ({cv['repeats']} x {cv['folds']}-fold, grown in the same passes)"]
+        out.append(f"  {'repeat':>6} {'fold':>5} {'rows':>9} {'accuracy':>9} {'leaves':>7} {'depth':>6}")
+        for f in cv["per_fold"]:
+            acc = "-" if f["accuracy"] is None else f"{f['accuracy']:.4f}"
+            out.append(f"  {f['repeat']:>6} {f['fold']:>5} {f['rows']:>9} {acc:>9} {f['leaves']:>7} {f['depth']:>6}")
+        out.append(f"  accuracy {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f} (mean +/- std over folds), "
+                   f"pooled {cv['accuracy_pooled']:.4f}")
+        if cv.get("metrics"):
+            out.append("")
+            out += ["  " + line for line in format_metrics(cv["metrics"]).rstrip("\n").split("\n")]
+    prune = r.get("prune")
+    if prune:
+        out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})"]
+        out.append(f"  {'alpha':>12} {'leaves':>7} {'train err':>10} {'cv err':>9} {'cv se':>9}")
+        for row in prune.get("cp_table", []):
+            cells = [_cell(row.get(k)) for k in ("train_error", "cv_error", "cv_se")]
+            out.append(f"  {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
+    return "\n".join(out) + "\n"
+
+
+def _cell(x) -> str:
+    return "-" if x is None else f"{x:.4f}"
