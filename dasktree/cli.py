@@ -30,7 +30,9 @@ def _columns(text: str | None) -> list[str]:
 
 def _add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="'processes' (default: a LocalCluster, one worker per core), 'threads', "
+                   help="'inprocess' (this process, a thread per core; the default for data whose "
+                        "tables and codes fit in a quarter of the memory), 'processes' (a LocalCluster, "
+                        "one worker per core; the default for larger data), 'threads', "
                         "or a Dask scheduler address such as tcp://host:8786")
     p.add_argument("--quiet", action="store_true", help="no progress bars")
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")

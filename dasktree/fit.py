@@ -2,8 +2,10 @@
 
 Steps: open the input as parts, resolve column roles, pass 0 (summary and bin
 spec), then level passes until the frontier is empty, then the model and its
-fit report. In-memory inputs without ``client``/``scheduler`` run in this
-process; datasets run on Dask.
+fit report. Without ``client``/``scheduler``, in-memory inputs and datasets
+whose tables and codes fit in a quarter of this machine's memory run in this
+process on a thread per core (:mod:`dasktree.local_runner`); larger datasets
+run on a ``LocalCluster``.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .errors import InputError
 from .folds import FoldSpec
 from .grow import GrowParams, grow
+from .local_runner import LocalRunner, cores, embedded
 from .model import Model, TreeModel
 from .progress import Progress
 from .schema import resolve_roles
@@ -159,9 +162,12 @@ def fit(
         ``only_fold % cv`` of repetition ``only_fold // cv``), as the main tree;
         the serial baseline of cross-validation, one fold per fit.
     client, scheduler
-        A ``distributed.Client``, or ``"processes"``, ``"threads"`` or an
-        address. Without either, in-memory data runs in this process and a
-        dataset on a ``LocalCluster`` started (and closed) for the fit.
+        A ``distributed.Client``, or ``"inprocess"``, ``"processes"``,
+        ``"threads"`` or an address. Without either, in-memory data, and a
+        dataset whose tables and codes fit in a quarter of this machine's
+        memory, run in this process on a thread per core ("inprocess", no
+        cluster to start); a larger dataset, or one with ``cache=False``, on a
+        ``LocalCluster`` started (and closed) for the fit.
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory; a worker without a
@@ -202,12 +208,13 @@ def fit(
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold)
-    in_process = isinstance(source, TableSource) and client is None and scheduler is None
-    if in_process:
-        from .runners import LocalRunner
-
-        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
-        return _fit_with(runner, source, roles, p, started, workers=0, **options)
+    if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
+        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
+                             keep_tables=not isinstance(source, TableSource))
+        try:
+            return _fit_with(runner, source, roles, p, started, workers=0, **options)
+        finally:
+            runner.close()
     from .runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:

@@ -3,8 +3,9 @@
 Both run the same functions of :mod:`dasktree.tasks` and
 :func:`dasktree.grow.search_group`, so they give the same forest bit for bit.
 
-:class:`LocalRunner` reads and encodes every part once and keeps the codes in
-memory; it is for in-memory inputs (no cluster to start). :class:`DaskRunner`
+:class:`~dasktree.local_runner.LocalRunner` reads and encodes every part once, on a
+pool of threads in this process, and keeps the codes in memory; it is the
+default for in-memory data and for datasets that fit (no cluster to start). :class:`DaskRunner`
 maps the per-part work over the workers and gathers only the chosen tests.
 A level pass is a *reduce-scatter*: the frontier's slots are cut into
 contiguous search chunks of similar work, and each chunk's task sums only its
@@ -37,6 +38,7 @@ from .binning import BinSpec, Summary, merge_all
 from .dataset import DaskFrameSource, Source
 from .derive import fills_of
 from .histogram import add_counts
+from .local_runner import LocalRunner, PassCounting
 from .holders import HolderLost, Holders
 from .node_search import SearchContext, SearchRequest, search_group
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
@@ -49,9 +51,7 @@ from .tasks import (
     PassShape,
     cells_of,
     encode_frames,
-    encode_part,
     encode_parts,
-    histogram_of,
     histogram_of_many,
     histogram_of_part,
     read_parts,
@@ -67,73 +67,6 @@ SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search c
 EMBED_PLAN_BYTES = 2**20  # a pass plan whose copies (one per histogram task) fit in this travels in the tasks
 
 
-class _Counting:
-    """Pass count and per-pass seconds, shared by the runners."""
-
-    def __init__(self, progress: Progress | None):
-        self.progress = progress or Progress(enabled=False)
-        self.passes = 0
-        self.parquet_reads = 0
-
-    def _count(self, reads_source: bool) -> None:
-        self.passes += 1
-        self.parquet_reads += int(reads_source)
-
-
-class LocalRunner(_Counting):
-    """All parts in this process; the codes are kept after the first level pass."""
-
-    def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None):
-        super().__init__(progress)
-        self.source, self.roles, self.folds = source, roles, folds
-        self.encoded = None
-        self.spec: BinSpec | None = None
-
-    def summary(self, max_bins: int) -> Summary:
-        self._count(True)
-        self.progress.start("pass 0 (summary)", len(self.source.parts))
-        parts = []
-        for part in self.source.parts:
-            parts.append(summarize_part(part, source=self.source, roles=self.roles, max_bins=max_bins))
-            self.progress.advance()
-        self.progress.finish()
-        return merge_all(parts)
-
-    def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
-        """Encode with ``spec`` from now on; codes cached under another spec are dropped.
-        (``level_passes`` is the Dask runner's: whether to start its holders. In process there are none.)"""
-        if self.encoded is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
-            self.encoded = None
-        self.spec = spec
-        self.shape = PassShape.of(spec, n_folds)
-
-    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
-        """One pass: the histogram of ``plan``'s slots, then ``func(hist, chunk, **kwargs)`` per chunk."""
-        self._count(self.encoded is None)
-        self.progress.start(label, len(self.source.parts))
-        if self.encoded is None:
-            self.encoded = [
-                encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
-                for p in self.source.parts
-            ]
-        total = np.zeros(plan.size, dtype=np.int64)
-        for encoded in self.encoded:
-            histogram_of(encoded, plan=plan, shape=self.shape, out=total)
-            self.progress.advance()
-        results = [func(total, chunk, **kwargs) for chunk in chunks]
-        self.progress.finish()
-        return results
-
-    derived = 0  # the reference runner counts every node
-
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
-        [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
-        return results
-
-    def close(self) -> None:
-        self.encoded = None
-
-
 def _tree_reduce(client, futures: list, split_every: int):
     """Sum futures of histograms on the workers, ``split_every`` at a time (int64)."""
     if len(futures) == 1:
@@ -146,7 +79,7 @@ def _tree_reduce(client, futures: list, split_every: int):
     return futures[0]
 
 
-class DaskRunner(_Counting):
+class DaskRunner(PassCounting):
     """The passes as Dask tasks on a ``distributed`` cluster."""
 
     def __init__(self, client, source: Source, roles: Roles, *, folds=None, cache: bool | str = "auto",
