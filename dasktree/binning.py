@@ -79,17 +79,30 @@ def _grid_cells(values: np.ndarray) -> np.ndarray:
 def _to_grid(sketch: NumericSketch) -> NumericSketch:
     if not sketch.exact:
         return sketch
-    cells = _grid_cells(sketch.keys)
-    keys, first = np.unique(cells, return_index=True)
+    cells = _grid_cells(sketch.keys)  # sorted keys, an order-preserving map: sorted cells, no sort needed
+    first = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]])) if cells.size else np.zeros(0, np.int64)
+    keys = cells[first]
     counts = np.add.reduceat(sketch.counts, first) if cells.size else sketch.counts
     last = np.append(first[1:], cells.size) - 1
     maxes = sketch.keys[last] if cells.size else sketch.keys
     return NumericSketch(False, keys, counts, maxes)
 
 
-def sketch_numeric(values: np.ndarray, max_bins: int) -> NumericSketch:
-    """Summary of the non-missing values of one part."""
+INTEGRAL_RANGE = 1 << 16  # integral values spanning at most this many are counted by bincount, not sorted
+
+
+def sketch_numeric(values: np.ndarray, max_bins: int, integral: bool = False) -> NumericSketch:
+    """Summary of the non-missing values of one part. ``integral``: the values are whole numbers
+    (an integer column); within a small range they are counted in one ``bincount``, not sorted
+    (the same sketch as :func:`numpy.unique` gives, at a fraction of the time)."""
     values = values[~np.isnan(values)]
+    if integral and values.size:
+        low, high = float(values.min()), float(values.max())
+        if high - low < INTEGRAL_RANGE and max(-low, high) < 2.0**53:
+            counts = np.bincount((values - low).astype(np.int64))
+            present = np.flatnonzero(counts)
+            sketch = NumericSketch(True, present + low, counts[present].astype(np.int64))
+            return sketch if sketch.size <= max_bins else _to_grid(sketch)
     distinct, counts = np.unique(values + 0.0, return_counts=True)
     sketch = NumericSketch(True, distinct, counts.astype(np.int64))
     return sketch if sketch.size <= max_bins else _to_grid(sketch)
@@ -182,7 +195,7 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
                     "replace them by null to mean missing"
                 )
             missing[j] = int(np.isnan(values).sum())
-            numeric.append(sketch_numeric(values, max_bins))
+            numeric.append(sketch_numeric(values, max_bins, integral=_integral(column.type)))
             nominal.append(None)
         else:
             numeric.append(None)
@@ -197,6 +210,13 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
         max_bins=max_bins,
         parts=[part] if part is not None else [],
     )
+
+
+def _integral(type_: pa.DataType) -> bool:
+    """Whether a column of this type holds whole numbers only (as :func:`numeric_values` reads it)."""
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    return pa.types.is_integer(type_) or pa.types.is_boolean(type_) or pa.types.is_date(type_)
 
 
 def _add_counts(counts: Sequence[dict]) -> dict:

@@ -94,3 +94,23 @@ def test_kernels_import_without_dask():
         "assert m.report['training_accuracy'] == 1.0\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), span=st.sampled_from([1, 3, 200, 70_000]), low=st.integers(-(2**40), 2**40),
+       max_bins=st.sampled_from([4, 255]))
+def test_an_integer_column_counted_by_bincount_is_sketched_as_by_sorting(seed, span, low, max_bins):
+    """The bincount of whole numbers in a small range gives the sketch numpy.unique gives (the naive twin);
+    a range too wide for it falls back to sorting."""
+    from dasktree.binning import sketch_numeric
+
+    rng = np.random.default_rng(seed)
+    values = (low + rng.integers(0, span, size=500)).astype(np.float64)
+    values[rng.random(500) < 0.05] = np.nan
+    fast, naive = sketch_numeric(values, max_bins, integral=True), sketch_numeric(values, max_bins)
+    assert fast.exact == naive.exact
+    for name in ("keys", "counts", "maxes"):
+        a, b = getattr(fast, name), getattr(naive, name)
+        assert (a is None) == (b is None)
+        if a is not None:
+            assert a.dtype == b.dtype and np.array_equal(a, b)
