@@ -1,4 +1,4 @@
-"""The ``dasktree`` command: fit, predict, discretize, show, demo.
+"""The ``dasktree`` command: fit, predict, discretize, show, warm, demo.
 
 Exit codes: 0 done; 1 the data or a file cannot be used (one line on stderr);
 2 bad command-line usage; 3 an internal error (a bug: please report it).
@@ -127,6 +127,14 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("show", help="print a saved model")
     p.add_argument("model")
     p.add_argument("--format", choices=["text", "dot", "json", "report"], default="text")
+
+    p = sub.add_parser("warm", help="compile every kernel into numba's cache now, so that no fit pays "
+                                    "for it (after pip install, or in an image build)")
+    p.add_argument("--no-cluster", action="store_true",
+                   help="skip the fit on a Dask cluster of threads (its pass paths then compile at "
+                        "the first cluster fit)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
     p = sub.add_parser("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
     p.add_argument("--rows", type=int, default=200_000)
@@ -268,8 +276,19 @@ def _cmd_demo(args) -> dict:
         return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
 
 
+def _cmd_warm(args) -> dict:
+    from .warm import warm
+
+    quiet = args.quiet or args.json
+    result = warm(cluster=not args.no_cluster,
+                  progress=None if quiet else (lambda label: print(f"compiling: {label}", file=sys.stderr)))
+    if not quiet:
+        print(f"compiled the kernels of {result['fits']} fits in {result['seconds']:.1f}s into {result['cache_dir']}")
+    return result
+
+
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
-            "demo": _cmd_demo}
+            "warm": _cmd_warm, "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
