@@ -22,7 +22,7 @@ from .criteria import split_information
 from .multiway import selection_score
 from .node_tests import Test, numeric_test
 from .search import (ENGINES, AttributeLayout, Candidate, Column, SplitParams, attribute_candidates, gains_of,
-                     impurity_of, numeric_binary)
+                     impurity_of, nominal_binary_columns, numeric_binary)
 
 __all__ = ["best_split", "best_splits", "search_batch", "Choices", "choose_batch"]
 
@@ -107,8 +107,15 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     parent_impurity = impurity_of(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
     compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+    nominal = {}
+    if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
+        nominal = nominal_binary_columns(
+            {a: batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
+             for a in range(len(layout.kinds)) if layout.kinds[a] != "numeric" and a not in compiled},
+            parent_impurity, safe_n, params)
     per_attribute = [
-        compiled[a] if a in compiled else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+        compiled[a] if a in compiled else nominal[a] if a in nominal
+        else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
         for a in range(len(layout.kinds))
     ]
     m_total = len(batch)
