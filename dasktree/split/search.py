@@ -299,44 +299,46 @@ def nominal_binary_columns(hists: dict, parent_impurity: np.ndarray, n: np.ndarr
     about :data:`CHOICE_CELLS` cells). At a deep level with many nominal attributes that is a few
     calls instead of one per node and attribute, whose numpy overhead was most of the search;
     a test is built only for a result that is asked for."""
-    gains = {a: np.full(h.shape[0], -np.inf) for a, h in hists.items()}
-    where = {a: np.full(h.shape[0], -1, dtype=np.int64) for a, h in hists.items()}  # result of each: its batch
-    at = {a: np.zeros(h.shape[0], dtype=np.int64) for a, h in hists.items()}  # ... and its problem there
+    attributes = list(hists)
+    if not attributes:
+        return {}
+    widths = np.array([hists[a].shape[1] for a in attributes], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    every = np.concatenate([hists[a] for a in attributes], axis=1)  # (M, sum of widths, C)
+    present = every.sum(axis=2) > 0
+    present[:, offsets] = False  # the missing code is no category
+    sizes = np.add.reduceat(present, offsets, axis=1)  # (M, A): present categories
+    n_hist = every.shape[0]
+    gains = np.full((n_hist, len(attributes)), -np.inf)
+    where = np.full((n_hist, len(attributes)), -1, dtype=np.int64)  # each result's batch
+    at = np.zeros((n_hist, len(attributes)), dtype=np.int64)  # ... and its problem there
     batches: list[tuple] = []  # (codes, masks, j, order, default, children) of each batch
-    by_size: dict[int, list] = {}
-    for a, h in hists.items():
-        present = h[:, 1:].sum(axis=2) > 0
-        sizes = present.sum(axis=1)
-        for m in np.unique(sizes[sizes >= 2]).tolist():
-            members = np.flatnonzero(sizes == m)
-            codes = np.nonzero(present[members])[1].reshape(members.size, m) + 1  # row by row, ascending
-            by_size.setdefault(m, []).append((a, members, codes))
-    for m, groups in sorted(by_size.items()):
-        row = np.concatenate([members for _, members, _ in groups])
-        codes = np.concatenate([c for _, _, c in groups])
-        counts = np.concatenate([hists[a][members[:, None], c] for a, members, c in groups])  # (P, m, C)
-        miss = np.concatenate([hists[a][members, 0] for a, members, _ in groups])
-        n_classes = counts.shape[2]
+    span = np.arange(int(widths.max()) - 1)
+    n_classes = every.shape[2]
+    for m in np.unique(sizes[sizes >= 2]).tolist():
+        node, k = np.nonzero(sizes == m)  # the problems of m present categories
+        first_bin = offsets[k] + 1
+        bins = np.minimum(first_bin[:, None] + span, every.shape[1] - 1)
+        chosen = present[node[:, None], bins] & (span < widths[k, None] - 1)
+        codes = np.nonzero(chosen)[1].reshape(node.size, m) + 1  # row by row, ascending
+        counts = every[node[:, None], first_bin[:, None] + codes - 1]  # (P, m, C)
+        miss = every[node, offsets[k]]
         exhaustive = n_classes > 2 and m <= params.exhaustive_categories
         masks = ((np.arange(1, 2 ** (m - 1))[:, None] >> np.arange(m)) & 1).astype(np.int64) if exhaustive else None
         step = max(1, CHOICE_CELLS // (((2 ** (m - 1)) if exhaustive else m) * n_classes * 4))
         first, found = len(batches), []
-        for lo in range(0, row.size, step):
+        for lo in range(0, node.size, step):
             sl = slice(lo, lo + step)
-            gain, result = _nominal_problems(counts[sl], miss[sl], parent_impurity[row[sl]], n[row[sl]], masks, params)
+            gain, result = _nominal_problems(counts[sl], miss[sl], parent_impurity[node[sl]], n[node[sl]], masks, params)
             batches.append((codes[sl], masks, *result))
             found.append(gain)
-        found = np.concatenate(found)
-        offset = 0
-        for a, members, _ in groups:  # problem q of this size: batch first + q // step, problem q % step there
-            q = np.arange(offset, offset + members.size)
-            gains[a][members], where[a][members], at[a][members] = found[q], first + q // step, q % step
-            offset += members.size
+        q = np.arange(node.size)  # problem q: batch first + q // step, problem q % step there
+        gains[node, k], where[node, k], at[node, k] = np.concatenate(found), first + q // step, q % step
 
-    def column(a):
+    def column(i: int, a: int):
         def build(m: int):
-            codes, masks, j, order, default, children = batches[where[a][m]]
-            p = int(at[a][m])
+            codes, masks, j, order, default, children = batches[where[m, i]]
+            p = int(at[m, i])
             if masks is not None:
                 in_left = masks[j[p]].astype(bool)
                 groups = [codes[p][in_left], codes[p][~in_left]]
@@ -344,10 +346,10 @@ def nominal_binary_columns(hists: dict, parent_impurity: np.ndarray, n: np.ndarr
                 ordered = codes[p][order[p]]
                 groups = [ordered[: j[p] + 1], ordered[j[p] + 1:]]
             test = nominal_test(a, groups, hists[a].shape[1], int(default[p]))
-            return test, float(gains[a][m]), children[p]
-        return Column(gains[a], build)
+            return test, float(gains[m, i]), children[p]
+        return Column(np.ascontiguousarray(gains[:, i]), build)
 
-    return {a: column(a) for a in hists}
+    return {a: column(i, a) for i, a in enumerate(attributes)}
 
 
 def _nominal_problems(counts, miss, parent_impurity, n, masks, params) -> tuple:
