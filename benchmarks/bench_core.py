@@ -2,7 +2,7 @@
 
 For Agrawal data (F2, 5% perturbation) at 1M and 4M rows in 16 Parquet files,
 fits a depth-10 tree on a 2-process LocalCluster (started as dasktree starts
-its own, :func:`dasktree.cluster.local_cluster`; ``--dask-malloc`` keeps Dask's
+its own, :func:`dasktree.engine.cluster.local_cluster`; ``--dask-malloc`` keeps Dask's
 ``MALLOC_TRIM_THRESHOLD_`` on the workers instead) and reports, per level, the
 pass time beside the pyarrow scan floor (reading the same columns once, warm
 cache); scikit-learn's DecisionTreeClassifier(max_depth=10) fit time on the
@@ -88,7 +88,7 @@ def start_cluster():
 
     from distributed import Client, LocalCluster
 
-    from dasktree.cluster import local_cluster
+    from dasktree.engine.cluster import local_cluster
 
     if os.environ.get(DASK_MALLOC):
         cluster = LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",

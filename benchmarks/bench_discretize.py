@@ -72,10 +72,11 @@ def _noop(hist, chunk):
 
 def histogram_pass_alone(client, path: str, max_bins: int) -> float:
     """Pass 0 and one histogram pass over the same fine bins, through the same runner, no discretization."""
-    from dasktree.dataset import open_source
-    from dasktree.discretize.jobs import fine_spec, whole_data_plan
-    from dasktree.runners import DaskRunner
-    from dasktree.schema import Roles, resolve_roles
+    from dasktree.io.sources import open_source
+    from dasktree.discretize.jobs import fine_spec
+    from dasktree.kernels.plans import PassPlan
+    from dasktree.engine.runners import DaskRunner
+    from dasktree.io.schema import Roles, resolve_roles
 
     started = time.perf_counter()
     source, target = open_source(path, target=TARGET)
@@ -86,7 +87,7 @@ def histogram_pass_alone(client, path: str, max_bins: int) -> float:
         summary = runner.summary(max_bins)
         spec, _ = fine_spec(summary, numeric, max_bins=max_bins)
         runner.prepare(spec, 1)
-        plan = whole_data_plan(spec.widths, spec.n_classes)
+        plan = PassPlan.root(spec.widths, spec.n_classes)
         runner.apply_pass(plan, _noop, [None], "histogram")
         assert runner.passes == 2 and roles.features
     finally:

@@ -5,10 +5,10 @@ read part by part as a level pass does; generated in memory when
 ``benchmarks/data/agrawal-f2-p05-1000000-16`` is absent) with the bins of a 255-bin spec, and
 times in the same run, best of 3 after a warm-up call (numba compile and cache load excluded):
 
-  numeric_values   arrow column -> float64 (``dasktree.schema.numeric_values``), shared by both
+  numeric_values   arrow column -> float64 (``dasktree.io.schema.numeric_values``), shared by both
   old codes        ``np.searchsorted(upper, x, side="left") + 1``, NaN -> 0, ``astype`` (the old branch)
-  new codes        ``dasktree.bin_codes.numeric_codes``
-  lookup           integer columns only: ``dasktree.bin_codes.integer_codes`` on the Arrow integers
+  new codes        ``dasktree.binning.codes.numeric_codes``
+  lookup           integer columns only: ``dasktree.binning.codes.integer_codes`` on the Arrow integers
                    (no float64 conversion), against numeric_values + new codes, which it replaces
   encode old / new numeric_values + codes for every part (the old loop vs ``encode_features``, which
                    takes the lookup for integer columns of a narrow span)
@@ -37,10 +37,11 @@ import numpy as np  # noqa: E402
 import pyarrow as pa  # noqa: E402
 import pyarrow.parquet as pq  # noqa: E402
 
-from dasktree.bin_codes import integer_codes, kernel_backend, numeric_codes  # noqa: E402
-from dasktree.binning import bin_spec, merge_all, summarize  # noqa: E402
-from dasktree.encode import encode_features  # noqa: E402
-from dasktree.schema import NUMERIC, Roles, numeric_values  # noqa: E402
+from dasktree.binning.codes import integer_codes, kernel_backend, numeric_codes  # noqa: E402
+from dasktree.binning.spec import bin_spec
+from dasktree.binning.summary import merge_all, summarize  # noqa: E402
+from dasktree.binning.encode import encode_features  # noqa: E402
+from dasktree.io.schema import NUMERIC, Roles, numeric_values  # noqa: E402
 from results_io import write_results  # noqa: E402
 
 FEATURES = ["salary", "commission", "age", "elevel", "car", "zipcode", "hvalue", "hyears", "loan"]

@@ -4,7 +4,7 @@ A level pass as Dask tasks is two dependent stages (split selection on the
 workers, as the issue asks): a histogram task per worker thread, then one
 search task per chunk that sums its cells of every worker's histogram; the
 client then gathers the chosen tests. A cached fit makes the same pass as one
-call on a holder per worker (a Dask actor, ``dasktree.holders``): count, fetch
+call on a holder per worker (a Dask actor, ``dasktree.engine.part_holders``): count, fetch
 the peers' cells holder to holder, search. This script times both shapes with
 empty work on the benchmarks' 2-process LocalCluster (:func:`bench_core.start_cluster`),
 holder calls carrying a 1 and a 32 MB argument (a deep forest level's plan) from a client
@@ -57,7 +57,7 @@ def stage_latency(client, stages: int, rounds: int) -> list[float]:
 
 
 class _EmptyHolder:
-    """The shape of ``dasktree.holders.PartHolder.level_pass`` with no work: count in a thread, then
+    """The shape of ``dasktree.engine.part_holders.PartHolder.level_pass`` with no work: count in a thread, then
     fetch a piece from every peer (each waits until that peer has counted), search in a thread."""
 
     def __init__(self):

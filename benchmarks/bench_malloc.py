@@ -1,7 +1,7 @@
 """Worker allocation benchmark: the cluster dasktree starts against Dask's default worker environment.
 
 Dask's nanny starts workers with ``MALLOC_TRIM_THRESHOLD_=65536``, which also fixes glibc's
-mmap threshold at 128 KiB; ``dasktree.cluster.local_cluster`` leaves it unset. On the same
+mmap threshold at 128 KiB; ``dasktree.engine.cluster.local_cluster`` leaves it unset. On the same
 Agrawal data as ``bench_core.py`` (F2, 5% perturbation, 16 Parquet files, depth 10, 2 worker
 processes of one thread), alternately in the same run: ``bench_core.py``'s measurement runs in
 a fresh process with each kind of cluster (started, warmed by a small fit, then ``--fits``

@@ -12,9 +12,9 @@ ensure_cache_dir()  # before numba compiles anything: a writable kernel cache ev
 from .discretize import Discretizer  # noqa: E402
 from .errors import DaskTreeError, DataError, InputError
 from .estimator import DaskTreeClassifier, load
-from .export import export_dot, export_text
 from .fit import fit
-from .model import Model
+from .model.export import export_dot, export_text
+from .model.model import Model
 
 __version__ = "0.1.0"
 

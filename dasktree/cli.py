@@ -147,7 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _progress(args):
-    from .progress import Progress
+    from .engine.progress import Progress
 
     return Progress(enabled=not (args.quiet or args.json))
 
@@ -189,8 +189,8 @@ def _input(message: str):
 
 
 def _cmd_predict(args) -> dict:
-    from .model import load
-    from .predict import predict_dataset
+    from .engine.predict import predict_dataset
+    from .model.model import load
 
     model = load(args.model)
     files = predict_dataset(model, args.data, args.out, keep=_columns(args.keep), overwrite=args.overwrite,
@@ -203,10 +203,10 @@ def _cmd_predict(args) -> dict:
 def _cmd_discretize(args) -> dict:
     import time
 
-    from .cluster import connect
     from .discretize import Discretizer
     from .discretize.discretizer import CUTS_FILE
-    from .outputs import check_out
+    from .engine.cluster import connect
+    from .io.outputs import check_out
 
     started = time.perf_counter()
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
@@ -234,8 +234,8 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from .export import export_dot, export_text
-    from .model import load
+    from .model.export import export_dot, export_text
+    from .model.model import load
 
     model = load(args.model)
     if args.format == "text":
@@ -254,8 +254,8 @@ def _cmd_demo(args) -> dict:
     import pyarrow as pa
 
     from .datasets import agrawal
-    from .export import export_text
     from .fit import fit
+    from .model.export import export_text
 
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp

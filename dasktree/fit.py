@@ -4,7 +4,7 @@ Steps: open the input as parts, resolve column roles, pass 0 (summary and bin
 spec), then level passes until the frontier is empty, then the model and its
 fit report. Without ``client``/``scheduler``, in-memory inputs and datasets
 whose tables and codes fit in a quarter of this machine's memory run in this
-process on a thread per core (:mod:`dasktree.local_runner`); larger datasets
+process on a thread per core (:mod:`dasktree.engine.local_runner`); larger datasets
 run on a ``LocalCluster``.
 """
 
@@ -16,20 +16,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .binning import BinSpec
-from .binning import bin_spec as make_bin_spec
-from .cluster import connect
-from .collector import collector_paused
-from .dataset import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .binning.spec import BinSpec
+from .binning.spec import bin_spec as make_bin_spec
+from .engine.cluster import connect
+from .engine.local_runner import LocalRunner, cores, embedded
+from .engine.progress import Progress
 from .errors import InputError
-from .folds import FoldSpec
-from .grow import GrowParams, grow
-from .local_runner import LocalRunner, cores, embedded
-from .model import Model, TreeModel
-from .progress import Progress
-from .schema import resolve_roles
+from .forest.grow import GrowParams, grow
+from .forest.to_model import tree_model
+from .gc_pause import collector_paused
+from .io.folds import FoldSpec
+from .io.schema import resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .model.model import Model
+from .model.report import cv_report
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .validation import cv_report
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -177,7 +178,7 @@ def fit(
         the memory), they stay on the workers for the first level pass to
         encode: Parquet is read once (``run_["parquet_reads"]``). Cached, the
         level passes are calls on one Dask actor per worker
-        (:mod:`dasktree.holders`), not task graphs; a ``client`` made with
+        (:mod:`dasktree.engine.part_holders`), not task graphs; a ``client`` made with
         ``direct_to_workers=True`` sends them without the scheduler in between.
     part_rows : int
         Parquet row groups of a file are gathered into parts of about this many rows.
@@ -215,7 +216,7 @@ def fit(
             return _fit_with(runner, source, roles, p, started, workers=0, **options)
         finally:
             runner.close()
-    from .runners import DaskRunner
+    from .engine.runners import DaskRunner
 
     with connect(client, scheduler) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
@@ -246,8 +247,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
     forest, grow_report = grow(runner, spec, _grow_params(p), n_trees=n_trees, holdout=holdout,
                                n_folds=k, n_repeats=repeats)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = TreeModel.from_forest(forest, 0)
-        fold_trees = [TreeModel.from_forest(forest, t) for t in range(1, n_trees)]
+        tree = tree_model(forest, 0)
+        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
     rows = summary.n_rows - summary.n_null_target

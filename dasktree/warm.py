@@ -131,7 +131,7 @@ def warm(cluster: bool = True, progress=None) -> dict:
     import pyarrow as pa
 
     from .fit import fit
-    from .local_runner import IN_PROCESS
+    from .engine.local_runner import IN_PROCESS
 
     started = time.perf_counter()
     frame = _frame()

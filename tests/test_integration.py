@@ -47,7 +47,7 @@ def test_bit_identical_across_partitionings_and_schedulers(tmp_path, frames, clu
 
 
 def test_workers_collect_garbage_again_after_a_fit(tmp_path, frames, cluster_client):
-    """The search tasks pause the cyclic collector (dasktree.collector) only while they run."""
+    """The search tasks pause the cyclic collector (dasktree.gc_pause) only while they run."""
     import gc
 
     frame, target = frames["agrawal"]
@@ -199,7 +199,7 @@ def test_null_targets_are_skipped_and_counted(tmp_path, frames, cluster_client):
 @pytest.mark.parametrize("part_rows", [10_000, 700, 200, 130])
 def test_parts_read_rows_in_file_order(tmp_path, part_rows):
     """Row i of a part is row offset + i of its file (the row key of the folds depends on it)."""
-    from dasktree.dataset import ParquetSource
+    from dasktree.io.sources import ParquetSource
 
     frame = mixed_frame(2500, seed=5).assign(row_id=np.arange(2500))
     path = write_dataset(frame, tmp_path / "data", n_files=2, row_group_size=200)

@@ -11,6 +11,7 @@ import uuid
 import numpy as np
 
 from .agrawal_functions import check_function, check_int
+from .agrawal_rows import check_perturbation, check_seed, generate_rows
 
 __all__ = ["write_parquet"]
 
@@ -112,13 +113,12 @@ def write_parquet(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from .agrawal import _check_perturbation, _check_seed, _generate  # imported here: agrawal imports this module
 
     n_rows = check_int("n_rows", n_rows, 0)
     n_files = check_int("n_files", n_files, 1)
     function = check_function(function)
-    p = _check_perturbation(perturbation)
-    seed = _check_seed(seed)
+    p = check_perturbation(perturbation)
+    seed = check_seed(seed)
     if row_group_size is not None:
         row_group_size = check_int("row_group_size", row_group_size, 1, "None or an integer >= 1")
     if not isinstance(overwrite, (bool, np.bool_)):
@@ -146,7 +146,7 @@ def write_parquet(
     try:
         for index, (temp, count) in enumerate(zip(temps, counts)):
             child = np.random.SeedSequence(seed, spawn_key=(index,))
-            frame = _generate(count, function, p, np.random.default_rng(child))
+            frame = generate_rows(count, function, p, np.random.default_rng(child))
             table = pa.Table.from_pandas(frame, preserve_index=False)
             provenance = {
                 "generator": "agrawal",

@@ -9,7 +9,7 @@ from numbers import Real
 import numpy as np
 
 from ..errors import InputError
-from .counts import KERBER_ZERO_EXPECTED, check_counts, check_values, check_int, no_cuts
+from .counts import KERBER_ZERO_EXPECTED, check_counts, check_int, check_values, no_cuts
 from .stats import chi2_isf
 
 

@@ -36,19 +36,25 @@ from typing import Any, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..dataset import ParquetSource, Source, TableSource, open_source
-from ..outputs import atomic_directory, gather_with_progress
-from ..params import ParamsMixin
+from ..engine.progress import Progress, gather_with_progress
 from ..errors import DataError, InputError
-from ..progress import Progress
-from ..schema import NUMERIC, Roles, resolve_roles
-from .transform import _check_columns, _transform_part, interval_labels, transform_frame, transform_table
+from ..io.outputs import atomic_directory
+from ..io.schema import NUMERIC, Roles, resolve_roles
+from ..io.sources import ParquetSource, Source, TableSource, is_dask_frame, open_source
+from ..params import ParamsMixin
 from .jobs import (
     DEFAULT_MAX_BINS,
     check_method_params,
     fine_spec,
     run_histogram_pass,
     thresholds,
+)
+from .transform import (
+    check_columns,
+    interval_labels,
+    transform_frame,
+    transform_part,
+    transform_table,
 )
 
 __all__ = ["Discretizer", "FORMAT", "VERSION", "interval_labels", "transform_table", "transform_frame"]
@@ -61,12 +67,6 @@ CUTS_FILE = "_discretizer.json"  # in an output directory; '_' files are skipped
 def _is_path(X) -> bool:
     return isinstance(X, (str, os.PathLike)) or (
         isinstance(X, (list, tuple)) and bool(X) and all(isinstance(p, (str, os.PathLike)) for p in X))
-
-
-def _is_dask_frame(X) -> bool:
-    from ..dataset import _is_dask_frame as check
-
-    return check(X)
 
 
 def _jsonable(value):
@@ -175,7 +175,7 @@ class Discretizer(ParamsMixin):
         numeric = Roles(roles.target, tuple(f for f, k in zip(roles.features, roles.kinds) if k == NUMERIC),
                         tuple(k for k in roles.kinds if k == NUMERIC))
         if isinstance(source, TableSource) and self.client is None and self.scheduler is None:
-            from ..runners import LocalRunner
+            from ..engine.local_runner import LocalRunner
 
             runner = LocalRunner(source, numeric, progress=bar)
             try:
@@ -183,8 +183,8 @@ class Discretizer(ParamsMixin):
             finally:
                 runner.close()
             return self
-        from ..cluster import connect
-        from ..runners import DaskRunner
+        from ..engine.cluster import connect
+        from ..engine.runners import DaskRunner
 
         with connect(self.client, self.scheduler) as client:
             runner = DaskRunner(client, source, numeric, cache=False, progress=bar)
@@ -279,13 +279,13 @@ class Discretizer(ParamsMixin):
                 return self.transform_dataset(X, out, labels=labels, overwrite=overwrite,
                                               storage_options=storage_options)
             source = ParquetSource(X, storage_options=storage_options)
-            _check_columns(source.schema.names, cut_points, source.description)
+            check_columns(source.schema.names, cut_points, source.description)
             tables = [source.read(p, source.schema.names) for p in source.parts]
             table = pa.concat_tables(tables) if tables else source.schema.empty_table()
             return transform_frame(table.to_pandas(), cut_points, labels=bool(labels), where=source.description)
         if out is not None:
             raise InputError("out= is for dataset inputs (a Parquet path or URL)")
-        if _is_dask_frame(X):
+        if is_dask_frame(X):
             meta = transform_frame(X._meta, cut_points, labels=bool(labels), where="the dask DataFrame")
             return X.map_partitions(transform_frame, cut_points, labels=bool(labels), where="the dask DataFrame",
                                     meta=meta)
@@ -320,17 +320,17 @@ class Discretizer(ParamsMixin):
         ``overwrite``. Runs on Dask (``client`` / ``scheduler``, else a
         ``LocalCluster``): one read of the data, one task per part.
         """
-        from ..cluster import connect
+        from ..engine.cluster import connect
 
         cut_points = self._check_fitted()
         source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
-        _check_columns(source.schema.names, cut_points, source.description)
+        check_columns(source.schema.names, cut_points, source.description)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
         with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:
             with connect(self.client, self.scheduler) as client:
                 [source_f] = client.scatter([source], broadcast=True, hash=False)
                 futures = [
-                    client.submit(_transform_part, part, source=source_f, cut_points=cut_points,
+                    client.submit(transform_part, part, source=source_f, cut_points=cut_points,
                                   labels=bool(labels), directory=staging.tmp, fs=staging.fs, pure=False)
                     for part in source.parts
                 ]
@@ -359,7 +359,7 @@ class Discretizer(ParamsMixin):
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the fitted discretizer as versioned JSON: to a temporary name, then renamed (never pickle)."""
-        from ..model import atomic_write_text
+        from ..io.outputs import atomic_write_text
 
         atomic_write_text(path, self.dumps())
 
@@ -396,6 +396,6 @@ class Discretizer(ParamsMixin):
     @classmethod
     def load(cls, path: str | os.PathLike) -> "Discretizer":
         """A fitted discretizer from a JSON file written by :meth:`save` (runs no code)."""
-        from ..model import read_json_file
+        from ..io.outputs import read_json_file
 
         return cls.from_json(read_json_file(path, "discretizer"), where=os.fspath(path))

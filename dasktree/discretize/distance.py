@@ -12,12 +12,12 @@ from .counts import (
     DIST_TOL,
     check_counts,
     check_values,
-    no_cuts,
-    tie_slack,
-    xlog2x,
     class_entropy,
     cumulative,
     n_classes_present,
+    no_cuts,
+    tie_slack,
+    xlog2x,
 )
 
 

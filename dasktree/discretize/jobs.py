@@ -21,7 +21,7 @@ threshold ``upper[j]``, a fine-bin edge: interval ``i`` holds
 points (block borders), hence so do the thresholds.
 
 :func:`interval_spec` is step 2-3 on a learner's runner (``binning=`` of
-:func:`dasktree.fit`): it returns a :class:`~dasktree.binning.BinSpec` whose
+:func:`dasktree.fit`): it returns a :class:`~dasktree.binning.spec.BinSpec` whose
 numeric bins are the intervals.
 """
 
@@ -34,9 +34,11 @@ from typing import Any
 
 import numpy as np
 
-from ..binning import BinSpec, FeatureBins, Summary, numeric_edges
+from ..binning.spec import BinSpec, FeatureBins
+from ..binning.summary import Summary, numeric_edges
 from ..errors import DataError, InputError
-from ..schema import NUMERIC, Roles
+from ..io.schema import NUMERIC, Roles
+from ..kernels.plans import PassPlan
 from .methods import METHODS
 
 __all__ = [
@@ -49,7 +51,6 @@ __all__ = [
     "cut_indices",
     "cut_attribute",
     "fine_spec",
-    "whole_data_plan",
     "run_histogram_pass",
     "thresholds",
     "interval_bins",
@@ -227,22 +228,6 @@ def fine_spec(summary: Summary, roles: Roles, *, max_bins: int,
 
 
 # ---------------------------------------------------------------- the histogram pass
-def whole_data_plan(widths: np.ndarray, n_classes: int, n_folds: int = 1, n_repeats: int = 1):
-    """The plan of one pass counting every row at the root.
-
-    Without cross-validation this is :func:`dasktree.forest.root_plan`. When
-    the runner encodes fold parts (a learner with ``cv``), the plan's part
-    layout must match them: a root shared by no fold tree counts the first
-    repetition's parts together, i.e. every row once.
-    """
-    from ..forest import Forest, root_plan
-
-    if n_folds == 1 and n_repeats == 1:
-        return root_plan(widths, n_classes)
-    forest = Forest(1, np.array([-1]), n_folds, n_classes, n_repeats=n_repeats)
-    return forest.pass_plan([forest.nodes[0]], widths, n_classes)
-
-
 def run_histogram_pass(runner, spec: BinSpec, method: str, params: dict[str, Any], *,
                        n_folds: int = 1, n_repeats: int = 1, label: str = "discretize") -> list[AttributeCuts]:
     """``runner.prepare(spec)`` and ONE histogram pass; a task per numeric attribute of ``spec`` cuts it."""
@@ -250,7 +235,7 @@ def run_histogram_pass(runner, spec: BinSpec, method: str, params: dict[str, Any
     jobs = [AttributeJob(a, f.name, int(offsets[a]), int(widths[a]), np.asarray(f.values, dtype=np.float64))
             for a, f in enumerate(spec.features) if f.kind == NUMERIC]
     runner.prepare(spec, n_folds, level_passes=False)
-    plan = whole_data_plan(widths, spec.n_classes, n_folds, n_repeats)
+    plan = PassPlan.root(widths, spec.n_classes, n_folds, n_repeats)
     return runner.apply_pass(plan, cut_attribute, jobs, label, layout=plan, method=method, params=params)
 
 

@@ -6,16 +6,16 @@ import numpy as np
 
 from ..split.blocks import bins_to_blocks
 from .counts import (
+    bits,
     check_counts,
     check_values,
+    class_entropy,
+    cumulative,
+    log2_3k_minus_2,
+    n_classes_present,
     no_cuts,
     tie_slack,
     xlog2x,
-    bits,
-    class_entropy,
-    log2_3k_minus_2,
-    cumulative,
-    n_classes_present,
 )
 
 

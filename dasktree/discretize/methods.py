@@ -42,7 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .chimerge import chimerge
-from .counts import check_counts, check_values, check_int, no_cuts
+from .counts import check_counts, check_int, check_values, no_cuts
 from .distance import distance
 from .mdlp import mdlp
 

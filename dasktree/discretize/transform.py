@@ -12,9 +12,9 @@ from typing import Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..dataset import Part, Source
 from ..errors import DataError
-from ..schema import numeric_values
+from ..io.schema import numeric_values
+from ..io.sources import Part, Source
 
 __all__ = ["interval_labels", "transform_table", "transform_frame"]
 
@@ -53,7 +53,7 @@ def _column(column, name: str, cut_points: list[float], labels: bool) -> pa.Arra
     return pa.array(codes, type=pa.int32(), mask=missing)
 
 
-def _check_columns(present: Sequence[str], cut_points: dict, where: str) -> None:
+def check_columns(present: Sequence[str], cut_points: dict, where: str) -> None:
     absent = [name for name in cut_points if name not in set(present)]
     if absent:
         raise DataError(f"column {absent[0]!r} that the discretizer was fitted on is missing from {where}")
@@ -62,7 +62,7 @@ def _check_columns(present: Sequence[str], cut_points: dict, where: str) -> None
 def transform_table(table: pa.Table, cut_points: dict[str, list[float]], *, labels: bool = False,
                     where: str = "the data") -> pa.Table:
     """``table`` with each column of ``cut_points`` replaced by its interval codes (int32) or labels."""
-    _check_columns(table.column_names, cut_points, where)
+    check_columns(table.column_names, cut_points, where)
     arrays = [
         _column(table.column(name), name, cut_points[name], labels) if name in cut_points else table.column(name)
         for name in table.column_names
@@ -79,7 +79,7 @@ def transform_frame(frame, cut_points: dict[str, list[float]], *, labels: bool =
     import pandas as pd
 
     names = [str(c) for c in frame.columns]
-    _check_columns(names, cut_points, where)
+    check_columns(names, cut_points, where)
     out = frame.copy(deep=False)
     for position, name in enumerate(names):
         if name not in cut_points:
@@ -100,7 +100,7 @@ def transform_frame(frame, cut_points: dict[str, list[float]], *, labels: bool =
 
 
 # ---------------------------------------------------------------- datasets
-def _transform_part(part: Part, *, source: Source, cut_points: dict, labels: bool, directory: str, fs) -> str:
+def transform_part(part: Part, *, source: Source, cut_points: dict, labels: bool, directory: str, fs) -> str:
     import pyarrow.parquet as pq
 
     table = source.read(part, source.schema.names)

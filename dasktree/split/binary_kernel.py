@@ -89,9 +89,9 @@ def log2_table(size: float) -> np.ndarray:
     The per-process table of :mod:`dasktree.split.optimal` (at most
     ``LOG2_TABLE_MAX`` integers), shared so that a worker holds one.
     """
-    from .optimal_kernels import LOG2_TABLE_MAX, _log2_table
+    from .compiled import LOG2_TABLE_MAX, units_log2_table
 
-    return _log2_table(np.array([float(min(size, LOG2_TABLE_MAX))]), 0)
+    return units_log2_table(np.array([float(min(size, LOG2_TABLE_MAX))]), 0)
 
 
 def kernel_available() -> bool:
@@ -167,7 +167,7 @@ def _entropy_weighted(counts, extra, add, n, log2):
 
 
 @_jit
-def _centred(cut, q, upper, values):
+def centred(cut, q, upper, values):
     """``search._centered_cut``: ``cut`` (1-based) is the first best cut, ``q`` the next non-empty bin."""
     if q == cut + 1:
         return cut
@@ -316,7 +316,7 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                 continue
             out_gain[k, m] = best
             out_default[k, m] = best_default
-            out_cut[k, m] = _centred(bins[best_i] + 1, bins[best_i + 1] + 1, upper[upper_start[a]:upper_start[a + 1]],
+            out_cut[k, m] = centred(bins[best_i] + 1, bins[best_i + 1] + 1, upper[upper_start[a]:upper_start[a + 1]],
                                      values[values_start[a]:values_start[a + 1]])
             for c in range(n_classes):
                 x = best_left[c]

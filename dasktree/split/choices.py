@@ -5,7 +5,7 @@
 nodes) give :class:`~dasktree.split.search.Candidate` objects;
 :func:`choose_batch` gives the same choices as :class:`Choices` columns, which
 the level search writes out without an object per node
-(:mod:`dasktree.decisions`). Each attribute's best test is
+(:mod:`dasktree.forest.level_search`). Each attribute's best test is
 :mod:`dasktree.split.search`'s (numeric binary tests by the compiled scan of
 :mod:`dasktree.split.binary_kernel` where it applies); the ranking across
 attributes follows the rule described there.
@@ -17,12 +17,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binary_kernel import TrainBatch, kernel_available, log2_table, numeric_binary_numba
+from .binary_kernel import (
+    TrainBatch,
+    kernel_available,
+    log2_table,
+    numeric_binary_numba,
+)
 from .criteria import split_information
 from .multiway import selection_score
 from .node_tests import Test, numeric_test
-from .search import (ENGINES, AttributeLayout, Candidate, Column, SplitParams, attribute_candidates, gains_of,
-                     impurity_of, nominal_binary_columns, numeric_binary)
+from .search import (
+    ENGINES,
+    AttributeLayout,
+    Candidate,
+    Column,
+    SplitParams,
+    attribute_candidates,
+    gains_of,
+    impurity_of,
+    nominal_binary_columns,
+    numeric_binary,
+)
 
 __all__ = ["best_split", "best_splits", "search_batch", "Choices", "choose_batch"]
 

@@ -23,10 +23,10 @@ index), as in the binary search. A split whose child would hold fewer than
 Two twins: :func:`numeric_multiway_reference`, the readable numpy version,
 and the compiled :func:`numeric_multiway` / :func:`numeric_multiway_batch`
 (:mod:`dasktree.split.multiway_kernel`), which return the same tests, the same
-gain floats and the same children. The reference spends 0.5-1 ms per node,
-tree and attribute in small numpy calls; the compiled batch, one call for the
-M histograms of an attribute, spends 15-60 us per histogram beyond the dynamic
-program, which is then most of the time on histograms of hundreds of blocks.
+gain floats and the same children. The reference spends its time in many
+small numpy calls per node, tree and attribute; the compiled batch makes one
+call for the M histograms of an attribute, and the dynamic program is then most
+of the time on histograms of hundreds of blocks.
 Float (non-integer dtype) histograms, and a process without numba, use the
 reference.
 """
@@ -40,7 +40,7 @@ import numpy as np
 from .criteria import entropy, gini
 from .multiway_kernel import multiway_kernel_available, multiway_kernels, run_kernels
 from .node_tests import Test, numeric_test
-from .optimal import _check_max_arity, block_opt_p
+from .optimal import block_opt_p, check_max_arity
 
 __all__ = ["SELECTIONS", "MultiwayChoices", "multiway_choices", "multiway_compiled", "multiway_kernel_available",
            "numeric_multiway", "numeric_multiway_batch", "numeric_multiway_reference", "selection_score"]
@@ -189,7 +189,7 @@ def multiway_compiled(h: np.ndarray, impurity: str, max_arity, selection: str) -
     if h.dtype.kind not in "iu" or impurity not in ("entropy", "gini") or selection not in SELECTIONS:
         return False
     try:
-        _check_max_arity(max_arity)
+        check_max_arity(max_arity)
     except ValueError:
         return False
     return multiway_kernel_available()

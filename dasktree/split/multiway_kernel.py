@@ -1,7 +1,7 @@
 """Multi-way numeric tests of one attribute for a batch of histograms, compiled.
 
 The reference, :func:`dasktree.split.multiway.numeric_multiway_reference`,
-spends about 1 ms per (node, tree, attribute) in small numpy calls:
+spends its time per (node, tree, attribute) in small numpy calls:
 Block-Opt-P, then for every arity ``k`` the children, the ``k`` placements
 of the missing values, the ``min_samples_leaf`` check and the selection score.
 :func:`dasktree.split.multiway.multiway_choices` makes the same choices for the M histograms
@@ -19,7 +19,7 @@ of one attribute in two compiled passes with one ``np.log2`` call between them
    the larger child, then the lower index), the ``min_samples_leaf`` check, the
    selection score, the best arity (the first strictly greater score), and the
    winner's cuts centred by the rule of :func:`dasktree.split.search._centered_cut`
-   (:func:`dasktree.split.binary_kernel._centred`).
+   (:func:`dasktree.split.binary_kernel.centred`).
 
 Why numpy computes the logarithms. The reference's entropies read numpy's
 ``log2`` of proportions ``p = n_c / n``; the C library's ``log2``, which
@@ -31,7 +31,7 @@ not depend on the array it sits in, so one call gives the reference's values.
 
 Bit for bit with the reference (same tests, gains, children; the tests check
 it): every float is computed with the reference's operations in its order.
-Sums are numpy's (:func:`dasktree.split.unit_kernels._pairwise_sum`: in order
+Sums are numpy's (:func:`dasktree.split.unit_kernels.pairwise_sum`: in order
 below 8 terms, pairwise above); entropy ``-(sum_c p_c log2 p_c)``, gini
 ``1 - sum_c p_c**2`` with ``p_c = n_c / n``; the gain of a placement
 ``I(parent) - (sum_i |S_i| I(S_i)) / n``; the balanced gain divides by numpy's
@@ -50,18 +50,18 @@ import threading
 
 import numpy as np
 
-from . import optimal_kernels as _optimal_kernels
-from .binary_kernel import _centred
-from .optimal import PRUNE_MARGIN
-from .optimal_kernels import (
-    _NO_TABLE,
+from .binary_kernel import centred
+from .compiled import (
     LOG2_TABLE_MAX,
-    _kernels,
-    _log2_table_for,
-    _register_jitable,
-    _table2_loops,
+    NO_TABLE,
+    jitable,
+    log2_cache,
+    log2_table_for,
+    pairwise_sum,
 )
-from .unit_kernels import _pairwise_sum, _units_loops
+from .optimal import PRUNE_MARGIN
+from .optimal_kernels import loaded_kernels, table2_loops
+from .unit_kernels import units_loops
 
 __all__ = ["INVALID", "SELECTION_CODES", "multiway_kernel_available", "multiway_kernels", "run_kernels"]
 
@@ -117,7 +117,7 @@ def _prepare_loops(h, max_arity, crit, table, table_max, margin_rate, need_g, ne
     nonempty = np.empty(max(n_bins, 1), np.int64)
     for m in range(M):
         bins = h[m, 1:]
-        status, units, last_bin, n_nonempty, total, integral = _units_loops(bins, True)
+        status, units, last_bin, n_nonempty, total, integral = units_loops(bins, True)
         if status != 0:
             kmax[m] = INVALID
             continue
@@ -132,7 +132,7 @@ def _prepare_loops(h, max_arity, crit, table, table_max, margin_rate, need_g, ne
                 need = max(need, total)
                 continue
             log2tab = table
-        P, L, _ = _table2_loops(units, arity, crit, True, margin_rate * total, log2tab)
+        P, L, _ = table2_loops(units, arity, crit, True, margin_rate * total, log2tab)
         # Arities above the number of blocks (optimal._extend_beyond_blocks): all boundary
         # points plus the rightmost cuts inside uniform blocks, at the cost of all blocks.
         beyond = max_arity > n_units and n_nonempty > n_units
@@ -226,8 +226,8 @@ def _child_impurity(child, miss, add, size, lg, entropy, terms):
         else:
             terms[c] = p * p
     if entropy:
-        return -(0.0 + _pairwise_sum(terms, 0, C))
-    return 1.0 - (0.0 + _pairwise_sum(terms, 0, C))
+        return -(0.0 + pairwise_sum(terms, 0, C))
+    return 1.0 - (0.0 + pairwise_sum(terms, 0, C))
 
 
 def _choose_loops(h, max_arity, kmax, cuts, children, logs, parent, n, entropy, selection, min_leaf, log2k,
@@ -288,7 +288,7 @@ def _choose_loops(h, max_arity, kmax, cuts, children, logs, parent, n, entropy, 
                         terms[i] = float(sizes[i] + miss_n) * with_miss[i]
                     else:
                         terms[i] = float(sizes[i]) * plain[i]
-                gains[d] = parent[m] - (0.0 + _pairwise_sum(terms, 0, k)) / n[m]
+                gains[d] = parent[m] - (0.0 + pairwise_sum(terms, 0, k)) / n[m]
             d = 0
             for j in range(1, k):
                 if gains[j] > gains[d] or (gains[j] == gains[d] and sizes[j] > sizes[d]):
@@ -311,7 +311,7 @@ def _choose_loops(h, max_arity, kmax, cuts, children, logs, parent, n, entropy, 
                 for i in range(k):
                     size = sizes[i] + (miss_n if i == d else 0)
                     terms[i] = float(size) / size_n * lz[m, o + i, 1 if i == d else 0] if size > 0 else 0.0
-                split_info = -(0.0 + _pairwise_sum(terms, 0, k))
+                split_info = -(0.0 + pairwise_sum(terms, 0, k))
                 if selection == 1:
                     score = gain / split_info if split_info > 0 else -np.inf
                 else:
@@ -320,14 +320,14 @@ def _choose_loops(h, max_arity, kmax, cuts, children, logs, parent, n, entropy, 
                             x = children[m, o + i, c] + (miss[c] if i == d else 0)
                             terms[i * C + c] = (float(x) / size_n * lj[m, o + i, 1 if i == d else 0, c]
                                                 if x > 0 else 0.0)
-                    joint = -(0.0 + _pairwise_sum(terms, 0, k * C))
+                    joint = -(0.0 + pairwise_sum(terms, 0, k * C))
                     if joint <= 0:
                         score = -np.inf
                     else:
                         for c in range(C):
                             t = children[m, 0, c] + children[m, 1, c] + miss[c]
                             terms[c] = float(t) / size_n * lt[m, c] if t > 0 else 0.0
-                        classes = -(0.0 + _pairwise_sum(terms, 0, C))
+                        classes = -(0.0 + pairwise_sum(terms, 0, C))
                         score = 1.0 - (2.0 * joint - split_info - classes) / joint
             if not found or score > best_score:
                 found = True
@@ -356,7 +356,7 @@ def _choose_loops(h, max_arity, kmax, cuts, children, logs, parent, n, entropy, 
                 if size > 0:
                     q = b + 1
                     break
-            out_cuts[m, j] = _centred(cut, q, upper, values)
+            out_cuts[m, j] = centred(cut, q, upper, values)
     return out_k, out_default, out_gain, out_score, out_children, out_raw, out_cuts
 
 
@@ -366,12 +366,12 @@ _LOG2_ARITY: dict[int, np.ndarray] = {}
 
 
 def _load() -> dict | None:
-    if _kernels()["backend"] != "numba":
+    if loaded_kernels()["backend"] != "numba":
         return None
     try:
         import numba
 
-        _register_jitable(_units_loops, _table2_loops, _child_impurity, _proportions)
+        jitable(units_loops, table2_loops, _child_impurity, _proportions)
         jit = numba.njit(cache=True, nogil=True)
         kernels = {"prepare": jit(_prepare_loops), "choose": jit(_choose_loops)}
         # Compile now (or load from the cache), so that a numba that cannot compile
@@ -417,11 +417,11 @@ def run_kernels(kernels: dict, h: np.ndarray, parent_impurity: np.ndarray, n: np
     entropy = impurity == "entropy"
     crit = 0 if entropy else 1
     code = SELECTION_CODES[selection]
-    table = _optimal_kernels._LOG2_CACHE if entropy else _NO_TABLE  # as large as it has grown
+    table = log2_cache() if entropy else NO_TABLE  # as large as it has grown
     kmax, cuts, children, p, need = kernels["prepare"](h, max_arity, crit, table, float(LOG2_TABLE_MAX),
                                                        PRUNE_MARGIN, entropy, code > 0, code == 2)
     if need:  # a histogram the cached table does not cover: grow it, run again
-        table = _log2_table_for(need, True, crit)
+        table = log2_table_for(need, True, crit)
         kmax, cuts, children, p, need = kernels["prepare"](h, max_arity, crit, table, float(LOG2_TABLE_MAX),
                                                            PRUNE_MARGIN, entropy, code > 0, code == 2)
     return kernels["choose"](

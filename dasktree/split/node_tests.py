@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..runs import firsts
+from ..kernels.ragged import firsts
 
 __all__ = ["Test", "numeric_test", "nominal_test", "threshold_tables"]
 
@@ -62,7 +62,7 @@ class Test:
         """The last code sent to child 0 when the code table is a threshold's (codes ``1..cut`` to
         child 0, the others to child 1, code 0 to any child: every binary numeric test, and a
         nominal one whose categories fall that way), else -1. The level-pass kernel routes such a test by a
-        compare, not a table load (:class:`~dasktree.plans.PassPlan`)."""
+        compare, not a table load (:class:`~dasktree.kernels.plans.PassPlan`)."""
         body = self.bin_children[1:]
         if not body.size or int(body.max()) > 1 or bool(np.any(body[1:] < body[:-1])):
             return -1

@@ -114,7 +114,8 @@ from typing import Callable
 import numpy as np
 
 from ..errors import InputError
-from .optimal_kernels import LOG2_TABLE_MAX, _kernels, _log2_table_for, kernel_backend
+from .compiled import LOG2_TABLE_MAX, log2_table_for
+from .optimal_kernels import kernel_backend, loaded_kernels
 
 __all__ = [
     "CRITERIA",
@@ -243,7 +244,7 @@ def _check_counts(counts) -> np.ndarray:
 
 
 def _units(counts, on_blocks: bool, kernels: dict):
-    """``(counts, units, last_bin, n_nonempty, total, integral)``: see ``unit_kernels._units_loops``."""
+    """``(counts, units, last_bin, n_nonempty, total, integral)``: see ``unit_kernels.units_loops``."""
     counts = _as_counts(counts)
     status, units, last_bin, n_nonempty, total, integral = kernels["units"](counts, on_blocks)
     if status:
@@ -252,7 +253,7 @@ def _units(counts, on_blocks: bool, kernels: dict):
     return counts, units, last_bin, int(n_nonempty), float(total), bool(integral)
 
 
-def _check_max_arity(max_arity) -> int:
+def check_max_arity(max_arity) -> int:
     if isinstance(max_arity, (bool, np.bool_)) or not isinstance(
         max_arity, (int, np.integer)
     ):
@@ -315,9 +316,9 @@ def _cut_tuples(rows: np.ndarray, arity: int, cuts: list) -> None:
 
 
 def _dp(counts, max_arity, criterion, *, on_blocks: bool, prune: bool) -> OptimalPartitions:
-    kernels = _kernels()
+    kernels = loaded_kernels()
     counts, units, last_bin, n_nonempty, total, integral = _units(counts, on_blocks, kernels)
-    max_arity = _check_max_arity(max_arity)
+    max_arity = check_max_arity(max_arity)
     crit = _check_criterion(criterion)
     n_units = units.shape[0]
     if n_units == 0:
@@ -326,7 +327,7 @@ def _dp(counts, max_arity, criterion, *, on_blocks: bool, prune: bool) -> Optima
     arity = min(max_arity, n_units)  # P, L columns beyond n_units are never used
     P, L, evaluations = kernels["table2"](
         units, arity, crit, bool(prune), PRUNE_MARGIN * total,
-        _log2_table_for(total, integral, crit),
+        log2_table_for(total, integral, crit),
     )
     cost, cuts = _empty_result(max_arity, 0.0)
     cost[1 : arity + 1] = P[n_units, 1 : arity + 1]
@@ -380,9 +381,9 @@ def tse_opt(counts, *, max_arity: int, criterion: str = "tse") -> OptimalPartiti
     ``criterion`` exists for :data:`METHODS`' uniform signature and must be
     ``"tse"``.
     """
-    kernels = _kernels()
+    kernels = loaded_kernels()
     counts, units, last_bin, n_nonempty, total, _ = _units(counts, True, kernels)
-    max_arity = _check_max_arity(max_arity)
+    max_arity = check_max_arity(max_arity)
     if criterion != "tse":
         raise InputError(
             f"criterion must be 'tse' for method 'tse_opt' (it optimises training set "

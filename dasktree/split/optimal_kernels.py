@@ -15,17 +15,8 @@ import threading
 
 import numpy as np
 
-from .unit_kernels import (
-    _cuts_loops,
-    _pairwise_leaf,
-    _pairwise_sum,
-    _tse_cuts_loops,
-    _units_loops,
-    _units_numpy,
-)
-
-LOG2_TABLE_MAX = 1 << 22
-"""Largest example count for which entropy uses the cached ``log2`` table (8 bytes each)."""
+from .compiled import jitable, pairwise_leaf, pairwise_sum
+from .unit_kernels import cuts_loops, tse_cuts_loops, units_loops, units_numpy
 
 # ---------------------------------------------------------------------------
 # Kernels: Table 2 of 000 and the one-pass TSE optimiser
@@ -39,7 +30,7 @@ LOG2_TABLE_MAX = 1 << 22
 # ---------------------------------------------------------------------------
 
 
-def _table2_loops(units, max_arity, crit, prune, margin, log2tab):
+def table2_loops(units, max_arity, crit, prune, margin, log2tab):
     """Table 2 of 000 (``Search``), line by line.
 
     ``crit``: 0 entropy, 1 gini, 2 tse. ``prune`` False gives Block-Opt (or
@@ -138,7 +129,7 @@ def _table2_loops(units, max_arity, crit, prune, margin, log2tab):
 
 
 def _interval_costs_numpy(mu, crit, log2tab):
-    """``g`` of every row of ``mu`` (r, m) with the operations of ``_table2_loops``."""
+    """``g`` of every row of ``mu`` (r, m) with the operations of ``table2_loops``."""
     m = mu.shape[1]
     n = mu[:, 0].copy()
     for c in range(1, m):
@@ -169,7 +160,7 @@ def _interval_costs_numpy(mu, crit, log2tab):
 
 
 def _table2_numpy(units, max_arity, crit, prune, margin, log2tab):
-    """``_table2_loops`` vectorised over the candidates ``j`` of each cell.
+    """``table2_loops`` vectorised over the candidates ``j`` of each cell.
 
     The N linked lists become boolean masks: ``alive[k-1, j]`` is true while
     ``j`` is in the level-(k-1) list (nodes enter it when first reached, and
@@ -303,14 +294,14 @@ _KERNELS: dict | None = None
 def _load_kernels() -> dict:
     """The kernels by name: compiled by numba when it imports and compiles, else numpy.
 
-    ``units`` (:func:`_units_loops`), ``table2``, ``cuts`` (the read-back
+    ``units`` (:func:`units_loops`), ``table2``, ``cuts`` (the read-back
     through ``L``), ``tse`` and ``tse_cuts``. The compiled loops call their
-    helpers (``_pairwise_sum``) by name; numba compiles such a call only when
+    helpers (``pairwise_sum``) by name; numba compiles such a call only when
     the helper is registered as jitable, which is done here, once.
     """
     numpy_kernels = {
-        "backend": "numpy", "units": _units_numpy, "table2": _table2_numpy, "cuts": _cuts_loops,
-        "tse": _tse_numpy, "tse_cuts": _tse_cuts_loops,
+        "backend": "numpy", "units": units_numpy, "table2": _table2_numpy, "cuts": cuts_loops,
+        "tse": _tse_numpy, "tse_cuts": tse_cuts_loops,
     }
     try:
         import numba
@@ -319,11 +310,11 @@ def _load_kernels() -> dict:
     if numba.config.DISABLE_JIT or os.environ.get("DASKTREE_DISABLE_NUMBA"):
         return numpy_kernels
     try:
-        _register_jitable(_pairwise_leaf, _pairwise_sum)
+        jitable(pairwise_leaf, pairwise_sum)
         jit = numba.njit(cache=True, nogil=True)
         kernels = {
-            "backend": "numba", "units": jit(_units_loops), "table2": jit(_table2_loops),
-            "cuts": jit(_cuts_loops), "tse": jit(_tse_loops), "tse_cuts": jit(_tse_cuts_loops),
+            "backend": "numba", "units": jit(units_loops), "table2": jit(table2_loops),
+            "cuts": jit(cuts_loops), "tse": jit(_tse_loops), "tse_cuts": jit(tse_cuts_loops),
         }
         # Compile now (or load from the cache), so that a numba that cannot
         # compile here falls back to numpy instead of failing a split search.
@@ -338,28 +329,7 @@ def _load_kernels() -> dict:
     return kernels
 
 
-_JITABLE: set = set()
-_JITABLE_LOCK = threading.Lock()
-
-
-def _register_jitable(*functions) -> None:
-    """Let compiled loops call ``functions`` by name (numba's ``register_jitable``), once each.
-
-    The functions stay plain Python for Python callers; a compiled caller
-    compiles them into itself. numba's cache is keyed on the caller's file:
-    a caller in another file than its helpers keeps stale code after the
-    helpers change until its own file changes (or its cache is cleared).
-    """
-    from numba.extending import register_jitable
-
-    with _JITABLE_LOCK:
-        for f in functions:
-            if f not in _JITABLE:
-                register_jitable(f)
-                _JITABLE.add(f)
-
-
-def _kernels() -> dict:
+def loaded_kernels() -> dict:
     global _KERNELS
     if _KERNELS is None:
         with _KERNEL_LOCK:
@@ -370,55 +340,4 @@ def _kernels() -> dict:
 
 def kernel_backend() -> str:
     """``"numba"`` when the compiled kernels are in use, else ``"numpy"``."""
-    return _kernels()["backend"]
-
-
-_LOG2_CHUNK = 1 << 16
-_LOG2_LOCK = threading.Lock()
-_LOG2_CACHE = np.zeros(0)
-
-
-_NO_TABLE = np.zeros(0)  # writable, like the table: one numba signature
-
-
-def _log2_table(units: np.ndarray, crit: int) -> np.ndarray:
-    """log2 of ``0 .. >= n`` (entry 0 is 0) for integer counts and entropy, else empty.
-
-    ``n`` is the total of ``units``; see :func:`_log2_table_for`.
-    """
-    if crit != 0 or units.shape[0] == 0:
-        return _NO_TABLE
-    return _log2_table_for(float(units.sum()), bool(np.all(units == np.floor(units))), crit)
-
-
-def _log2_table_for(total: float, integral: bool, crit: int) -> np.ndarray:
-    """The ``log2`` table for units of sum ``total``, all integers when ``integral``, else empty.
-
-    The table is cached per process and grown on demand, one fixed chunk of
-    ``_LOG2_CHUNK`` integers at a time, each chunk by one ``np.log2`` call on
-    the same array: an entry's value never depends on which calls grew the
-    table, so results do not depend on what ran before in the process.
-    """
-    global _LOG2_CACHE
-    if crit != 0 or not integral or total > LOG2_TABLE_MAX:
-        return _NO_TABLE
-    table = _LOG2_CACHE
-    if table.shape[0] > total:
-        return table
-    with _LOG2_LOCK:
-        table = _LOG2_CACHE
-        n_chunks = int(total) // _LOG2_CHUNK + 1
-        if table.shape[0] // _LOG2_CHUNK < n_chunks:
-            parts = [table]
-            for chunk in range(table.shape[0] // _LOG2_CHUNK, n_chunks):
-                first = chunk * _LOG2_CHUNK
-                parts.append(
-                    np.log2(np.arange(first, first + _LOG2_CHUNK, dtype=np.float64))
-                    if first
-                    else np.concatenate(
-                        ([0.0], np.log2(np.arange(1, _LOG2_CHUNK, dtype=np.float64)))
-                    )
-                )
-            table = np.concatenate(parts)  # writable: one numba signature
-            _LOG2_CACHE = table
-    return table
+    return loaded_kernels()["backend"]

@@ -35,7 +35,12 @@ import numpy as np
 
 from .binary_kernel import TrainBatch
 from .criteria import entropy, gini
-from .multiway import SELECTIONS, multiway_compiled, numeric_multiway, numeric_multiway_batch
+from .multiway import (
+    SELECTIONS,
+    multiway_compiled,
+    numeric_multiway,
+    numeric_multiway_batch,
+)
 from .node_tests import Test, nominal_test, numeric_test
 
 __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERIA", "ENGINES"]

@@ -18,7 +18,7 @@ Bit-for-bit agreement with numpy, including non-integer counts: a uniform
 block's counts are summed as ``np.add.reduceat`` sums them (the first bin, plus
 numpy's pairwise sum of the others), and the units' total as ``ndarray.sum``
 does (``0.0`` plus the pairwise sum of the flattened units); see
-:func:`_pairwise_sum`. For integer counts (below 2**53) every order gives the
+:func:`pairwise_sum`. For integer counts (below 2**53) every order gives the
 same floats anyway.
 """
 
@@ -27,95 +27,13 @@ from __future__ import annotations
 import numpy as np
 
 from .blocks import bins_to_blocks
+from .compiled import pairwise_sum
 
-#: Status of :func:`_units_loops`: the counts hold a non-finite or a negative value.
+#: Status of :func:`units_loops`: the counts hold a non-finite or a negative value.
 NOT_FINITE, NEGATIVE = 1, 2
 
 
-def _pairwise_sum(x, lo, n):
-    """numpy's pairwise summation of ``x[lo:lo + n]``, without the initial value.
-
-    The algorithm of numpy's ``pairwise_sum`` (``loops_utils.h.src``): fewer than
-    8 terms are added in order starting from ``-0.0``; up to 128 terms go to
-    8 accumulators combined as ``((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))``
-    before the remainder is added in order; longer runs split in two at a
-    multiple of 8 below the middle, recursively (an explicit stack here). A
-    reduction of ``n`` values along a contiguous axis is ``0.0 +`` this sum;
-    ``np.add.reduceat`` of a segment is its first value plus the sum of the
-    others. The tests check both against numpy.
-    """
-    if n <= 128:
-        return _pairwise_leaf(x, lo, n)
-    # Iterative post-order walk of numpy's recursion: frame d covers x[los[d] : los[d] + ns[d]].
-    los = np.empty(64, np.int64)
-    ns = np.empty(64, np.int64)
-    halves = np.empty(64, np.int64)
-    stage = np.zeros(64, np.int64)  # 0: expand, 1: left half pending, 2: right half pending
-    left = np.empty(64)
-    depth = 0
-    los[0] = lo
-    ns[0] = n
-    value = 0.0
-    while True:
-        if stage[depth] == 0 and ns[depth] > 128:
-            half = ns[depth] // 2
-            half -= half % 8
-            halves[depth] = half
-            stage[depth] = 1
-            los[depth + 1] = los[depth]
-            ns[depth + 1] = half
-            stage[depth + 1] = 0
-            depth += 1
-            continue
-        if stage[depth] == 0:
-            value = _pairwise_leaf(x, los[depth], ns[depth])
-        while True:  # hand ``value`` up to the parents that wait for it
-            if depth == 0:
-                return value
-            depth -= 1
-            if stage[depth] == 1:  # left half done: now the right half
-                left[depth] = value
-                stage[depth] = 2
-                los[depth + 1] = los[depth] + halves[depth]
-                ns[depth + 1] = ns[depth] - halves[depth]
-                stage[depth + 1] = 0
-                depth += 1
-                break
-            value = left[depth] + value
-
-
-def _pairwise_leaf(x, lo, n):
-    """:func:`_pairwise_sum` of at most 128 terms (numpy's unrolled base case)."""
-    if n < 8:
-        res = -0.0
-        for i in range(n):
-            res += x[lo + i]
-        return res
-    r0 = x[lo]
-    r1 = x[lo + 1]
-    r2 = x[lo + 2]
-    r3 = x[lo + 3]
-    r4 = x[lo + 4]
-    r5 = x[lo + 5]
-    r6 = x[lo + 6]
-    r7 = x[lo + 7]
-    end = n - n % 8
-    for i in range(8, end, 8):
-        r0 += x[lo + i]
-        r1 += x[lo + i + 1]
-        r2 += x[lo + i + 2]
-        r3 += x[lo + i + 3]
-        r4 += x[lo + i + 4]
-        r5 += x[lo + i + 5]
-        r6 += x[lo + i + 6]
-        r7 += x[lo + i + 7]
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    for i in range(end, n):
-        res += x[lo + i]
-    return res
-
-
-def _units_loops(counts, on_blocks):
+def units_loops(counts, on_blocks):
     """The units of a node's bins ``counts`` (n_bins, m), in one pass plus the block sums.
 
     Returns ``(status, units, last_bin, n_nonempty, total, integral)``:
@@ -173,16 +91,16 @@ def _units_loops(counts, on_blocks):
             if size > 1:  # np.add.reduceat: the first bin plus the pairwise sum of the others
                 for j in range(1, size):
                     run[j - 1] = counts[nonempty[first + j], c]
-                x = x + _pairwise_sum(run, 0, size - 1)
+                x = x + pairwise_sum(run, 0, size - 1)
             units[u, c] = x
             if x != np.floor(x):
                 integral = False
-    total = 0.0 + _pairwise_sum(units.ravel(), 0, n_units * m)
+    total = 0.0 + pairwise_sum(units.ravel(), 0, n_units * m)
     return 0, units, last_bin, n_nonempty, total, integral
 
 
-def _units_numpy(counts, on_blocks):
-    """:func:`_units_loops` in numpy: :func:`bins_to_blocks` and friends."""
+def units_numpy(counts, on_blocks):
+    """:func:`units_loops` in numpy: :func:`bins_to_blocks` and friends."""
     m = counts.shape[1]
     if counts.size and not np.all(np.isfinite(counts)):
         return NOT_FINITE, np.zeros((0, m)), np.zeros(0, np.int64), 0, 0.0, True
@@ -200,7 +118,7 @@ def _units_numpy(counts, on_blocks):
     return 0, units, last_bin, int(nonempty.size), float(units.sum()), integral
 
 
-def _cuts_loops(L, last_bin, arity):
+def cuts_loops(L, last_bin, arity):
     """The cut bins of every optimal k-split, read back through Table 2's ``L``.
 
     ``L[i, k]`` is the last cut (a unit count ``j``: the cut follows unit
@@ -218,7 +136,7 @@ def _cuts_loops(L, last_bin, arity):
     return out
 
 
-def _tse_cuts_loops(start, argtop, last_bin, arity):
+def tse_cuts_loops(start, argtop, last_bin, arity):
     """The cut bins of the one-pass TSE optimiser's k-splits, and how many were found.
 
     Walks the pass backwards: interval ``kk`` of the split predicting class

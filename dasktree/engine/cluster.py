@@ -1,0 +1,93 @@
+"""Which Dask cluster a job runs on, and closing what we started.
+
+``client=`` (a ``distributed.Client``) wins; otherwise ``scheduler=``:
+``"processes"`` (the default for datasets: a ``LocalCluster`` with one
+single-threaded worker process per core), ``"threads"`` (one worker process-free
+cluster with a thread per core) or a scheduler address such as
+``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends.
+
+The worker processes started here allocate memory the way a plain Python
+process does. Dask's nanny otherwise sets ``MALLOC_TRIM_THRESHOLD_=65536``,
+which also fixes glibc's mmap threshold at 128 KiB: every array above it (a
+histogram, a part's codes, a sort's copy) is then mapped fresh and its pages
+faulted in on first touch, most of all in pass 0's sorting summary (the
+developer benchmark of the two environments measures what it costs). On a
+cluster of your own, start the workers with
+``MALLOC_TRIM_THRESHOLD_`` unset, or left as it is to give memory back to the
+system sooner at that cost (see ``deploy/README.md``).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from contextlib import contextmanager
+from typing import Iterator
+
+from ..errors import DaskTreeError, InputError
+
+__all__ = ["connect", "local_cluster", "SCHEDULERS"]
+
+SCHEDULERS = ("processes", "threads")
+
+
+def _cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1, processes: bool = True, **kwargs):
+    """A ``LocalCluster`` as dasktree starts one: by default a single-threaded worker process per
+    core, quiet, on any free dashboard port, and its workers without Dask's
+    ``MALLOC_TRIM_THRESHOLD_`` (see the module's documentation). ``kwargs`` go to ``LocalCluster``."""
+    import dask
+    from distributed import LocalCluster
+
+    options = dict(dashboard_address=":0",  # no dashboard wanted, but its HTTP server starts anyway
+                   silence_logs=logging.CRITICAL)
+    with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+        return LocalCluster(n_workers=_cores() if n_workers is None else n_workers,
+                            threads_per_worker=threads_per_worker, processes=processes, **{**options, **kwargs})
+
+
+@contextmanager
+def connect(client=None, scheduler: str | None = None) -> Iterator:
+    """Yield a ``distributed.Client``: the one given, or one on a cluster started here."""
+    if client is not None:
+        yield client
+        return
+    from distributed import Client
+
+    scheduler = scheduler or "processes"
+    if scheduler in SCHEDULERS:
+        n = _cores()
+        threads = scheduler == "threads"
+        try:
+            cluster = local_cluster(n_workers=1 if threads else n, threads_per_worker=n if threads else 1,
+                                    processes=not threads)
+        except RuntimeError as exc:
+            raise DaskTreeError(
+                f"cannot start local Dask worker processes ({exc}); when calling dasktree from a "
+                "script, put the call under `if __name__ == \"__main__\":` (worker processes "
+                "re-import the script), or use scheduler=\"threads\""
+            ) from None
+        try:
+            with Client(cluster, direct_to_workers=True) as started:  # a pass's call goes straight to the holders
+                yield started
+        finally:
+            cluster.close()
+        return
+    if "://" not in scheduler and ":" not in scheduler:
+        raise InputError(
+            f"scheduler {scheduler!r}: expected 'processes', 'threads' or an address like tcp://host:8786"
+        )
+    try:
+        started = Client(scheduler, timeout="20s")
+    except (OSError, TimeoutError) as exc:
+        raise InputError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+    try:
+        yield started
+    finally:
+        started.close()

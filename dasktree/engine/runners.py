@@ -1,0 +1,382 @@
+"""Runners make the passes: in this process, or as Dask tasks on a cluster.
+
+Both run the same functions of :mod:`dasktree.engine.tasks` and
+:func:`dasktree.forest.grow.search_group`, so they give the same forest bit for bit.
+
+:class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
+pool of threads in this process, and keeps the codes in memory; it is the
+default for in-memory data and for datasets that fit (no cluster to start). :class:`DaskRunner`
+maps the per-part work over the workers and gathers only the chosen tests.
+A level pass is a *reduce-scatter*: the frontier's slots are cut into
+contiguous search chunks of similar work, and each chunk's task sums only its
+own cells from every worker's histogram, so no worker receives a whole large
+histogram (other passes sum by a tree reduction, ``split_every`` at a time). When the encoded data
+fits (``cache``), it stays on the workers after the first level pass, so later
+passes read no Parquet at all; otherwise every pass reads and encodes anew.
+
+On a small cluster a task costs the scheduler milliseconds, as much as the
+counting of a deep level at a million rows. So a cached fit gives each worker
+thread a fixed group of parts (:mod:`dasktree.engine.placement`): pass 0 reads a group in one
+task and, while the tables fit in memory, keeps them for the first level pass to
+encode (the data is read from Parquet once). Its level passes then make no
+tasks at all: a holder on each worker (a Dask actor, :mod:`dasktree.engine.part_holders`)
+keeps the worker's groups, counts them, fetches its search chunks' cells from
+the other holders and searches them, and derived slots are filled from each
+group's own histogram of the last pass (:mod:`dasktree.kernels.subtraction`). Without the
+cache a level pass is one histogram task per part and one task per search
+chunk (summing and searching).
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+
+import numpy as np
+
+from ..binning.spec import BinSpec
+from ..binning.summary import Summary, merge_all
+from ..forest.level_search import SearchContext, SearchRequest, search_group
+from ..forest.results import PackedResults, concat
+from ..io.schema import Roles
+from ..io.sources import DaskFrameSource, Source
+from ..kernels.histogram import add_counts
+from ..kernels.ragged import firsts
+from ..kernels.subtraction import fills_of
+from .part_holders import HolderLost, Holders
+from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
+from .progress import Progress
+from .runner import PassCounter
+from .search_chunks import SearchChunk, in_units, search_chunks
+from .tasks import (
+    PassShape,
+    cells_of,
+    encode_frames,
+    encode_parts,
+    histogram_of_many,
+    histogram_of_part,
+    read_parts,
+    search_cells,
+    summarize_frame,
+    summarize_part,
+    summarize_tables,
+)
+
+__all__ = ["DaskRunner"]
+
+SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
+EMBED_PLAN_BYTES = 2**20  # a pass plan whose copies (one per histogram task) fit in this travels in the tasks
+
+
+def _tree_reduce(client, futures: list, split_every: int):
+    """Sum futures of histograms on the workers, ``split_every`` at a time (int64)."""
+    if len(futures) == 1:
+        return client.submit(add_counts, futures[0], pure=False)
+    while len(futures) > 1:
+        futures = [
+            client.submit(add_counts, *futures[i:i + split_every], pure=False)
+            for i in range(0, len(futures), split_every)
+        ]
+    return futures[0]
+
+
+class DaskRunner(PassCounter):
+    """The passes as Dask tasks on a ``distributed`` cluster."""
+
+    def __init__(self, client, source: Source, roles: Roles, *, folds=None, cache: bool | str = "auto",
+                 split_every: int = 8, progress: Progress | None = None):
+        super().__init__(progress)
+        self.client, self.source, self.roles, self.folds = client, source, roles, folds
+        self.cache, self.split_every = cache, split_every
+        self.encoded: list | None = None  # one future per group: the list of its encoded parts
+        self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
+        self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
+        self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
+        self._forget_last()
+        self.derived = 0  # nodes derived so far rather than counted
+        if isinstance(source, DaskFrameSource):
+            self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
+            self._source = None
+        else:
+            self._frames = None
+            [self._source] = client.scatter([source], broadcast=True, hash=False)
+
+    def _map(self, func, label: str, **kwargs) -> list:
+        if self._frames is not None:
+            return [self.client.submit(func[1], frame, index=i, pure=False, **kwargs)
+                    for i, frame in enumerate(self._frames)]
+        return self.client.map(func[0], self.source.parts, source=self._source, pure=False, **kwargs)
+
+    def _submit(self, func, *args, worker: str | None, **kwargs):
+        """A task meant for ``worker`` (which holds its inputs), free to run elsewhere if it is gone."""
+        return self.client.submit(func, *args, workers=None if worker is None else [worker],
+                                  allow_other_workers=True, pure=False, **kwargs)
+
+    def _wait(self, futures: list, label: str) -> None:
+        from distributed import as_completed
+
+        self.progress.start(label, len(futures))
+        for _ in as_completed(futures):
+            self.progress.advance()
+
+    def summary(self, max_bins: int) -> Summary:
+        self._count(True)
+        if self._frames is None and self._tables_fit():  # read each group once, keep it, summarize it
+            self._groups = self._assign()
+            self._tables = [self._submit(read_parts, self._parts(parts), worker=worker, source=self._source,
+                                         roles=self.roles) for worker, parts in self._groups]
+            futures = [self._submit(summarize_tables, tables, worker=worker, parts=self._parts(parts),
+                                    source=self._source, roles=self.roles, max_bins=max_bins)
+                       for tables, (worker, parts) in zip(self._tables, self._groups)]
+        else:
+            futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
+        self._wait(futures, "pass 0 (summary)")
+        while len(futures) > 1:
+            futures = [
+                self.client.submit(_merge_many, *futures[i:i + self.split_every], pure=False)
+                for i in range(0, len(futures), self.split_every)
+            ]
+        result = futures[0].result()
+        if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
+            rows = dict((key, n) for key, _, n in result.parts)
+            sizes = [rows[f"partition-{i}"] for i in range(len(self._frames))]
+            self._frame_offsets = firsts(sizes)
+        self.progress.finish()
+        return result
+
+    def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
+        """Encode with ``spec`` from now on; codes cached under another spec are dropped. With the
+        cache and ``level_passes`` to come, the holders start now, on the workers where the first
+        level pass will encode."""
+        self._forget_last()  # the holders hold the codes
+        if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
+            self.client.cancel(self.encoded)
+            self.encoded = None
+        self.spec = spec
+        self.shape = PassShape.of(spec, n_folds)
+        [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
+        if self._frames is not None:
+            use_cache = True
+        elif self.cache == "auto":
+            use_cache = self._fits(spec.n_features * spec.code_dtype.itemsize + 4 + 2)
+        else:
+            use_cache = bool(self.cache)
+        self.use_cache = use_cache
+        if not use_cache:
+            self._tables = None
+        elif level_passes:
+            self._start_holders()
+
+    def _fits(self, row_bytes: int) -> bool:
+        """``row_bytes`` per row within a quarter of the cluster's memory."""
+        return self.source.n_rows * row_bytes <= self._memory() / 4
+
+    def _memory(self) -> int:
+        """Bytes the workers may hold (asked once): their memory limits, and for a worker without one
+        (``memory_limit=0``) its host's physical memory shared among the workers on that host."""
+        if self._memory_bytes is None:
+            workers = self.client.scheduler_info().get("workers", {})
+            total = sum(info.get("memory_limit") or 0 for info in workers.values())
+            unlimited = [w for w, info in workers.items() if not info.get("memory_limit")]
+            if unlimited:
+                on_host = collections.Counter(info.get("host") for info in workers.values())
+                physical = self.client.run(physical_memory, workers=unlimited)
+                total += sum(physical[w] // on_host[workers[w].get("host")] for w in unlimited)
+            self._memory_bytes = total
+        return self._memory_bytes
+
+    def _tables_fit(self) -> bool:
+        """Whether pass 0 may keep the tables it reads: with the cache on, tables and codes (at two
+        bytes an attribute) within a quarter of the cluster's memory."""
+        if self.cache is False:
+            return False
+        columns = self.roles.columns
+        return self._fits(arrow_row_bytes(self.source.schema, columns) + 2 * len(columns) + 6)
+
+    def _threads(self) -> list[str]:
+        """Each worker once per thread it runs (sorted): one group of parts, one task a pass, per thread."""
+        info = self.client.scheduler_info().get("workers", {})
+        return [w for w in sorted(info) for _ in range(max(1, int(info[w].get("nthreads", 1) or 1)))]
+
+    def _assign(self) -> list[tuple[str | None, tuple[int, ...]]]:
+        """A group of parts per worker thread (contiguous, similar rows; a worker's groups adjacent;
+        :func:`~dasktree.engine.placement.assign_parts`)."""
+        threads = self._threads()
+        runs = assign_parts([p.n_rows for p in self.source.parts], max(1, len(threads)))
+        return [(threads[g] if threads else None, parts) for g, parts in enumerate(runs)]
+
+    def _parts(self, indices: tuple[int, ...]) -> list:
+        return [self.source.parts[i] for i in indices]
+
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
+        """Count the plan's nodes and search them, a search chunk per worker thread. Cached, the
+        holders fill the derived slots (:mod:`dasktree.kernels.subtraction`) from their histograms of the last
+        pass; without the cache (or after a lost worker) every node is counted. Nodes of fewer
+        than 65,536 rows count in uint16 (:meth:`~dasktree.kernels.plans.PassPlan.narrowed`)."""
+        chunks = search_chunks(requests, plan, max(1, len(self._threads())), context)  # one per thread: a task costs ms
+        plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
+        if plan.mixed:
+            chunks = [in_units(c, plan) for c in chunks]
+        return concat(self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True),
+                      context.n_folds * context.n_repeats, context.n_classes)
+
+    def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
+        """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
+        as tasks next to the sum; only their results come back. With ``scatter`` the chunks are
+        :class:`~dasktree.engine.search_chunks.SearchChunk` s of contiguous cells, and each sums only its own (``func`` is the search).
+
+        A worker lost mid-pass is survived: Dask reruns computed tasks from their lineage, but
+        data scattered from here (the source, the bin spec, the plan) has none, so when a pass
+        fails for lost data it is scattered again and the pass redone from the Parquet files.
+        Every step is a pure function of exact counts: the result is the same.
+        """
+        self.passes += 1  # one logical pass, however many attempts it takes
+        for attempt in range(3):
+            try:
+                return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
+            except _lost_worker_errors():
+                if attempt == 2:
+                    raise
+                self._rescatter()
+                plan = plan.counting_all()  # the parents' sums may be lost too
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _rescatter(self) -> None:
+        """After a lost worker: scatter the inputs again and forget the cached codes and tables
+        (the groups are made again for the workers there are). The scheduler may still list the
+        dead worker for a moment (a broadcast to it fails): try again after a pause."""
+        import time
+
+        self._forget_last()
+        if self.encoded:
+            self.client.cancel(self.encoded)
+        self.encoded, self._tables, self._groups = None, None, None
+        for attempt in range(10):
+            try:
+                if self._frames is None:
+                    [self._source] = self.client.scatter([self.source], broadcast=True, hash=False)
+                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False)
+                return
+            except _lost_worker_errors():
+                if attempt == 9:
+                    raise
+                time.sleep(0.5)
+
+    def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
+        if self.use_cache and scatter:  # the level passes of a cached fit: the holders, no tasks
+            return self._holder_pass(plan, chunks, label, **kwargs)
+        reads = self.encoded is None
+        # physical reads (a redone pass reads again); pass 0's kept tables are not read again
+        self.parquet_reads += int(reads and not (self.use_cache and self._tables))
+        if self.use_cache and reads:
+            self.encoded = self._encode()
+        # A histogram task per part, read anew, or (cached, not a search) per group; none derives.
+        plan = plan.counting_all()
+        plan_future = self._send_plan(plan, n_tasks=len(self.encoded) if self.use_cache else len(self.source.parts))
+        if not self.use_cache:
+            hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
+                              folds=self.folds, plan=plan_future, shape=self.shape)
+        else:
+            hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape)
+                     for encoded, (worker, _) in zip(self.encoded, self._groups)]
+        # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
+        if scatter:
+            tasks = [self._search_task(hists, c, plan, **kwargs) for c in chunks]
+        else:
+            total = _tree_reduce(self.client, hists, self.split_every)
+            tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
+        self._wait(hists, label)
+        results = self.client.gather(tasks)
+        self.progress.finish()
+        return results
+
+    def _holder_pass(self, plan, chunks: list, label: str, context: SearchContext) -> list:
+        """A level pass on the holders (:mod:`dasktree.engine.part_holders`), started on the cached groups when
+        the first needs them. Derived slots are filled from the holders' histograms of the last pass
+        (without them, as after a lost worker, every node is counted)."""
+        if self._holders is None:
+            self._start_holders()
+        if not (plan.derived and self._holders.number is not None and self._last_slots):
+            plan = plan.counting_all()
+        # the holders count; which slots are derived from what is in the fills
+        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
+                                       fills=fills_of(plan, *self._last_slots) if plan.derived else ())
+        results = self._holders.level_pass(self.passes, counting, self.shape, chunks, context, self.progress, label)
+        self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
+        self.derived += len(plan.derived)
+        return results
+
+    def _start_holders(self) -> None:
+        """A holder per worker, to encode the groups at the first level pass (:mod:`dasktree.engine.part_holders`)."""
+        self.parquet_reads += int(self._frames is None and not self._tables)  # pass 0's tables are not read again
+        self._holders = Holders(self.client, self._encode_jobs())
+
+    def _send_plan(self, plan, n_tasks: int):
+        """The plan as the histogram tasks' argument: in the tasks while its copies are small (a
+        broadcast scatter costs a round trip to every worker), else scattered once."""
+        arrays = (getattr(plan, f.name) for f in dataclasses.fields(plan))
+        size = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))  # counting_all: no fills
+        if size * n_tasks <= EMBED_PLAN_BYTES:
+            return plan
+        [future] = self.client.scatter([plan], broadcast=True, hash=False)
+        return future
+
+    def _forget_last(self) -> None:
+        """Drop the holders and what they kept of the last pass (the cached codes stay)."""
+        if getattr(self, "_holders", None) is not None:
+            self._holders.close()
+        self._holders: Holders | None = None  # started on the cached groups by the first level pass
+        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of the last pass
+
+    def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
+        """The task summing a search chunk's cells of every worker's histogram and searching them
+        (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
+        lo, hi = chunk.span
+        if len(hists) > 1 and plan.hist_bytes > SCATTER_BYTES:
+            pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
+        else:
+            pieces = hists
+        return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
+
+    def _encode_jobs(self) -> list[tuple[str | None, tuple]]:
+        """Per group, (its worker, (function, args, kwargs)) encoding its parts: pass 0's tables when
+        kept, else read anew (a dask DataFrame's partitions are grouped by the worker holding them).
+        The groups stay the same from pass to pass, as derived slots need."""
+        options = dict(roles=self.roles, spec=self._spec, folds=self.folds)
+        if self._frames is not None:
+            who_has = self.client.who_has(self._frames)
+            self._groups = frame_groups([min(who_has.get(f.key, ()), default=None) for f in self._frames],
+                                        self._threads())
+            return [(worker, (encode_frames, [self._frames[i] for i in parts],
+                              dict(indices=list(parts), offsets=[int(self._frame_offsets[i]) for i in parts], **options)))
+                    for worker, parts in self._groups]
+        if self._groups is None:
+            self._groups = self._assign()
+        tables, self._tables = self._tables or [None] * len(self._groups), None  # the codes replace them
+        return [(worker, (encode_parts, [t], dict(parts=self._parts(parts), source=self._source, **options)))
+                for t, (worker, parts) in zip(tables, self._groups)]
+
+    def _encode(self) -> list:
+        """One task per group encoding its parts (:meth:`_encode_jobs`), kept on its worker."""
+        return [self._submit(func, *args, worker=worker, **kwargs) for worker, (func, args, kwargs) in self._encode_jobs()]
+
+    def close(self) -> None:
+        self._forget_last()  # the holders hold the codes
+        for futures in (self.encoded, self._frames):
+            if futures:
+                self.client.cancel(futures)
+        self.encoded, self._tables = None, None
+
+
+def _lost_worker_errors() -> tuple:
+    """What a lost worker raises here (imported late: in-process fits never load distributed)."""
+    from distributed import KilledWorker
+    from distributed.client import FutureCancelledError
+    from distributed.comm.core import CommClosedError
+
+    return (FutureCancelledError, KilledWorker, CommClosedError, HolderLost)
+
+
+def _merge_many(*summaries: Summary) -> Summary:
+    return merge_all(list(summaries))
+

@@ -1,0 +1,245 @@
+"""The per-part work of every pass, as plain functions a runner maps over parts.
+
+Module-level, keyword-only, no Dask: the in-process runner calls them in a
+loop, the Dask runner submits them as tasks. Each handles an empty part.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..binning.encode import Encoded, encode_blocks
+from ..binning.spec import BinSpec
+from ..binning.summary import Summary, merge_all, summarize
+from ..forest.level_search import SearchRequest, search_group
+from ..forest.results import PackedResults, concat
+from ..gc_pause import collector_paused
+from ..io.schema import Roles
+from ..io.sources import Part, Source
+from ..kernels.histogram import level_histogram, order_by_node
+from ..kernels.plans import PassPlan
+from ..kernels.subtraction import fill_derived, slot_cells
+
+__all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
+           "encode_frames", "histogram_of", "histogram_of_many", "cells_of", "search_cells"]
+
+
+@dataclass(frozen=True)
+class PassShape:
+    """Dimensions of a level pass's histogram besides the slots."""
+
+    n_folds: int
+    offsets: np.ndarray
+    total_bins: int
+    n_classes: int
+
+    @classmethod
+    def of(cls, spec: BinSpec, n_folds: int) -> "PassShape":
+        return cls(n_folds, spec.offsets, spec.total_bins, spec.n_classes)
+
+
+def _where(source: Source, part: Part) -> str:
+    return part.key if part.key != "table" else source.description
+
+
+def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -> Summary:
+    """Pass 0 over one part."""
+    table = source.read(part, roles.columns)
+    return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
+                     part=(part.key, part.offset, table.num_rows))
+
+
+def summarize_frame(frame, *, roles: Roles, max_bins: int, index: int) -> Summary:
+    """Pass 0 over one pandas partition of a dask DataFrame."""
+    from ..io.sources import frame_to_table
+
+    table = frame_to_table(frame[roles.columns])
+    return summarize(table, roles, max_bins=max_bins, where=f"partition {index}",
+                     part=(f"partition-{index}", 0, table.num_rows))
+
+
+def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
+    """A group of parts as Arrow tables, read in pass 0 and kept for the first level pass."""
+    return [source.read(part, roles.columns) for part in parts]
+
+
+def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
+    """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged."""
+    return merge_all([
+        summarize(table, roles, max_bins=max_bins, where=_where(source, part),
+                  part=(part.key, part.offset, table.num_rows))
+        for table, part in zip(tables, parts)
+    ])
+
+
+def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None, table=None) -> Encoded:
+    """Encode one part for the level passes: ``table`` when pass 0 kept it, else read now."""
+    [encoded] = encode_parts(None if table is None else [table], parts=[part], source=source, roles=roles,
+                             spec=spec, folds=folds)
+    return encoded
+
+
+def encode_parts(tables: list | None, *, parts: list[Part], source: Source, roles: Roles, spec: BinSpec,
+                 folds=None) -> list[Encoded]:
+    """A group of parts encoded as one block of rows (one cached value per group;
+    :func:`~dasktree.binning.encode.encode_blocks`): from pass 0's ``tables`` when kept, else read one at a time."""
+    tables = [None] * len(parts) if tables is None else tables
+    return encode_blocks([(part.n_rows, functools.partial(_part_table, part, table, source, roles, folds))
+                          for part, table in zip(parts, tables)], spec, roles.target)
+
+
+def _part_table(part: Part, table, source: Source, roles: Roles, folds) -> tuple:
+    """A part's table (read now unless given) and its fold parts: an :func:`encode_blocks` load."""
+    table = source.read(part, roles.columns) if table is None else table
+    return table, None if folds is None else folds.parts_of(table, part)
+
+
+def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles, spec: BinSpec,
+                  folds=None) -> list[Encoded]:
+    """A group of a dask DataFrame's partitions (held by one worker), encoded as one block of rows
+    (one cached value); ``offsets[i]`` is partition ``indices[i]``'s first row's global index."""
+    return encode_blocks([(len(frame), functools.partial(_frame_table, frame, i, o, roles, folds))
+                          for frame, i, o in zip(frames, indices, offsets)], spec, roles.target)
+
+
+def _frame_table(frame, index: int, offset: int, roles: Roles, folds) -> tuple:
+    """A pandas partition's table and its fold parts (row keys: global row indices)."""
+    from ..io.sources import frame_to_table
+
+    table = frame_to_table(frame[roles.columns])
+    return _part_table(Part(index, "frame", offset, table.num_rows), table, None, roles, folds)
+
+
+GROUP_ROWS_BYTES = 8 << 20  # histograms larger than this get rows grouped by node (below it, grouping gains nothing)
+REGROUP_GROWTH = 8  # rows grouped by node are grouped again once the counted nodes grew this much
+
+
+def group_rows(encoded: Encoded, plan: PassPlan) -> None:
+    """Put an encoded part's rows in order of their first start node, in place (all arrays alike).
+
+    The counts do not depend on row order; the time does once the histogram
+    outgrows the cache (see :mod:`dasktree.kernels.histogram`). The starts are those
+    the last pass left, not yet moved down: the kernel moves them (once), and
+    rows of one start node count into its children, which are adjacent slots.
+
+    Rows in order of their nodes at one level are in order of subtrees at the
+    next ones: a node's descendants are created together, so they hold adjacent
+    slots. The rows of a node then count into a window of slots that doubles
+    each level, and stays in the cache for a few levels. So once grouped in a
+    forest, rows are grouped again only when the pass counts ``REGROUP_GROWTH``
+    times the slots it counted then: each grouping gathers every array of the
+    part anew (:meth:`~dasktree.binning.encode.Encoded.reorder`), and counting a level
+    with the last level's order is no slower than grouping anew.
+    """
+    first = encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size)[0]
+    grouped = encoded.grouped
+    if grouped is not None and grouped[0] == plan.forest_id and plan.n_slots < REGROUP_GROWTH * grouped[1]:
+        return
+    encoded.grouped = (plan.forest_id, plan.n_slots)
+    if first.size < 2 or bool(np.all(first[1:] >= first[:-1])):
+        return
+    encoded.reorder(order_by_node(first, plan.node_slot.size + 1))  # node + 1 (0: a row without starts)
+
+
+def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
+    """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
+    move down in place."""
+    if plan.hist_bytes > GROUP_ROWS_BYTES:
+        group_rows(encoded, plan)
+    return level_histogram(
+        encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
+        total_bins=shape.total_bins, n_classes=shape.n_classes,
+        starts=encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size), out=out,
+    )
+
+
+def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
+    """The level histogram of a group's blocks of encoded rows (one worker thread's; one block but
+    past 2**31 rows, :func:`~dasktree.binning.encode.encode_blocks`), counted into one array (int32 while
+    the rows fit; a mixed plan's uint16 units). ``plan.fills`` (derived slots) are filled from
+    ``last``, the last pass's histograms of the same parts (:func:`dasktree.kernels.subtraction.fill_derived`)."""
+    total = plan.zeros(np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32)
+    for e in encoded:
+        histogram_of(e, plan=plan, shape=shape, out=total)
+    if plan.fills:
+        fill_derived(total, list(last), plan.fills, plan.cells)
+    return total
+
+
+def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
+                      plan: PassPlan, shape: PassShape) -> np.ndarray:
+    """Read, encode and count one part: a level pass without a cache."""
+    return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
+                        plan=plan, shape=shape)
+
+
+def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
+    """Cells ``lo:hi`` of a flat histogram: one search chunk's share of a worker's counts."""
+    return hist[lo:hi]
+
+
+SEARCH_BLOCK_CELLS = 1 << 20  # cells a search task sums and searches at a time: one 8 MB int64 buffer
+
+
+def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
+                 block_cells: int = SEARCH_BLOCK_CELLS) -> PackedResults:
+    """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
+    chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
+    for the trip to the client. In a mixed layout (``chunk.units`` set) ``lo:hi`` are the chunk's
+    units, and each request's slices are read at its own unit (:func:`_widen`).
+
+    The sum is made a block of nodes at a time (about ``block_cells`` cells, at least one node)
+    into one buffer, searched, and the buffer reused for the next block: a deep forest level's
+    chunk is tens of millions of cells, and an int64 copy of it all is memory a worker must
+    fault in fresh at every level (the searches are per node: blocks change nothing of the
+    results). The collector is paused meanwhile: a deep forest level still makes thousands of
+    short-lived objects here (a request per node and its arrays; :mod:`dasktree.gc_pause`)."""
+    requests = chunk.requests
+    cells = int(context.layout.widths.sum()) * context.n_classes
+    spans = [(r.base, r.base + r.n_slices * cells) for r in requests]
+    blocks: list[tuple[int, int]] = []  # runs of requests [first, last)
+    for k, (start, end) in enumerate(spans):
+        if not blocks or end - spans[blocks[-1][0]][0] > block_cells:
+            blocks.append((k, k + 1))
+        else:
+            blocks[-1] = (blocks[-1][0], k + 1)
+    with collector_paused():
+        results: list[PackedResults] = []
+        buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
+        for first, last in blocks:
+            start, end = spans[first][0], spans[last - 1][1]
+            total = buffer[:end - start]
+            if chunk.units is None:
+                np.copyto(total, hists[0][lo + start:lo + end])
+                for h in hists[1:]:
+                    total += h[lo + start:lo + end]
+            else:
+                _widen(total, hists, lo, chunk, range(first, last), start, cells)
+            block = [SearchRequest(r.node, r.slot, r.trees, r.base - start, r.parts, r.rest, r.rows)
+                     for r in requests[first:last]]
+            results.append(search_group(total, block, context))
+        return concat(results, context.n_folds * context.n_repeats, context.n_classes)
+
+
+def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, start: int, cells: int) -> None:
+    """Sum the requests ``members`` of a mixed-layout chunk (``chunk.units``: each request's first
+    unit and whether its slot is wide) from every histogram, as int64 cells at their uniform bases
+    less ``start``. Requests adjacent in both layouts, with slots of one width, are copied as one
+    run (a deep level's chunk is thousands of small nodes, mostly narrow and side by side)."""
+    requests = [chunk.requests[i] for i in members]
+    n = np.array([r.n_slices for r in requests], dtype=np.int64) * cells
+    base = np.array([r.base for r in requests], dtype=np.int64) - start
+    at = lo + chunk.unit_base[members.start:members.stop].astype(np.int64)
+    wide = chunk.wide[members.start:members.stop].astype(bool)
+    units = np.where(wide, 2 * n, n)
+    joins = (wide[1:] == wide[:-1]) & (base[1:] == base[:-1] + n[:-1]) & (at[1:] == at[:-1] + units[:-1])
+    run_first = np.flatnonzero(np.concatenate([[True], ~joins]))
+    for a, b in zip(run_first.tolist(), np.append(run_first[1:], n.size).tolist()):
+        size = int(base[b - 1] + n[b - 1] - base[a])
+        out = total[base[a]:base[a] + size]
+        np.copyto(out, slot_cells(hists[0], int(at[a]), size, bool(wide[a])))
+        for h in hists[1:]:
+            out += slot_cells(h, int(at[a]), size, bool(wide[a]))

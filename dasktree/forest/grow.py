@@ -1,0 +1,261 @@
+"""The grow loop: one level pass per depth, for every tree of the forest at once.
+
+Each level: the frontier (distinct nodes some tree still has to decide) is cut
+into node groups that fit the histogram memory budget; for each group a
+runner makes one pass over the data (route rows, count them, sum the counts
+where they are) and runs :func:`~dasktree.forest.level_search.search_group` next to
+the summed histogram. Only the chosen tests come back. The forest then gets
+its new branches and children; a child that is already a leaf for every tree
+that reaches it (depth limit, too small, pure) never enters a pass.
+
+This module is pure: the runners (``dasktree.engine.runners``) do the scheduling.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Callable, Protocol
+
+import numpy as np
+
+from ..binning.spec import BinSpec
+from ..gc_pause import collector_paused, older_objects_frozen
+from ..split.search import AttributeLayout, SplitParams
+from .forest import Forest, Node, sharing
+from .level_search import SearchContext, SearchRequest, leaf_reasons
+from .results import PackedResults, concat, tests_of
+
+__all__ = ["GrowParams", "grow", "LevelRunner"]
+
+EPSILON = np.finfo(np.float64).eps
+
+
+@dataclass(frozen=True)
+class GrowParams:
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_impurity_decrease: float = 0.0
+    max_leaf_nodes: int | None = None
+    split: SplitParams = SplitParams()
+    max_histogram_mb: float = 256.0
+
+
+class LevelRunner(Protocol):
+    """What the grow loop asks of a runner (:class:`dasktree.engine.runners.Runner` has the rest)."""
+
+    derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
+
+    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext,
+                   label: str) -> PackedResults:
+        """Count ``plan``'s nodes over the data and search them; the decisions of every request."""
+        ...
+
+
+@dataclass
+class LevelReport:
+    level: int
+    frontier: int
+    groups: int
+    seconds: float
+    splits: int
+    distinct_tests: float = 0.0
+    derived: int = 0  # nodes whose counts were derived, not counted (dasktree.kernels.subtraction)
+
+
+@dataclass
+class GrowReport:
+    levels: list[LevelReport] = field(default_factory=list)
+
+    @property
+    def level_passes(self) -> int:
+        return sum(level.groups for level in self.levels)
+
+
+def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) -> list[list[Node]]:
+    """Consecutive frontier nodes whose histograms fit the budget together (at least one node each)."""
+    budget = budget_mb * 2**20
+    groups: list[list[Node]] = []
+    used = 0.0
+    for node, size in zip(frontier, node_bytes):
+        if groups and used + size <= budget:
+            groups[-1].append(node)
+            used += size
+        else:
+            groups.append([node])
+            used = size
+    return groups
+
+
+def grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
+         holdout: np.ndarray | None = None, n_folds: int = 1, n_repeats: int = 1,
+         progress: Callable[[str], None] | None = None) -> tuple[Forest, GrowReport]:
+    """Grow the forest level by level with ``runner`` making the passes."""
+    with older_objects_frozen():  # a forest adds tens of thousands of nodes
+        return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, progress)
+
+
+def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, holdout: np.ndarray | None,
+          n_folds: int, n_repeats: int, progress: Callable[[str], None] | None) -> tuple[Forest, GrowReport]:
+    holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
+    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats)
+    layout = AttributeLayout.from_spec(spec)
+    context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
+                            spec.n_classes)
+    cells = spec.total_bins * spec.n_classes
+    report = GrowReport()
+    frontier: list[Node] = [forest.nodes[0]]
+    new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
+    level = 0
+    while frontier:
+        started = time.perf_counter()
+        groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
+                              params.max_histogram_mb)
+        rows = dict(zip([node.id for node in frontier], _rows(frontier)))
+        # Subtraction needs the parents' counts of the last pass: one group then and now.
+        derive = _derivations(new_branches, rows) if len(groups) == 1 else {}
+        derived = getattr(runner, "derived", 0)
+        results: list[PackedResults] = []
+        for g, group in enumerate(groups):
+            plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
+            requests = [
+                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id])
+                for s, (node, base, parts, rest) in enumerate(
+                    zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
+            ]
+            label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
+            results.append(runner.level_pass(plan, requests, context, label))
+        packed = concat(results, forest.n_parts, spec.n_classes)
+        with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
+            splits, tests_per_node, children = _apply(forest, packed, params, level)
+        frontier = [node for node in children if node.open_trees()]  # in id order, as created
+        decided = (forest.nodes[i] for i in packed.nodes.tolist())
+        new_branches = [] if len(groups) > 1 else [(n.id, b.children) for n in decided for b in n.branches]
+        report.levels.append(LevelReport(
+            level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
+            float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
+        ))
+        if progress is not None:
+            progress(f"level {level}: {report.levels[-1].frontier} nodes, {splits} split")
+        level += 1
+    return forest, report
+
+
+def _rows(nodes: list[Node]) -> list[int]:
+    """Rows at each node from its counts (0 while unknown: the root before the first pass)."""
+    if not nodes or any(node.counts is None for node in nodes):
+        return [0 if node.counts is None else int(node.counts[-1].sum()) for node in nodes]
+    return np.stack([node.counts[-1] for node in nodes]).sum(axis=1).tolist()
+
+
+def _derivations(branches: list[tuple[int, list[int]]], rows: dict[int, int]) -> dict[int, tuple[int, tuple[int, ...]]]:
+    """The child of each new branch to derive rather than count: the one with most rows, when all
+    its siblings are counted in the pass (they are on the frontier: ``rows`` holds its nodes' rows)."""
+    derive = {}
+    for parent, children in branches:
+        if len(children) >= 2 and all(k in rows for k in children):
+            at = [rows[k] for k in children]
+            largest = children[at.index(max(at))]  # the first of equals
+            derive[largest] = (parent, tuple(c for c in children if c != largest))
+    return derive
+
+
+def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
+           level: int) -> tuple[int, list[int], list[Node]]:
+    """Turn a level's decisions into branches, children and leaves; returns the new children too.
+
+    Straight from the packed columns (:mod:`dasktree.forest.results`): a deep forest level decides
+    thousands of (node, tree) pairs, and only what the forest keeps becomes objects."""
+    ids = packed.nodes.tolist()
+    nodes = [forest.nodes[i] for i in ids]
+    for node, counts in zip(nodes, packed.counts):
+        node.counts = counts
+    if not nodes:
+        return 0, [], []
+    sizes = forest.train_sizes(packed.counts)  # (results, trees): training rows of every tree at the node
+    if 0 in ids:
+        forest.root_size = sizes[ids.index(0)].astype(np.int64)
+    result, tree, choice = packed.pair_result, packed.pair_tree, packed.pair_choice
+    reasons = list(packed.reasons)
+    chosen = np.flatnonzero(choice >= 0)
+    weighted = (sizes[result[chosen], tree[chosen]].astype(np.float64)
+                / forest.root_size[tree[chosen]].astype(np.float64) * packed.gain[choice[chosen]])
+    low = weighted + EPSILON < params.min_impurity_decrease
+    for d in chosen[low].tolist():
+        reasons[d] = "min_impurity_decrease"
+    accepted, weighted = chosen[~low], weighted[~low]
+    if params.max_leaf_nodes is not None:
+        accepted = _within_leaf_budget(forest, packed, accepted, weighted, params.max_leaf_nodes, reasons)
+    _set_pair_leaves(forest, nodes, packed, reasons)
+    splits = 0
+    tests_per_node: list[int] = []
+    accepted = accepted[np.argsort(packed.nodes[result[accepted]], kind="stable")]  # by node id, then tree
+    bounds = [0] + (np.flatnonzero(np.diff(result[accepted])) + 1).tolist() + [accepted.size]
+    at_result, at_tree, at_choice = (a[accepted].tolist() for a in (result, tree, choice))
+    arity_start = packed.arity_start.tolist()
+    used = np.unique(at_choice).tolist()  # trees choosing one test share its Test
+    test = dict(zip(used, tests_of(packed, used))).__getitem__
+    branches = []  # (node, trees, test, child counts) of every branch, in node order
+    for lo, hi in zip(bounds[:-1], bounds[1:]) if accepted.size else []:
+        node = nodes[at_result[lo]]
+        if hi - lo == 1:  # one tree deciding (most nodes deep in a bifurcated forest)
+            shared = [((at_tree[lo],), at_choice[lo])]
+        else:
+            choice_of = {at_tree[d]: at_choice[d] for d in range(lo, hi)}
+            shared = [(trees, choice_of[trees[0]]) for trees in sharing({t: test(k) for t, k in choice_of.items()})]
+        branches += [(node, trees, test(k), packed.children[arity_start[k]:arity_start[k + 1]]) for trees, k in shared]
+        tests_per_node.append(len(shared))  # a node is decided once: these are all its branches
+        splits += len(shared)
+    created = forest.add_branches(branches)
+    if params.max_depth is not None and level + 1 >= params.max_depth:
+        forest.end_all(created, "max_depth")
+    elif created:  # every (child, tree) pair at once
+        pair_child = [k for k, child in enumerate(created) for _ in child.trees]
+        pair_tree = [t for child in created for t in child.trees]
+        train = forest.train_counts_of(np.stack([child.counts for child in created])[pair_child], pair_tree)
+        child_reasons = leaf_reasons(train, params.min_samples_split, params.split.min_samples_leaf)
+        first = 0
+        for child in created:
+            forest.set_leaves(child, child.trees, child_reasons[first:first + len(child.trees)])
+            first += len(child.trees)
+    return splits, tests_per_node, created
+
+
+def _within_leaf_budget(forest: Forest, packed: PackedResults, accepted: np.ndarray, weighted: np.ndarray,
+                        max_leaf_nodes: int, reasons: list[str]) -> np.ndarray:
+    """The proposed pairs ``accepted`` that keep their tree within ``max_leaf_nodes`` leaves, best
+    weighted gain first (ties: node id, then tree); the others get the reason "max_leaf_nodes"."""
+    leaves = _leaf_counts(forest)
+    node_of = packed.nodes[packed.pair_result[accepted]]
+    trees = packed.pair_tree[accepted]
+    arity = np.diff(packed.arity_start)[packed.pair_choice[accepted]]
+    kept = []
+    for i in np.lexsort((trees, node_of, -weighted)).tolist():
+        t, extra = int(trees[i]), int(arity[i]) - 1
+        if leaves[t] + extra <= max_leaf_nodes:
+            leaves[t] += extra
+            kept.append(i)
+        else:
+            reasons[int(accepted[i])] = "max_leaf_nodes"
+    return accepted[np.sort(np.asarray(kept, dtype=np.int64))]
+
+
+def _set_pair_leaves(forest: Forest, nodes: list[Node], packed: PackedResults, reasons: list[str]) -> None:
+    """End each (node, tree) pair with a reason there (``reasons``, one per pair)."""
+    ended = [d for d, reason in enumerate(reasons) if reason]
+    by_result: dict[int, list[int]] = {}
+    for d in ended:
+        by_result.setdefault(int(packed.pair_result[d]), []).append(d)
+    for i, pairs in by_result.items():
+        forest.set_leaves(nodes[i], [int(packed.pair_tree[d]) for d in pairs], [reasons[d] for d in pairs])
+
+
+def _leaf_counts(forest: Forest) -> np.ndarray:
+    """Leaves each tree has now, counting its open nodes as leaves."""
+    counts = np.zeros(forest.n_trees, dtype=np.int64)
+    for node in forest.nodes:
+        for tree in node.trees:
+            if node.branch_of(tree) is None:
+                counts[tree] += 1
+    return counts

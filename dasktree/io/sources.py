@@ -1,0 +1,325 @@
+"""Input data as a list of *parts*: Parquet row-group ranges or in-memory slices.
+
+A :class:`Source` knows its Arrow schema, splits itself into :class:`Part`
+descriptors (small, picklable) and reads one part as an Arrow table. Parquet
+parts are built from pyarrow fragments and row groups, so every part carries its
+file and the offset of its first row there: the row key ``(file, offset + i)``
+does not depend on how the work is scheduled (the cross-validation folds hash
+it). Nothing here imports Dask; the runners ship parts to workers.
+
+Accepted inputs: a Parquet file, a directory (hive partitions become columns),
+a glob, an fsspec URL of any of these, a list of files, a pandas DataFrame, a
+numpy array (with ``y``), or a dask DataFrame.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DataError, InputError
+
+__all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
+
+DEFAULT_PART_ROWS = 1 << 20
+
+
+@dataclass(frozen=True)
+class Part:
+    """One unit of work: rows ``[offset, offset + n_rows)`` of one file or table.
+
+    ``key`` names the file (relative to the dataset root) or the in-memory
+    table; with ``offset`` it makes the stable row key.
+    """
+
+    index: int
+    key: str
+    offset: int
+    n_rows: int
+    row_groups: tuple[int, ...] = ()
+
+
+class Source:
+    """Base of the input sources. Subclasses set ``schema`` and ``parts``."""
+
+    schema: pa.Schema
+    parts: list[Part]
+    description: str
+
+    @property
+    def n_rows(self) -> int:
+        return sum(p.n_rows for p in self.parts)
+
+    def read(self, part: Part, columns: Sequence[str]) -> pa.Table:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _group_row_groups(sizes: Sequence[int], target_rows: int) -> list[tuple[int, ...]]:
+    """Consecutive row groups of one file, gathered up to ``target_rows`` rows."""
+    groups: list[tuple[int, ...]] = []
+    current: list[int] = []
+    rows = 0
+    for i, n in enumerate(sizes):
+        if current and rows + n > target_rows:
+            groups.append(tuple(current))
+            current, rows = [], 0
+        current.append(i)
+        rows += n
+    if current:
+        groups.append(tuple(current))
+    return groups
+
+
+class ParquetSource(Source):
+    """A Parquet dataset on any fsspec filesystem."""
+
+    def __init__(self, path: str | os.PathLike | Sequence[str], *, part_rows: int = DEFAULT_PART_ROWS,
+                 storage_options: dict | None = None):
+        import fsspec
+        import pyarrow.dataset as ds
+        from pyarrow.fs import FSSpecHandler, PyFileSystem
+
+        self.description = str(path) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
+        paths = [os.fspath(p) for p in path] if isinstance(path, (list, tuple)) else [os.fspath(path)]
+        try:
+            fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
+        except (ImportError, ValueError) as exc:
+            raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
+        root, files = self._list_files(fs, paths)
+        self._fsspec = fs
+        self._fs = PyFileSystem(FSSpecHandler(fs))
+        self.root = root
+        try:
+            if len(paths) == 1 and fs.isdir(_strip(fs, paths[0])[1]):
+                dataset = ds.dataset(
+                    files, format="parquet", filesystem=self._fs, partitioning="hive",
+                    partition_base_dir=root,
+                )
+            else:
+                dataset = ds.dataset(files, format="parquet", filesystem=self._fs)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise DataError(f"{self.description}: not a readable Parquet dataset: {_first_line(exc)}") from None
+        fragments = sorted(dataset.get_fragments(), key=lambda f: f.path)
+        self.schema = dataset.schema
+        self._format = ds.ParquetFileFormat()
+        self._expressions: dict[str, Any] = {}
+        self.parts = []
+        first_schema = None
+        for fragment in fragments:
+            try:
+                metadata = fragment.metadata
+                physical = fragment.physical_schema
+            except (pa.ArrowInvalid, OSError) as exc:
+                raise DataError(f"{fragment.path}: not a Parquet file: {_first_line(exc)}") from None
+            if first_schema is None:
+                first_schema = (fragment.path, physical)
+            else:
+                _check_same_schema(first_schema, (fragment.path, physical))
+            rel = self._relative(fragment.path)
+            self._expressions[rel] = (fragment.path, fragment.partition_expression)
+            sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+            offset = 0
+            for groups in _group_row_groups(sizes, part_rows):
+                n = sum(sizes[i] for i in groups)
+                self.parts.append(Part(len(self.parts), rel, offset, n, groups))
+                offset += n
+
+    def _relative(self, path: str) -> str:
+        """The file's path below the dataset root: the file part of the row key."""
+        return posixpath.relpath(path, self.root) if self.root else path
+
+    def _list_files(self, fs, paths: list[str]) -> tuple[str, list[str]]:
+        files: list[str] = []
+        root: str | None = None
+        for raw in paths:
+            _, p = _strip(fs, raw)
+            if any(ch in p for ch in "*?["):
+                matched = sorted(m for m in fs.glob(p) if not fs.isdir(m))
+                if not matched:
+                    raise InputError(f"{raw}: no file matches this pattern")
+                files += matched
+            elif fs.isdir(p):
+                root = p.rstrip("/")
+                found = sorted(
+                    f for f in fs.find(p)
+                    if not _hidden(f[len(root):]) and not fs.isdir(f)
+                )
+                if not found:
+                    raise DataError(f"{raw}: directory holds no Parquet files")
+                files += found
+            elif fs.exists(p):
+                files.append(p)
+            else:
+                raise InputError(f"{raw}: no such file or directory")
+        if root is None:
+            root = posixpath.commonpath(sorted({posixpath.dirname(f) for f in files}))
+        return root, files
+
+    def read(self, part: Part, columns: Sequence[str]) -> pa.Table:
+        """The part's rows, in file order, with hive partition columns filled in.
+
+        Row groups are read with ``ParquetFile.read_row_groups``, which keeps
+        their order (a dataset fragment restricted to row groups may not),
+        so row ``i`` of the result is row ``offset + i`` of the file.
+        """
+        import pyarrow.dataset as ds
+        import pyarrow.parquet as pq
+
+        path, expression = self._expressions[part.key]
+        keys = ds.get_partition_keys(expression) if expression is not None else {}
+        in_file = [c for c in columns if c not in keys]
+        try:
+            with self._fs.open_input_file(path) as f:
+                table = pq.ParquetFile(f).read_row_groups(list(part.row_groups), columns=in_file)
+        except (pa.ArrowInvalid, OSError) as exc:
+            raise DataError(f"{path}: cannot read: {_first_line(exc)}") from None
+        arrays = []
+        for name in columns:
+            field = self.schema.field(name)
+            if name in keys:
+                arrays.append(pa.array([keys[name]] * table.num_rows, type=field.type))
+            else:  # the file's own type: kinds agree across files (checked), the encoders cast
+                arrays.append(table.column(name))
+        return pa.table(arrays, names=list(columns))
+
+
+def _strip(fs, path: str) -> tuple[Any, str]:
+    protocol = fs.protocol if isinstance(fs.protocol, str) else fs.protocol[0]
+    stripped = fs._strip_protocol(path)
+    return protocol, stripped
+
+
+def _hidden(rel: str) -> bool:
+    """Files pyarrow and Spark skip: names starting with ``_`` or ``.`` (``_SUCCESS``, ``.crc``)."""
+    return any(piece.startswith(("_", ".")) and "=" not in piece for piece in rel.split("/") if piece)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _check_same_schema(first: tuple[str, pa.Schema], other: tuple[str, pa.Schema]) -> None:
+    """Files of one dataset must agree on columns and on each column's kind."""
+    from .schema import arrow_kind
+
+    (path_a, a), (path_b, b) = first, other
+    names_a, names_b = set(a.names), set(b.names)
+    if names_a != names_b:
+        missing = sorted(names_a - names_b) or sorted(names_b - names_a)
+        raise DataError(
+            f"mixed schemas: {path_b} and {path_a} differ in columns {missing}"
+        )
+    for name in a.names:
+        ta, tb = a.field(name).type, b.field(name).type
+        if ta != tb and arrow_kind(ta) != arrow_kind(tb):
+            raise DataError(
+                f"mixed schemas: column {name!r} is {ta} in {path_a} but {tb} in {path_b}"
+            )
+
+
+class TableSource(Source):
+    """An in-memory Arrow table cut into row slices."""
+
+    def __init__(self, table: pa.Table, *, description: str = "in-memory table",
+                 part_rows: int = DEFAULT_PART_ROWS):
+        self.table = table
+        self.schema = table.schema
+        self.description = description
+        n = table.num_rows
+        step = max(1, part_rows)
+        starts = range(0, n, step) if n else [0]
+        self.parts = [
+            Part(i, "table", s, min(step, n - s)) for i, s in enumerate(starts)
+        ]
+
+    def read(self, part: Part, columns: Sequence[str]) -> pa.Table:
+        return self.table.select(list(columns)).slice(part.offset, part.n_rows)
+
+
+class DaskFrameSource(Source):
+    """A dask DataFrame: each Dask partition is a part (read on the workers)."""
+
+    def __init__(self, frame):
+        self.frame = frame
+        self.schema = pa.Schema.from_pandas(frame._meta, preserve_index=False)
+        self.description = "dask DataFrame"
+        self.parts = [Part(i, f"partition-{i}", 0, -1) for i in range(frame.npartitions)]
+
+    @property
+    def n_rows(self) -> int:  # unknown until read
+        return -1
+
+    def read(self, part: Part, columns: Sequence[str]) -> pa.Table:
+        raise InputError("a dask DataFrame is read through its own graph, not by part")
+
+
+def frame_to_table(frame) -> pa.Table:
+    """A pandas DataFrame as an Arrow table, column names as strings."""
+    frame = frame.rename(columns=str)
+    try:
+        return pa.Table.from_pandas(frame, preserve_index=False)
+    except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise DataError(f"cannot convert the DataFrame to Arrow: {_first_line(exc)}") from None
+
+
+def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEFAULT_PART_ROWS,
+                storage_options: dict | None = None) -> tuple[Source, str]:
+    """Turn any accepted input into a :class:`Source` and the target column's name.
+
+    ``storage_options`` go to fsspec for a path or URL (e.g. an S3 endpoint).
+    ``data`` with ``y``: ``y`` is attached as a column named ``target`` (default
+    ``"target"``, made unique). Without ``y``, ``target`` must name a column.
+    """
+    import pandas as pd
+
+    if isinstance(data, (str, os.PathLike)) or (
+        isinstance(data, (list, tuple)) and data and all(isinstance(p, (str, os.PathLike)) for p in data)
+    ):
+        if y is not None:
+            raise InputError("y is not accepted with a dataset path: name the column with target=")
+        return ParquetSource(data, part_rows=part_rows, storage_options=storage_options), _need_target(target)
+    if is_dask_frame(data):
+        if y is not None:
+            raise InputError("y is not accepted with a dask DataFrame: name the column with target=")
+        return DaskFrameSource(data), _need_target(target)
+    if isinstance(data, np.ndarray) or (isinstance(data, list) and not isinstance(data, str)):
+        array = np.asarray(data)
+        if array.ndim != 2:
+            raise InputError(f"X must be 2-D (rows x features), got shape {array.shape}")
+        data = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
+    if isinstance(data, pd.DataFrame):
+        frame = data.reset_index(drop=True)
+        if y is not None:
+            y = np.asarray(y) if not isinstance(y, pd.Series) else y.reset_index(drop=True)
+            if len(y) != len(frame):
+                raise InputError(f"X has {len(frame)} rows but y has {len(y)}")
+            name = target or (str(y.name) if isinstance(y, pd.Series) and y.name is not None else "target")
+            while name in frame.columns:
+                name = "_" + name
+            frame = frame.assign(**{name: y})
+            target = name
+        return TableSource(frame_to_table(frame), description="DataFrame", part_rows=part_rows), _need_target(target)
+    raise InputError(
+        f"cannot learn from {type(data).__name__}: pass a Parquet path or URL, "
+        "a pandas or dask DataFrame, or a numpy array with y"
+    )
+
+
+def _need_target(target: str | None) -> str:
+    if not target:
+        raise InputError("no target: name the class column with target= (CLI: --target)")
+    return target
+
+
+def is_dask_frame(obj) -> bool:
+    try:
+        import dask.dataframe as dd
+    except ImportError:  # pragma: no cover
+        return False
+    return isinstance(obj, dd.DataFrame)

@@ -1,0 +1,210 @@
+"""The fitted model: plain arrays plus a format version, saved as JSON.
+
+A :class:`TreeModel` is one tree as flat node arrays (node 0 the root, nodes in
+breadth-first order); a :class:`Model` is the main tree, the bin spec that
+encodes new data the way the training data was encoded, the column roles,
+the parameters and the fit report. Loading a model reads JSON and runs no code
+(never pickle). Prediction encodes rows with the bin spec and routes them with
+the same kernel as training, so a threshold test ``x <= t`` holds exactly as
+in training.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from ..binning.encode import encode_features
+from ..binning.spec import BinSpec
+from ..errors import DataError
+from ..io.outputs import atomic_write_text, read_json_file
+from ..kernels.histogram import route
+from ..kernels.plans import RoutingPlan
+from ..split.criteria import entropy, gini
+from ..split.node_tests import Test
+
+__all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
+
+FORMAT = "dasktree.model"
+VERSION = 1
+
+
+@dataclass
+class TreeModel:
+    """One tree as flat arrays; ``tests[i]`` is None at a leaf."""
+
+    tests: list[Test | None]
+    children: list[list[int]]
+    counts: np.ndarray  # (n_nodes, n_classes) training class counts
+    depth: np.ndarray  # (n_nodes,)
+    validation: np.ndarray | None = None  # (n_nodes, n_classes) held-out counts (fold trees)
+    leaf_reason: list[str] = field(default_factory=list)
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.tests)
+
+    @property
+    def n_leaves(self) -> int:
+        return sum(t is None for t in self.tests)
+
+    @property
+    def max_depth(self) -> int:
+        return int(self.depth.max()) if self.depth.size else 0
+
+    @property
+    def value(self) -> np.ndarray:
+        """Class probabilities per node; a node without training rows takes its parent's."""
+        total = self.counts.sum(axis=1)
+        value = np.zeros(self.counts.shape, dtype=np.float64)
+        np.divide(self.counts, total[:, None], out=value, where=total[:, None] > 0)
+        empty = set(np.flatnonzero(total == 0).tolist())
+        if empty:
+            for i in range(self.n_nodes):  # parents come first (breadth-first order)
+                for c in self.children[i]:
+                    if c in empty:
+                        value[c] = value[i]
+        return value
+
+    def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
+        attribute = np.array([-1 if t is None else t.attribute for t in self.tests], dtype=np.int32)
+        offsets = np.zeros(self.n_nodes, dtype=np.int64)
+        tables = []
+        size = 0
+        for i, test in enumerate(self.tests):
+            offsets[i] = size
+            if test is not None:
+                tables.append(np.asarray(self.children[i], dtype=np.int64)[test.bin_children.astype(np.int64)])
+                size += int(widths[test.attribute])
+        table = np.concatenate(tables).astype(np.int32) if tables else np.zeros(1, np.int32)
+        return RoutingPlan(np.zeros(1, dtype=np.int64), attribute, offsets,
+                           np.arange(self.n_nodes, dtype=np.int32), table, self.max_depth, self.n_nodes)
+
+    def to_json(self) -> dict:
+        nodes = []
+        for i in range(self.n_nodes):
+            node: dict[str, Any] = {"depth": int(self.depth[i]), "counts": self.counts[i].tolist()}
+            if self.validation is not None:
+                node["validation"] = self.validation[i].tolist()
+            if self.tests[i] is None:
+                node["leaf"] = self.leaf_reason[i] if i < len(self.leaf_reason) else ""
+            else:
+                node["test"] = self.tests[i].to_json()
+                node["children"] = self.children[i]
+            nodes.append(node)
+        return {"nodes": nodes}
+
+    @classmethod
+    def from_json(cls, d: dict) -> "TreeModel":
+        nodes = d["nodes"]
+        has_validation = bool(nodes) and "validation" in nodes[0]
+        return cls(
+            [Test.from_json(n["test"]) if "test" in n else None for n in nodes],
+            [list(n.get("children", [])) for n in nodes],
+            np.asarray([n["counts"] for n in nodes], dtype=np.int64),
+            np.asarray([n["depth"] for n in nodes], dtype=np.int64),
+            np.asarray([n["validation"] for n in nodes], dtype=np.int64) if has_validation else None,
+            [n.get("leaf", "") for n in nodes],
+        )
+
+
+@dataclass
+class Model:
+    """A fitted dasktree model: what ``fit`` returns and ``load`` reads."""
+
+    spec: BinSpec
+    target: str
+    tree: TreeModel
+    params: dict = field(default_factory=dict)
+    report: dict = field(default_factory=dict)
+    fold_trees: list[TreeModel] = field(default_factory=list)
+    run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
+
+    @property
+    def classes(self) -> tuple:
+        return self.spec.classes
+
+    @property
+    def features(self) -> list[str]:
+        return [f.name for f in self.spec.features]
+
+    # ---------------------------------------------------------------- predict
+    def leaves(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+        """Index of the leaf each row reaches."""
+        tree = tree or self.tree
+        codes = encode_features(table, self.spec)
+        return route(codes, tree.routing_plan(self.spec.widths))[0]
+
+    def predict_proba_table(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+        tree = tree or self.tree
+        return tree.value[self.leaves(table, tree)]
+
+    def predict_codes(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+        return np.argmax(self.predict_proba_table(table, tree), axis=1)
+
+    # ---------------------------------------------------------------- importances
+    def feature_importances(self) -> np.ndarray:
+        """Total weighted impurity decrease per feature, normalised to sum 1 (as scikit-learn)."""
+        impurity = gini if self.params.get("criterion", "gini") == "gini" else entropy
+        tree = self.tree
+        n = tree.counts.sum(axis=1).astype(np.float64)
+        node_impurity = impurity(tree.counts)
+        out = np.zeros(self.spec.n_features)
+        for i, test in enumerate(tree.tests):
+            if test is None:
+                continue
+            kids = tree.children[i]
+            out[test.attribute] += n[i] * node_impurity[i] - sum(n[c] * node_impurity[c] for c in kids)
+        total = out.sum()
+        return out / total if total > 0 else out
+
+    # ---------------------------------------------------------------- JSON
+    def to_json(self) -> dict:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "target": self.target,
+            "classes": _jsonable(list(self.classes)),
+            "bins": self.spec.to_json()["features"],
+            "params": self.params,
+            "tree": self.tree.to_json(),
+            "fold_trees": [t.to_json() for t in self.fold_trees],
+            "report": self.report,
+        }
+
+    @classmethod
+    def from_json(cls, d: dict, where: str = "model") -> "Model":
+        if not isinstance(d, dict) or d.get("format") != FORMAT:
+            raise DataError(f"{where}: not a dasktree model (no \"format\": \"{FORMAT}\")")
+        if d.get("version") != VERSION:
+            raise DataError(f"{where}: model format version {d.get('version')!r}; this dasktree reads {VERSION}")
+        try:
+            spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"]})
+            return cls(
+                spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
+                params=d.get("params", {}), report=d.get("report", {}),
+                fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None
+
+    def dumps(self) -> str:
+        return json.dumps(self.to_json(), indent=1, sort_keys=True, allow_nan=False)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the model as JSON to a temporary name, then rename: never half-written."""
+        atomic_write_text(path, self.dumps())
+
+
+def _jsonable(values: list) -> list:
+    return [v.item() if isinstance(v, np.generic) else v for v in values]
+
+
+def load(path: str | os.PathLike) -> Model:
+    """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
+    return Model.from_json(read_json_file(path, "model"), where=os.fspath(path))

@@ -1,0 +1,64 @@
+"""Small forests for tests, built by the production path: tests grouped by :func:`sharing`, then
+:meth:`~dasktree.forest.forest.Forest.add_branches`, as the grow loop adds a level's decisions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..forest.forest import Forest, Node, sharing
+from ..split.node_tests import Test, nominal_test, numeric_test
+
+__all__ = ["set_tests", "random_test", "random_forest"]
+
+
+def set_tests(forest: Forest, node: Node, tests: dict[int, Test], child_counts: dict[int, np.ndarray]) -> list[Node]:
+    """Give trees their tests at ``node``; trees with identical tests share a branch and its children.
+
+    ``child_counts[tree]`` is (arity, n_parts + 1, n_classes). Returns the new children.
+    """
+    return forest.add_branches([(node, trees, tests[trees[0]], child_counts[trees[0]]) for trees in sharing(tests)])
+
+
+def random_test(rng, widths):
+    """A random threshold or subset test on one of the attributes of ``widths`` (codes per attribute)."""
+    a = int(rng.integers(len(widths)))
+    n_codes = int(widths[a])
+    if rng.random() < 0.5:
+        cuts = np.sort(rng.choice(np.arange(1, n_codes - 1), size=min(int(rng.integers(1, 3)), n_codes - 2),
+                                  replace=False))
+        return numeric_test(a, cuts, np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+    codes = np.arange(1, n_codes)
+    left = codes[rng.random(codes.size) < 0.5]
+    return nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
+
+
+def random_forest(rng, widths, n_trees, depth, n_repeats=1):
+    """A forest whose trees share the root test and then pick random tests."""
+    n_folds = max(1, (n_trees - 1) // n_repeats) if n_trees > 1 else 1
+    holdout = np.array([-1] + list(range(n_trees - 1)))
+    forest = Forest(n_trees, holdout, n_folds, 2, n_repeats)
+    frontier = [forest.nodes[0]]
+    for _ in range(depth):
+        nxt = []
+        for node in frontier:
+            tests, counts = {}, {}
+            for t in node.trees:
+                a = int(rng.integers(len(widths)))
+                n_codes = int(widths[a])
+                if n_codes < 3:
+                    continue
+                if rng.random() < 0.5:
+                    cut = int(rng.integers(1, n_codes - 1))
+                    test = numeric_test(a, np.array([cut]), np.arange(n_codes - 2, dtype=float), int(rng.integers(2)))
+                else:
+                    codes = np.arange(1, n_codes)
+                    left = codes[rng.random(codes.size) < 0.5]
+                    test = nominal_test(a, [left, np.setdiff1d(codes, left)], n_codes, 0)
+                if node.id == 0 and tests:
+                    test = next(iter(tests.values()))
+                tests[t] = test
+                counts[t] = np.zeros((test.arity, forest.n_parts + 1, 2), dtype=np.int64)
+            if tests:
+                nxt += set_tests(forest, node, tests, counts)
+        frontier = nxt
+    return forest
