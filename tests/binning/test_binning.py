@@ -103,7 +103,7 @@ def test_kernels_import_without_dask():
 def test_an_integer_column_counted_by_bincount_is_sketched_as_by_sorting(seed, span, low, max_bins):
     """The bincount of whole numbers in a small range gives the sketch numpy.unique gives (the naive twin);
     a range too wide for it falls back to sorting."""
-    from dasktree.binning import sketch_numeric
+    from dasktree.binning.summary import sketch_numeric
 
     rng = np.random.default_rng(seed)
     values = (low + rng.integers(0, span, size=500)).astype(np.float64)
