@@ -76,6 +76,32 @@ def _to_grid(sketch: NumericSketch) -> NumericSketch:
 
 
 INTEGRAL_RANGE = 1 << 16  # integral values spanning at most this many are counted by bincount, not sorted
+MANTISSA_CELLS = 1 << (GRID_BITS - 12)  # grid cells per sign and exponent (12 bits of the cell id)
+GRID_SLOTS = 1 << 20  # grid cells counted by bincount at most (present exponents x MANTISSA_CELLS), else sorted
+
+
+def _grid_sum(cells: np.ndarray, counts: np.ndarray | None, maxes: np.ndarray) -> NumericSketch | None:
+    """The grid sketch of ``cells`` (uint64 cell ids, any order) with ``counts`` (None: one each) and
+    ``maxes`` (a value per entry), counted without sorting: the present signs and exponents (the high
+    12 bits) are ranked, and each cell gets a slot (rank x MANTISSA_CELLS + mantissa bits), which
+    keeps the cells' order. The same sketch as sorting gives; None when the slots would exceed
+    :data:`GRID_SLOTS` (many exponents present)."""
+    high = (cells >> np.uint64(GRID_BITS - 12)).astype(np.intp)
+    present_high = np.flatnonzero(np.bincount(high, minlength=1 << 12))
+    if present_high.size * MANTISSA_CELLS > GRID_SLOTS:
+        return None
+    rank = np.zeros(1 << 12, dtype=np.intp)
+    rank[present_high] = np.arange(present_high.size)
+    slot = rank[high] * MANTISSA_CELLS + (cells & np.uint64(MANTISSA_CELLS - 1)).astype(np.intp)
+    n_slots = present_high.size * MANTISSA_CELLS
+    total = (np.bincount(slot, minlength=n_slots) if counts is None
+             else np.bincount(slot, counts, n_slots).astype(np.int64))
+    used = np.flatnonzero(total)
+    largest = np.full(n_slots, -np.inf)
+    np.maximum.at(largest, slot, maxes)
+    keys = (present_high[used // MANTISSA_CELLS].astype(np.uint64) << np.uint64(GRID_BITS - 12)) \
+        | (used % MANTISSA_CELLS).astype(np.uint64)
+    return NumericSketch(False, keys, total[used].astype(np.int64), largest[used])
 
 
 def sketch_numeric(values: np.ndarray, max_bins: int, integral: bool = False) -> NumericSketch:
@@ -90,6 +116,19 @@ def sketch_numeric(values: np.ndarray, max_bins: int, integral: bool = False) ->
             present = np.flatnonzero(counts)
             sketch = NumericSketch(True, present + low, counts[present].astype(np.int64))
             return sketch if sketch.size <= max_bins else _to_grid(sketch)
+    if values.size > 4 * max_bins:  # many values: on the grid without sorting, unless few cells are used
+        values = values + 0.0
+        grid = _grid_sum(_grid_cells(values), None, values)
+        if grid is not None and grid.size > max_bins:  # more cells than bins: more distinct values too
+            return grid
+    distinct, counts = np.unique(values + 0.0, return_counts=True)
+    sketch = NumericSketch(True, distinct, counts.astype(np.int64))
+    return sketch if sketch.size <= max_bins else _to_grid(sketch)
+
+
+def sketch_numeric_sorted(values: np.ndarray, max_bins: int) -> NumericSketch:
+    """The naive twin of :func:`sketch_numeric`: every value sorted (:func:`numpy.unique`)."""
+    values = values[~np.isnan(values)]
     distinct, counts = np.unique(values + 0.0, return_counts=True)
     sketch = NumericSketch(True, distinct, counts.astype(np.int64))
     return sketch if sketch.size <= max_bins else _to_grid(sketch)
@@ -105,6 +144,10 @@ def merge_numeric(sketches: Sequence[NumericSketch], max_bins: int) -> NumericSk
         merged = NumericSketch(True, distinct, np.bincount(inverse, counts, distinct.size).astype(np.int64))
         return merged if merged.size <= max_bins else _to_grid(merged)
     grids = [_to_grid(s) for s in sketches]
+    summed = _grid_sum(np.concatenate([g.keys for g in grids]), np.concatenate([g.counts for g in grids]),
+                       np.concatenate([g.maxes for g in grids]))
+    if summed is not None:
+        return summed
     distinct, inverse = np.unique(np.concatenate([g.keys for g in grids]), return_inverse=True)
     counts = np.bincount(inverse, np.concatenate([g.counts for g in grids]), distinct.size).astype(np.int64)
     maxes = np.full(distinct.size, -np.inf)
