@@ -61,6 +61,11 @@ def _add_learning(p: argparse.ArgumentParser) -> None:
                    help="bins of the numeric attributes: 'quantile' (default: exact up to --max-bins distinct "
                         "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
                         + ") whose intervals become the bins, at the cost of one more pass")
+    g.add_argument("--postpone", default=None, metavar="RULE",
+                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
+                        "times the fewest blocks); 0 < T <= 1")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
     g.add_argument("--cv", type=int, default=None, metavar="K", help="K-fold cross-validation")
     g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
@@ -167,7 +172,7 @@ def _cmd_fit(args) -> dict:
         min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
         max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
         nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection, binning=args.binning,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
     )
     model.save(args.out)
     if not args.json:

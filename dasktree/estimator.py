@@ -73,6 +73,17 @@ class DaskTreeClassifier(ParamsMixin):
         pass-0 bins into the method's intervals, and the tree grows on those
         (global discretization; thresholds are the method's cut points, the
         same as ``Discretizer(method, max_bins=max_bins)`` finds).
+    postpone : None, "analytic" or (rule, t), default None
+        Skip, at a node, the numeric attributes with many boundary points
+        (Elomaa & Rousu); a postponed attribute is considered again at every
+        deeper node. "analytic": those whose score bound (from the blocks'
+        counts) is below the best score found at the node, which never changes
+        the tree (criterion gini / entropy; with ``max_arity > 2``, selection
+        balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``:
+        search only the fraction t with the fewest blocks; ``("relative", t)``:
+        those with more than ``1 / t`` times the fewest blocks. ``0 < t <= 1``.
+        ``run_["levels"]`` gives per level the searches made and postponed and
+        the search time (:mod:`dasktree.split.postpone`).
     client : distributed.Client, optional
     scheduler : {"inprocess", "processes", "threads"} or address, optional
         Without ``client`` or ``scheduler``, in-memory data, and a dataset
@@ -94,7 +105,7 @@ class DaskTreeClassifier(ParamsMixin):
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile",
+                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None,
                  client=None, scheduler=None, cache="auto", progress=False):
         self.criterion = criterion
         self.max_depth = max_depth
@@ -112,6 +123,7 @@ class DaskTreeClassifier(ParamsMixin):
         self.repeats = repeats
         self.seed = seed
         self.binning = binning
+        self.postpone = postpone
         self.client = client
         self.scheduler = scheduler
         self.cache = cache

@@ -30,6 +30,7 @@ from .io.schema import resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .model.model import Model
 from .model.report import cv_report
+from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
@@ -51,6 +52,7 @@ DEFAULTS: dict[str, Any] = {
     "repeats": 1,
     "seed": 0,
     "binning": "quantile",
+    "postpone": None,
 }
 
 BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
@@ -99,6 +101,12 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     _int("seed", p["seed"], 0)
     if p["binning"] not in BINNINGS:
         raise InputError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
+    try:  # None, "analytic", or a heuristic (rule, t); kept as its text ("rank:0.5"), which JSON holds
+        rule = parse_postpone(p["postpone"])
+        check_postpone(rule, p["criterion"], p["max_arity"], p["selection"])
+    except ValueError as e:
+        raise InputError(str(e)) from None
+    p["postpone"] = postpone_text(rule)
     if p["repeats"] > 1 and p["cv"] is None:
         raise InputError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
@@ -112,7 +120,8 @@ def _grow_params(p: dict[str, Any]) -> GrowParams:
         min_impurity_decrease=float(p["min_impurity_decrease"]),
         max_leaf_nodes=p["max_leaf_nodes"],
         split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"],
-                          max_arity=p["max_arity"], selection=p["selection"]),
+                          max_arity=p["max_arity"], selection=p["selection"],
+                          postpone=parse_postpone(p["postpone"])),
         max_histogram_mb=float(p["max_histogram_mb"]),
     )
 
@@ -274,7 +283,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, *, worke
         "parts": len(source.parts),
         "workers": workers,
         "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
-        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)},
+        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
+                    "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}

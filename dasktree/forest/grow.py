@@ -62,6 +62,9 @@ class LevelReport:
     splits: int
     distinct_tests: float = 0.0
     derived: int = 0  # nodes whose counts were derived, not counted (dasktree.kernels.subtraction)
+    searches: int = 0  # attribute searches made: (training histogram, attribute) pairs
+    postponed: int = 0  # attribute searches postponed (dasktree.split.postpone)
+    search_seconds: float = 0.0  # split search time on the workers (block counts included), summed
 
 
 @dataclass
@@ -135,6 +138,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         report.levels.append(LevelReport(
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
             float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
+            packed.searches, packed.postponed, packed.search_seconds,
         ))
         if progress is not None:
             progress(f"level {level}: {report.levels[-1].frontier} nodes, {splits} split")

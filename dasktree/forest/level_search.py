@@ -21,7 +21,8 @@ multi-way, or from the numpy reference) comes as its
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -185,6 +186,8 @@ def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_co
     out = Choices.none(plus_request.size, context.n_classes, context.layout.uppers)
     for indices, batch in _train_batches(slots, plus_request, minus, node_counts):
         found = choose_batch(batch, context.layout, context.split)
+        out.searched += found.searched
+        out.postponed += found.postponed
         for name in ("attribute", "gain", "cut", "default", "children"):
             getattr(out, name)[indices] = getattr(found, name)
         out.others.update((int(indices[m]), candidate) for m, candidate in found.others.items())
@@ -233,9 +236,12 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     batch_of_pair = np.full(pair_tree.size, -1, dtype=np.int64)
     batch_of_pair[pairs] = rank[inverse.ravel()]
     head = pairs[first[order]]  # per training histogram: its first pair
+    started = time.perf_counter()
     choices = _choices(slots, pair_request[head], minus[head], train[head], context)
-    return packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
-                            pair_request[head], choices, context)
+    seconds = time.perf_counter() - started
+    packed = packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
+                              pair_request[head], choices, context)
+    return replace(packed, searches=choices.searched, postponed=choices.postponed, search_seconds=seconds)
 
 
 # ---------------------------------------------------------------- the decisions as columns

@@ -57,6 +57,9 @@ class PackedResults:
     train_children: np.ndarray  # (sum of arities, n_classes)
     children: np.ndarray  # (sum of arities, n_parts + 1, n_classes)
     arity_start: np.ndarray  # (k + 1,) int64
+    searches: int = 0  # attribute searches made by the split search (histogram, attribute pairs)
+    postponed: int = 0  # attribute searches postponed (dasktree.split.postpone)
+    search_seconds: float = 0.0  # time of the split search on the worker, blocks included
 
     @classmethod
     def empty(cls, n_parts: int, n_classes: int) -> "PackedResults":
@@ -116,4 +119,7 @@ def concat(packs: list[PackedResults], n_parts: int, n_classes: int) -> PackedRe
         train_children=joined("train_children"),
         children=joined("children"),
         arity_start=starts("arity_start", n_children),
+        searches=sum(p.searches for p in packs),
+        postponed=sum(p.postponed for p in packs),
+        search_seconds=sum(p.search_seconds for p in packs),
     )

@@ -111,8 +111,11 @@ def _flat(arrays: tuple, attributes: list[int]) -> tuple[np.ndarray, np.ndarray]
 
 def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows: np.ndarray,
                          parent_impurity: np.ndarray, n: np.ndarray, entropy: bool, min_samples_leaf: int,
-                         log2: np.ndarray):
+                         log2: np.ndarray, active: np.ndarray | None = None):
     """Best binary threshold test of each attribute in ``attributes`` for each histogram in ``rows``.
+
+    ``active`` (attributes, M) bool, when given, skips the (attribute,
+    histogram) pairs it marks False (postponed attributes): their gain stays ``-inf``.
 
     ``parent_impurity`` and ``n`` (M,) are each histogram's impurity and
     size (1 for an empty one); ``log2`` covers every size in ``rows`` when
@@ -129,6 +132,7 @@ def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows:
     children = np.zeros((k, m_total, 2, n_classes), dtype=np.int64)
     if rows.size == 0 or k == 0:
         return gain, cut, default, children
+    active = np.ones((k, m_total), dtype=np.bool_) if active is None else np.asarray(active, dtype=np.bool_)
     upper, upper_start = _flat(layout.uppers, attributes)
     values, values_start = _flat(layout.values, attributes)
     plus = batch.plus.astype(np.int64, copy=False)  # one compiled signature, exact integer sums
@@ -138,7 +142,7 @@ def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows:
           np.asarray(attributes, dtype=np.int64), np.asarray(layout.offsets, dtype=np.int64),
           np.asarray(layout.widths, dtype=np.int64), upper, upper_start, values, values_start,
           np.asarray(parent_impurity, dtype=np.float64), np.asarray(n, dtype=np.float64), bool(entropy),
-          int(min_samples_leaf), log2 if entropy else np.zeros(1), gain, cut, default, children)
+          int(min_samples_leaf), log2 if entropy else np.zeros(1), active, gain, cut, default, children)
     return gain, cut, default, children
 
 
@@ -184,7 +188,7 @@ def centred(cut, q, upper, values):
 
 @_jit
 def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, widths, upper, upper_start,
-          values, values_start, parent_impurity, n, entropy, min_leaf, log2, out_gain, out_cut, out_default,
+          values, values_start, parent_impurity, n, entropy, min_leaf, log2, active, out_gain, out_cut, out_default,
           out_children):
     n_classes = plus.shape[2]
     width = max(1, widths.max())
@@ -206,16 +210,7 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
         hist = plus[plus_index[m]]
         if plus_index[m] != node:
             node = plus_index[m]
-            for k in range(attributes.size):
-                o = offsets[attributes[k]]
-                found = 0
-                for b in range(widths[attributes[k]] - 1):
-                    s = 0
-                    for c in range(n_classes):
-                        s += hist[o + 1 + b, c]
-                    node_bins[k, found] = b
-                    found += s != 0
-                node_n_bins[k] = found
+            node_n_bins[:] = -1  # each attribute's bins found when first searched at this node
         held = minus_index[m] >= 0
         held_hist = minus[max(minus_index[m], 0)]
         parent = parent_impurity[m]
@@ -224,8 +219,17 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
             a = attributes[k]
             o = offsets[a]
             nb = widths[a] - 1
-            if nb < 2:
+            if nb < 2 or not active[k, m]:
                 continue
+            if node_n_bins[k] < 0:
+                found = 0
+                for b in range(nb):
+                    s = 0
+                    for c in range(n_classes):
+                        s += hist[o + 1 + b, c]
+                    node_bins[k, found] = b
+                    found += s != 0
+                node_n_bins[k] = found
             miss_n = 0
             miss_squares = 0
             for c in range(n_classes):

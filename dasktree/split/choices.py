@@ -92,6 +92,8 @@ class Choices:
     children: np.ndarray  # (M, 2, C) int64, where cut >= 0
     others: dict[int, Candidate]
     uppers: tuple[np.ndarray | None, ...]  # the layout's bin upper edges (a test's threshold)
+    searched: int = 0  # attribute searches made (histogram, attribute pairs)
+    postponed: int = 0  # attribute searches postponed (dasktree.split.postpone)
 
     @classmethod
     def none(cls, size: int, n_classes: int, uppers: tuple) -> "Choices":
@@ -115,26 +117,39 @@ class Choices:
 
 
 def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
-                 engine: str = "auto") -> Choices:
-    """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers."""
+                 engine: str = "auto", active: np.ndarray | None = None) -> Choices:
+    """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers.
+
+    ``active`` (attributes, M) bool, when given, names the attributes searched
+    for each histogram (the others count as having no test); without it,
+    ``params.postpone`` chooses them (:mod:`dasktree.split.postponed`), or all are.
+    """
+    if active is None and params.postpone is not None:
+        from .postponed import choose_postponed  # it builds on this function
+
+        return choose_postponed(batch, layout, params, engine=engine)
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
     parent_impurity = impurity_of(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
-    compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
-    nominal = {}
-    if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
-        nominal = nominal_binary_columns(
-            {a: batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
-             for a in range(len(layout.kinds)) if layout.kinds[a] != "numeric" and a not in compiled},
-            parent_impurity, safe_n, params)
-    per_attribute = [
-        compiled[a] if a in compiled else nominal[a] if a in nominal
-        else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
-        for a in range(len(layout.kinds))
-    ]
+    if active is None:
+        compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+        nominal = {}
+        if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
+            nominal = nominal_binary_columns(
+                {a: batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
+                 for a in range(len(layout.kinds)) if layout.kinds[a] != "numeric" and a not in compiled},
+                parent_impurity, safe_n, params)
+        per_attribute = [
+            compiled[a] if a in compiled else nominal[a] if a in nominal
+            else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+            for a in range(len(layout.kinds))
+        ]
+    else:
+        compiled, per_attribute = _active_columns(batch, layout, params, parent_impurity, safe_n, engine, active)
     m_total = len(batch)
     choices = Choices.none(m_total, node_counts.shape[1], layout.uppers)
+    choices.searched = len(layout.kinds) * m_total if active is None else int(np.count_nonzero(active))
     if params.max_arity == 2 and params.criterion != "gain_ratio":
         # Ranked by gain alone: the winning attribute from the gains (ties: the lower attribute).
         gains = np.stack([gains_of(column) for column in per_attribute])  # (A, M)
@@ -160,7 +175,8 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
 
 
 def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
-                      parent_impurity: np.ndarray, n: np.ndarray, engine: str) -> dict[int, "Column"]:
+                      parent_impurity: np.ndarray, n: np.ndarray, engine: str,
+                      active: np.ndarray | None = None) -> dict[int, "Column"]:
     """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
 
     Empty when ``engine`` (or the search) calls for the numpy reference.
@@ -171,21 +187,26 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
         raise ValueError(f"engine must be one of {ENGINES}, got {engine!r}")
     if engine == "numba" and not kernel_available():
         raise RuntimeError("engine='numba' needs numba installed; use engine='numpy' or 'auto'")
-    attributes = [a for a, kind in enumerate(layout.kinds) if kind == "numeric"]
+    attributes = [a for a, kind in enumerate(layout.kinds)
+                  if kind == "numeric" and (active is None or active[a].any())]
     integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
     if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
         return {}
     entropy = params.impurity_name == "entropy"
     log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
     # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
-    # squared counts below 2**53 (float sums of integers are exact there)
-    rows = np.flatnonzero(n < (log2.size if entropy else 2**26))
+    # squared counts below 2**53 (float sums of integers are exact there); the histograms searched
+    # (with ``active``: those with any of its attributes), sorted
+    searched = np.arange(len(batch)) if active is None else np.flatnonzero(active[attributes].any(axis=0))
+    rows = searched[n[searched] < (log2.size if entropy else 2**26)]
+    mask = None if active is None else active[attributes]
     gain, cut, default, children = numeric_binary_numba(
-        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2)
-    rest = np.setdiff1d(np.arange(len(batch)), rows)
+        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2, mask)
+    all_rest = np.setdiff1d(searched, rows)
     columns = {}
     for k, a in enumerate(attributes):
         found: dict[int, tuple] = {}
+        rest = all_rest if active is None else all_rest[active[a, all_rest]]
         if rest.size:
             reference = numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
@@ -193,10 +214,45 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
             gain[k, rest] = reference.gains
             found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
         scanned = np.zeros(len(batch), dtype=bool)
-        scanned[rows] = True
+        scanned[rows] = True if active is None else active[a, rows]
         columns[a] = Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
                                                     children[k], found), (cut[k], default[k], children[k], scanned))
     return columns
+
+
+def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, parent_impurity: np.ndarray,
+                    n: np.ndarray, engine: str, active: np.ndarray) -> tuple[dict[int, Column], list]:
+    """The columns of :func:`choose_batch`, each attribute searched only for the histograms ``active`` names."""
+    m_total = len(batch)
+    compiled = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active)
+    per_attribute: list = []
+    for a in range(len(layout.kinds)):
+        rows = np.flatnonzero(active[a])
+        if a in compiled:
+            per_attribute.append(compiled[a])
+        elif rows.size == 0:
+            per_attribute.append(Column(np.full(m_total, -np.inf), None))
+        elif rows.size == m_total:
+            per_attribute.append(attribute_candidates(batch, a, layout, params, parent_impurity, n))
+        else:
+            sub = TrainBatch(batch.plus, batch.plus_index[rows], batch.minus, batch.minus_index[rows],
+                             batch.node_counts[rows])
+            column = attribute_candidates(sub, a, layout, params, parent_impurity[rows], n[rows])
+            per_attribute.append(_scattered(column, rows, m_total))
+    return compiled, per_attribute
+
+
+def _scattered(column, rows: np.ndarray, m_total: int):
+    """A column of the histograms ``rows`` as one of all ``m_total`` (no test elsewhere)."""
+    if isinstance(column, Column):
+        gains = np.full(m_total, -np.inf)
+        gains[rows] = column.gains
+        at = dict(zip(rows.tolist(), range(rows.size)))
+        return Column(gains, lambda m: column[at[m]])
+    out = [None] * m_total
+    for m, result in zip(rows.tolist(), column):
+        out[m] = result
+    return out
 
 
 def _compiled_test(a: int, upper: np.ndarray, cut: np.ndarray, default: np.ndarray, gain: np.ndarray,

@@ -64,6 +64,7 @@ class SplitParams:
     exhaustive_categories: int = 10
     max_arity: int = 2  # numeric tests: > 2 searches optimal k-interval splits (Block-Opt-P)
     selection: str = "balanced_gain"  # ranks arities and attributes when max_arity > 2
+    postpone: tuple | None = None  # (rule, t) of dasktree.split.postpone: attributes skipped at a node
 
     @property
     def impurity_name(self) -> str:
