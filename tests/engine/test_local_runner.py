@@ -2,8 +2,8 @@
 number of threads or files, and no worker processes."""
 
 import importlib
-
 import multiprocessing
+
 import pytest
 
 from dasktree import fit
@@ -35,9 +35,10 @@ def test_the_default_runs_in_process_when_the_data_fits_and_on_a_cluster_when_as
 
 def test_a_dataset_fit_without_a_scheduler_starts_no_worker_process(tmp_path):
     path = write_dataset(mixed_frame(2000, seed=5), tmp_path / "data", n_files=3)
+    before = set(multiprocessing.active_children())  # a cluster another test keeps may have some
     model = fit(str(path), target="label", max_depth=4)
     assert model.run["workers"] == 0 and model.run["parquet_reads"] == 1
-    assert multiprocessing.active_children() == []
+    assert set(multiprocessing.active_children()) <= before
 
 
 @pytest.mark.cluster
