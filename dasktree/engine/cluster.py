@@ -61,6 +61,8 @@ def _reap_processes() -> None:
 
     for child in multiprocessing.active_children():
         child.join(timeout=5)
+    if multiprocessing.active_children():  # processes of another cluster hold the tracker: it must stay
+        return
     stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)  # not public: may be gone
     if stop is not None:
         try:
