@@ -5,7 +5,11 @@
 >>> clf.save("model.json")                                                        # doctest: +SKIP
 """
 
-from .discretize import Discretizer
+from .warm import ensure_cache_dir
+
+ensure_cache_dir()  # before numba compiles anything: a writable kernel cache even on a read-only install
+
+from .discretize import Discretizer  # noqa: E402
 from .errors import DaskTreeError, DataError, InputError
 from .estimator import DaskTreeClassifier, load
 from .fit import fit

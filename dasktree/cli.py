@@ -1,4 +1,4 @@
-"""The ``dasktree`` command: fit, predict, discretize, show, prune, evaluate, plot, demo.
+"""The ``dasktree`` command: fit, predict, discretize, show, prune, evaluate, plot, warm, demo.
 
 Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
 a file cannot be used (one line on stderr); 2 bad usage, including a bad
@@ -61,7 +61,9 @@ def _columns(text: str | None) -> list[str]:
 
 def _add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="'processes' (default: a LocalCluster, one worker per core), 'threads', "
+                   help="'inprocess' (this process, a thread per core; the default for data whose "
+                        "tables and codes fit in a quarter of the memory), 'processes' (a LocalCluster, "
+                        "one worker per core; the default for larger data), 'threads', "
                         "or a Dask scheduler address such as tcp://host:8786")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
@@ -215,6 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_evaluate_parser(add, _add_runtime)
     add_plot_parser(add)
+
+    p = add("warm", help="compile every kernel into numba's cache now, so that no fit pays "
+                         "for it (after pip install, or in an image build)")
+    p.add_argument("--no-cluster", action="store_true",
+                   help="skip the fit on a Dask cluster of threads (its pass paths then compile at "
+                        "the first cluster fit)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
     p = add("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
     p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset")
@@ -423,8 +433,19 @@ def _cmd_demo(args) -> dict:
         return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
 
 
+def _cmd_warm(args) -> dict:
+    from .warm import warm
+
+    quiet = args.quiet or args.json
+    result = warm(cluster=not args.no_cluster,
+                  progress=None if quiet else (lambda label: print(f"compiling: {label}", file=sys.stderr)))
+    if not quiet:
+        print(f"compiled the kernels of {result['fits']} fits in {result['seconds']:.1f}s into {result['cache_dir']}")
+    return result
+
+
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
-            "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "demo": _cmd_demo}
+            "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "warm": _cmd_warm, "demo": _cmd_demo}
 
 
 def main(argv: Sequence[str] | None = None) -> int:

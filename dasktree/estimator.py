@@ -123,9 +123,11 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         ``run_["levels"]`` gives per level the searches made and postponed and
         the search time (:mod:`dasktree.split.postpone`).
     client : distributed.Client, optional
-    scheduler : {"processes", "threads"} or address, optional
-        Without ``client`` or ``scheduler``, in-memory data is learned in this
-        process and a dataset on a ``LocalCluster`` started for the fit.
+    scheduler : {"inprocess", "processes", "threads"} or address, optional
+        Without ``client`` or ``scheduler``, in-memory data, and a dataset
+        whose tables and codes fit in a quarter of this machine's memory, are
+        learned (and datasets predicted) in this process on a thread per core;
+        a larger dataset on a ``LocalCluster`` started for the fit.
     cache : bool or "auto", default "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory); when the tables read

@@ -2,8 +2,10 @@
 
 Steps: open the input as parts, resolve column roles, pass 0 (summary and bin
 spec), then level passes until the frontier is empty, then the model and its
-fit report. In-memory inputs without ``client``/``scheduler`` run in this
-process; datasets run on Dask.
+fit report. Without ``client``/``scheduler``, in-memory inputs and datasets
+whose tables and codes fit in a quarter of this machine's memory run in this
+process on a thread per core (:mod:`dasktree.engine.local_runner`); larger datasets
+run on a ``LocalCluster``.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import numpy as np
 from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
 from .engine.cluster import connect
+from .engine.local_runner import LocalRunner, cores, embedded
 from .engine.progress import Progress
 from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
@@ -181,9 +184,12 @@ def fit(
         ``only_fold % cv`` of repetition ``only_fold // cv``), as the main tree;
         the serial baseline of cross-validation, one fold per fit.
     client, scheduler
-        A ``distributed.Client``, or ``"processes"``, ``"threads"`` or an
-        address. Without either, in-memory data runs in this process and a
-        dataset on a ``LocalCluster`` started (and closed) for the fit.
+        A ``distributed.Client``, or ``"inprocess"``, ``"processes"``,
+        ``"threads"`` or an address. Without either, in-memory data, and a
+        dataset whose tables and codes fit in a quarter of this machine's
+        memory, run in this process on a thread per core ("inprocess", no
+        cluster to start); a larger dataset, or one with ``cache=False``, on a
+        ``LocalCluster`` started (and closed) for the fit.
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory; a worker without a
@@ -257,12 +263,13 @@ def fit(
             "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
                         "nominal": list(nominal), "key": key, "folds": folds},
             "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
-    in_process = isinstance(source, TableSource) and client is None and scheduler is None
-    if in_process:
-        from .engine.local_runner import LocalRunner
-
-        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar)
-        return _fit_with(runner, source, roles, p, started, workers=0, **options)
+    if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
+        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
+                             keep_tables=not isinstance(source, TableSource))
+        try:
+            return _fit_with(runner, source, roles, p, started, workers=0, **options)
+        finally:
+            runner.close()
     from .engine.runners import DaskRunner
 
     with connect(client, scheduler, on_cluster=bar.cluster) as dask_client:

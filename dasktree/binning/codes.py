@@ -260,6 +260,8 @@ def numeric_codes(x: np.ndarray, upper: np.ndarray, dtype=np.uint16) -> np.ndarr
     t = _table(upper)
     if t.steps > MAX_STEPS:  # more than 65535 edges in one bucket: more than uint16 codes hold
         return numeric_codes_numpy(x, upper, dtype)
+    x = x.view()
+    x.flags.writeable = False  # one compiled signature whether the values came from Arrow (read-only) or not
     _codes_numba(x, t.padded, upper.size, t.start, t.first, t.kind, t.lo_half, t.scale,
                  np.uint64(t.key_lo), np.uint64(t.shift), t.steps, out)
     return out

@@ -66,16 +66,68 @@ def _grid_cells(values: np.ndarray) -> np.ndarray:
 def _to_grid(sketch: NumericSketch) -> NumericSketch:
     if not sketch.exact:
         return sketch
-    cells = _grid_cells(sketch.keys)
-    keys, first = np.unique(cells, return_index=True)
+    cells = _grid_cells(sketch.keys)  # sorted keys, an order-preserving map: sorted cells, no sort needed
+    first = np.flatnonzero(np.concatenate([[True], cells[1:] != cells[:-1]])) if cells.size else np.zeros(0, np.int64)
+    keys = cells[first]
     counts = np.add.reduceat(sketch.counts, first) if cells.size else sketch.counts
     last = np.append(first[1:], cells.size) - 1
     maxes = sketch.keys[last] if cells.size else sketch.keys
     return NumericSketch(False, keys, counts, maxes)
 
 
-def sketch_numeric(values: np.ndarray, max_bins: int) -> NumericSketch:
-    """Summary of the non-missing values of one part."""
+INTEGRAL_RANGE = 1 << 16  # integral values spanning at most this many are counted by bincount, not sorted
+MANTISSA_CELLS = 1 << (GRID_BITS - 12)  # grid cells per sign and exponent (12 bits of the cell id)
+GRID_SLOTS = 1 << 20  # grid cells counted by bincount at most (present exponents x MANTISSA_CELLS), else sorted
+
+
+def _grid_sum(cells: np.ndarray, counts: np.ndarray | None, maxes: np.ndarray) -> NumericSketch | None:
+    """The grid sketch of ``cells`` (uint64 cell ids, any order) with ``counts`` (None: one each) and
+    ``maxes`` (a value per entry), counted without sorting: the present signs and exponents (the high
+    12 bits) are ranked, and each cell gets a slot (rank x MANTISSA_CELLS + mantissa bits), which
+    keeps the cells' order. The same sketch as sorting gives; None when the slots would exceed
+    :data:`GRID_SLOTS` (many exponents present)."""
+    high = (cells >> np.uint64(GRID_BITS - 12)).astype(np.intp)
+    present_high = np.flatnonzero(np.bincount(high, minlength=1 << 12))
+    if present_high.size * MANTISSA_CELLS > GRID_SLOTS:
+        return None
+    rank = np.zeros(1 << 12, dtype=np.intp)
+    rank[present_high] = np.arange(present_high.size)
+    slot = rank[high] * MANTISSA_CELLS + (cells & np.uint64(MANTISSA_CELLS - 1)).astype(np.intp)
+    n_slots = present_high.size * MANTISSA_CELLS
+    total = (np.bincount(slot, minlength=n_slots) if counts is None
+             else np.bincount(slot, counts, n_slots).astype(np.int64))
+    used = np.flatnonzero(total)
+    largest = np.full(n_slots, -np.inf)
+    np.maximum.at(largest, slot, maxes)
+    keys = (present_high[used // MANTISSA_CELLS].astype(np.uint64) << np.uint64(GRID_BITS - 12)) \
+        | (used % MANTISSA_CELLS).astype(np.uint64)
+    return NumericSketch(False, keys, total[used].astype(np.int64), largest[used])
+
+
+def sketch_numeric(values: np.ndarray, max_bins: int, integral: bool = False) -> NumericSketch:
+    """Summary of the non-missing values of one part. ``integral``: the values are whole numbers
+    (an integer column); within a small range they are counted in one ``bincount``, not sorted
+    (the same sketch as :func:`numpy.unique` gives, at a fraction of the time)."""
+    values = values[~np.isnan(values)]
+    if integral and values.size:
+        low, high = float(values.min()), float(values.max())
+        if high - low < INTEGRAL_RANGE and max(-low, high) < 2.0**53:
+            counts = np.bincount((values - low).astype(np.int64))
+            present = np.flatnonzero(counts)
+            sketch = NumericSketch(True, present + low, counts[present].astype(np.int64))
+            return sketch if sketch.size <= max_bins else _to_grid(sketch)
+    if values.size > 4 * max_bins:  # many values: on the grid without sorting, unless few cells are used
+        values = values + 0.0
+        grid = _grid_sum(_grid_cells(values), None, values)
+        if grid is not None and grid.size > max_bins:  # more cells than bins: more distinct values too
+            return grid
+    distinct, counts = np.unique(values + 0.0, return_counts=True)
+    sketch = NumericSketch(True, distinct, counts.astype(np.int64))
+    return sketch if sketch.size <= max_bins else _to_grid(sketch)
+
+
+def sketch_numeric_sorted(values: np.ndarray, max_bins: int) -> NumericSketch:
+    """The naive twin of :func:`sketch_numeric`: every value sorted (:func:`numpy.unique`)."""
     values = values[~np.isnan(values)]
     distinct, counts = np.unique(values + 0.0, return_counts=True)
     sketch = NumericSketch(True, distinct, counts.astype(np.int64))
@@ -92,6 +144,10 @@ def merge_numeric(sketches: Sequence[NumericSketch], max_bins: int) -> NumericSk
         merged = NumericSketch(True, distinct, np.bincount(inverse, counts, distinct.size).astype(np.int64))
         return merged if merged.size <= max_bins else _to_grid(merged)
     grids = [_to_grid(s) for s in sketches]
+    summed = _grid_sum(np.concatenate([g.keys for g in grids]), np.concatenate([g.counts for g in grids]),
+                       np.concatenate([g.maxes for g in grids]))
+    if summed is not None:
+        return summed
     distinct, inverse = np.unique(np.concatenate([g.keys for g in grids]), return_inverse=True)
     counts = np.bincount(inverse, np.concatenate([g.counts for g in grids]), distinct.size).astype(np.int64)
     maxes = np.full(distinct.size, -np.inf)
@@ -169,7 +225,7 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
                     "replace them by null to mean missing"
                 )
             missing[j] = int(np.isnan(values).sum())
-            numeric.append(sketch_numeric(values, max_bins))
+            numeric.append(sketch_numeric(values, max_bins, integral=_integral(column.type)))
             nominal.append(None)
         else:
             numeric.append(None)
@@ -184,6 +240,13 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
         max_bins=max_bins,
         parts=[part] if part is not None else [],
     )
+
+
+def _integral(type_: pa.DataType) -> bool:
+    """Whether a column of this type holds whole numbers only (as :func:`numeric_values` reads it)."""
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    return pa.types.is_integer(type_) or pa.types.is_boolean(type_) or pa.types.is_date(type_)
 
 
 def _add_counts(counts: Sequence[dict]) -> dict:

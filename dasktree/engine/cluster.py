@@ -52,6 +52,25 @@ def local_cluster(n_workers: int | None = None, threads_per_worker: int = 1, pro
                             threads_per_worker=threads_per_worker, processes=processes, **{**options, **kwargs})
 
 
+def _reap_processes() -> None:
+    """After a cluster of processes closed: wait for its processes, and stop multiprocessing's resource
+    tracker (a helper process it started for the workers, restarted when needed), so that nothing
+    started for the fit outlives it, not even for the moment it takes to notice its parent gone."""
+    import multiprocessing
+    from multiprocessing import resource_tracker
+
+    for child in multiprocessing.active_children():
+        child.join(timeout=5)
+    if multiprocessing.active_children():  # processes of another cluster hold the tracker: it must stay
+        return
+    stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)  # not public: may be gone
+    if stop is not None:
+        try:
+            stop()
+        except Exception:  # noqa: BLE001 - a tracker that cannot stop is only tidiness lost
+            pass
+
+
 @contextmanager
 def connect(client=None, scheduler: str | None = None,
             on_cluster: Callable[[str, str | None, bool], None] | None = None) -> Iterator:
@@ -89,6 +108,8 @@ def connect(client=None, scheduler: str | None = None,
                 _close(started)
         finally:
             _close(cluster)
+            if not threads:
+                _reap_processes()
         return
     if "://" not in scheduler and ":" not in scheduler:
         raise ParameterError(

@@ -1,11 +1,16 @@
-"""The in-process runner: every part in this process, the codes kept after the first level pass.
+"""The in-process runner: every pass in this process, on a pool of threads.
 
-For in-memory inputs (no cluster to start): it reads and encodes each part once
-and counts the level passes over the kept codes, calling the same task functions
-as the Dask runner, so the forest is the same bit for bit.
+On one machine, with data whose encoded rows fit in memory, this is the
+embedded default (:func:`embedded`): no worker processes to start, no data
+moved between processes; the compiled kernels release the GIL, so the threads
+count in parallel. It runs the same functions of :mod:`dasktree.engine.tasks` and
+:func:`dasktree.forest.level_search.search_group` as :class:`dasktree.engine.runners.DaskRunner`,
+so both give the same forest bit for bit.
 """
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 
@@ -14,32 +19,103 @@ from ..binning.summary import Summary, merge_all
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
-from ..io.sources import Source
+from ..io.sources import ParquetSource, Source, TableSource
+from .placement import arrow_row_bytes, assign_parts, physical_memory
 from .progress import Progress
 from .runner import PassCounter
-from .tasks import PassShape, encode_part, histogram_of, summarize_part
+from .tasks import PassShape, encode_parts, histogram_of, summarize_tables
 
-__all__ = ["LocalRunner"]
+__all__ = ["LocalRunner", "IN_PROCESS", "embedded", "cores"]
+
+IN_PROCESS = "inprocess"
+"""``scheduler=`` naming this runner explicitly (the default picks it when the data fits)."""
+
+MEMORY_SHARE = 4  # the in-process runner takes data whose tables and codes fit in this share of memory
+
+
+def cores() -> int:
+    """The processors this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def embedded(source: Source, roles: Roles, *, client=None, scheduler: str | None = None,
+             cache: bool | str = "auto") -> bool:
+    """Whether a fit runs in this process: asked for (``scheduler="inprocess"``), or by default
+    (no ``client``, no ``scheduler``) for in-memory data, and for a Parquet dataset whose Arrow
+    tables and codes fit in a quarter of this machine's memory with the cache allowed. Larger
+    data (or ``cache=False``: read anew every pass) goes to a ``LocalCluster``, whose passes
+    stream the parts, and a dask DataFrame to the cluster its graph needs."""
+    if scheduler == IN_PROCESS:
+        return True
+    if client is not None or scheduler is not None:
+        return False
+    if isinstance(source, TableSource):
+        return True
+    if not isinstance(source, ParquetSource) or cache is False:
+        return False
+    columns = roles.columns
+    row_bytes = arrow_row_bytes(source.schema, columns) + 2 * len(columns) + 6
+    return source.n_rows * row_bytes <= physical_memory() // MEMORY_SHARE
 
 
 class LocalRunner(PassCounter):
-    """All parts in this process; the codes are kept after the first level pass."""
+    """All parts in this process, on a pool of threads; the codes are kept after the first level pass.
 
-    def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None):
+    The numba kernels (encoding, counting) and numpy's sorts release the GIL, so
+    ``threads`` threads count one group of parts each (contiguous, similar rows,
+    :func:`~dasktree.engine.placement.assign_parts`), as the worker threads of a
+    cluster do, without starting processes or moving data between them. The
+    counts are exact integers, so the sums do not depend on the grouping or on
+    the number of threads. With ``keep_tables`` pass 0's Arrow tables stay in
+    memory for the first level pass to encode (Parquet is read once).
+    """
+
+    def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None,
+                 threads: int = 1, keep_tables: bool = False):
         super().__init__(progress)
         self.source, self.roles, self.folds = source, roles, folds
+        self.threads = max(1, int(threads))
+        self.keep_tables = keep_tables
         self.encoded = None
+        self._tables: list | None = None  # pass 0's tables per part, until the first level pass encodes them
         self.spec: BinSpec | None = None
+        self._pool = None
+
+    def _map(self, func, items: list) -> list:
+        """``func`` over ``items``, in order, on the pool (in this thread when there is one thread)."""
+        if self.threads == 1 or len(items) < 2:
+            out = []
+            for item in items:
+                out.append(func(item))
+                self.progress.advance()
+            return out
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="dasktree")
+        out = []
+        for result in self._pool.map(func, items):
+            out.append(result)
+            self.progress.advance()
+        return out
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
         self.progress.start("pass 0 (summary)", len(self.source.parts))
-        parts = []
-        for part in self.source.parts:
-            parts.append(summarize_part(part, source=self.source, roles=self.roles, max_bins=max_bins))
-            self.progress.advance()
+        source, roles = self.source, self.roles
+
+        def one(part):
+            table = source.read(part, roles.columns)
+            summary = summarize_tables([table], parts=[part], source=source, roles=roles, max_bins=max_bins)
+            return summary, (table if self.keep_tables else None)
+
+        results = self._map(one, self.source.parts)
+        self._tables = [t for _, t in results] if self.keep_tables else None
         self.progress.finish()
-        return merge_all(parts)
+        return merge_all([s for s, _ in results])
 
     def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
         """Encode with ``spec`` from now on; codes cached under another spec are dropped.
@@ -49,19 +125,35 @@ class LocalRunner(PassCounter):
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
 
+    def _encode(self, label: str) -> list:
+        """One block of encoded rows per thread's group of parts (pass 0's tables when kept)."""
+        groups = assign_parts([p.n_rows for p in self.source.parts], self.threads)
+        self.progress.start(label + " (encode)", len(groups))
+        tables, self._tables = self._tables, None  # the codes replace them
+        source, roles, spec, folds = self.source, self.roles, self.spec, self.folds
+
+        def one(group):
+            parts = [source.parts[i] for i in group]
+            kept = None if tables is None else [tables[i] for i in group]
+            return encode_parts(kept, parts=parts, source=source, roles=roles, spec=spec, folds=folds)
+
+        return [block for blocks in self._map(one, groups) for block in blocks]
+
     def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
         """One pass: the histogram of ``plan``'s slots, then ``func(hist, chunk, **kwargs)`` per chunk."""
-        self._count(self.encoded is None)
-        self.progress.start(label, len(self.source.parts))
+        self._count(self.encoded is None and self._tables is None)
         if self.encoded is None:
-            self.encoded = [
-                encode_part(p, source=self.source, roles=self.roles, spec=self.spec, folds=self.folds)
-                for p in self.source.parts
-            ]
-        total = np.zeros(plan.size, dtype=np.int64)
-        for encoded in self.encoded:
-            histogram_of(encoded, plan=plan, shape=self.shape, out=total)
-            self.progress.advance()
+            self.encoded = self._encode(label)
+        self.progress.start(label, len(self.encoded))
+        shape = self.shape
+
+        def one(encoded):
+            return histogram_of(encoded, plan=plan, shape=shape, out=np.zeros(plan.size, dtype=np.int64))
+
+        hists = self._map(one, self.encoded) or [np.zeros(plan.size, dtype=np.int64)]
+        total = hists[0]
+        for h in hists[1:]:  # exact integers: the sum is the same in any grouping
+            total += h
         results = [func(total, chunk, **kwargs) for chunk in chunks]
         self.progress.finish()
         return results
@@ -73,4 +165,7 @@ class LocalRunner(PassCounter):
         return results
 
     def close(self) -> None:
-        self.encoded = None
+        self.encoded, self._tables = None, None
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None

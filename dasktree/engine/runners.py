@@ -3,8 +3,9 @@
 Both run the same functions of :mod:`dasktree.engine.tasks` and
 :func:`dasktree.forest.grow.search_group`, so they give the same forest bit for bit.
 
-:class:`LocalRunner` reads and encodes every part once and keeps the codes in
-memory; it is for in-memory inputs (no cluster to start). :class:`DaskRunner`
+:class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
+pool of threads in this process, and keeps the codes in memory; it is the
+default for in-memory data and for datasets that fit (no cluster to start). :class:`DaskRunner`
 maps the per-part work over the workers and gathers only the chosen tests.
 A level pass is a *reduce-scatter*: the frontier's slots are cut into
 contiguous search chunks of similar work, and each chunk's task sums only its

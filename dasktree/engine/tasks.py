@@ -69,13 +69,15 @@ def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
 
 
 def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
-    """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged."""
+    """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged
+    (a single part's as it is: merging one summary would only sort its sketches again)."""
     maybe_die("summary")
-    return merge_all([
+    summaries = [
         summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                   part=(part.key, part.offset, table.num_rows))
         for table, part in zip(tables, parts)
-    ])
+    ]
+    return summaries[0] if len(summaries) == 1 else merge_all(summaries)
 
 
 def encode_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds=None, table=None) -> Encoded:

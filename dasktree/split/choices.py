@@ -35,6 +35,7 @@ from .search import (
     attribute_candidates,
     gains_of,
     impurity_of,
+    nominal_binary_columns,
     numeric_binary,
 )
 
@@ -133,8 +134,15 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     safe_n = np.where(n > 0, n, 1.0)
     if active is None:
         compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+        nominal = {}
+        if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
+            nominal = nominal_binary_columns(
+                {a: batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
+                 for a in range(len(layout.kinds)) if layout.kinds[a] != "numeric" and a not in compiled},
+                parent_impurity, safe_n, params)
         per_attribute = [
-            compiled[a] if a in compiled else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+            compiled[a] if a in compiled else nominal[a] if a in nominal
+            else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
             for a in range(len(layout.kinds))
         ]
     else:

@@ -47,7 +47,8 @@ __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERI
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 __all__ += ["SELECTIONS"]
-__all__ += ["Column", "attribute_candidates", "gains_of", "impurity_of", "numeric_binary"]  # for split.choices
+__all__ += ["Column", "attribute_candidates", "gains_of", "impurity_of", "numeric_binary",  # for split.choices
+            "nominal_binary", "nominal_binary_batch", "nominal_binary_columns"]
 NOMINAL_SPLITS = ("binary", "multiway")
 ENGINES = ("auto", "numba", "numpy")
 """How binary threshold tests are searched: ``"numba"`` by the compiled scan of
@@ -245,7 +246,9 @@ def _centered_cut(bins: np.ndarray, cut: int, upper: np.ndarray, values: np.ndar
     return cut + max(0, int(np.searchsorted(edges, middle, side="right")) - 1)
 
 
-def _nominal_binary(h: np.ndarray, a: int, parent_impurity: float, n: float, params: SplitParams):
+def nominal_binary(h: np.ndarray, a: int, parent_impurity: float, n: float, params: SplitParams):
+    """Best binary test on a nominal attribute for one histogram ``h`` (w, C): the reference of
+    :func:`nominal_binary_batch`, problem by problem."""
     codes = np.flatnonzero(h[1:].sum(axis=1) > 0) + 1
     m = codes.size
     if m < 2:
@@ -278,6 +281,107 @@ def _nominal_binary(h: np.ndarray, a: int, parent_impurity: float, n: float, par
         (j, default, gain, children), order = best
         groups = [codes[order[: j + 1]], codes[order[j + 1:]]]
     return nominal_test(a, groups, h.shape[0], default), gain, children
+
+
+CHOICE_CELLS = 1 << 22  # count cells (problems x candidates x classes) one batch of the nominal search holds
+
+
+def nominal_binary_batch(h: np.ndarray, a: int, parent_impurity: np.ndarray, n: np.ndarray,
+                         params: SplitParams) -> Column:
+    """:func:`nominal_binary` of each of M histograms ``h`` (M, w, C) of attribute ``a``, the same
+    results bit for bit (:func:`nominal_binary_columns` for one attribute)."""
+    return nominal_binary_columns({a: h}, parent_impurity, n, params)[a]
+
+
+def nominal_binary_columns(hists: dict, parent_impurity: np.ndarray, n: np.ndarray,
+                           params: SplitParams) -> dict:
+    """:func:`nominal_binary` of every histogram of every attribute in ``hists`` (attribute ->
+    (M, w, C)), as a :class:`Column` per attribute, searched together and the same bit for bit.
+
+    A problem's candidates depend only on how many categories are present (``m``): every subset
+    of them (the last one always right) when there are more than two classes and at most
+    ``exhaustive_categories`` present, else the prefixes of each class's order. So all problems of
+    one ``m``, across nodes and attributes, are one batch for :func:`_binary_choices` (in pieces of
+    about :data:`CHOICE_CELLS` cells). At a deep level with many nominal attributes that is a few
+    calls instead of one per node and attribute, whose numpy overhead was most of the search;
+    a test is built only for a result that is asked for."""
+    attributes = list(hists)
+    if not attributes:
+        return {}
+    widths = np.array([hists[a].shape[1] for a in attributes], dtype=np.int64)
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    every = np.concatenate([hists[a] for a in attributes], axis=1)  # (M, sum of widths, C)
+    present = every.sum(axis=2) > 0
+    present[:, offsets] = False  # the missing code is no category
+    sizes = np.add.reduceat(present, offsets, axis=1)  # (M, A): present categories
+    n_hist = every.shape[0]
+    gains = np.full((n_hist, len(attributes)), -np.inf)
+    where = np.full((n_hist, len(attributes)), -1, dtype=np.int64)  # each result's batch
+    at = np.zeros((n_hist, len(attributes)), dtype=np.int64)  # ... and its problem there
+    batches: list[tuple] = []  # (codes, masks, j, order, default, children) of each batch
+    span = np.arange(int(widths.max()) - 1)
+    n_classes = every.shape[2]
+    for m in np.unique(sizes[sizes >= 2]).tolist():
+        node, k = np.nonzero(sizes == m)  # the problems of m present categories
+        first_bin = offsets[k] + 1
+        bins = np.minimum(first_bin[:, None] + span, every.shape[1] - 1)
+        chosen = present[node[:, None], bins] & (span < widths[k, None] - 1)
+        codes = np.nonzero(chosen)[1].reshape(node.size, m) + 1  # row by row, ascending
+        counts = every[node[:, None], first_bin[:, None] + codes - 1]  # (P, m, C)
+        miss = every[node, offsets[k]]
+        exhaustive = n_classes > 2 and m <= params.exhaustive_categories
+        masks = ((np.arange(1, 2 ** (m - 1))[:, None] >> np.arange(m)) & 1).astype(np.int64) if exhaustive else None
+        step = max(1, CHOICE_CELLS // (((2 ** (m - 1)) if exhaustive else m) * n_classes * 4))
+        first, found = len(batches), []
+        for lo in range(0, node.size, step):
+            sl = slice(lo, lo + step)
+            gain, result = _nominal_problems(counts[sl], miss[sl], parent_impurity[node[sl]], n[node[sl]], masks, params)
+            batches.append((codes[sl], masks, *result))
+            found.append(gain)
+        q = np.arange(node.size)  # problem q: batch first + q // step, problem q % step there
+        gains[node, k], where[node, k], at[node, k] = np.concatenate(found), first + q // step, q % step
+
+    def column(i: int, a: int):
+        def build(m: int):
+            codes, masks, j, order, default, children = batches[where[m, i]]
+            p = int(at[m, i])
+            if masks is not None:
+                in_left = masks[j[p]].astype(bool)
+                groups = [codes[p][in_left], codes[p][~in_left]]
+            else:
+                ordered = codes[p][order[p]]
+                groups = [ordered[: j[p] + 1], ordered[j[p] + 1:]]
+            test = nominal_test(a, groups, hists[a].shape[1], int(default[p]))
+            return test, float(gains[m, i]), children[p]
+        return Column(np.ascontiguousarray(gains[:, i]), build)
+
+    return {a: column(i, a) for i, a in enumerate(attributes)}
+
+
+def _nominal_problems(counts, miss, parent_impurity, n, masks, params) -> tuple:
+    """One batch of :func:`nominal_binary_columns`: problems (P, m, C) with the same number of
+    present categories. Returns each one's gain (-inf: no test) and ``(j, order, default,
+    children)``: the chosen candidate, the order of the categories it cuts (None for subsets),
+    the default child and the children's counts."""
+    total = counts.sum(axis=1)
+    if masks is not None:  # every subset once: the last present category always goes right
+        left = np.matmul(masks, counts)  # (P, S, C)
+        j, default, gain, children = _binary_choices(left, total[:, None] - left, miss, parent_impurity, n, params)
+        return np.where(j >= 0, gain, -np.inf), (j, None, default, children)
+    sizes = counts.sum(axis=2)
+    best = None
+    for c in ([1] if counts.shape[2] == 2 else range(counts.shape[2])):
+        order = np.argsort(counts[:, :, c] / sizes, axis=1, kind="stable")
+        left = np.cumsum(np.take_along_axis(counts, order[:, :, None], axis=1), axis=1)[:, :-1]
+        j, default, gain, children = _binary_choices(left, total[:, None] - left, miss, parent_impurity, n, params)
+        gain = np.where(j >= 0, gain, -np.inf)
+        if best is None:
+            best = [gain, j, order, default, children]
+            continue
+        better = gain > best[0]  # a later class's order only when strictly better
+        for k, new in enumerate((gain, j, order, default, children)):  # m >= 2: every problem has candidates
+            best[k] = np.where(better.reshape((-1,) + (1,) * (new.ndim - 1)), new, best[k])
+    return best[0], tuple(best[1:])
 
 
 def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, params: SplitParams):
@@ -326,5 +430,6 @@ def attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, par
                 for m in range(h.shape[0])
             ]
         return numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
-    nominal = _nominal_multiway if params.nominal_split == "multiway" else _nominal_binary
-    return [nominal(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]
+    if params.nominal_split != "multiway":
+        return nominal_binary_batch(h, a, parent_impurity, n, params)
+    return [_nominal_multiway(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]

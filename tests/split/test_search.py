@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from dasktree.split import node_tests
 from dasktree.split.choices import best_split
-from dasktree.split.search import AttributeLayout, SplitParams
+from dasktree.split.search import AttributeLayout, SplitParams, impurity_of
 
 
 def _impurity(counts, name):
@@ -177,3 +177,29 @@ def test_a_code_table_is_a_threshold_when_codes_go_left_then_right(table):
     fits = [q for q in range(len(body) + 1) if body == [0] * q + [1] * (len(body) - q)]
     test = node_tests.Test(0, "nominal", np.array(table, dtype=np.int16), table[0])
     assert test.cut == (fits[0] if fits and body else -1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 10_000), n_hist=st.integers(1, 12), width=st.integers(2, 14),
+       n_classes=st.integers(2, 4), criterion=st.sampled_from(["gini", "entropy"]),
+       min_leaf=st.sampled_from([1, 3]), missing=st.booleans())
+def test_nominal_binary_batch_equals_the_search_one_histogram_at_a_time(seed, n_hist, width, n_classes, criterion,
+                                                                         min_leaf, missing):
+    """The batched nominal subset search gives each histogram the test, gain and children of the reference."""
+    from dasktree.split.search import nominal_binary, nominal_binary_batch
+
+    rng = np.random.default_rng(seed)
+    h = rng.integers(0, 6, size=(n_hist, width, n_classes)) * (rng.random((n_hist, width, 1)) < 0.7)
+    h[:, 0] = h[:, 0] * missing
+    h[rng.random(n_hist) < 0.3] = h[0]  # some histograms share their present categories
+    params = SplitParams(criterion, min_leaf)
+    node = h.sum(axis=1)
+    n = np.maximum(node.sum(axis=1), 1).astype(np.float64)
+    parent = impurity_of(node, criterion)
+    column = nominal_binary_batch(h, 3, parent, n, params)
+    for m in range(n_hist):
+        expected = nominal_binary(h[m], 3, float(parent[m]), float(n[m]), params)
+        got = column[m]
+        assert (expected is None) == (got is None)
+        if expected is not None:
+            assert got[0] == expected[0] and got[1] == expected[1] and np.array_equal(got[2], expected[2])

@@ -1,0 +1,60 @@
+"""The in-process runner: the default for data that fits, the same model as a cluster's whatever the
+number of threads or files, and no worker processes."""
+
+import importlib
+import multiprocessing
+
+import pytest
+
+from dasktree import fit
+from dasktree.engine.local_runner import IN_PROCESS, embedded
+from dasktree.io.schema import resolve_roles
+from dasktree.io.sources import open_source
+from dasktree.testing import mixed_frame, write_dataset
+
+fit_module = importlib.import_module("dasktree.fit")
+
+
+def _roles(source, target):
+    return resolve_roles(source.schema, target)
+
+
+def test_the_default_runs_in_process_when_the_data_fits_and_on_a_cluster_when_asked(tmp_path):
+    path = write_dataset(mixed_frame(500, seed=2), tmp_path / "data", n_files=2)
+    source, target = open_source(str(path), target="label")
+    roles = _roles(source, target)
+    assert embedded(source, roles)
+    assert embedded(source, roles, scheduler=IN_PROCESS)
+    assert not embedded(source, roles, scheduler="processes")
+    assert not embedded(source, roles, scheduler="tcp://127.0.0.1:8786")
+    assert not embedded(source, roles, client=object())
+    assert not embedded(source, roles, cache=False)  # read anew every pass: the cluster streams the parts
+    memory, frame = open_source(mixed_frame(50), target="label")
+    assert embedded(memory, _roles(memory, frame))
+
+
+def test_a_dataset_fit_without_a_scheduler_starts_no_worker_process(tmp_path):
+    path = write_dataset(mixed_frame(2000, seed=5), tmp_path / "data", n_files=3)
+    before = set(multiprocessing.active_children())  # a cluster another test keeps may have some
+    model = fit(str(path), target="label", max_depth=4)
+    assert model.run["workers"] == 0 and model.run["parquet_reads"] == 1
+    assert set(multiprocessing.active_children()) <= before
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("threads", [1, 2, 5])
+def test_threads_and_files_change_nothing_of_the_model(tmp_path, monkeypatch, cluster_client, threads):
+    """The same model as on a 2-process cluster, and without folds (which hash each file's row keys)
+    the same whatever the files."""
+    frame = mixed_frame(3000, seed=7)
+    params = dict(target="label", max_depth=6, criterion="entropy", max_bins=32)
+    monkeypatch.setattr(fit_module, "cores", lambda: threads)
+    plain = []
+    for n_files in (1, 4, 9):
+        path = str(write_dataset(frame, tmp_path / f"files-{n_files}", n_files=n_files, row_group_size=300))
+        for extra in ({}, {"cv": 3}):
+            here = fit(path, **params, **extra)
+            assert here.run["workers"] == 0
+            assert here.dumps() == fit(path, client=cluster_client, **params, **extra).dumps(), (threads, n_files)
+        plain.append(fit(path, **params).dumps())
+    assert plain[0] == plain[1] == plain[2]

@@ -1,0 +1,65 @@
+"""``dasktree warm``: the kernels a fit calls are in numba's cache afterwards, and a cache is found
+even where the package and the home directory are read-only."""
+
+import json
+import os
+import subprocess
+import sys
+
+from dasktree.warm import ensure_cache_dir
+
+# A fresh interpreter fits a small dataset and prints the dasktree kernels numba compiled meanwhile.
+COUNT_COMPILES = """
+import json, sys
+from numba.core import event
+compiled = []
+class Listener(event.Listener):
+    def on_start(self, ev): pass
+    def on_end(self, ev):
+        func = ev.data["dispatcher"].py_func
+        if func.__module__.startswith("dasktree"):
+            compiled.append(func.__qualname__)
+event.register("numba:compile", Listener())
+from dasktree.testing import mixed_frame
+from dasktree import fit
+fit(mixed_frame(3000, seed=4), target="label", criterion=sys.argv[1], max_depth=5, cv=3)
+print(json.dumps(compiled))
+"""
+
+
+def _python(args, env, timeout=600):
+    return subprocess.run([sys.executable, *args], capture_output=True, text=True, timeout=timeout, env=env)
+
+
+def test_after_warm_a_fit_compiles_nothing(tmp_path):
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    cold = _python(["-c", COUNT_COMPILES, "gini"], env)
+    assert cold.returncode == 0, cold.stderr
+    assert json.loads(cold.stdout.strip().splitlines()[-1])  # an empty cache: the fit compiles its kernels
+    env["NUMBA_CACHE_DIR"] = str(tmp_path / "warmed")
+    warm = _python(["-m", "dasktree.cli", "warm", "--no-cluster", "--json"], env)
+    assert warm.returncode == 0, warm.stderr
+    report = json.loads(warm.stdout)
+    assert report["cache_dir"] == str(tmp_path / "warmed") and report["fits"] > 0
+    for criterion in ("gini", "entropy"):
+        after = _python(["-c", COUNT_COMPILES, criterion], env)
+        assert after.returncode == 0, after.stderr
+        assert json.loads(after.stdout.strip().splitlines()[-1]) == []
+
+
+def test_an_install_where_no_cache_can_be_written_gets_one_under_the_temporary_directory(tmp_path):
+    blocker = tmp_path / "a-file"  # nothing can be made below a file, whatever the user's rights
+    blocker.write_text("")
+    environ = {}
+    ensure_cache_dir(environ, package=str(blocker / "dasktree"), home_cache=str(blocker / "home"))
+    path = environ["NUMBA_CACHE_DIR"]
+    assert os.path.basename(path).startswith("dasktree-numba-") and os.path.isabs(path)
+
+
+def test_a_writable_cache_or_a_chosen_one_is_left_alone(tmp_path):
+    environ = {}
+    ensure_cache_dir(environ, package=str(tmp_path / "pkg"), home_cache=str(tmp_path / "home"))
+    assert environ == {}  # the package's __pycache__ can be made: numba's own rule applies
+    environ = {"NUMBA_CACHE_DIR": "/somewhere"}
+    ensure_cache_dir(environ, package="/proc/no", home_cache="/proc/no")
+    assert environ == {"NUMBA_CACHE_DIR": "/somewhere"}
