@@ -37,10 +37,10 @@ def add_plot_parser(add) -> None:
 
 
 def cmd_evaluate(args) -> dict:
-    from .engine.evaluate import evaluate_dataset
-    from .engine.progress import Progress
-    from .model.metrics import format_metrics
-    from .model.model import load
+    from ..engine.evaluate import evaluate_dataset
+    from ..engine.progress import Progress
+    from ..model.metrics import format_metrics
+    from ..model.model import load
 
     model = load(args.model)
     target = args.target or model.target
@@ -54,8 +54,8 @@ def cmd_evaluate(args) -> dict:
 
 
 def cmd_plot(args) -> None:
-    from .model.model import load
-    from .model.plot import plot_cv, plot_tree
+    from ..model.model import load
+    from ..model.plot import plot_cv, plot_tree
 
     model = load(args.model)
     if args.cv:

@@ -1,0 +1,144 @@
+"""The ``dasktree`` command: fit, predict, discretize, show, prune, evaluate, plot, warm, demo.
+
+Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
+a file cannot be used (one line on stderr); 2 bad usage, including a bad
+parameter value; 3 an internal error (a bug: please report it); 75 a transient
+failure a retry may fix (scheduler unreachable, cluster lost, ``--timeout``).
+``--json`` prints a machine-readable report on stdout and the human summary
+on stderr; progress bars go to stderr and ``--quiet`` turns them off.
+``--log-format json`` writes one JSON line per pass (and one naming the cluster
+and its dashboard) on stderr instead of the bars (:mod:`dasktree.engine.progress`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import signal
+import sys
+import threading
+import warnings
+from typing import Sequence
+
+from .. import __version__  # noqa: F401  (set before the submodules load)
+from ..errors import (
+    EXIT_BUG,
+    EXIT_TRANSIENT,
+    EXIT_USAGE,
+    DaskTreeError,
+    TransientError,
+    exit_code,
+)
+from .commands import COMMANDS
+from .parser import EXIT_CODES, build_parser
+
+__all__ = ["main", "build_parser", "EXIT_CODES"]
+
+
+GRACE_SECONDS = 30
+"""After ``--timeout`` expires, or after the command is done, how long closing the cluster and
+leaving may take before the process ends itself regardless (never a job that does not exit)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command of ``argv``; the exit code (see :data:`EXIT_CODES`)."""
+    program = argv is None  # the process is ours: it must end (see _leaving)
+    args = build_parser().parse_args(argv)
+    timeout = getattr(args, "timeout", None)
+    if timeout is not None and not timeout > 0:
+        print(f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", file=sys.stderr)
+        return EXIT_USAGE
+    # distributed's own warnings and asyncio's shutdown chatter (a cluster closing after an error)
+    # would break the one-line error contract
+    warnings.filterwarnings("ignore", module="distributed")
+    for name in ("asyncio", "distributed", "tornado"):
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+    try:
+        with _deadline(timeout):
+            result = COMMANDS[args.command](args)
+        if getattr(args, "json", False) and result is not None:
+            print(json.dumps(result, indent=2, default=str))
+        sys.stdout.flush()
+    except BrokenPipeError:  # `dasktree show m.json | head -1`: the reader has what it wanted
+        _quiet_stdout()
+        return 0
+    except DaskTreeError as exc:
+        print(f"dasktree: error: {_one_line(str(exc))}", file=sys.stderr)
+        return _leaving(exit_code(exc), program)
+    except KeyboardInterrupt:
+        print("dasktree: interrupted", file=sys.stderr)
+        return _leaving(130, program)
+    except Exception as exc:  # a bug: say so in one line, show the traceback on request
+        if os.environ.get("DASKTREE_DEBUG"):
+            raise
+        print(f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+              "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)",
+              file=sys.stderr)
+        return _leaving(EXIT_BUG, program)
+    return _leaving(0, program)
+
+
+@contextlib.contextmanager
+def _deadline(seconds: float | None):
+    """Bound the block to ``seconds``: at expiry a :class:`TransientError` is raised in the main
+    thread (so the cluster is closed and atomic outputs are removed as for any error); if the
+    block has not ended ``GRACE_SECONDS`` later (stuck in compiled code, or in a close that
+    hangs), the process says so and ends itself with exit code 75."""
+    if seconds is None or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    message = f"--timeout {seconds:g} s expired before the run finished; a retry may succeed"
+
+    def expire(signum, frame):
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        raise TransientError(message)
+
+    def hard_stop():
+        print(f"dasktree: error: {message} (the cluster did not close within {GRACE_SECONDS} s)",
+              file=sys.stderr, flush=True)
+        os._exit(EXIT_TRANSIENT)
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    watchdog = threading.Timer(seconds + GRACE_SECONDS, hard_stop)
+    watchdog.daemon = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    watchdog.start()
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        watchdog.cancel()
+
+
+def _leaving(code: int, program: bool) -> int:
+    """``code``; for the program (not a call of :func:`main` from Python), with a watchdog that ends
+    the process with it if leaving (threads distributed started, a cluster's shutdown) takes more
+    than ``GRACE_SECONDS``: a finished job always exits."""
+    if not program:
+        return code
+
+    def hard_exit():
+        sys.stderr.flush()
+        os._exit(code)
+
+    watchdog = threading.Timer(GRACE_SECONDS, hard_exit)
+    watchdog.daemon = True
+    watchdog.start()
+    return code
+
+
+def _quiet_stdout() -> None:
+    """stdout's reader is gone: point stdout at /dev/null so the interpreter's final flush is silent."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

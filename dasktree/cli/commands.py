@@ -1,0 +1,223 @@
+"""What each verb of the ``dasktree`` command does with its parsed arguments (:data:`COMMANDS`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+
+from .evaluate import cmd_evaluate, cmd_plot
+from .parser import columns
+
+__all__ = ["COMMANDS", "format_cp"]
+
+
+def _progress(args):
+    from ..engine.progress import Progress
+
+    # --json's report owns stdout; JSON log lines go to stderr and so stay on with it
+    return Progress(enabled=not (args.quiet or (args.json and args.log_format == "text")),
+                    log_format=args.log_format)
+
+
+def _cmd_fit(args) -> dict:
+    from ..fit import fit, validate_params
+    from ..io.outputs import check_file_out
+
+    learning = dict(
+        criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
+        min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
+        max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
+        nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
+        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
+        prune=args.prune, ccp_alpha=args.ccp_alpha, confidence=args.confidence,
+        cv=args.cv, repeats=args.repeats, seed=args.seed,
+    )
+    validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
+    model = fit(
+        args.data, target=args.target, features=columns(args.features) or None,
+        exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
+        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, **learning,
+    )
+    model.save(args.out)
+    if args.checkpoint:  # the model is safe: the checkpoint has served
+        from ..engine.checkpoint import remove_checkpoint
+
+        remove_checkpoint(args.checkpoint)
+    r = model.report
+    pruned = r["prune"]
+    if pruned["mode"] != "none":
+        at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
+        _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
+    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
+               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
+               f"in {model.run['seconds']['total']:.2f}s")
+    if "cv" in r:
+        cv = r["cv"]
+        _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
+                   f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
+    return {"model": args.out, "report": model.report, "run": model.run}
+
+
+def _say(args, text: str) -> None:
+    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report."""
+    print(text, file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+
+
+def _cmd_predict(args) -> dict:
+    from ..engine.predict import predict_dataset
+    from ..io.outputs import check_out
+    from ..model.model import load
+
+    model = load(args.model)
+    check_out(args.out, overwrite=args.overwrite)  # before any pass
+    written: dict = {}
+    files = predict_dataset(model, args.data, args.out, keep=columns(args.keep), overwrite=args.overwrite,
+                            scheduler=args.scheduler, progress=_progress(args), counts=written)
+    classes = ", ".join(f"{c}: {n}" for c, n in written["class_counts"].items())
+    _say(args, f"wrote {written['rows']} rows in {len(files)} files to {args.out} (predicted {classes})")
+    return {"out": args.out, "files": files, "rows": written["rows"], "class_counts": written["class_counts"]}
+
+
+def _cmd_discretize(args) -> dict:
+    import time
+
+    from ..discretize import Discretizer
+    from ..discretize.discretizer import CUTS_FILE
+    from ..engine.cluster import connect
+    from ..io.outputs import check_out
+
+    started = time.perf_counter()
+    bar = _progress(args)
+    disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
+                       significance=args.significance, max_arity=args.max_arity, progress=bar)
+    disc._kernel_params()  # bad parameters fail before any work
+    check_out(args.out, overwrite=args.overwrite)
+    with connect(None, args.scheduler, on_cluster=bar.cluster) as client:
+        disc.set_params(client=client)
+        try:
+            disc.fit(args.data, target=args.target, features=columns(args.features) or None,
+                     exclude=columns(args.exclude), nominal=columns(args.nominal))
+            files = disc.transform_dataset(args.data, args.out, labels=args.labels, overwrite=args.overwrite)
+        finally:
+            disc.set_params(client=None)
+    seconds = round(time.perf_counter() - started, 4)
+    r = disc.report_
+    passes = r["passes"] + 1  # the fit's passes, and the one that writes
+    cuts = sum(len(t) for t in disc.cut_points_.values())
+    uncut = sum(not t for t in disc.cut_points_.values())
+    _say(args, f"wrote {len(files)} files and {CUTS_FILE} to {args.out}: {len(disc.cut_points_)} columns "
+               f"discretized by {args.method} ({cuts} cut points; {uncut} with no cut, now constant code 0), "
+               f"{len(disc.passed_through_)} passed through; {passes} passes over {r['rows']} rows in "
+               f"{seconds:.2f}s")
+    return {"out": args.out, "files": files, "cut_points": disc.cut_points_, "report": r,
+            "run": {**disc.run_, "passes": passes, "seconds": {**disc.run_["seconds"], "total": seconds}}}
+
+
+def _cmd_show(args) -> dict | None:
+    from ..model.export import export_dot, export_text
+    from ..model.model import load
+
+    model = load(args.model)
+    if args.format == "text":
+        sys.stdout.write(export_text(model))
+    elif args.format == "dot":
+        sys.stdout.write(export_dot(model))
+    elif args.format == "cp":
+        sys.stdout.write(format_cp(model))
+    elif args.format == "report":
+        from ..fit import DEFAULTS
+        from ..model.show_report import format_report
+
+        sys.stdout.write(format_report(model, args.model, DEFAULTS))
+    else:
+        print(model.dumps())
+    return None
+
+
+def format_cp(model) -> str:
+    """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
+    from ..model.report import cp_rows
+
+    info = model.report.get("prune") or {}
+    table = cp_rows(model)
+    cv = model.report.get("cv")
+    head = f"{info.get('mode', 'none')} pruning"
+    if info.get("alpha") is not None:
+        head += f" at alpha {info['alpha']:.6g}"
+    head += f": {model.report['leaves']} of {info.get('leaves_grown', model.grown_tree.n_leaves)} leaves"
+    if cv:
+        head += f"; {cv['repeats']}x{cv['folds']}-fold cross-validation"
+    lines = [head, f"  {'alpha':>12} {'leaves':>7} {'train_error':>12} {'cv_error':>9} {'cv_se':>8}"]
+    for row in table:
+        mark = "*" if info.get("alpha") is not None and row["alpha"] == info["alpha"] else " "
+        cv_e = "-" if row["cv_error"] is None else f"{row['cv_error']:.4f}"
+        cv_s = "-" if row["cv_se"] is None else f"{row['cv_se']:.4f}"
+        lines.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7d} {row['train_error']:>12.4f} {cv_e:>9} {cv_s:>8}")
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_prune(args) -> dict:
+    from ..io.outputs import atomic_write_text, check_file_out
+    from ..model import load
+    from ..model.report import check_prune
+
+    check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
+    check_file_out(args.out, overwrite=args.overwrite)
+    model = load(args.model).prune(args.alpha, mode=args.mode, confidence=args.confidence)
+    atomic_write_text(args.out, model.dumps())
+    r = model.report
+    if not args.json:
+        print(f"wrote {args.out}: {r['prune']['mode']} pruning, {r['prune']['leaves_grown']} -> {r['leaves']} leaves"
+              + (f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}" if "cv" in r else ""))
+    return {"model": args.out, "prune": {k: v for k, v in r["prune"].items() if k != "cp_table"},
+            "leaves": r["leaves"], "cv": r.get("cv", {}).get("accuracy_pooled")}
+
+
+def _cmd_demo(args) -> dict:
+    import numpy as np
+    import pyarrow as pa
+
+    from ..datasets import agrawal
+    from ..fit import fit
+    from ..model.export import export_text
+
+    with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
+        root = args.dir or tmp
+        data = os.path.join(root, "agrawal")
+        agrawal.write_parquet(data, args.rows, n_files=args.files, function=args.function, seed=0,
+                              overwrite=True)
+        # as 'dasktree fit' reads the same files: car and zipcode are int8 columns, so numeric
+        model = fit(data, target=agrawal.TARGET, max_depth=args.max_depth, scheduler=args.scheduler,
+                    progress=_progress(args))
+        test = agrawal.generate(max(1000, args.rows // 4), function=args.function, seed=1)
+        predicted = np.asarray(model.classes)[model.predict_codes(pa.Table.from_pandas(test))]
+        accuracy = float(np.mean(predicted == test[agrawal.TARGET].to_numpy()))
+        r = model.report
+        kept = f" (kept; the same fit: dasktree fit {data} --target {agrawal.TARGET} --max-depth {args.max_depth} " \
+               f"--out model.json)" if args.dir else " (a temporary directory: --dir DIR keeps it)"
+        _say(args, f"Agrawal function F{args.function}: {args.rows} rows in {args.files} Parquet files at {data}"
+                   + kept)
+        if not args.json:
+            sys.stdout.write(export_text(model))
+        _say(args, f"depth {r['depth']}, {r['leaves']} leaves, {r['passes']} passes, "
+                   f"{model.run['seconds']['total']:.2f}s")
+        _say(args, f"training accuracy {r['training_accuracy']:.4f}, accuracy on {len(test)} new rows {accuracy:.4f}")
+        return {"data": data, "report": model.report, "run": model.run, "test_accuracy": accuracy}
+
+
+def _cmd_warm(args) -> dict:
+    from ..warm import warm
+
+    quiet = args.quiet or args.json
+    result = warm(cluster=not args.no_cluster,
+                  progress=None if quiet else (lambda label: print(f"compiling: {label}", file=sys.stderr)))
+    if not quiet:
+        print(f"compiled the kernels of {result['fits']} fits in {result['seconds']:.1f}s into {result['cache_dir']}")
+    return result
+
+
+COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
+            "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "warm": _cmd_warm, "demo": _cmd_demo}

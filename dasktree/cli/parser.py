@@ -1,0 +1,212 @@
+"""The ``dasktree`` command's parser: every verb, its options and their defaults, and the exit codes."""
+
+from __future__ import annotations
+
+import argparse
+import functools
+
+from .. import __version__
+from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
+from .evaluate import add_evaluate_parser, add_plot_parser
+
+__all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning"]
+
+
+EXIT_CODES = """exit codes:
+  0   done
+  1   the data or a file cannot be used (permanent: fix the input or the output path)
+  2   bad usage, including a bad parameter value (--max-depth -1, --cv 1)
+  3   internal error (a bug in dasktree: please report it)
+  75  transient failure a retry may fix: the scheduler cannot be reached, the cluster
+      was lost, --timeout expired"""
+
+class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
+    """Every option's help ends with its default, unless the help says it already or it is a flag."""
+
+    def _get_help_string(self, action):
+        text = action.help or ""
+        if "(default" in text or action.nargs == 0 or action.default in (None, argparse.SUPPRESS):
+            return text
+        return super()._get_help_string(action)
+
+
+def columns(text: str | None) -> list[str]:
+    return [c for c in (text or "").split(",") if c]
+
+
+def add_runtime(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="'inprocess' (this process, a thread per core; the default for data whose "
+                        "tables and codes fit in a quarter of the memory), 'processes' (a LocalCluster, "
+                        "one worker per core; the default for larger data), 'threads', "
+                        "or a Dask scheduler address such as tcp://host:8786")
+    p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
+    p.add_argument("--log-format", choices=["text", "json"], default="text",
+                   help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
+                        "level, nodes, rows, bytes_read, seconds), written even with --json")
+    p.add_argument("--json", action="store_true",
+                   help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
+    p.add_argument("--timeout", type=float, default=None, metavar="S",
+                   help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
+                        "closed and no output written (default: no limit)")
+
+
+def add_learning(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("learning")
+    g.add_argument("--criterion", choices=["gini", "entropy", "gain_ratio"], default="gini",
+                   help="impurity whose decrease chooses the tests (gain_ratio: C4.5's rule)")
+    g.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)")
+    g.add_argument("--min-samples-split", type=int, default=2, metavar="N",
+                   help="fewest training rows a node must have to be split")
+    g.add_argument("--min-samples-leaf", type=int, default=1, metavar="N",
+                   help="fewest training rows each child of a split must have")
+    g.add_argument("--min-impurity-decrease", type=float, default=0.0, metavar="X",
+                   help="split only when N_t / N * impurity decrease >= X")
+    g.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N",
+                   help="leaf budget, spent level by level on the best splits first (default: no limit)")
+    g.add_argument("--max-bins", type=int, default=255, metavar="N",
+                   help="numeric columns with at most N distinct values get exact bins, others N quantile bins")
+    g.add_argument("--max-categories", type=int, default=255, metavar="N",
+                   help="nominal columns keep their N most frequent categories; the rest share '__other__'")
+    g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary",
+                   help="CART subset splits, or C4.5's one child per category")
+    g.add_argument("--max-arity", type=int, default=2, metavar="K",
+                   help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (2: binary)")
+    g.add_argument("--selection", choices=["balanced_gain", "gain_ratio", "distance"], default="balanced_gain",
+                   help="with --max-arity > 2, what picks the arity and the attribute")
+    g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
+                   help="histogram memory of one pass; wider frontiers take one pass per node group")
+    g.add_argument("--binning", choices=["quantile", *DISCRETIZERS], default="quantile", metavar="METHOD",
+                   help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct "
+                        "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
+                        + ") whose intervals become the bins, at the cost of one more pass")
+    g.add_argument("--postpone", default=None, metavar="RULE",
+                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
+                        "times the fewest blocks); 0 < T <= 1 (default: none: every attribute searched)")
+    g = p.add_argument_group("pruning (no pass over the data)")
+    g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
+                   help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
+                        "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
+                        "(default auto: cv-min with --cv, else pessimistic)")
+    g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
+                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha; default: none)")
+    g.add_argument("--confidence", type=float, default=0.25, metavar="CF",
+                   help="C4.5's confidence factor for --prune pessimistic (default 0.25; smaller prunes more)")
+    g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
+    g.add_argument("--cv", type=int, default=None, metavar="K",
+                   help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the "
+                        "report (default: none)")
+    g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
+    g.add_argument("--seed", type=int, default=0, help="seed of the fold hash")
+    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
+    g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
+    g.add_argument("--keep-fold-trees", action="store_true",
+                   help="save the K x R fold trees in the model too (many times its size); the CV report is "
+                        "saved either way")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="dasktree",
+        description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
+
+    p = add("fit", help="learn a tree from a Parquet dataset and save it as JSON")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p.add_argument("--target", required=True, help="the class column")
+    p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.add_argument("--checkpoint", metavar="DIR",
+                   help="after every level, save what the fit needs to continue in DIR; the same command "
+                        "run again continues from the last complete level (same model, bit for bit) (default: none)")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
+    p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
+    p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "
+                                     "strings, booleans and dictionaries are nominal)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="re-read the Parquet files every pass instead of keeping encoded data on the workers")
+    add_learning(p)
+    add_runtime(p)
+
+    p = add("predict", help="predict a Parquet dataset with a saved model")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("data", help="Parquet file, directory, glob or fsspec URL")
+    p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
+    p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    add_runtime(p)
+
+    p = add("discretize", help="discretize the numeric columns of a Parquet dataset (MDLP and "
+                                          "others) from one histogram pass; write it as Parquet")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p.add_argument("--target", required=True, help="the class column")
+    p.add_argument("--out", required=True,
+                   help="output directory: one Parquet file per input part and _discretizer.json with the "
+                        "cut points, written atomically")
+    p.add_argument("--method", choices=DISCRETIZERS, default="mdlp",
+                   help="mdlp (Fayyad & Irani), distance (Lopez de Mantaras, MDL stop), chimerge "
+                        "(Kerber), equal_width, equal_frequency, optimal (Block-Opt-P)")
+    p.add_argument("--labels", action="store_true",
+                   help="write readable interval labels such as '(1.5, 2]' instead of codes 0..m")
+    p.add_argument("--n-intervals", type=int, default=None, metavar="K",
+                   help="equal_width / equal_frequency: intervals (default: 10); chimerge: at most K; "
+                        "optimal: exactly K (default: chosen by balanced gain)")
+    p.add_argument("--significance", type=float, default=0.05, metavar="A", help="chimerge's significance level")
+    p.add_argument("--max-arity", type=int, default=5, metavar="K",
+                   help="optimal without --n-intervals: the most intervals tried")
+    p.add_argument("--max-bins", type=int, default=DEFAULT_MAX_BINS, metavar="N",
+                   help="candidate cut points: exact between distinct values up to N, else N quantile bins' "
+                        "edges")
+    p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
+    p.add_argument("--exclude", help="comma-separated columns to leave untouched (default: none)")
+    p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    add_runtime(p)
+
+    p = add("show", help="print a saved model")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
+                   help="text: the tree as indented rules; dot: graphviz; json: the model file; "
+                        "report: a readable summary (data, parameters, tree size, CV table); "
+                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
+
+    p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    how = p.add_mutually_exclusive_group(required=True)
+    how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at")
+    how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
+                     help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree); "
+                          "cv and cv-min need a model saved with --keep-fold-trees")
+    p.add_argument("--confidence", type=float, default=0.25, metavar="CF",
+                   help="with --mode pessimistic (default 0.25)")
+    p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
+
+    add_evaluate_parser(add, add_runtime)
+    add_plot_parser(add)
+
+    p = add("warm", help="compile every kernel into numba's cache now, so that no fit pays "
+                         "for it (after pip install, or in an image build)")
+    p.add_argument("--no-cluster", action="store_true",
+                   help="skip the fit on a Dask cluster of threads (its pass paths then compile at "
+                        "the first cluster fit)")
+    p.add_argument("--quiet", action="store_true", help="print nothing but errors")
+    p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
+
+    p = add("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
+    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset")
+    p.add_argument("--files", type=int, default=8, help="Parquet files it is written as")
+    p.add_argument("--function", type=int, default=2, help="Agrawal classification function 1..10")
+    p.add_argument("--max-depth", type=int, default=5, metavar="D", help="deepest level of the tree")
+    p.add_argument("--dir", help="keep the sample data in DIR/agrawal (default: a temporary directory, "
+                                 "removed at the end)")
+    add_runtime(p)
+    return parser
