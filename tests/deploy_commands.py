@@ -85,7 +85,7 @@ class Processes:
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = open(os.path.join(self.log_dir, f"{name}.log"), "w")
-        proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=os.setpgrp)
         log.close()
         self.procs.append(proc)
         return proc

@@ -47,7 +47,8 @@ def test_fit_logs_a_json_line_per_pass(data, tmp_path, cache):
     model = tmp_path / "model.json"
     features = ["salary", "commission", "age"]
     result = _run("fit", str(data), "--target", "class", "--features", ",".join(features), "--out", str(model),
-                  "--max-depth", "3", "--log-format", "json", "--json", *([] if cache else ["--no-cache"]))
+                  "--max-depth", "3", "--log-format", "json", "--json", "--scheduler", "processes",
+                  *([] if cache else ["--no-cache"]))
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)  # --json's report still owns stdout
     records = _records(result.stderr)
@@ -72,17 +73,19 @@ def test_fit_logs_a_json_line_per_pass(data, tmp_path, cache):
 
 def test_predict_logs_and_text_mode_prints_the_dashboard(data, tmp_path):
     model = tmp_path / "model.json"
-    fit = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "2")
+    fit = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "2", "--scheduler", "processes")
     assert fit.returncode == 0, fit.stderr
     assert "started a local Dask cluster at tcp://127.0.0.1:" in fit.stderr and "dashboard http://" in fit.stderr
-    predicted = _run("predict", str(model), str(data), "--out", str(tmp_path / "pred"), "--log-format", "json")
+    predicted = _run("predict", str(model), str(data), "--out", str(tmp_path / "pred"), "--log-format", "json",
+                     "--scheduler", "processes")
     assert predicted.returncode == 0, predicted.stderr
     records = _records(predicted.stderr)
     assert [r["event"] for r in records] == ["cluster", "pass"]
     features = [f["name"] for f in json.loads(model.read_text())["bins"]]
-    assert records[1]["pass"] == "predict" and records[1]["rows"] == 20000
+    assert records[1]["pass"].endswith("predict") and records[1]["rows"] == 20000
     assert records[1]["bytes_read"] == _compressed_bytes(data, features)
-    quiet = _run("predict", str(model), str(data), "--out", str(tmp_path / "pred2"), "--log-format", "json", "--quiet")
+    quiet = _run("predict", str(model), str(data), "--out", str(tmp_path / "pred2"), "--log-format", "json", "--quiet",
+                 "--scheduler", "processes")
     assert quiet.returncode == 0 and quiet.stderr == ""
 
 

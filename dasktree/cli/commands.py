@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import json
 import sys
 import tempfile
 
@@ -62,8 +63,15 @@ def _cmd_fit(args) -> dict:
 
 
 def _say(args, text: str) -> None:
-    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report."""
-    print(text, file=sys.stderr if getattr(args, "json", False) else sys.stdout)
+    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report (there
+    as a JSON line of its own, ``{"event": "summary", ...}``, when ``--log-format json`` keeps stderr
+    for log collectors)."""
+    if not getattr(args, "json", False):
+        print(text)
+    elif getattr(args, "log_format", "text") == "json":
+        print(json.dumps({"event": "summary", "message": text}), file=sys.stderr)
+    else:
+        print(text, file=sys.stderr)
 
 
 def _cmd_predict(args) -> dict:

@@ -36,10 +36,10 @@ def columns(text: str | None) -> list[str]:
 
 def add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="'inprocess' (this process, a thread per core; the default for data whose "
-                        "tables and codes fit in a quarter of the memory), 'processes' (a LocalCluster, "
-                        "one worker per core; the default for larger data), 'threads', "
-                        "or a Dask scheduler address such as tcp://host:8786")
+                   help="'inprocess' (this process, a thread per core), 'processes' (a LocalCluster, "
+                        "one worker per core), 'threads', or a Dask scheduler address such as "
+                        "tcp://host:8786 (default: inprocess when the data's tables and codes fit in a "
+                        "quarter of the memory, else processes)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
                    help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
@@ -92,7 +92,7 @@ def add_learning(p: argparse.ArgumentParser) -> None:
                         "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
                         "(default auto: cv-min with --cv, else pessimistic)")
     g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
-                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha; default: none)")
+                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha) (default: none)")
     g.add_argument("--confidence", type=float, default=0.25, metavar="CF",
                    help="C4.5's confidence factor for --prune pessimistic (default 0.25; smaller prunes more)")
     g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
@@ -180,10 +180,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     how = p.add_mutually_exclusive_group(required=True)
-    how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at")
+    how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at (default: none: give --alpha or --mode)")
     how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
                      help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree); "
-                          "cv and cv-min need a model saved with --keep-fold-trees")
+                          "cv and cv-min need a model saved with --keep-fold-trees (default: none: give --alpha or --mode)")
     p.add_argument("--confidence", type=float, default=0.25, metavar="CF",
                    help="with --mode pessimistic (default 0.25)")
     p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")

@@ -128,7 +128,6 @@ class LocalRunner(PassCounter):
     def _encode(self, label: str) -> list:
         """One block of encoded rows per thread's group of parts (pass 0's tables when kept)."""
         groups = assign_parts([p.n_rows for p in self.source.parts], self.threads)
-        self.progress.start(label + " (encode)", len(groups))
         tables, self._tables = self._tables, None  # the codes replace them
         source, roles, spec, folds = self.source, self.roles, self.spec, self.folds
 

@@ -29,7 +29,7 @@ def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bo
     port = _free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(env or {})}
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, preexec_fn=os.setpgrp)
     procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
                                "--port", str(port), "--dashboard-address", ":0", "--no-show"], **quiet)]
     try:
@@ -48,5 +48,5 @@ def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bo
             try:
                 p.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
-                os.killpg(p.pid, 9)  # its own session: the nanny's worker goes with it
+                os.killpg(p.pid, 9)  # its own process group: the nanny's worker goes with it
                 p.wait()

@@ -57,7 +57,7 @@ def run_step(step: str, argv: list[str], env: dict[str, str], timeout: int) -> s
     whole process group is killed), :class:`PermanentFailure` on any other non-zero exit.
     """
     proc = subprocess.Popen(argv, env={**os.environ, **env, "DASKTREE_TIMEOUT": str(timeout)},
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=os.setpgrp)
     try:
         out, err = proc.communicate(timeout=timeout + GRACE)
     except subprocess.TimeoutExpired:
