@@ -197,8 +197,8 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
             features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            key: str | None = None, folds: str | None = None,
-            storage_options: dict | None = None) -> "DaskTreeClassifier":
+            key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
+            checkpoint: str | None = None) -> "DaskTreeClassifier":
         """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``.
 
         Parameters
@@ -216,6 +216,10 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         key, folds : str, optional
             With ``cv``: a column keying the rows for the fold hash, or a column
             of the user's own folds ``0..cv-1``.
+        checkpoint : str or path, optional
+            A Parquet dataset's fit saves what it needs to continue here after every
+            level (:mod:`dasktree.engine.checkpoint`); the same fit started again
+            goes on from the last complete level, with the same model.
         """
         params = self._learning_params()
         splits = params["cv"] is not None and not isinstance(params["cv"], (int, np.integer))
@@ -241,7 +245,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=weights, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-            keep_fold_trees=self.keep_fold_trees, **params,
+            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None

@@ -67,3 +67,21 @@ def test_results_round_trip_through_a_checkpoint(tmp_path):
             assert got == value, name
     with pytest.raises(Exception, match="a \\(1 there, 2 now\\)"):
         Checkpoint(tmp_path, {"a": 2})
+
+
+def test_the_estimator_resumes_from_a_checkpoint_the_command_left(tmp_path):
+    from dasktree import DaskTreeClassifier
+
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=4, function=7, perturbation=0.05, seed=3)
+    reference = tmp_path / "reference.json"
+    assert _fit(str(data), *FIT, "--out", str(reference)).returncode == 0
+    ckpt = tmp_path / "ckpt"
+    killed = _fit(str(data), *FIT, "--out", str(tmp_path / "m.json"), "--checkpoint", str(ckpt),
+                  env={"DASKTREE_FAULT": f"saved:2:{tmp_path / 'killed'}"})  # SIGKILL after pass 2
+    assert killed.returncode == -9 and (ckpt / "pass-00002.npz").exists()
+    clf = DaskTreeClassifier(max_depth=6, cv=3, scheduler="threads")
+    clf.fit(str(data), target="class", checkpoint=str(ckpt))
+    resumed = tmp_path / "resumed.json"
+    clf.save(resumed)
+    assert resumed.read_bytes() == reference.read_bytes()
