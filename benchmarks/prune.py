@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchmarks import harness
+from dasktree.model.pruning import prune_model
 
 CLAIM = "Pruning chosen by the forest's fold trees: more accurate, far smaller trees, no extra pass"
 NAME = "prune"
@@ -68,7 +69,7 @@ def _accuracy(name, X, y, nominal, folds: int) -> dict:
         model = fit(Xtr, y[train], nominal=nominal, cv=10, prune=None)
         table = __import__("pyarrow").Table.from_pandas(Xte, preserve_index=False)
         for mode in MODES:
-            pruned = model.prune(mode=mode)
+            pruned = prune_model(model, mode=mode)
             predicted = np.asarray(pruned.classes)[pruned.predict_codes(table)]
             scores[mode].append(float(np.mean(predicted == y[test])))
             leaves[mode].append(pruned.tree.n_leaves)

@@ -5,7 +5,7 @@
 >>> clf.save("model.json")                                                        # doctest: +SKIP
 """
 
-from .warm import ensure_cache_dir
+from .kernel_cache import ensure_cache_dir
 
 ensure_cache_dir()  # before numba compiles anything: a writable kernel cache even on a read-only install
 

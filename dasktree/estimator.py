@@ -363,7 +363,9 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         follow. Returns ``self``."""
         model = self._check_fitted()
         confidence = self.confidence if confidence is None else confidence
-        self._set_model(model.prune(alpha, mode=mode, confidence=confidence))
+        from .model.pruning import prune_model
+
+        self._set_model(prune_model(model, alpha, mode=mode, confidence=confidence))
         return self
 
     @property
@@ -372,7 +374,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         ``alpha``, ``leaves``, ``train_error``, ``cv_error``, ``cv_se`` (NaN without ``cv``)."""
         import pandas as pd
 
-        from .model.report import cp_rows
+        from .model.pruning import cp_rows
 
         table = cp_rows(self._check_fitted())
         return pd.DataFrame(table, columns=["alpha", "leaves", "train_error", "cv_error", "cv_se"]).astype(
@@ -388,7 +390,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     def fold_trees_(self) -> list["DaskTreeClassifier"]:
         """Each fold tree of the cross-validation forest as a fitted classifier (repeat-major),
         pruned as the main tree was (as the CV report counts it)."""
-        from .model.report import pruned_fold_trees
+        from .model.pruning import pruned_fold_trees
 
         model = self._check_fitted()
         out = []

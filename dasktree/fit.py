@@ -30,7 +30,8 @@ from .io.folds import FoldSpec
 from .io.schema import resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
 from .model.model import Model
-from .model.report import apply_pruning, check_prune, cv_report, resolve_prune
+from .model.pruning import apply_pruning, check_prune, resolve_prune
+from .model.report import cv_report
 from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
 from .io.weights import multiplicities
@@ -232,7 +233,7 @@ def fit(
         ``prune`` (default "auto": "cv-min" with ``cv``, else "pessimistic"),
         ``ccp_alpha`` and ``confidence`` prune the grown tree after the last
         pass, with no pass of their own (:mod:`dasktree.model.prune`,
-        :func:`dasktree.model.report.apply_pruning`); the model keeps the grown
+        :func:`dasktree.model.pruning.apply_pruning`); the model keeps the grown
         tree too, and the CV report counts the fold trees pruned alike.
     """
     started = time.perf_counter()

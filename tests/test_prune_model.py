@@ -11,12 +11,19 @@ import pyarrow.parquet as pq
 import pytest
 
 from dasktree import DaskTreeClassifier
+from dasktree.engine.predict import predict_dataset
 from dasktree.errors import InputError
 from dasktree.fit import fit
 from dasktree.io.folds import FoldSpec
 from dasktree.model import Model, load
-from dasktree.engine.predict import predict_dataset
-from dasktree.model.prune import cp_table, fold_alpha, leaves_at, pruned_tree, weakest_link
+from dasktree.model.prune import (
+    cp_table,
+    fold_alpha,
+    leaves_at,
+    pruned_tree,
+    weakest_link,
+)
+from dasktree.model.pruning import prune_model
 
 
 def _noisy(n=1500, seed=0):
@@ -59,7 +66,7 @@ def test_cv_error_of_every_alpha_equals_direct_prediction_of_the_held_out_rows(p
             wrong += int((predicted != y[held]).sum())
         assert row["cv_error"] == pytest.approx(wrong / (len(y) * repeats), abs=1e-12), i
     # the chosen pruning's CV report counts the fold trees pruned the same way
-    pruned_model = model.prune(mode="cv")
+    pruned_model = prune_model(model, mode="cv")
     chosen = [r["alpha"] for r in rows].index(pruned_model.report["prune"]["alpha"])
     assert 1 - pruned_model.report["cv"]["accuracy_pooled"] == pytest.approx(rows[chosen]["cv_error"])
 
@@ -105,12 +112,12 @@ def test_prune_on_a_loaded_model_equals_pruning_the_fitted_object(tmp_path):
     assert loaded.dumps() == model.dumps()
     for how in [dict(alpha=0.004), dict(mode="cv-min"), dict(mode="pessimistic"), dict(mode="none")]:
         alpha = how.pop("alpha", None)
-        assert loaded.prune(alpha, **how).dumps() == model.prune(alpha, **how).dumps()
+        assert prune_model(loaded, alpha, **how).dumps() == prune_model(model, alpha, **how).dumps()
     # pruning to none gives back the grown tree; the pruned model's file still holds it
-    assert model.prune(mode="none").tree.to_json() == model.full_tree.to_json()
+    assert prune_model(model, mode="none").tree.to_json() == model.full_tree.to_json()
     assert "full_tree" in json.loads(model.dumps())
     with pytest.raises(InputError, match="needs the cross-validation fold trees"):
-        fit(frame, target="y", features=["x0"], prune=None).prune(mode="cv")
+        prune_model(fit(frame, target="y", features=["x0"], prune=None), mode="cv")
 
 
 def test_cli_show_cp_and_prune(tmp_path, capsys):
@@ -126,7 +133,7 @@ def test_cli_show_cp_and_prune(tmp_path, capsys):
     assert sum(line.startswith("*") for line in out.splitlines()) == 1
     out2 = str(tmp_path / "m2.json")
     assert main(["prune", path, "--alpha", "0.02", "--out", out2]) == 0
-    assert load(out2).dumps() == model.prune(0.02).dumps()
+    assert load(out2).dumps() == prune_model(model, 0.02).dumps()
     before = open(out2).read()
     assert main(["prune", path, "--mode", "pessimistic", "--out", out2]) == 1
     assert "already exists" in capsys.readouterr().err and open(out2).read() == before

@@ -6,7 +6,7 @@ import os
 import subprocess
 import sys
 
-from dasktree.warm import ensure_cache_dir
+from dasktree.kernel_cache import ensure_cache_dir
 
 # A fresh interpreter fits a small dataset and prints the dasktree kernels numba compiled meanwhile.
 COUNT_COMPILES = """

@@ -147,7 +147,7 @@ def _cmd_show(args) -> dict | None:
 
 def format_cp(model) -> str:
     """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
-    from ..model.report import cp_rows
+    from ..model.pruning import cp_rows
 
     info = model.report.get("prune") or {}
     table = cp_rows(model)
@@ -170,11 +170,11 @@ def format_cp(model) -> str:
 def _cmd_prune(args) -> dict:
     from ..io.outputs import atomic_write_text, check_file_out
     from ..model import load
-    from ..model.report import check_prune
+    from ..model.pruning import check_prune, prune_model
 
     check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
     check_file_out(args.out, overwrite=args.overwrite)
-    model = load(args.model).prune(args.alpha, mode=args.mode, confidence=args.confidence)
+    model = prune_model(load(args.model), args.alpha, mode=args.mode, confidence=args.confidence)
     atomic_write_text(args.out, model.dumps())
     r = model.report
     if not args.json:

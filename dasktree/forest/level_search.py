@@ -28,8 +28,9 @@ import numpy as np
 
 from ..kernels.ragged import bounds, firsts
 from ..split.binary_kernel import threshold_children
-from ..split.choices import Choices, choose_batch
+from ..split.choices import Choices
 from ..split.node_tests import Test, threshold_tables
+from ..split.postponed import choose
 from ..split.search import AttributeLayout, SplitParams, TrainBatch
 from .results import PackedResults
 
@@ -185,7 +186,7 @@ def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_co
     """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind)."""
     out = Choices.none(plus_request.size, context.n_classes, context.layout.uppers)
     for indices, batch in _train_batches(slots, plus_request, minus, node_counts):
-        found = choose_batch(batch, context.layout, context.split)
+        found = choose(batch, context.layout, context.split)
         out.searched += found.searched
         out.postponed += found.postponed
         for name in ("attribute", "gain", "cut", "default", "children"):

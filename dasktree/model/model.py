@@ -134,17 +134,6 @@ class Model:
         """The tree as grown, before any pruning (``tree`` is the one predictions use)."""
         return self.tree if self.full_tree is None else self.full_tree
 
-    def prune(self, alpha: float | None = None, *, mode: str | None = None, confidence: float = 0.25) -> "Model":
-        """This model pruned anew from its grown tree, without a pass over the data.
-
-        ``alpha``: cost-complexity pruning at that alpha (the main tree and, for
-        the CV report, every fold tree). Or ``mode``: "cv" (1-SE rule), "cv-min",
-        "pessimistic" (C4.5, ``confidence``) or "none". See :mod:`dasktree.model.prune`.
-        """
-        from .report import apply_pruning
-
-        return apply_pruning(self, alpha=alpha, mode=mode, confidence=confidence)
-
     @property
     def classes(self) -> tuple:
         return self.spec.classes

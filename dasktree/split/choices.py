@@ -121,13 +121,9 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers.
 
     ``active`` (attributes, M) bool, when given, names the attributes searched
-    for each histogram (the others count as having no test); without it,
-    ``params.postpone`` chooses them (:mod:`dasktree.split.postponed`), or all are.
+    for each histogram (the others count as having no test); without it, all are.
+    :func:`dasktree.split.postponed.choose` applies ``params.postpone`` on top of this.
     """
-    if active is None and params.postpone is not None:
-        from .postponed import choose_postponed  # it builds on this function
-
-        return choose_postponed(batch, layout, params, engine=engine)
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
     parent_impurity = impurity_of(node_counts, params.impurity_name)

@@ -104,3 +104,11 @@ def choose_postponed(batch: TrainBatch, layout: AttributeLayout, params: SplitPa
     choices.searched += later.searched
     choices.postponed = int(np.count_nonzero(~first[numeric] & ~rest))
     return choices
+
+
+def choose(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *, engine: str = "auto") -> Choices:
+    """The batch's choices: :func:`choose_postponed` when ``params.postpone`` is set, else every
+    attribute searched (:func:`~dasktree.split.choices.choose_batch`)."""
+    if params.postpone is None:
+        return choose_batch(batch, layout, params, engine=engine)
+    return choose_postponed(batch, layout, params, engine=engine)

@@ -5,12 +5,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.split.choices import best_splits
+from dasktree.split.choices import best_splits, choose_batch
 from dasktree.split.multiway import selection_score
 from dasktree.split.postpone import (analytic_bound, block_stats, block_stats_naive, check_postpone, parse_postpone,
                                      postpone_text, rank_postponed, ratio_postponed, relative_postponed)
 from dasktree.split.postpone_kernel import batch_block_stats
-from dasktree.split.postponed import numeric_block_stats
+from dasktree.split.postponed import choose, numeric_block_stats
 from dasktree.split.search import AttributeLayout, SplitParams, TrainBatch, attribute_candidates, impurity_of
 
 # ---------------------------------------------------------------- the rules, on hand-built block counts
@@ -191,7 +191,7 @@ def test_a_heuristic_searches_only_the_attributes_it_keeps(rule, max_arity):
 
     blocks, _, _ = numeric_block_stats(batch, layout, [0, 1, 2, 3], "entropy")
     postponed = heuristic_postponed(rule, blocks, batch.node_counts.sum(axis=1))
-    choices = choose_batch(batch, layout, params)
+    choices = choose(batch, layout, params)
     assert choices.postponed == int(postponed.sum()) and choices.searched == 5 * 6 - choices.postponed
     kept = np.ones((5, 6), dtype=bool)
     kept[:4] = ~postponed
@@ -214,6 +214,6 @@ def test_a_node_without_a_test_among_the_kept_attributes_searches_the_postponed_
     batch = TrainBatch.of(hist[None], slice(0, 4))
     kept_only = np.array([[True], [False]])
     assert choose_batch(batch, layout, SplitParams("gini", 2), active=kept_only).attribute[0] == -1
-    choices = choose_batch(batch, layout, SplitParams("gini", 2, postpone=("rank", 0.5)))
+    choices = choose(batch, layout, SplitParams("gini", 2, postpone=("rank", 0.5)))
     assert choices.attribute[0] == 1 and (choices.searched, choices.postponed) == (2, 0)
     assert best_splits(hist[None], layout, SplitParams("gini", 2))[0].test.attribute == 1

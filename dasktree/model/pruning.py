@@ -1,0 +1,156 @@
+"""Pruning a fitted model, without a pass: its grown tree, its fold trees and its CV report.
+
+:func:`apply_pruning` prunes the grown tree by cost complexity (at an alpha, or
+one chosen from the fold trees' held-out counts) or by C4.5's pessimistic rule
+(:mod:`dasktree.model.prune` has the algorithms) and re-counts the CV report on
+the fold trees pruned the same way, so the report estimates the pruned tree.
+The model keeps its grown tree, so :func:`prune_model` prunes it again.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+from .model import Model, TreeModel
+from .report import cv_report
+
+__all__ = ["PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning", "prune_model", "pruned_fold_trees",
+           "cp_rows"]
+
+
+PRUNE_MODES = ("auto", "cv", "cv-min", "pessimistic", "none")
+"""``prune=``: "auto" is "cv-min" with ``cv`` given, else "pessimistic"; None means "none"."""
+
+
+def _finite(value) -> float | None:
+    return float(value) if value is not None and np.isfinite(value) else None
+
+
+def check_prune(mode, alpha, confidence) -> None:
+    """Bad pruning arguments, before any work: one line naming the value."""
+    if mode is not None and mode not in PRUNE_MODES:
+        raise ParameterError(f"prune must be one of {[*PRUNE_MODES, None]}, got {mode!r}")
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
+                              or not np.isfinite(alpha) or alpha < 0):
+        raise ParameterError(f"ccp_alpha must be a finite number >= 0 or None, got {alpha!r}")
+    if alpha is not None and mode not in (None, "auto"):
+        raise ParameterError(f"give prune= or ccp_alpha=, not both (got prune={mode!r}, ccp_alpha={alpha!r})")
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float, np.number)) \
+            or not 0 < confidence < 1:
+        raise ParameterError(f"confidence must be a number in (0, 1) (C4.5's CF), got {confidence!r}")
+
+
+def resolve_prune(mode, alpha, has_folds: bool) -> str:
+    """The pruning mode a fit uses: "alpha" with ``ccp_alpha``; "auto" is "cv-min" with folds, else "pessimistic".
+
+    Why (``benchmarks/prune.py``): with fold trees, the least CV error was the
+    more accurate choice than the 1-SE rule on every group of its datasets,
+    still with far smaller trees than the grown ones; without them, C4.5's
+    pruning needs nothing more, while CV pruning would need a forest grown
+    for it, several times the work of the fit.
+    """
+    if alpha is not None:
+        return "alpha"
+    if mode is None:
+        return "none"
+    if mode == "auto":
+        return "cv-min" if has_folds else "pessimistic"
+    return mode
+
+
+def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None = None,
+                  confidence: float = 0.25) -> Model:
+    """``model`` with its grown tree pruned (and its CV report re-estimated on fold trees pruned alike).
+
+    The grown tree stays in the model (``full_tree``), so pruning again needs no pass.
+    Writes ``report["prune"]``: mode, alpha, the cp table, the alpha the fold
+    trees were pruned at (``fold_alpha``; None: to their root) and the leaves.
+    """
+    import dataclasses
+
+    from . import prune as cc
+
+    check_prune(mode, alpha, confidence)
+    if alpha is None and mode is None:
+        raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, pessimistic, none)")
+    mode = resolve_prune(mode, alpha, bool(model.fold_trees))
+    if mode in ("cv", "cv-min") and not model.fold_trees:
+        raise InputError(f"prune={mode!r} needs the cross-validation fold trees: fit with cv=k "
+                         "(or prune with an alpha, or 'pessimistic')")
+    criterion = model.params.get("criterion", "gini")
+    repeats = int(model.params.get("repeats", 1) or 1)
+    grown, folds = model.grown_tree, model.fold_trees
+    paths = (cc.weakest_link(grown.children, grown.counts, criterion),
+             [cc.weakest_link(f.children, f.counts, criterion) for f in folds])
+    table = cc.cp_table(grown, folds, criterion, repeats, paths=paths)
+    fold_at: float | None = None
+    if mode in ("cv", "cv-min"):
+        row = cc.choose_alpha(table, mode)
+        alpha, fold_at = table[row]["alpha"], cc.fold_alpha(table, row)
+    elif mode == "alpha":
+        fold_at = float(alpha)
+    if mode == "pessimistic":
+        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(grown.children, grown.counts, confidence))
+        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, confidence)) for f in folds]
+    elif mode == "none":
+        tree, pruned_folds = grown, folds
+    else:
+        tree = cc.pruned_tree(grown, cc.leaves_at(paths[0], float(alpha)))
+        pruned_folds = [cc.pruned_tree(f, cc.leaves_at(p, fold_at)) for f, p in zip(folds, paths[1])]
+    report = dict(model.report)
+    leaves = [i for i, t in enumerate(tree.tests) if t is None]
+    rows = max(1, int(tree.counts[0].sum())) if tree.n_nodes else 1
+    report.update({
+        "depth": tree.max_depth, "nodes": tree.n_nodes, "leaves": tree.n_leaves,
+        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / rows),
+        "prune": {"mode": mode, "alpha": None if alpha is None else float(alpha), "cp_table": table,
+                  "fold_alpha": _finite(fold_at), "confidence": float(confidence) if mode == "pessimistic" else None,
+                  "leaves": tree.n_leaves, "leaves_grown": grown.n_leaves},
+    })
+    old_cv = model.report.get("cv")
+    if old_cv is not None and folds:
+        report["cv"] = cv_report(pruned_folds, int(old_cv["folds"]), int(old_cv["repeats"]), model.classes,
+                                 old_cv.get("distinct_tests_per_level", []))
+    pruned = tree.n_nodes != grown.n_nodes
+    return dataclasses.replace(model, tree=tree, full_tree=grown if pruned else None, report=report)
+
+
+def cp_rows(model: Model) -> list[dict]:
+    """The model's cp table; a model saved before pruning existed gets it computed now (no pass)."""
+    from . import prune as cc
+
+    table = (model.report.get("prune") or {}).get("cp_table")
+    if table is None:
+        table = cc.cp_table(model.grown_tree, model.fold_trees, model.params.get("criterion", "gini"),
+                            int(model.params.get("repeats", 1) or 1))
+    return table
+
+
+def pruned_fold_trees(model: Model) -> list[TreeModel]:
+    """The model's fold trees pruned as its ``report["prune"]`` says (as its CV report counts them)."""
+    from . import prune as cc
+
+    info = model.report.get("prune") or {"mode": "none"}
+    criterion = model.params.get("criterion", "gini")
+    out = []
+    for f in model.fold_trees:
+        if info["mode"] == "none":
+            out.append(f)
+        elif info["mode"] == "pessimistic":
+            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, info["confidence"])))
+        else:
+            at = np.inf if info.get("fold_alpha") is None else info["fold_alpha"]
+            out.append(cc.pruned_tree(f, cc.leaves_at(cc.weakest_link(f.children, f.counts, criterion), at)))
+    return out
+
+
+def prune_model(model: Model, alpha: float | None = None, *, mode: str | None = None,
+                confidence: float = 0.25) -> Model:
+    """``model`` pruned anew from its grown tree, without a pass over the data.
+
+    ``alpha``: cost-complexity pruning at that alpha (the main tree and, for
+    the CV report, every fold tree). Or ``mode``: "cv" (1-SE rule), "cv-min",
+    "pessimistic" (C4.5, ``confidence``) or "none". See :mod:`dasktree.model.prune`.
+    """
+    return apply_pruning(model, alpha=alpha, mode=mode, confidence=confidence)
