@@ -26,7 +26,7 @@ from .model.export import export_dot, export_text
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
-from .io.weights import class_weights
+from .io.weights import row_weights
 
 __all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
@@ -240,7 +240,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         elif is_dask(X) and y is not None:
             data, target = join_dask(X, y, target)
             labels = None
-        weights = _row_weights(sample_weight, self.class_weight, labels, data, target)
+        weights = row_weights(sample_weight, self.class_weight, labels)
         model = fit_model(
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=weights, client=self.client,
@@ -439,24 +439,6 @@ def _proba_frame(frame, *, model: Model) -> np.ndarray:
     from .io.sources import frame_to_table
 
     return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
-
-
-def _row_weights(sample_weight, class_weight, y, data, target) -> np.ndarray | None:
-    """``sample_weight`` times the weights of ``class_weight`` per row (None: unweighted)."""
-    if class_weight is None:
-        return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
-    if y is None:
-        raise InputError("class_weight is for in-memory X, y (a dataset's rows are not weighted yet)")
-    weights = class_weights(class_weight, np.asarray(y))
-    if sample_weight is not None:
-        weights = weights * _as_weights(sample_weight, len(weights))
-    return weights
-
-
-def _as_weights(sample_weight, n_rows: int) -> np.ndarray:
-    """``sample_weight`` as a float array of ``n_rows`` (a scalar is every row's weight)."""
-    w = np.asarray(sample_weight, dtype=np.float64)
-    return np.full(n_rows, float(w)) if w.ndim == 0 else w
 
 
 def load(path) -> DaskTreeClassifier:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..errors import InputError, ParameterError
 
-__all__ = ["multiplicities", "class_weights", "MAX_MULTIPLICITY", "MAX_ROWS_PER_ROW"]
+__all__ = ["multiplicities", "class_weights", "MAX_MULTIPLICITY", "MAX_ROWS_PER_ROW", "row_weights", "as_weights"]
 
 MAX_MULTIPLICITY = 256
 """The most times one row counts after a non-integer weight's fixed-point conversion."""
@@ -91,3 +91,21 @@ def class_weights(class_weight, y: np.ndarray) -> np.ndarray | None:
         return compute_sample_weight(class_weight, y)
     except ValueError as exc:
         raise ParameterError(f"class_weight: {exc}") from None
+
+
+def row_weights(sample_weight, class_weight, y) -> np.ndarray | None:
+    """``sample_weight`` times the weights of ``class_weight`` per row (None: unweighted)."""
+    if class_weight is None:
+        return None if sample_weight is None else np.asarray(sample_weight, dtype=np.float64)
+    if y is None:
+        raise InputError("class_weight is for in-memory X, y (a dataset's rows are not weighted yet)")
+    weights = class_weights(class_weight, np.asarray(y))
+    if sample_weight is not None:
+        weights = weights * as_weights(sample_weight, len(weights))
+    return weights
+
+
+def as_weights(sample_weight, n_rows: int) -> np.ndarray:
+    """``sample_weight`` as a float array of ``n_rows`` (a scalar is every row's weight)."""
+    w = np.asarray(sample_weight, dtype=np.float64)
+    return np.full(n_rows, float(w)) if w.ndim == 0 else w
