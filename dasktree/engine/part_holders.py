@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import weakref
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
 from .faults import maybe_die
@@ -238,8 +238,9 @@ class Holders:
             raise
         errors = [value for ok, value in outcomes if not ok]
         if errors:
-            if any(isinstance(e, OSError) for e in errors):  # holders do no I/O but talk to each other
+            gone = (OSError, CancelledError)  # holders do no I/O but talk to each other; a call forgotten
+            if any(isinstance(e, gone) for e in errors):  # with its worker is cancelled
                 self.lost = True
-                raise HolderLost(f"a holder's worker cannot be reached: {next(e for e in errors if isinstance(e, OSError))}")
+                raise HolderLost(f"a holder's worker cannot be reached: {next(e for e in errors if isinstance(e, gone))!r}")
             raise next((e for e in errors if not isinstance(e, PeerFailed)), errors[0])
         return [value for _, value in outcomes]

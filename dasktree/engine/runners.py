@@ -46,7 +46,6 @@ from ..kernels.histogram import add_counts
 from ..kernels.ragged import firsts
 from ..kernels.subtraction import fills_of
 from .part_holders import Holders
-from .waits import HolderLost, Watch, wait_futures
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .runner import PassCounter
@@ -64,6 +63,7 @@ from .tasks import (
     summarize_part,
     summarize_tables,
 )
+from .waits import HolderLost, Watch, wait_futures
 
 __all__ = ["DaskRunner"]
 
@@ -378,11 +378,14 @@ class DaskRunner(PassCounter):
 
 def _lost_worker_errors() -> tuple:
     """What a lost worker raises here (imported late: in-process fits never load distributed)."""
+    from concurrent.futures import (
+        CancelledError,  # one future's or several's (FuturesCancelledError)
+    )
+
     from distributed import KilledWorker
-    from distributed.client import FutureCancelledError
     from distributed.comm.core import CommClosedError
 
-    return (FutureCancelledError, KilledWorker, CommClosedError, HolderLost)
+    return (CancelledError, KilledWorker, CommClosedError, HolderLost)
 
 
 def _merge_many(*summaries: Summary) -> Summary:
