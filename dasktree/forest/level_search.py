@@ -262,7 +262,9 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
     chosen = np.flatnonzero(choices.attribute >= 0)  # training histograms with a test, in order
     choice_of = np.full(batch_request.size, -1, dtype=np.int64)
     choice_of[chosen] = np.arange(chosen.size)
-    pair_choice = np.where(batch_of_pair >= 0, choice_of[np.maximum(batch_of_pair, 0)], -1)
+    pair_choice = np.full(batch_of_pair.size, -1, dtype=np.int64)  # -1: no training histogram (e.g. a pure root)
+    trained = batch_of_pair >= 0
+    pair_choice[trained] = choice_of[batch_of_pair[trained]]
     reasons = [reason if b < 0 or c >= 0 else "no_split"
                for reason, b, c in zip(reasons, batch_of_pair.tolist(), pair_choice.tolist())]
     candidates = [choices.others.get(b) for b in chosen.tolist()]  # None: a threshold test as numbers
