@@ -26,7 +26,6 @@ from .model.export import export_dot, export_text
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
-from .io.weights import row_weights
 
 __all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
@@ -104,9 +103,9 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     confidence : float, default 0.25
         C4.5's confidence factor CF for ``prune="pessimistic"``: smaller prunes more.
     class_weight : dict, "balanced" or None, default None
-        Weights of the classes, multiplied into ``sample_weight`` (in-memory
-        data); "balanced" weighs class ``c`` by ``n_rows / (n_classes * count(c))``.
-        Weights become whole-row counts as :mod:`dasktree.io.weights` says.
+        Weights of the classes, multiplied into ``sample_weight``; "balanced"
+        weighs class ``c`` by ``n_rows / (n_classes * count(c))``. Weights
+        become whole-row counts as :mod:`dasktree.io.weights` says.
     keep_fold_trees : bool, default False
         Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with
         it). Without them the model is the main tree and the CV report; a
@@ -174,7 +173,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         self.progress = progress
 
     _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees")
-    _ESTIMATOR_ONLY = ("class_weight",)  # turned into row weights before the functional core
+    _ESTIMATOR_ONLY = ("class_weight",)  # the functional core's fit(class_weight=), not a learning parameter
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -210,9 +209,12 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             directory, glob or fsspec URL (with ``storage_options``) and ``target=``.
         y : array-like of shape (n_rows,), optional
             Class labels.
-        sample_weight : array-like of shape (n_rows,), optional
+        sample_weight : array-like of shape (n_rows,), dask Series or array, or str, optional
             Row weights, counted as whole rows (:mod:`dasktree.io.weights`: integer
-            weights are multiplicities, others fixed point); in-memory data only.
+            weights as they are, others in fixed point; weight 0 leaves a row out):
+            an array beside in-memory ``X``; a dask Series or array of ``X``'s
+            partitions beside dask ``X``; or the name of a column of ``X`` (a
+            dataset's way).
         key, folds : str, optional
             With ``cv``: a column keying the rows for the fold hash, or a column
             of the user's own folds ``0..cv-1``.
@@ -240,10 +242,12 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         elif is_dask(X) and y is not None:
             data, target = join_dask(X, y, target)
             labels = None
-        weights = row_weights(sample_weight, self.class_weight, labels)
+        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
+            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
         model = fit_model(
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
-            folds=folds, storage_options=storage_options, sample_weight=weights, client=self.client,
+            folds=folds, storage_options=storage_options, sample_weight=sample_weight,
+            class_weight=self.class_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress,
             keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
         )
@@ -335,25 +339,32 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         return predict_table(model, self._table(X) if not keep else as_table(model, X), keep).to_pandas()
 
     def score(self, X, y, sample_weight=None) -> float:
-        """Mean accuracy on ``X, y``; on dask collections, computed on the cluster."""
+        """Mean accuracy on ``X, y`` (weighted by ``sample_weight``); on dask collections, computed
+        on the cluster, partition by partition (``y`` and ``sample_weight`` of ``X``'s partitions)."""
         if is_dask(X):
             import dask
 
-            if sample_weight is not None:
-                raise InputError("sample_weight in score is for in-memory data")
-            import dask.array as da
-
             predicted = self.predict(X).to_delayed()
-            if not is_dask(y):
-                raise InputError("score on dask X needs y as a dask Series or array of the same partitions")
-            truth = list(y.to_delayed().ravel()) if isinstance(y, da.Array) else y.to_delayed()
-            if len(truth) != len(predicted):
-                raise InputError(f"X has {len(predicted)} partitions but y has {len(truth)}")
-            hits = [dask.delayed(_hits)(p, t) for p, t in zip(predicted, truth)]
-            total = dask.delayed(np.sum)(hits, axis=0)
+            truth = self._partitions(y, "y", len(predicted))
+            weights = [None] * len(truth) if sample_weight is None else \
+                self._partitions(sample_weight, "sample_weight", len(predicted))
+            hits = [dask.delayed(_hits)(p, t, w) for p, t, w in zip(predicted, truth, weights)]
+            total = dask.delayed(np.sum)(hits, axis=0)  # in partition order: the same sum every time
             right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
             return float(right / rows) if rows else float("nan")
         return super().score(X, y, sample_weight=sample_weight)
+
+    @staticmethod
+    def _partitions(values, name: str, n: int) -> list:
+        """A dask Series' or array's partitions as delayed values, ``n`` of them."""
+        import dask.array as da
+
+        if not is_dask(values):
+            raise InputError(f"score on dask X needs {name} as a dask Series or array of the same partitions")
+        parts = list(values.to_delayed().ravel()) if isinstance(values, da.Array) else values.to_delayed()
+        if len(parts) != n:
+            raise InputError(f"X has {n} partitions but {name} has {len(parts)}")
+        return parts
 
     # ---------------------------------------------------------------- pruning
     def prune_model(self, alpha: float | None = None, *, mode: str | None = None,
@@ -427,12 +438,18 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     return out
 
 
-def _hits(predicted, truth) -> np.ndarray:
-    """Correct predictions and rows of one partition."""
+def _hits(predicted, truth, weight=None) -> np.ndarray:
+    """Correct predictions and rows of one partition (each weighted by ``weight``)."""
     truth = np.asarray(truth).ravel()
     if len(truth) != len(predicted):
         raise DataError(f"a partition has {len(predicted)} predictions but {len(truth)} labels")
-    return np.array([int(np.sum(np.asarray(predicted) == truth)), len(truth)])
+    right = np.asarray(predicted) == truth
+    if weight is None:
+        return np.array([int(np.sum(right)), len(truth)])
+    weight = np.asarray(weight, dtype=np.float64).ravel()
+    if len(weight) != len(truth):
+        raise DataError(f"a partition has {len(truth)} labels but {len(weight)} weights")
+    return np.array([float(np.sum(weight[right])), float(np.sum(weight))])
 
 
 def _proba_frame(frame, *, model: Model) -> np.ndarray:

@@ -58,8 +58,9 @@ def dask_frame(X, columns: list[str] | None = None):
     raise InputError(f"X must be a dask DataFrame or 2-D dask array, got {type(X).__name__}")
 
 
-def join_dask(X, y, target: str | None):
-    """A dask DataFrame of ``X``'s columns and ``y`` as column ``target``, partition by partition.
+def join_dask(X, y, target: str | None, what: str = "y"):
+    """A dask DataFrame of ``X``'s columns and ``y`` as column ``target`` (made unique), partition by
+    partition; and that column's name. ``what`` names ``y`` in errors (``y``, ``sample_weight``).
 
     ``X`` and ``y`` must have the same number of partitions, and each pair the
     same number of rows (checked as the partitions are read: a mismatch is a
@@ -74,37 +75,37 @@ def join_dask(X, y, target: str | None):
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         if y.ndim != 1:
-            raise InputError(f"y must be 1-D, got a dask array of shape {y.shape}")
+            raise InputError(f"{what} must be 1-D, got a dask array of shape {y.shape}")
         if isinstance(X, da.Array) and X.chunks[0] != y.chunks[0]:
-            raise InputError(f"X and y must have the same row chunks, got {X.chunks[0]} and {y.chunks[0]}")
+            raise InputError(f"X and {what} must have the same row chunks, got {X.chunks[0]} and {y.chunks[0]}")
         y = dd.from_dask_array(y)
     if isinstance(y, dd.DataFrame):
         if len(y.columns) != 1:
-            raise InputError(f"y must be one column, got {len(y.columns)}")
+            raise InputError(f"{what} must be one column, got {len(y.columns)}")
         y = y[y.columns[0]]
     if not isinstance(y, dd.Series):
-        raise InputError(f"with dask X, y must be a dask Series or array, got {type(y).__name__}")
+        raise InputError(f"with dask X, {what} must be a dask Series or array, got {type(y).__name__}")
     if frame.npartitions != y.npartitions:
-        raise InputError(f"X has {frame.npartitions} partitions but y has {y.npartitions}: give them "
+        raise InputError(f"X has {frame.npartitions} partitions but {what} has {y.npartitions}: give them "
                          "matching partitions (the same row chunks)")
     name = target or (str(y.name) if y.name is not None else "target")
     while name in frame.columns:
         name = "_" + name
     meta = frame._meta.assign(**{name: pd.Series(y._meta.to_numpy(), dtype=y._meta.dtype)})
     parts = [frame.to_delayed(), y.to_delayed()]
-    joined = [_join_part(fx, fy, name=name, index=i) for i, (fx, fy) in enumerate(zip(*parts))]
+    joined = [_join_part(fx, fy, name=name, index=i, what=what) for i, (fx, fy) in enumerate(zip(*parts))]
     return dd.from_delayed(joined, meta=meta, verify_meta=False), name
 
 
-def _join_part(frame, y, *, name: str, index: int):
+def _join_part(frame, y, *, name: str, index: int, what: str):
     import dask
 
-    return dask.delayed(_join_frames)(frame, y, name=name, index=index)
+    return dask.delayed(_join_frames)(frame, y, name=name, index=index, what=what)
 
 
-def _join_frames(frame, y, *, name: str, index: int):
+def _join_frames(frame, y, *, name: str, index: int, what: str = "y"):
     if len(frame) != len(y):
-        raise DataError(f"partition {index}: X has {len(frame)} rows but y has {len(y)}")
+        raise DataError(f"partition {index}: X has {len(frame)} rows but {what} has {len(y)}")
     return frame.reset_index(drop=True).assign(**{name: y.to_numpy()})
 
 

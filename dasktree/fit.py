@@ -34,7 +34,7 @@ from .model.pruning import apply_pruning, check_prune, resolve_prune
 from .model.report import cv_report
 from .split.postpone import check_postpone, parse_postpone, postpone_text
 from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .io.weights import multiplicities
+from .io.weights import WeightStats, check_class_weight, check_sample_weight, weighting
 
 __all__ = ["fit", "DEFAULTS", "validate_params"]
 
@@ -155,6 +155,7 @@ def fit(
     storage_options: dict | None = None,
     progress: bool | Progress = False,
     sample_weight=None,
+    class_weight=None,
     keep_fold_trees: bool = False,
     checkpoint: str | None = None,
     **params,
@@ -206,10 +207,16 @@ def fit(
         Parquet row groups of a file are gathered into parts of about this many rows.
     storage_options : dict, optional
         fsspec options for a path or URL (credentials, ``client_kwargs``...).
-    sample_weight : array-like of shape (n_rows,), optional
-        In-memory data only: row weights, counted as whole rows
-        (:func:`dasktree.io.weights.multiplicities`: integer weights are
-        multiplicities, others fixed point), so the counts stay exact integers.
+    sample_weight : str, or array-like of shape (n_rows,), optional
+        Row weights: a numeric column of ``data`` (any input; a dataset's or
+        dask DataFrame's only way), or an array beside in-memory data. Each
+        row counts as a whole number of rows (:mod:`dasktree.io.weights`:
+        integer weights as they are, others in fixed point), so the counts
+        stay exact integers and the model the same whatever the
+        partitioning; a row of weight 0 is left out.
+    class_weight : dict, "balanced" or None
+        Each class's rows weigh this much more (times ``sample_weight``);
+        "balanced": ``n / (n_classes * n_c)`` as scikit-learn's.
     keep_fold_trees : bool
         Keep the ``cv`` fold trees in the model (``Model.fold_trees``). The
         CV report is computed from them either way.
@@ -239,9 +246,9 @@ def fit(
     started = time.perf_counter()
     p = validate_params(params)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
+    check_class_weight(class_weight)
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
-    if sample_weight is not None:
-        source = _weighted(source, sample_weight, part_rows)
+    source, weight = _weight_column(source, sample_weight, part_rows)
     if (key is not None or folds is not None) and p["cv"] is None:
         raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     if bin_spec is not None and p["binning"] != "quantile":
@@ -250,8 +257,9 @@ def fit(
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
-                          extra=fold_spec.columns if fold_spec else (), where=source.description)
-    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees)
+                          extra=fold_spec.columns if fold_spec else (), weight=weight, where=source.description)
+    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees,
+                   class_weight=class_weight)
     if checkpoint is not None:
         if not isinstance(source, ParquetSource):
             raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
@@ -262,7 +270,8 @@ def fit(
         options["checkpoint"] = Checkpoint(checkpoint, {
             "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
             "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
-                        "nominal": list(nominal), "key": key, "folds": folds},
+                        "nominal": list(nominal), "key": key, "folds": folds, "weight": weight},
+            "class_weight": None if class_weight is None else repr(class_weight),
             "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
     if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
@@ -296,12 +305,14 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, **option
 
 def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
                 fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
-                keep_fold_trees: bool = False, checkpoint=None) -> Model:
+                keep_fold_trees: bool = False, checkpoint=None, class_weight=None) -> Model:
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(p["max_bins"])
     runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
     computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
                              where=source.description)
+    if roles.weight is not None or class_weight is not None:
+        computed = dataclasses.replace(computed, weighting=_weighting(summary, roles, computed, class_weight))
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
     if spec is None and p["binning"] != "quantile":  # global discretization: one more histogram pass
         from .discretize.jobs import interval_spec
@@ -318,7 +329,7 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
-    rows_used = int(summary.n_rows - summary.n_null_target)
+    rows_used = int(summary.n_rows - summary.n_null_target - summary.n_zero_weight)
 
     def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
         runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
@@ -331,12 +342,16 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
-    rows = summary.n_rows - summary.n_null_target
     leaves = [i for i, t in enumerate(tree.tests) if t is None]
+    counted = int(tree.counts[0].sum())  # the rows as counted: weighted, the sum of their multiplicities
     report = {  # a function of the data and parameters alone: saved with the model
         "rows": int(summary.n_rows),
-        "rows_used": int(rows),
+        "rows_used": rows_used,
         "rows_skipped_null_target": int(summary.n_null_target),
+        **({"rows_skipped_zero_weight": summary.n_zero_weight,
+            "weights": {**spec.weighting.to_json(), "counted": counted,
+                        "class_factors": {str(c): f for c, f in zip(spec.classes, spec.weighting.factors)}}}
+           if spec.weighting is not None else {}),
         "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
         "features": [{"name": f.name, "kind": f.kind, "bins": f.n_bins,
                       **({"exact": f.exact} if f.kind == "numeric" else {})} for f in spec.features],
@@ -344,7 +359,7 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         "depth": tree.max_depth,
         "nodes": tree.n_nodes,
         "leaves": tree.n_leaves,
-        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, rows)),
+        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
         "forest_nodes": n_distinct,
     }
     if fold_spec is not None and only_fold is None:
@@ -359,8 +374,8 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         "levels": [asdict(level) for level in grow_report.levels],
     }
     params = {k: v for k, v in p.items()}
-    model = Model(spec=spec, target=roles.target, tree=tree, params=params, report=report, run=run,
-                  fold_trees=fold_trees)
+    model = Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree, params=params,
+                  report=report, run=run, fold_trees=fold_trees)
     pruning = time.perf_counter()
     mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
     model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
@@ -372,14 +387,32 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     return model
 
 
-def _weighted(source, sample_weight, part_rows: int) -> TableSource:
-    """In-memory rows repeated by their whole-row weights (:mod:`dasktree.io.weights`)."""
+def _weight_column(source, sample_weight, part_rows: int) -> tuple:
+    """The source and the name of its weight column (None: unweighted). An array beside in-memory
+    data becomes a column of it (named ``sample_weight``, made unique)."""
+    if sample_weight is None or isinstance(sample_weight, str):
+        return source, sample_weight
     if not isinstance(source, TableSource):
-        raise ParameterError(f"sample_weight is for in-memory data (pandas, numpy); {source.description} rows "
-                         "cannot be weighted yet: repeat the rows, or fit in memory")
-    counts = multiplicities(sample_weight, source.table.num_rows)
-    rows = np.repeat(np.arange(source.table.num_rows), counts)
-    return TableSource(source.table.take(rows), description=source.description, part_rows=part_rows)
+        raise ParameterError(f"sample_weight for a {source.description} names its weight column "
+                             "(sample_weight='COLUMN', CLI: --weight COLUMN); an array is for data in memory")
+    table = source.table
+    weights = check_sample_weight(sample_weight, table.num_rows)
+    name = "sample_weight"
+    while name in table.column_names:
+        name = "_" + name
+    import pyarrow as pa
+
+    table = table.append_column(name, pa.array(weights))
+    return TableSource(table, description=source.description, part_rows=part_rows), name
+
+
+def _weighting(summary, roles, spec: BinSpec, class_weight):
+    """How each row counts (:func:`dasktree.io.weights.weighting`), from pass 0's statistics; with
+    ``class_weight`` alone, every row's sample weight is 1."""
+    stats = summary.weights
+    if stats is None:  # class weights alone: each row weighs 1 before its class's factor
+        stats = WeightStats({c: 1.0 for c in summary.classes}, dict(summary.classes))
+    return weighting(roles.weight, stats, spec.classes, summary.classes, class_weight)
 
 
 def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:
@@ -389,4 +422,4 @@ def _check_given_spec(given: BinSpec, computed: BinSpec) -> BinSpec:
                          f"{[f.name for f in computed.features]}")
     if tuple(given.classes) != tuple(computed.classes):
         raise InputError(f"bin_spec classes {list(given.classes)} differ from the data's {list(computed.classes)}")
-    return given
+    return dataclasses.replace(given, weighting=computed.weighting)  # the bins given, the rows weighed as this data's

@@ -1,7 +1,6 @@
 """Every row of the exit-code table, and every output case, through the ``dasktree`` command."""
 
 import os
-import signal
 import subprocess
 import sys
 import time

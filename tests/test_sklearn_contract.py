@@ -14,13 +14,9 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dasktree
 from dasktree import DaskTreeClassifier
-from dasktree.io.weights import MAX_MULTIPLICITY, MAX_ROWS_PER_ROW, multiplicities
+from dasktree.io.weights import MAX_MULTIPLICITY, multiplicities
 
-EXPECTED_FAILED_CHECKS = {
-    "check_class_weight_classifiers":
-        "weights become whole rows so the counts stay exact integers; class weights 1000 and 0.0001 are "
-        "10**7 apart, beyond the fixed point's 2**8 range: class 1 rounds to no row, one class is left",
-}
+EXPECTED_FAILED_CHECKS: dict[str, str] = {}  # every check passes; a check that cannot is named here with why
 
 
 @parametrize_with_checks([DaskTreeClassifier()], expected_failed_checks=lambda est: EXPECTED_FAILED_CHECKS)
@@ -76,16 +72,17 @@ def test_integer_sample_weights_are_repeated_rows():
 def test_float_weights_are_fixed_point_and_scale_free():
     X, y = load_breast_cancer(return_X_y=True)
     w = np.random.default_rng(1).uniform(0.1, 2.0, size=len(y))
-    m = multiplicities(w, len(w))
-    k = np.floor(min(np.log2(MAX_MULTIPLICITY / w.max()), np.log2(max(MAX_ROWS_PER_ROW * len(w), 2**16) / w.sum())))
-    np.testing.assert_array_equal(m, np.rint(w * 2.0**k))
-    assert m.max() <= MAX_MULTIPLICITY and m.sum() <= 2**16
-    a = DaskTreeClassifier(max_depth=3, max_bins=1024).fit(X, y, sample_weight=w)
-    b = DaskTreeClassifier(max_depth=3, max_bins=1024).fit(X, y, sample_weight=w * 8)  # same multiplicities
+    m = multiplicities(w)
+    np.testing.assert_array_equal(m, np.rint(w * 2.0**np.floor(np.log2(MAX_MULTIPLICITY / w.max()))))
+    assert MAX_MULTIPLICITY // 2 <= m.max() <= MAX_MULTIPLICITY
+    # the grown tree is scale-free (pruning is not: it counts the weights as rows, w * 8 as 8 times the rows)
+    a = DaskTreeClassifier(max_depth=3, max_bins=1024, prune=None).fit(X, y, sample_weight=w)
+    b = DaskTreeClassifier(max_depth=3, max_bins=1024, prune=None).fit(X, y, sample_weight=w * 8)  # same multiplicities
     assert a.model_.tree.to_json() == b.model_.tree.to_json()
+    assert a.tree_.counts[0].sum() == m.sum() and a.report_["weights"]["rule"] == "fixed point"
     # the same weights in another row order give the same tree
     order = np.random.default_rng(2).permutation(len(y))
-    c = DaskTreeClassifier(max_depth=3, max_bins=1024).fit(X[order], y[order], sample_weight=w[order])
+    c = DaskTreeClassifier(max_depth=3, max_bins=1024, prune=None).fit(X[order], y[order], sample_weight=w[order])
     assert c.model_.tree.to_json() == a.model_.tree.to_json()
 
 
@@ -100,17 +97,21 @@ def test_class_weight_balanced_equals_its_sample_weights():
     assert abs(int(counts[0]) - int(counts[1])) <= 0.01 * counts.sum()  # the classes weigh alike
 
 
-def test_bad_weights_and_weights_on_a_dataset_are_one_line_errors(tmp_path):
+def test_bad_weights_are_one_line_errors(tmp_path):
     X, y = load_iris(return_X_y=True)
     with pytest.raises(dasktree.InputError, match=r"sample_weight must be >= 0, got -1.0 at row 3"):
         DaskTreeClassifier().fit(X, y, sample_weight=np.r_[[1, 1, 1, -1], np.ones(146)])
     with pytest.raises(dasktree.InputError, match=r"shape \(150,\)"):
         DaskTreeClassifier().fit(X, y, sample_weight=np.ones(3))
-    frame = pd.DataFrame(X, columns=list("abcd")).assign(label=y)
+    frame = pd.DataFrame(X, columns=list("abcd")).assign(label=y, centred=X[:, 0] - 5)
     path = tmp_path / "data.parquet"
     frame.to_parquet(path)
-    with pytest.raises(dasktree.InputError, match="sample_weight is for in-memory data"):
+    with pytest.raises(dasktree.errors.ParameterError, match="sample_weight for a .* names its weight column"):
         DaskTreeClassifier(scheduler="threads").fit(str(path), target="label", sample_weight=np.ones(150))
+    with pytest.raises(dasktree.InputError, match="weight column 'w' not found"):
+        DaskTreeClassifier().fit(str(path), target="label", sample_weight="w")
+    with pytest.raises(dasktree.DataError, match=r"weight column 'centred' is -0.1 at row 1 of .*data.parquet"):
+        DaskTreeClassifier().fit(str(path), target="label", sample_weight="centred")
 
 
 def test_cv_as_sklearn_splits_is_a_folds_column():

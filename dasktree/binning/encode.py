@@ -4,8 +4,9 @@ The encoded part is what every level pass reads (SLIQ's class list, in
 columns): ``codes`` of shape (n_attributes, n_rows) in uint8 or uint16, where
 code 0 is *missing* and codes 1..n_bins are the attribute's bins; ``y`` the
 class code of each row; ``part`` the fold part of each row per repetition
-(all zeros without cross-validation). Rows whose target is null are dropped
-here and counted.
+(all zeros without cross-validation); with row weights, ``weight``, each row's
+whole-row multiplicity (:mod:`dasktree.io.weights`). Rows whose target is null,
+and rows of multiplicity 0, are dropped here and counted.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..io.schema import NUMERIC, combined, nominal_values, numeric_values
+from ..io.weights import weight_values
 from .codes import integer_codes, numeric_codes
 from .spec import BinSpec, FeatureBins
 
@@ -35,7 +37,8 @@ class Encoded:
     codes : (n_attributes, n_rows) uint8/uint16, 0 = missing.
     y : (n_rows,) int32 class codes.
     part : (n_repeats, n_rows) int16 fold part of each row in each repetition.
-    n_dropped : rows dropped for a null target.
+    n_dropped : rows dropped for a null target or a multiplicity of 0.
+    weight : (n_rows,) int32 multiplicity of each row (>= 1), or None: each row counts once.
     start : (K, n_rows) uint16 or int32 nodes each row's walk starts from, as node + 1 (0: none), in
         the forest named ``start_forest`` (see :mod:`dasktree.kernels.histogram`); kept between passes.
         Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
@@ -50,6 +53,12 @@ class Encoded:
     start: np.ndarray | None = None
     start_forest: str = ""
     grouped: tuple[str, int] | None = None
+    weight: np.ndarray | None = None
+
+    @property
+    def total(self) -> int:
+        """Rows as the histograms count them: the sum of the multiplicities (else the rows)."""
+        return self.n_rows if self.weight is None else int(self.weight.sum(dtype=np.int64))
 
     def start_nodes(self, forest_id: str, width: int = 1, n_nodes: int | None = None) -> np.ndarray:
         """The rows' ``width`` start nodes in forest ``forest_id`` (the root for a forest not seen
@@ -76,7 +85,8 @@ class Encoded:
         untouched zeros."""
         scratch = np.empty(self.n_rows * 4, dtype=np.uint8)  # the widest line: int32
         starts = () if self.start is None else (line for _, line in _start_lines(self.start))
-        for line in itertools.chain(self.codes, (self.y,), self.part, starts):  # a start line just read: from the cache
+        weight = () if self.weight is None else (self.weight,)
+        for line in itertools.chain(self.codes, (self.y,), self.part, weight, starts):  # a start line just read: from the cache
             gathered = scratch[:line.nbytes].view(line.dtype)
             np.take(line, order, out=gathered, mode="clip")  # "clip": not buffered; ``order`` is in range
             line[...] = gathered
@@ -88,7 +98,8 @@ class Encoded:
     @property
     def nbytes(self) -> int:
         start = 0 if self.start is None else self.start.nbytes
-        return self.codes.nbytes + self.y.nbytes + self.part.nbytes + start
+        weight = 0 if self.weight is None else self.weight.nbytes
+        return self.codes.nbytes + self.y.nbytes + self.part.nbytes + start + weight
 
 
 def encode_feature(column, bins: FeatureBins, dtype: np.dtype) -> np.ndarray:
@@ -178,11 +189,19 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
     capacity = sum(max(n, 0) for n, _ in loads)
     block = Encoded(np.empty((spec.n_features, capacity), dtype=spec.code_dtype), np.empty(capacity, dtype=np.int32),
                     np.zeros((1, capacity), dtype=np.int16))
+    weighting = spec.weighting
+    if weighting is not None:
+        block.weight = np.empty(capacity, dtype=np.int32)
     lo = 0
     for i, (_, load) in enumerate(loads):
         table, fold_part = load()
         y = class_codes(table.column(target), spec.classes)
         valid = y >= 0
+        if weighting is not None:
+            column = weighting.column
+            weights = np.ones(y.size) if column is None else weight_values(table.column(column), column, "")
+            weight = weighting.multiplicities(weights, np.maximum(y, 0))
+            valid &= weight > 0
         keep = None if bool(valid.all()) else valid
         hi = lo + (y.size if keep is None else int(keep.sum()))
         if hi > block.n_rows:  # more rows than counted (metadata out of step): room for them and the rest
@@ -191,6 +210,8 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
             block.part = np.zeros((fold_part.shape[0], block.n_rows), dtype=np.int16)  # first part: nothing written yet
         _encode_into(block.codes[:, lo:hi], table, spec, keep)
         block.y[lo:hi] = y if keep is None else y[keep]
+        if weighting is not None:
+            block.weight[lo:hi] = weight if keep is None else weight[keep]
         if fold_part is not None:
             block.part[:, lo:hi] = fold_part if keep is None else fold_part[:, keep]
         block.n_dropped += y.size - (hi - lo)
@@ -203,8 +224,10 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
 def _resize(block: Encoded, n: int) -> None:
     """Resize a block's arrays to ``n`` rows, keeping the first ones (a copy)."""
     keep = min(n, block.n_rows)
-    for name in ("codes", "y", "part"):
+    for name in ("codes", "y", "part", "weight"):
         old = getattr(block, name)
+        if old is None:
+            continue
         new = (np.zeros if name == "part" else np.empty)(old.shape[:-1] + (n,), dtype=old.dtype)
         new[..., :keep] = old[..., :keep]
         setattr(block, name, new)

@@ -12,13 +12,14 @@ training also fall there (or, with no ``OTHER`` code, count as missing).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from ..errors import DataError
 from ..io.schema import NOMINAL, NUMERIC, Roles
+from ..io.weights import Weighting
 from ..kernels.ragged import firsts
 from .summary import Summary, numeric_edges
 
@@ -66,10 +67,12 @@ class FeatureBins:
 
 @dataclass(frozen=True)
 class BinSpec:
-    """Bins of every feature and the class labels: what pass 0 learns."""
+    """Bins of every feature and the class labels: what pass 0 learns. With row weights, also
+    how each row counts (``weighting``; fit-time only: not saved with a model, predictions need none)."""
 
     features: tuple[FeatureBins, ...]
     classes: tuple
+    weighting: Weighting | None = field(default=None, compare=False)
 
     @property
     def n_classes(self) -> int:
@@ -120,6 +123,8 @@ def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: i
         raise DataError(f"{where} has no rows")
     if rows == 0:
         raise DataError(f"every row of {where} has a null target {roles.target!r}")
+    if summary.weights is not None and not any(summary.weights.max.values()):
+        raise DataError(f"every row of {where} with a target has weight 0 in {roles.weight!r}: nothing to learn")
     classes = _sorted_labels(summary.classes)
     if len(classes) < 2:
         raise DataError(
@@ -129,7 +134,7 @@ def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: i
     for name, kind, sketch, counts, missing in zip(
         roles.features, roles.kinds, summary.numeric, summary.nominal, summary.n_missing
     ):
-        if missing == summary.n_rows:
+        if missing == summary.n_rows - summary.n_zero_weight:
             raise DataError(f"feature {name!r} is null in every row of {where}; leave it out with exclude")
         if kind == NUMERIC:
             upper, values, exact = numeric_edges(sketch, max_bins)

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError
 from ..io.schema import NUMERIC, Roles, nominal_values, numeric_values
+from ..io.weights import WeightStats, merge_weight_stats, weight_stats, weight_values
 
 __all__ = ["NumericSketch", "Summary", "summarize", "merge", "merge_all", "numeric_edges", "midpoints"]
 
@@ -189,6 +190,12 @@ class Summary:
     n_missing: np.ndarray
     max_bins: int = 255
     parts: list[tuple[str, int, int]] = field(default_factory=list)  # (key, offset, rows)
+    weights: WeightStats | None = None  # with a weight column: its statistics (:mod:`dasktree.io.weights`)
+
+    @property
+    def n_zero_weight(self) -> int:
+        """Rows of weight 0: left out of the sketches and of every count."""
+        return 0 if self.weights is None else self.weights.n_zero
 
 
 def _value_counts(array: pa.Array) -> dict[Any, int]:
@@ -200,7 +207,10 @@ def _value_counts(array: pa.Array) -> dict[Any, int]:
 
 def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
               part: tuple[str, int, int] | None = None) -> Summary:
-    """Summary of one part (chunk). Raises :class:`DataError` on infinities."""
+    """Summary of one part (chunk). Raises :class:`DataError` on infinities (and on a weight
+    that is null, negative or not finite). Rows of weight 0 are left out of everything but
+    ``n_rows`` and the class counts (``classes``: the rows with a target, as "balanced" class
+    weights count them)."""
     target = table.column(roles.target)
     if pa.types.is_dictionary(target.type):
         target = target.cast(target.type.value_type)
@@ -211,6 +221,17 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
             f"target {roles.target!r} has more than {MAX_CLASSES} distinct values in {where}: "
             "this looks like a regression target, and dasktree classifies"
         )
+    stats = None
+    if roles.weight is not None:
+        weights = weight_values(table.column(roles.weight), roles.weight, where)
+        positive = weights > 0
+        n_zero = int(weights.size - positive.sum())
+        if n_zero:
+            keep = pa.array(positive)
+            table, weights = table.filter(keep), weights[positive]
+            stats = weight_stats(weights, target.filter(keep), n_zero)
+        else:
+            stats = weight_stats(weights, target)
     numeric: list[NumericSketch | None] = []
     nominal: list[dict[str, int] | None] = []
     missing = np.zeros(len(roles.features), dtype=np.int64)
@@ -231,7 +252,7 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
             numeric.append(None)
             nominal.append(_value_counts(nominal_values(column)))
     return Summary(
-        n_rows=table.num_rows,
+        n_rows=len(target),
         n_null_target=target.null_count,
         classes=classes,
         numeric=numeric,
@@ -239,6 +260,7 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
         n_missing=missing,
         max_bins=max_bins,
         parts=[part] if part is not None else [],
+        weights=stats,
     )
 
 
@@ -278,4 +300,5 @@ def merge_all(summaries: Sequence[Summary]) -> Summary:
         n_missing=np.sum([s.n_missing for s in summaries], axis=0),
         max_bins=first.max_bins,
         parts=sorted(p for s in summaries for p in s.parts),
+        weights=merge_weight_stats([s.weights for s in summaries]),
     )

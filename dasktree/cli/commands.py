@@ -8,7 +8,7 @@ import sys
 import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
-from .parser import columns
+from .parser import class_weight, columns
 
 __all__ = ["COMMANDS", "format_cp"]
 
@@ -24,6 +24,7 @@ def _progress(args):
 def _cmd_fit(args) -> dict:
     from ..fit import fit, validate_params
     from ..io.outputs import check_file_out
+    from ..io.weights import check_class_weight
 
     learning = dict(
         criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
@@ -35,12 +36,15 @@ def _cmd_fit(args) -> dict:
         cv=args.cv, repeats=args.repeats, seed=args.seed,
     )
     validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    weights = class_weight(args.class_weight)
+    check_class_weight(weights)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
     model = fit(
         args.data, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
-        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, **learning,
+        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, sample_weight=args.weight,
+        class_weight=weights, **learning,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served

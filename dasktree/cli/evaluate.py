@@ -20,6 +20,8 @@ def add_evaluate_parser(add, add_runtime) -> None:
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("data", help="Parquet file, directory, glob or fsspec URL with the class column")
     p.add_argument("--target", help="the class column (default: the model's target column)")
+    p.add_argument("--weight", metavar="COL",
+                   help="numeric column of row weights: each row counts its weight in every metric (default: none)")
     add_runtime(p)
 
 
@@ -44,13 +46,13 @@ def cmd_evaluate(args) -> dict:
 
     model = load(args.model)
     target = args.target or model.target
-    metrics = evaluate_dataset(model, args.data, target, scheduler=args.scheduler,
+    metrics = evaluate_dataset(model, args.data, target, scheduler=args.scheduler, weight=args.weight,
                                progress=Progress(enabled=not (args.quiet or args.json)))
     text = format_metrics(metrics)
     if metrics.get("rows_skipped_null_target"):
         text += f"{'skipped (no label)':>20} {metrics['rows_skipped_null_target']}\n"
     (sys.stderr if args.json else sys.stdout).write(text)
-    return {"model": args.model, "data": args.data, "target": target, "metrics": metrics}
+    return {"model": args.model, "data": args.data, "target": target, "weight": args.weight, "metrics": metrics}
 
 
 def cmd_plot(args) -> None:

@@ -6,6 +6,7 @@ import argparse
 import functools
 
 from .. import __version__
+from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
 
@@ -32,6 +33,22 @@ class HelpFormatter(argparse.ArgumentDefaultsHelpFormatter):
 
 def columns(text: str | None) -> list[str]:
     return [c for c in (text or "").split(",") if c]
+
+
+def class_weight(text: str | None):
+    """``--class-weight``: None, "balanced", or ``LABEL=W,...`` as a dict (labels as text)."""
+    if text is None or text == "balanced":
+        return text
+    out = {}
+    for item in text.split(","):
+        label, sep, weight = item.rpartition("=")
+        try:
+            if not sep or not label:
+                raise ValueError
+            out[label] = float(weight)
+        except ValueError:
+            raise ParameterError(f"--class-weight must be 'balanced' or LABEL=WEIGHT,..., got {item!r}") from None
+    return out
 
 
 def add_runtime(p: argparse.ArgumentParser) -> None:
@@ -132,6 +149,12 @@ def build_parser() -> argparse.ArgumentParser:
                                      "strings, booleans and dictionaries are nominal)")
     p.add_argument("--no-cache", action="store_true",
                    help="re-read the Parquet files every pass instead of keeping encoded data on the workers")
+    p.add_argument("--weight", metavar="COL",
+                   help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
+                        "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")
+    p.add_argument("--class-weight", metavar="W",
+                   help="'balanced' (n / (classes x rows of the class)) or LABEL=W,LABEL=W,... multiplying "
+                        "the row weights of those classes (default: none)")
     add_learning(p)
     add_runtime(p)
 

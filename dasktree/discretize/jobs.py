@@ -27,6 +27,8 @@ numeric bins are the intervals.
 
 from __future__ import annotations
 
+import dataclasses
+
 import math
 from dataclasses import dataclass
 from numbers import Integral, Real
@@ -275,4 +277,4 @@ def interval_spec(runner, fine: BinSpec, method: str, *, n_folds: int = 1, n_rep
     for a, bins in enumerate(fine.features):
         if bins.kind == NUMERIC:
             features[a] = interval_bins(bins, by_name[bins.name].cuts)
-    return BinSpec(tuple(features), fine.classes)
+    return dataclasses.replace(fine, features=tuple(features))  # the classes and row weighting as they were

@@ -5,7 +5,9 @@ classes there (``counts[node, class]``, int64); the driver sums the parts'
 tables and :func:`dasktree.model.metrics.leaf_metrics` turns the sum into
 precision, recall, F1, balanced accuracy, log-loss and ROC AUC. Rows whose
 label is missing are skipped and counted; a label the model never saw is an
-error naming it.
+error naming it. With a weight column each row counts its weight (float64
+sums, added part by part in the parts' order), as scikit-learn's metrics take
+``sample_weight``.
 """
 
 from __future__ import annotations
@@ -14,14 +16,17 @@ import numpy as np
 
 from ..errors import DataError, InputError
 from ..io.sources import ParquetSource, Part, Source
+from ..io.weights import weight_values
 from ..model.metrics import leaf_metrics
 from ..model.model import Model
 
 __all__ = ["evaluate_dataset", "leaf_class_counts"]
 
 
-def leaf_class_counts(model: Model, table, target: str, where: str = "data") -> tuple[np.ndarray, int]:
-    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes, and the rows without a label."""
+def leaf_class_counts(model: Model, table, target: str, where: str = "data",
+                      weight: str | None = None) -> tuple[np.ndarray, int]:
+    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes (int64; float64 sums
+    of column ``weight``'s values when given), and the rows without a label."""
     import pandas as pd
 
     labels = table.column(target).to_pandas()
@@ -32,33 +37,40 @@ def leaf_class_counts(model: Model, table, target: str, where: str = "data") -> 
                         f"the model ({list(model.classes)})")
     leaves = model.leaves(table)
     keep = codes >= 0
-    counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
-    np.add.at(counts, (leaves[keep], codes[keep]), 1)
+    if weight is None:
+        counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
+        np.add.at(counts, (leaves[keep], codes[keep]), 1)
+    else:
+        w = weight_values(table.column(weight), weight, where)
+        counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.float64)
+        np.add.at(counts, (leaves[keep], codes[keep]), w[keep])
     return counts, int((~keep).sum())
 
 
-def _count_part(part: Part, *, source: Source, model: Model, target: str) -> tuple[np.ndarray, int]:
-    table = source.read(part, [*model.features, target])
-    return leaf_class_counts(model, table, target, where=f"{source.description} part {part.index}")
+def _count_part(part: Part, *, source: Source, model: Model, target: str,
+                weight: str | None = None) -> tuple[np.ndarray, int]:
+    table = source.read(part, [*model.features, target, *([weight] if weight else [])])
+    return leaf_class_counts(model, table, target, where=f"{source.description} part {part.index}", weight=weight)
 
 
 def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
-                     progress=None, storage_options: dict | None = None) -> dict:
-    """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``)."""
+                     progress=None, storage_options: dict | None = None, weight: str | None = None) -> dict:
+    """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
+    row weighted by column ``weight`` when given."""
     from .cluster import connect
     from .progress import gather_with_progress
 
     source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
-    missing = [c for c in [*model.features, target] if c not in source.schema.names]
+    missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
     with connect(client, scheduler) as dask_client:
         [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
         [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
-        futures = [dask_client.submit(_count_part, part, source=source_f, model=model_f, target=target, pure=False)
-                   for part in source.parts]
+        futures = [dask_client.submit(_count_part, part, source=source_f, model=model_f, target=target,
+                                      weight=weight, pure=False) for part in source.parts]
         results = gather_with_progress(dask_client, futures, progress, "evaluate")
-    counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
+    counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64 if weight is None else np.float64)
     skipped = 0
     for part_counts, part_skipped in results:
         counts += part_counts
@@ -66,7 +78,7 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     leaves = [i for i, test in enumerate(model.tree.tests) if test is None]
     report = leaf_metrics(counts[leaves], model.tree.value[leaves], model.classes)
     predicted = np.argmax(model.tree.value[leaves], axis=1)
-    confusion = np.zeros((len(model.classes),) * 2, dtype=np.int64)
+    confusion = np.zeros((len(model.classes),) * 2, dtype=counts.dtype)
     for c in range(len(model.classes)):
         confusion[:, c] = counts[leaves][predicted == c].sum(axis=0)
     report["rows_skipped_null_target"] = skipped

@@ -150,15 +150,23 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
 
 
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
-    """The level histogram of one encoded part (int32), or added to ``out``; its rows' start nodes
-    move down in place."""
+    """The level histogram of one encoded part (int32 while its rows, weighted, count below 2**31),
+    or added to ``out``; its rows' start nodes move down in place."""
     if plan.hist_bytes > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
+    if out is None:
+        out = plan.zeros(_cell_dtype(encoded.total))
     return level_histogram(
         encoded.codes, encoded.y, encoded.part, plan, n_folds=shape.n_folds, offsets=shape.offsets,
         total_bins=shape.total_bins, n_classes=shape.n_classes,
         starts=encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size), out=out,
+        weight=encoded.weight,
     )
+
+
+def _cell_dtype(total: int) -> type:
+    """Cells that count ``total`` rows (weighted) without overflow: int32, else int64."""
+    return np.int64 if total >= 2**31 else np.int32
 
 
 def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShape, last: tuple = ()) -> np.ndarray:
@@ -166,7 +174,7 @@ def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShap
     past 2**31 rows, :func:`~dasktree.binning.encode.encode_blocks`), counted into one array (int32 while
     the rows fit; a mixed plan's uint16 units). ``plan.fills`` (derived slots) are filled from
     ``last``, the last pass's histograms of the same parts (:func:`dasktree.kernels.subtraction.fill_derived`)."""
-    total = plan.zeros(np.int64 if sum(e.n_rows for e in encoded) >= 2**31 else np.int32)
+    total = plan.zeros(_cell_dtype(sum(e.total for e in encoded)))
     for e in encoded:
         histogram_of(e, plan=plan, shape=shape, out=total)
     if plan.fills:

@@ -48,11 +48,13 @@ class Roles:
     features: tuple[str, ...]
     kinds: tuple[str, ...]
     extra: tuple[str, ...] = ()  # read but not learned from: a row-key or folds column
+    weight: str | None = None  # the rows' weights (:mod:`dasktree.io.weights`), read but not learned from
 
     @property
     def columns(self) -> list[str]:
         cols = [*self.features, self.target]
-        return cols + [c for c in self.extra if c not in cols]
+        more = [*self.extra, *([self.weight] if self.weight else [])]
+        return cols + [c for c in dict.fromkeys(more) if c not in cols]
 
 
 def resolve_roles(
@@ -63,6 +65,7 @@ def resolve_roles(
     exclude: Sequence[str] = (),
     nominal: Sequence[str] = (),
     extra: Sequence[str] = (),
+    weight: str | None = None,
     where: str = "the data",
 ) -> Roles:
     """Check the named columns against the schema and infer each feature's kind."""
@@ -78,9 +81,19 @@ def resolve_roles(
             raise InputError(f"column {name!r} (key or folds) not found in {where}; columns are {_show(names)}")
         if name == target:
             raise InputError(f"the target {target!r} cannot also be the key or folds column")
+    if weight is not None:
+        if weight not in names:
+            raise InputError(f"weight column {weight!r} not found in {where}; columns are {_show(names)}")
+        if weight == target:
+            raise InputError(f"the target {target!r} cannot also be the weight column")
+        if arrow_kind(schema.field(weight).type) != NUMERIC:
+            raise DataError(f"weight column {weight!r} has type {schema.field(weight).type}: weights are numbers")
+        extra = [*extra, weight]
     if features is None:
         features = [c for c in names if c != target and c not in exclude and c not in extra]
     else:
+        if weight in features:
+            raise InputError(f"the weight column {weight!r} cannot also be a feature")
         features = [c for c in features if c not in exclude and c not in extra]
         if target in features:
             raise InputError(f"the target {target!r} cannot also be a feature")
@@ -100,7 +113,7 @@ def resolve_roles(
     target_type = schema.field(target).type
     if arrow_kind(target_type) is None:
         raise DataError(f"target {target!r} has type {target_type}, which cannot be a class label")
-    return Roles(target, tuple(features), tuple(kinds), tuple(extra))
+    return Roles(target, tuple(features), tuple(kinds), tuple(c for c in extra if c != weight), weight)
 
 
 def _show(names: Sequence[str], limit: int = 12) -> str:

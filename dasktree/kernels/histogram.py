@@ -6,7 +6,9 @@ test among the trees there) sends it to one child, so the row reaches each
 node once however many trees share it (004, Section 3.2.2). At a node being
 counted, for each repetition ``r``, the row goes to the slice of its part
 ``r * n_folds + part[r, row]`` (or to none), and there to the cells
-``(offsets[a] + codes[a, row]) * n_classes + y[row]`` of every attribute ``a``.
+``(offsets[a] + codes[a, row]) * n_classes + y[row]`` of every attribute ``a``,
+adding 1, or the row's multiplicity when rows are weighted (``weight``,
+:mod:`dasktree.io.weights`).
 
 The result is a flat array of ``plan.size`` exact counts (use ``plan.view``
 for a slot), so partial histograms add in any order to the same total. A
@@ -84,7 +86,7 @@ def route_numpy(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
     return position
 
 
-def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, offsets) -> None:
+def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, offsets, weight=None) -> None:
     n_classes = plan.n_classes
     for r in range(part.shape[0]):
         slices = plan.part_slice[slot, r * n_folds + part[r, rows].astype(np.int64)].astype(np.int64)
@@ -94,7 +96,11 @@ def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, o
         kept = rows[keep]
         base = plan.slot_base[slot] + slices[keep] * plan.cells
         index = base[None, :] + (offsets[:, None] + codes[:, kept]) * n_classes + y[kept][None, :]
-        out += np.bincount(index.ravel(), minlength=out.size)
+        if weight is None:
+            out += np.bincount(index.ravel(), minlength=out.size)
+        else:  # float64 sums of whole numbers below 2**53: exact
+            w = np.broadcast_to(weight[kept][None, :], index.shape).ravel().astype(np.float64)
+            out += np.bincount(index.ravel(), weights=w, minlength=out.size).astype(np.int64)
 
 
 def _descend_numpy(codes, plan: PassPlan, starts: np.ndarray) -> None:
@@ -117,7 +123,8 @@ def _descend_one(codes, plan: PassPlan, start: np.ndarray) -> None:
 
 
 def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
-                          total_bins: int, n_classes: int, starts: np.ndarray | None = None) -> np.ndarray:
+                          total_bins: int, n_classes: int, starts: np.ndarray | None = None,
+                          weight: np.ndarray | None = None) -> np.ndarray:
     """Reference implementation of :func:`level_histogram`: recursive numpy over the nodes.
 
     It walks from the given ``starts`` (descended) but does not move them to the frontier.
@@ -131,7 +138,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
             return
         slot = int(plan.node_slot[node])
         if slot >= 0:
-            _count_rows(out, rows, slot, codes, y, part, plan, n_folds, offsets)
+            _count_rows(out, rows, slot, codes, y, part, plan, n_folds, offsets, weight)
         for b in range(plan.branch_start[node], plan.branch_start[node + 1]):
             child = plan.child(b, codes[plan.branch_attribute[b], rows].astype(np.int64))
             for c in np.unique(child):
@@ -144,7 +151,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
         for start in starts:
             for node in np.unique(start[start > 0]):
                 visit(int(node) - 1, np.flatnonzero(start == node))
-    return out.astype(np.int32)
+    return out if weight is not None else out.astype(np.int32)
 
 
 # ----------------------------------------------------------------- numba kernel
@@ -190,12 +197,14 @@ if numba is not None:
     @numba.njit(cache=True, nogil=True)
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
                     branch_cut, branch_default, branch_child, children, slot_base, slot_wide, part_slice, n_folds,
-                    offsets, n_classes, cells, narrow, wide, stack, starts, found):
+                    offsets, n_classes, cells, narrow, wide, stack, starts, found, weight):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         width = starts.shape[0]
+        weighted = weight.size > 0
         for i in range(codes.shape[1]):
             c = y[i]
+            add = np.int64(weight[i]) if weighted else np.int64(1)
             n_found = 0
             n_old = 0
             for k in range(width):
@@ -220,10 +229,10 @@ if numba is not None:
                             base = slot_base[s] + j * cells
                             if slot_wide[s]:
                                 for a in range(n_attributes):
-                                    wide[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                                    wide[base + (offsets[a] + codes[a, i]) * n_classes + c] += add
                             else:
                                 for a in range(n_attributes):
-                                    narrow[base + (offsets[a] + codes[a, i]) * n_classes + c] += 1
+                                    narrow[base + (offsets[a] + codes[a, i]) * n_classes + c] += add
                     if node_open[node]:
                         if n_found < width:
                             found[n_found] = node
@@ -277,7 +286,7 @@ def route(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 
 def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np.ndarray,
                     total_bins: int, n_classes: int, starts: np.ndarray | None = None,
-                    out: np.ndarray | None = None) -> np.ndarray:
+                    out: np.ndarray | None = None, weight: np.ndarray | None = None) -> np.ndarray:
     """Class-count histogram of the nodes a pass counts: flat int32 of ``plan.size`` cells (uint16 units
     of a mixed plan)
     (a derived slot's cells are left as they are: its rows move to it uncounted).
@@ -292,6 +301,8 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
         a row's column; 0: none; each fits: node + 1 <= the dtype's max), updated in place (None: the root)
     out : counts to add to (``plan.size``: int32 or int64 cells, or a mixed plan's uint16 units), e.g.
         several parts' sum; None: a new array (:meth:`~dasktree.kernels.plans.PassPlan.zeros`)
+    weight : (n_rows,) int32 multiplicity of each row, or None: each row counts once. The
+        caller sizes ``out`` for the sum (int64 cells once it reaches 2**31).
     """
     if codes.shape[1] >= 2**31:
         raise ValueError("a part of 2**31 rows or more: split it (int32 counts per part)")
@@ -300,7 +311,7 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
     if numba is None:
         uniform = dataclasses.replace(plan, slot_base=plan.uniform_base(), slot_wide=None)
         counts = level_histogram_numpy(codes, y, part, uniform, n_folds=n_folds, offsets=offsets,
-                                       total_bins=total_bins, n_classes=n_classes, starts=starts)
+                                       total_bins=total_bins, n_classes=n_classes, starts=starts, weight=weight)
         for slot in range(plan.n_slots):
             view = plan.view(out, slot)
             np.add(view, uniform.view(counts, slot), out=view, casting="unsafe")  # exact: a cell fits its slot
@@ -319,11 +330,13 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
         _pass_numba(np.ascontiguousarray(codes), y, part, plan.node_slot, plan.node_open, plan.branch_start,
                     plan.branch_attribute, plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default,
                     plan.branch_child, plan.children, slot_base, slot_wide, plan.part_slice, n_folds,
-                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, narrow, wide, stack, starts, found)
+                    np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, narrow, wide, stack, starts, found,
+                    _NO_WEIGHT if weight is None else weight)
     return out
 
 
 _NO_UNITS = np.zeros(1, dtype=np.uint16)  # the kernel's narrow counts when a plan has none
+_NO_WEIGHT = np.zeros(0, dtype=np.int32)  # the kernel's weights when each row counts once
 
 
 def add_counts(*hists: np.ndarray) -> np.ndarray:

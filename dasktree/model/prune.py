@@ -299,12 +299,13 @@ def sums_at(path: PruningPath, values: np.ndarray, alphas: np.ndarray) -> np.nda
 
 
 def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
-             paths: tuple[PruningPath, Sequence[PruningPath]] | None = None) -> list[dict]:
+             paths: tuple[PruningPath, Sequence[PruningPath]] | None = None, unit: float = 1.0) -> list[dict]:
     """rpart's ``printcp`` for the main ``tree`` (an object with ``children``, ``counts``):
     one row per subtree ``T_k`` of its sequence, with ``alpha``, ``leaves``,
     ``train_error`` (misclassified training rows / rows), and with fold trees
     (with ``validation`` counts) ``cv_error`` and ``cv_se``, else None.
-    ``paths``: the trees' :func:`weakest_link` sequences, if already known."""
+    ``paths``: the trees' :func:`weakest_link` sequences, if already known. ``unit``: the rows
+    one count stands for (``2**-shift`` for fixed-point weights), the ``N`` of the standard error."""
     if paths is None:
         paths = (weakest_link(tree.children, tree.counts, criterion),
                  [weakest_link(f.children, f.counts, criterion) for f in fold_trees])
@@ -322,7 +323,7 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
             wrong += sums_at(fold_path, leaf_errors(fold.children, fold.counts, fold.validation), betas)
             held += int(np.asarray(fold.validation)[0].sum())
         e = wrong / max(1, held)
-        per_repeat = max(1, held // max(1, repeats))
+        per_repeat = max(1.0, held * unit / max(1, repeats))
         cv_error = e.tolist()
         cv_se = np.sqrt(e * (1.0 - e) / per_repeat).tolist()
     return [{"alpha": float(a), "leaves": int(nl), "train_error": float(t) / n, "cv_error": ce, "cv_se": se}
@@ -394,10 +395,13 @@ def _added_errors(n: np.ndarray, e: np.ndarray, confidence: float) -> np.ndarray
     return np.where(n > 0, out, 0.0)
 
 
-def pessimistic_leaves(children: Sequence[Sequence[int]], counts: np.ndarray, confidence: float = 0.25) -> np.ndarray:
-    """Boolean mask of the nodes C4.5's subtree replacement makes leaves (grown leaves included)."""
-    errors = leaf_errors(children, counts)
-    estimate = errors + _added_errors(np.asarray(counts).sum(axis=1), errors, confidence)
+def pessimistic_leaves(children: Sequence[Sequence[int]], counts: np.ndarray, confidence: float = 0.25,
+                       unit: float = 1.0) -> np.ndarray:
+    """Boolean mask of the nodes C4.5's subtree replacement makes leaves (grown leaves included).
+    ``unit``: the rows one count stands for (weighted rows in fixed point, ``2**-shift``:
+    :mod:`dasktree.io.weights`), so the estimate is C4.5's on the weights themselves."""
+    errors = leaf_errors(children, counts) * unit
+    estimate = errors + _added_errors(np.asarray(counts).sum(axis=1) * unit, errors, confidence)
     is_leaf = np.array([len(k) == 0 for k in children], dtype=bool)
     branch = estimate.tolist()
     for i in np.flatnonzero(~is_leaf)[::-1].tolist():  # children before parents: bottom up

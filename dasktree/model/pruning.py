@@ -83,7 +83,8 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     grown, folds = model.grown_tree, model.fold_trees
     paths = (cc.weakest_link(grown.children, grown.counts, criterion),
              [cc.weakest_link(f.children, f.counts, criterion) for f in folds])
-    table = cc.cp_table(grown, folds, criterion, repeats, paths=paths)
+    unit = count_unit(model)
+    table = cc.cp_table(grown, folds, criterion, repeats, paths=paths, unit=unit)
     fold_at: float | None = None
     if mode in ("cv", "cv-min"):
         row = cc.choose_alpha(table, mode)
@@ -91,8 +92,9 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     elif mode == "alpha":
         fold_at = float(alpha)
     if mode == "pessimistic":
-        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(grown.children, grown.counts, confidence))
-        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, confidence)) for f in folds]
+        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(grown.children, grown.counts, confidence, unit))
+        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, confidence, unit))
+                        for f in folds]
     elif mode == "none":
         tree, pruned_folds = grown, folds
     else:
@@ -123,8 +125,14 @@ def cp_rows(model: Model) -> list[dict]:
     table = (model.report.get("prune") or {}).get("cp_table")
     if table is None:
         table = cc.cp_table(model.grown_tree, model.fold_trees, model.params.get("criterion", "gini"),
-                            int(model.params.get("repeats", 1) or 1))
+                            int(model.params.get("repeats", 1) or 1), unit=count_unit(model))
     return table
+
+
+def count_unit(model: Model) -> float:
+    """The rows one count of the model stands for: 1, or ``2**-shift`` when fixed-point weights
+    scaled them (:mod:`dasktree.io.weights`); pruning's statistics are in rows, so scale-free."""
+    return 2.0 ** -(model.report.get("weights") or {}).get("shift", 0)
 
 
 def pruned_fold_trees(model: Model) -> list[TreeModel]:
@@ -138,7 +146,8 @@ def pruned_fold_trees(model: Model) -> list[TreeModel]:
         if info["mode"] == "none":
             out.append(f)
         elif info["mode"] == "pessimistic":
-            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, info["confidence"])))
+            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, info["confidence"],
+                                                               count_unit(model))))
         else:
             at = np.inf if info.get("fold_alpha") is None else info["fold_alpha"]
             out.append(cc.pruned_tree(f, cc.leaves_at(cc.weakest_link(f.children, f.counts, criterion), at)))

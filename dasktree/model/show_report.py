@@ -24,6 +24,13 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
                f"skipped (no label) {r.get('rows_skipped_null_target', 0)}")
     counts = r.get("class_counts", {})
     out.append("  classes " + ", ".join(f"{c}: {n}" for c, n in counts.items()))
+    weights = r.get("weights")
+    if weights is not None:
+        column = "every row 1" if weights["column"] is None else f"column {weights['column']!r}"
+        rule = "integer" if weights["rule"] == "integer" else f"fixed point, x 2**{weights['shift']}"
+        factors = ", ".join(f"{c}: {f:g}" for c, f in weights["class_factors"].items())
+        out.append(f"  weights {column} ({rule}), class factors {factors}; counted as {weights['counted']} rows, "
+                   f"skipped (weight 0) {r.get('rows_skipped_zero_weight', 0)}")
     features = r.get("features", [])
     out.append(f"  {len(features)} features")
     for f in features:

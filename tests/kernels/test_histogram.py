@@ -380,3 +380,31 @@ def test_a_group_of_blocks_counts_the_same_as_one_block(seed, sizes, depth):
                     np.concatenate([b.part for b in blocks], axis=1))
     np.testing.assert_array_equal(histogram_of_many(blocks, plan=plan, shape=shape),
                                   histogram_of_many([whole], plan=plan, shape=shape))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n_rows=st.integers(0, 200), n_folds=st.integers(1, 3),
+       depth=st.integers(0, 3), mixed=st.booleans())
+def test_a_row_of_multiplicity_m_counts_as_m_copies_of_it(seed, n_rows, n_folds, depth, mixed):
+    """Weighted counting (:mod:`dasktree.io.weights`) against its definition: the rows repeated."""
+    rng = np.random.default_rng(seed)
+    widths = rng.integers(2, 7, size=3)
+    n_trees = 1 + (n_folds if n_folds > 1 else 0)
+    forest = random_forest(rng, widths, n_trees, depth)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    y = rng.integers(0, 2, size=n_rows).astype(np.int32)
+    part = rng.integers(0, forest.n_folds, size=(1, n_rows)).astype(np.int16)
+    weight = rng.integers(1, 300, size=n_rows).astype(np.int32)
+    frontier = [n for n in forest.nodes if not n.branches]
+    plan = forest.pass_plan(frontier, widths, 2)
+    if mixed and plan.n_slots:  # uint16 slots where the node's weighted rows allow, as the Dask runner narrows
+        plan = plan.narrowed(np.full(plan.n_slots, int(weight.sum()) + 1))
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
+    kw = dict(n_folds=forest.n_folds, offsets=offsets, total_bins=int(widths.sum()), n_classes=2)
+    weighted = level_histogram(codes, y, part, plan, weight=weight, **kw)
+    repeat = np.repeat(np.arange(n_rows), weight)
+    repeated = level_histogram(codes[:, repeat], y[repeat], part[:, repeat], plan, **kw)
+    np.testing.assert_array_equal(weighted, repeated)
+    uniform = forest.pass_plan(frontier, widths, 2)
+    np.testing.assert_array_equal(level_histogram_numpy(codes, y, part, uniform, weight=weight, **kw),
+                                  level_histogram(codes, y, part, uniform, weight=weight, **kw))

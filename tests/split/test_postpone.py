@@ -186,7 +186,6 @@ def test_a_heuristic_searches_only_the_attributes_it_keeps(rule, max_arity):
     hist, layout = _frame_hists(rng, 6, kinds, [12, 12, 12, 12, 4], 2, 80)
     params = SplitParams("entropy", max_arity=max_arity, postpone=rule)
     batch = TrainBatch.of(hist, slice(0, 12))
-    from dasktree.split.choices import choose_batch
     from dasktree.split.postpone import heuristic_postponed
 
     blocks, _, _ = numeric_block_stats(batch, layout, [0, 1, 2, 3], "entropy")
@@ -205,7 +204,6 @@ def test_a_heuristic_searches_only_the_attributes_it_keeps(rule, max_arity):
 def test_a_node_without_a_test_among_the_kept_attributes_searches_the_postponed_ones():
     """Attribute 0 (2 blocks) is kept but has no split with two rows a child; attribute 1 (8 blocks)
     is postponed by rank:0.5, then searched after all: the node is not a leaf for want of a search."""
-    from dasktree.split.choices import choose_batch
 
     hist = np.array([[0, 0], [4, 3], [0, 1], [0, 0],  # attribute 0: missing row, then 3 bins
                      [0, 0]] + [[1, 0], [0, 1]] * 4)  # attribute 1: missing row, then 8 bins
