@@ -34,7 +34,8 @@ FUNCTIONS = (2,)  # Agrawal's functions measured (7, the unstable one, is measur
 def measure(rows: int, function: int, repeat: int) -> dict:
     path = harness.agrawal(rows, function=function)
     out = f"{tempfile.mkdtemp(prefix='dasktree-bench-')}/model.json"
-    fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--max-depth", str(DEPTH),
+    fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--overwrite",
+                                   "--max-depth", str(DEPTH),
                                    "--quiet", "--json")
     harness.run_process(fit)  # not kept: fills numba's cache of compiled kernels and the page cache
     runs = harness.alternate({"dasktree": fit, "scikit-learn": harness.job("sklearn", path, DEPTH),

@@ -30,7 +30,8 @@ DATA = {"F2 (stable)": (2, 0.0), "F7 (unstable, 5% perturbation)": (7, 0.05)}
 def measure(rows: int, function: int, perturbation: float, repeat: int) -> dict:
     path = harness.agrawal(rows, function=function, perturbation=perturbation)
     out = f"{tempfile.mkdtemp(prefix='dasktree-bench-')}/model.json"
-    fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--max-depth", str(DEPTH),
+    fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--overwrite",
+                                   "--max-depth", str(DEPTH),
                                    "--quiet", "--json")
     harness.run_process([*fit, "--cv", str(FOLDS)])  # not kept: numba's cache of compiled kernels, page cache
     runs = harness.alternate({"plain": fit, "forest": [*fit, "--cv", str(FOLDS)],

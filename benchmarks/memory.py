@@ -28,7 +28,8 @@ def run(quick: bool) -> harness.Result:
     figures = {}
     for rows in sizes:
         path = harness.agrawal(rows)
-        fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--max-depth", str(DEPTH),
+        fit = harness.dasktree_command("fit", path, "--target", "class", "--out", out, "--overwrite",
+                                       "--max-depth", str(DEPTH),
                                        "--quiet")
         if rows == sizes[0]:
             harness.run_process(fit)  # not kept: numba's cache of compiled kernels

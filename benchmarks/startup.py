@@ -76,7 +76,7 @@ def run(quick: bool) -> harness.Result:
             with open(scripts[name], "w") as f:
                 f.write(text)
         fit = [sys.executable, "-m", "dasktree.cli", "fit", data, "--target", "class", "--max-depth", "10",
-               "--criterion", "entropy", "--quiet"]
+               "--criterion", "entropy", "--quiet", "--overwrite"]
         cold = os.path.join(tmp, "cold.py")  # a new empty numba cache for every run of the cold fit
         with open(cold, "w") as f:
             f.write("import os, subprocess, sys, tempfile\n"
