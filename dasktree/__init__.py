@@ -9,12 +9,32 @@ from .kernel_cache import ensure_cache_dir
 
 ensure_cache_dir()  # before numba compiles anything: a writable kernel cache even on a read-only install
 
-from .discretize import Discretizer  # noqa: E402
-from .errors import DaskTreeError, DataError, InputError
-from .estimator import DaskTreeClassifier, load
-from .fit import fit
-from .model.export import export_dot, export_text
-from .model.model import Model
+from .errors import DaskTreeError, DataError, InputError  # noqa: E402
+from .fit import fit  # noqa: E402  (eager: the name is also the submodule's, which an import would bind here)
+from .model.export import export_dot, export_text  # noqa: E402
+from .model.model import Model  # noqa: E402
+
+_LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
+    "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
+}
+
+
+def __getattr__(name: str):
+    """``dasktree.DaskTreeClassifier`` and the other public names, imported when first asked for
+    (PEP 562): importing the package, as the command does, costs no scikit-learn import (most of a
+    second, with scipy behind it)."""
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})
+
 
 __version__ = "0.1.0"
 

@@ -145,7 +145,7 @@ def _cmd_show(args) -> dict | None:
 
         sys.stdout.write(format_report(model, args.model, DEFAULTS))
     else:
-        print(model.dumps())
+        print(model.dumps(indent=1))
     return None
 
 

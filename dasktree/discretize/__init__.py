@@ -6,7 +6,6 @@
 JSON save and load).
 """
 
-from .discretizer import Discretizer
 from .jobs import DISCRETIZERS, cut_indices
 from .methods import METHODS, chimerge, distance, equal_frequency, equal_width, mdlp
 
@@ -21,3 +20,13 @@ __all__ = [
     "equal_width",
     "mdlp",
 ]
+
+
+def __getattr__(name: str):
+    """:class:`Discretizer` loads on first use (it is a scikit-learn transformer: importing the
+    package for the learner's global discretization costs no scikit-learn import)."""
+    if name == "Discretizer":
+        from .discretizer import Discretizer
+
+        return Discretizer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
