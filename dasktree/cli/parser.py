@@ -196,7 +196,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("show", help="print a saved model")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
-                   help="text: the tree as indented rules; dot: graphviz; json: the model file; "
+                   help="text: the tree as indented rules; dot: graphviz; json: the model file, indented; "
                         "report: a readable summary (data, parameters, tree size, CV table); "
                         "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
 
