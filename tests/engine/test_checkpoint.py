@@ -85,3 +85,20 @@ def test_the_estimator_resumes_from_a_checkpoint_the_command_left(tmp_path):
     resumed = tmp_path / "resumed.json"
     clf.save(resumed)
     assert resumed.read_bytes() == reference.read_bytes()
+
+
+def test_a_weighted_fit_resumes_to_the_same_model_and_other_weights_are_refused(tmp_path):
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=4, function=7, perturbation=0.05, seed=4)
+    weighted = [*FIT, "--weight", "age", "--class-weight", "balanced"]  # age: whole years, a row weight here
+    reference = tmp_path / "reference.json"
+    assert _fit(str(data), *weighted, "--out", str(reference)).returncode == 0
+    out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
+    args = [str(data), *weighted, "--out", str(out), "--checkpoint", str(ckpt)]
+    killed = _fit(*args, env={"DASKTREE_FAULT": f"saved:2:{tmp_path / 'killed'}"})  # SIGKILL after pass 2
+    assert killed.returncode == -9 and (ckpt / "pass-00002.npz").exists()
+    other = _fit(str(data), *FIT, "--weight", "hyears", "--out", str(out), "--checkpoint", str(ckpt))
+    assert other.returncode == 1 and "weight" in other.stderr and len(other.stderr.strip().splitlines()) == 1
+    resumed = _fit(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == reference.read_bytes()
