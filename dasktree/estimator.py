@@ -16,6 +16,7 @@ from .estimator_input import (
     check_fit_input,
     check_predict_input,
     dask_frame,
+    dask_partitions,
     folds_of_splits,
     is_dask,
     is_dataset,
@@ -345,26 +346,14 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             import dask
 
             predicted = self.predict(X).to_delayed()
-            truth = self._partitions(y, "y", len(predicted))
+            truth = dask_partitions(y, "y", len(predicted))
             weights = [None] * len(truth) if sample_weight is None else \
-                self._partitions(sample_weight, "sample_weight", len(predicted))
+                dask_partitions(sample_weight, "sample_weight", len(predicted))
             hits = [dask.delayed(_hits)(p, t, w) for p, t, w in zip(predicted, truth, weights)]
             total = dask.delayed(np.sum)(hits, axis=0)  # in partition order: the same sum every time
             right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
             return float(right / rows) if rows else float("nan")
         return super().score(X, y, sample_weight=sample_weight)
-
-    @staticmethod
-    def _partitions(values, name: str, n: int) -> list:
-        """A dask Series' or array's partitions as delayed values, ``n`` of them."""
-        import dask.array as da
-
-        if not is_dask(values):
-            raise InputError(f"score on dask X needs {name} as a dask Series or array of the same partitions")
-        parts = list(values.to_delayed().ravel()) if isinstance(values, da.Array) else values.to_delayed()
-        if len(parts) != n:
-            raise InputError(f"X has {n} partitions but {name} has {len(parts)}")
-        return parts
 
     # ---------------------------------------------------------------- pruning
     def prune_model(self, alpha: float | None = None, *, mode: str | None = None,

@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import DataError, InputError, ParameterError
 
-__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask",
+__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "dask_partitions", "join_dask",
            "folds_of_splits", "with_column"]
 
 
@@ -56,6 +56,18 @@ def dask_frame(X, columns: list[str] | None = None):
             raise InputError(f"X has {X.shape[1]} columns but the model uses {len(names)} features")
         return dd.from_dask_array(X, columns=names)
     raise InputError(f"X must be a dask DataFrame or 2-D dask array, got {type(X).__name__}")
+
+
+def dask_partitions(values, name: str, n: int) -> list:
+    """A dask Series' or array's partitions as delayed values; there must be ``n`` of them (``X``'s)."""
+    import dask.array as da
+
+    if not is_dask(values):
+        raise InputError(f"score on dask X needs {name} as a dask Series or array of the same partitions")
+    parts = list(values.to_delayed().ravel()) if isinstance(values, da.Array) else values.to_delayed()
+    if len(parts) != n:
+        raise InputError(f"X has {n} partitions but {name} has {len(parts)}")
+    return parts
 
 
 def join_dask(X, y, target: str | None, what: str = "y"):

@@ -87,6 +87,15 @@ def test_the_command_weighs_rows_by_a_column_and_classes(weighted, tmp_path):
     shown = subprocess.run([sys.executable, "-m", "dasktree.cli", "show", str(out), "--format", "report"],
                            capture_output=True, text=True, timeout=120).stdout
     assert "weights column 'w' (fixed point" in shown
+    evaluated = subprocess.run([sys.executable, "-m", "dasktree.cli", "evaluate", str(out), path, "--weight", "w",
+                                "--json", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert evaluated.returncode == 0, evaluated.stderr
+    from dasktree.engine.evaluate import evaluate_dataset
+
+    report = __import__("json").loads(evaluated.stdout)
+    assert report["weight"] == "w"
+    assert report["metrics"]["accuracy"] == evaluate_dataset(expected, path, "label", scheduler="threads",
+                                                             weight="w")["accuracy"]
     bad = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", path, "--target", "label", "--weight", "w",
                           "--class-weight", "zz=2", "--out", str(tmp_path / "other.json"), "--quiet"],
                          capture_output=True, text=True, timeout=300)
