@@ -142,3 +142,16 @@ def test_a_frame_with_more_columns_predicts_by_name_and_a_reordered_one_is_refus
     np.testing.assert_array_equal(clf.predict(X.assign(target=y, id=range(len(y)))), clf.predict(X))
     with pytest.raises(ValueError, match="same order"):
         clf.predict(X[X.columns[::-1]])
+
+
+@pytest.mark.parametrize("prune", ["pessimistic", "cv"])
+def test_pruning_counts_fixed_point_weights_as_the_rows_they_weigh(prune):
+    """Weights of 1 with one row a hair heavier go to fixed point (each row 128 counts), yet weigh
+    what unweighted rows weigh: C4.5's estimate and the 1-SE rule must prune the same tree."""
+    X, y = load_breast_cancer(return_X_y=True)
+    w = np.ones(len(y))
+    w[0] = 1 + 2.0**-20
+    weighted = DaskTreeClassifier(max_depth=8, cv=5, prune=prune).fit(X, y, sample_weight=w)
+    plain = DaskTreeClassifier(max_depth=8, cv=5, prune=prune).fit(X, y)
+    assert weighted.report_["weights"]["rule"] == "fixed point" and weighted.tree_.counts[0].sum() == 128 * len(y)
+    assert weighted.model_.tree.n_leaves == plain.model_.tree.n_leaves < plain.model_.grown_tree.n_leaves
