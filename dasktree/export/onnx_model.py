@@ -114,6 +114,8 @@ def _build(model: Model, tree: TreeModel) -> tuple[_Nodes, list[int]]:
             leaves.append(i)
             return True, len(leaves) - 1
         steps, last = _chain(model, tree, i)
+        if not steps:  # every value, missing or not, goes to one child
+            return ref(last)
         ids = [nodes.add(f, mode, split, members, missing) for f, mode, split, members, missing, _ in steps]
         for k, step in enumerate(steps):
             nodes.true[ids[k]] = ref(step[-1])

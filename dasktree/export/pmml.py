@@ -2,8 +2,12 @@
 standard library's ``xml.etree``.
 
 Each dasktree node is a ``Node`` (``id`` its index, ``score`` the class dasktree predicts there,
-``recordCount`` and one ``ScoreDistribution`` per class with the training count and the exact
-double probability ``predict_proba`` gives). A child's predicate is its values
+``recordCount``) with one ``ScoreDistribution`` per class holding the training count: an
+evaluator's probability is count / total, as ``predict_proba``'s (no ``probability`` attribute:
+decimal probabilities need not sum to 1 in doubles, and JPMML renormalizes them, moving the last
+bit). A node no training row reached predicts as its nearest ancestor with rows, as dasktree
+does: its ``ScoreDistribution`` holds that ancestor's counts, named by an ``Extension``
+``dasktree_distribution_of``, while its ``recordCount`` stays 0. A child's predicate is its values
 (:mod:`dasktree.export.walk`): numeric ``x <= hi``, ``x > lo`` or both under ``and`` (several
 intervals under ``or``); nominal ``SimpleSetPredicate isIn`` its categories, and the child that
 takes values outside the model's categories last, ``isNotIn`` the categories of its siblings
@@ -100,15 +104,22 @@ class _Writer:
         self.model, self.tree, self.kind = model, tree, kind
         self.outputs = leaf_outputs(tree)
         self.classes = [_label(c, kind) for c in model.classes]
+        self.source = list(range(tree.n_nodes))  # the node whose counts give node i's probabilities
+        for i in range(tree.n_nodes):  # parents come first (breadth-first order)
+            for c in tree.children[i]:
+                if tree.counts[c].sum() == 0:
+                    self.source[c] = self.source[i]
 
     def node(self, i: int, predicate: ET.Element) -> ET.Element:
         tree = self.tree
         element = ET.Element("Node", id=str(i), score=self.classes[int(self.outputs.label[i])],
                              recordCount=str(int(tree.counts[i].sum())))
+        source = self.source[i]
+        if source != i:
+            ET.SubElement(element, "Extension", name="dasktree_distribution_of", value=str(source))
         element.append(predicate)
         for k, label in enumerate(self.classes):
-            ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[i, k])),
-                          probability=_number(self.outputs.proba[i, k]))
+            ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[source, k])))
         test = tree.tests[i]
         if test is None:
             return element

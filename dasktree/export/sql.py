@@ -169,6 +169,8 @@ class _Writer:
         numeric = self.kinds[test.attribute] == NUMERIC
         column = self.columns[test.attribute]
         arms, last = _order(branches(test, self.tree.children[i], self.model.spec.features[test.attribute]), numeric)
+        if not arms:  # every value, missing or not, goes to one child
+            return self._node(last.child, leaf, depth)
         pad = "\n" + self.indent * depth
         out = ["CASE"]
         for b in arms:
