@@ -58,13 +58,13 @@ def _dialect(name: str) -> Dialect:
 def quote_identifier(name: str) -> str:
     """A name as a double-quoted SQL identifier (every dialect here reads them)."""
     if "\x00" in name:
-        raise ParameterError(f"cannot write column name {name!r} in SQL: it holds a NUL character")
+        raise InputError(f"cannot write column name {name!r} in SQL: it holds a NUL character")
     return '"' + name.replace('"', '""') + '"'
 
 
 def _string(value: str) -> str:
     if "\x00" in value:
-        raise ParameterError(f"cannot write category {value!r} in SQL: it holds a NUL character")
+        raise InputError(f"cannot write category {value!r} in SQL: it holds a NUL character")
     return "'" + value.replace("'", "''") + "'"
 
 
@@ -76,7 +76,7 @@ def _double(x: float, dialect: Dialect | None = None) -> str:
     digits of a neighbouring double that SQLite reads as ``x`` are written instead."""
     x = float(x)
     if not math.isfinite(x):
-        raise ParameterError(f"cannot write {x} as an SQL number")
+        raise InputError(f"cannot write {x} as an SQL number")
     text = _exp(x)
     if dialect is None or dialect.name != "sqlite" or _sqlite_reads(text) == x:
         return text
