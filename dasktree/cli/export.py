@@ -13,7 +13,7 @@ from ..errors import ParameterError
 
 __all__ = ["add_export_parser", "cmd_export"]
 
-SQL_ONLY = ("dialect", "table", "keep")
+SQL_ONLY = ("dialect", "table", "keep", "types_from")
 
 
 def add_export_parser(add) -> None:
@@ -34,6 +34,10 @@ def add_export_parser(add) -> None:
     g.add_argument("--table", default=None, help="what the SELECT reads FROM, written as given (default: data)")
     g.add_argument("--keep", default=None,
                    help="comma-separated input columns selected beside the outputs (default: all, *)")
+    g.add_argument("--types-from", default=None, metavar="DATA",
+                   help="a Parquet file or dataset with the columns' types where the SQL runs: date and timestamp "
+                        "columns are then compared with DATE / TIMESTAMP literals (default: every numeric column "
+                        "compared as a number: dates as days, timestamps as their unit since 1970)")
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
 
@@ -43,12 +47,17 @@ def cmd_export(args) -> dict:
 
     options = {name: getattr(args, name) for name in SQL_ONLY if getattr(args, name) is not None}
     if args.format != "sql" and options:
-        given = ", ".join(f"--{name}" for name in options)
+        given = ", ".join(f"--{name.replace('_', '-')}" for name in options)
         raise ParameterError(f"{given}: only for --format sql, not {args.format}")
     if "keep" in options:
         options["keep"] = [c for c in options["keep"].split(",") if c]
+    if "types_from" in options:
+        from ..export.sql_types import schema_of
+
+        options["types"] = schema_of(options.pop("types_from"))
     model = load(args.model)
     data = write_export(model, args.format, args.out, overwrite=args.overwrite, **options)
     line = f"wrote {args.format} export of {args.model} to {args.out} ({len(data)} {'bytes' if isinstance(data, bytes) else 'characters'})"
     print(line, file=sys.stderr if args.json else sys.stdout)
+    options.pop("types", None)
     return {"model": args.model, "format": args.format, "out": args.out, **options}

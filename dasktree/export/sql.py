@@ -19,11 +19,14 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
+
+import pyarrow as pa
 
 from ..errors import InputError, ParameterError
 from ..io.schema import NUMERIC
 from ..model.model import Model, TreeModel
+from .sql_types import column_types, literal_writer
 from .walk import Branch, branches, check_tree, describe, label_kind, leaf_outputs
 
 __all__ = ["DIALECTS", "Dialect", "sql_expressions", "sql_select", "quote_identifier"]
@@ -120,14 +123,15 @@ def _label(value: Any, kind: str, dialect: Dialect) -> str:
     return _double(value, dialect)
 
 
-def _arm(branch: Branch, column: str, numeric: bool, dialect: Dialect, with_missing: bool) -> str:
+def _arm(branch: Branch, column: str, numeric: bool, dialect: Dialect, with_missing: bool,
+         literal: Callable[[float], str], nan: bool) -> str:
     parts = []
     if with_missing:
-        parts.append(dialect.missing(column, numeric))
+        parts.append(dialect.missing(column, nan))
     if numeric:
         for lo, hi in branch.intervals:
-            bounds = ([f"{column} > {_double(lo, dialect)}"] if lo > -math.inf else []) + \
-                     ([f"{column} <= {_double(hi, dialect)}"] if hi < math.inf else [])
+            bounds = ([f"{column} > {literal(lo)}"] if lo > -math.inf else []) + \
+                     ([f"{column} <= {literal(hi)}"] if hi < math.inf else [])
             parts.append(" AND ".join(bounds) if bounds else f"{column} IS NOT NULL")
     elif branch.categories:
         parts.append(f"{column} IN ({', '.join(_string(c) for c in branch.categories)})")
@@ -154,10 +158,14 @@ def _order(arms: list[Branch], numeric: bool) -> tuple[list[Branch], Branch]:
 
 
 class _Writer:
-    def __init__(self, model: Model, tree: TreeModel, dialect: Dialect, indent: str):
+    def __init__(self, model: Model, tree: TreeModel, dialect: Dialect, indent: str, types: dict):
         self.model, self.tree, self.dialect, self.indent = model, tree, dialect, indent
         self.columns = [quote_identifier(f.name) for f in model.spec.features]
         self.kinds = [f.kind for f in model.spec.features]
+        number = functools.partial(_double, dialect=dialect)
+        self.literals = [literal_writer(f.name, types.get(f.name), dialect.name, number) if f.kind == NUMERIC
+                         else number for f in model.spec.features]
+        self.nan = [f.kind == NUMERIC and literal is number for f, literal in zip(model.spec.features, self.literals)]  # dates hold no NaN
 
     def expression(self, leaf: Callable[[int], str]) -> str:
         return self._node(0, leaf, 1)
@@ -174,14 +182,16 @@ class _Writer:
         pad = "\n" + self.indent * depth
         out = ["CASE"]
         for b in arms:
-            cond = _arm(b, column, numeric, self.dialect, b.missing)
+            cond = _arm(b, column, numeric, self.dialect, b.missing, self.literals[test.attribute],
+                        self.nan[test.attribute])
             out.append(f"{pad}WHEN {cond} THEN {self._node(b.child, leaf, depth + 1)}")
         out.append(f"{pad}ELSE {self._node(last.child, leaf, depth + 1)}")
         out.append(f"{pad[:-len(self.indent)] if self.indent else pad}END")
         return "".join(out)
 
 
-def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ") -> dict[str, str]:
+def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
+                    types: pa.Schema | Mapping[str, pa.DataType] | None = None) -> dict[str, str]:
     """One SQL expression per output column, by name: ``prediction``, then ``proba_<class>``.
 
     Parameters
@@ -191,12 +201,17 @@ def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ") 
         Where NaN and the double type's name differ (see the module).
     indent : str
         Indentation of nested ``CASE`` arms ("" for one line per output).
+    types : pyarrow.Schema or mapping of column name to Arrow type, optional
+        The columns' types where the SQL runs: date and timestamp columns are then compared with
+        ``DATE`` / ``TIMESTAMP`` literals (:mod:`dasktree.export.sql_types`); without, every
+        numeric column is compared as a number (dates as days since the epoch, timestamps as
+        their unit since the epoch).
     """
     d = _dialect(dialect)
     tree = check_tree(model)
     kind = label_kind(model.classes)
     outputs = leaf_outputs(tree)
-    writer = _Writer(model, tree, d, indent)
+    writer = _Writer(model, tree, d, indent, column_types(types))
     classes = list(model.classes)
     out = {"prediction": writer.expression(lambda i: _label(classes[int(outputs.label[i])], kind, d))}
     for k, c in enumerate(classes):
@@ -206,11 +221,12 @@ def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ") 
 
 
 def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep: Sequence[str] | None = None,
-               indent: str = "  ") -> str:
+               indent: str = "  ", types: pa.Schema | Mapping[str, pa.DataType] | None = None) -> str:
     """A ``SELECT`` of the outputs from ``table``, with a header comment naming the model.
 
     ``keep``: input columns to select beside the outputs (default: all, ``*``; ``()``: none).
     ``table`` is written as given (it may be ``schema.table`` or ``read_parquet('f.parquet')``).
+    ``types``: as for :func:`sql_expressions`.
     """
     meta = describe(model)
     head = [f"-- dasktree {meta['dasktree_version']} model (format version {meta['model_format_version']}), "
@@ -220,6 +236,6 @@ def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep
             "dasktree sends them"]
     selected = ["*"] if keep is None else [quote_identifier(c) for c in keep]
     selected += [f"{expr} AS {quote_identifier(name)}"
-                 for name, expr in sql_expressions(model, dialect=dialect, indent=indent).items()]
+                 for name, expr in sql_expressions(model, dialect=dialect, indent=indent, types=types).items()]
     body = ",\n".join(selected)
     return "\n".join(head) + f"\nSELECT\n{body}\nFROM {table}\n"

@@ -18,7 +18,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..binning.spec import OTHER, BinSpec, FeatureBins
-from ..io.schema import NOMINAL, NUMERIC, nominal_values
+from ..io.schema import NOMINAL, NUMERIC, nominal_values, numeric_values
 from ..model.model import Model, TreeModel
 from ..model.predict import predict_table
 from ..split.node_tests import nominal_test, numeric_test
@@ -80,8 +80,6 @@ def score_sqlite(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
 
 def _column_values(table: pa.Table, bins: FeatureBins) -> list:
     if bins.kind == NUMERIC:
-        from ..io.schema import numeric_values
-
         return [None if math.isnan(v) else float(v) for v in numeric_values(table.column(bins.name), bins.name)]
     return nominal_values(table.column(bins.name)).to_pylist()
 
@@ -125,14 +123,16 @@ def _pmml_label(value, classes):
 def edge_rows(model: Model, frame: pd.DataFrame | pa.Table, per_edge: int = 2, seed: int = 0) -> pa.Table:
     """Rows of ``frame`` and copies of them at every threshold the tree tests (the threshold itself and
     the doubles either side), with missing values (null, and NaN in float columns), and with
-    categories the model never saw and ``__other__`` in string columns. Integer feature columns
-    become float64 (a threshold such as 30.5 is not an integer)."""
+    categories the model never saw and ``__other__`` in string columns. Numeric feature columns
+    that are not floats (integers, decimals, dates, timestamps) become float64 as dasktree reads
+    them (a threshold such as 30.5 is not an integer)."""
     table = frame if isinstance(frame, pa.Table) else pa.Table.from_pandas(frame, preserve_index=False)
+    for bins in model.spec.features:  # numbers as dasktree reads them: a threshold such as 30.5 is no integer or date
+        k = table.schema.get_field_index(bins.name)
+        if bins.kind == NUMERIC and not pa.types.is_floating(table.schema.field(k).type):
+            values = numeric_values(table.column(k), bins.name)
+            table = table.set_column(k, bins.name, pa.array(values, mask=np.isnan(values), type=pa.float64()))
     schema = table.schema
-    for bins in model.spec.features:
-        k = schema.get_field_index(bins.name)
-        if bins.kind == NUMERIC and pa.types.is_integer(schema.field(k).type):
-            schema = schema.set(k, pa.field(bins.name, pa.float64()))
     records = table.to_pylist()
     rng = np.random.default_rng(seed)
     out = list(records)
