@@ -13,7 +13,7 @@ from ..errors import ParameterError
 
 __all__ = ["add_export_parser", "cmd_export"]
 
-SQL_ONLY = ("dialect", "table", "keep", "types_from")
+SQL_ONLY = ("dialect", "table", "keep", "types_from", "shape")
 
 
 def add_export_parser(add) -> None:
@@ -34,6 +34,10 @@ def add_export_parser(add) -> None:
     g.add_argument("--table", default=None, help="what the SELECT reads FROM, written as given (default: data)")
     g.add_argument("--keep", default=None,
                    help="comma-separated input columns selected beside the outputs (default: all, *)")
+    g.add_argument("--shape", choices=["nested", "flat"], default=None,
+                   help="nested: a CASE per node (a row tested along its path); flat: one WHEN per leaf with its "
+                        "path's conditions (no nesting: SQLite's parser overflows on ~25 nested CASE) "
+                        "(default: flat for sqlite, else nested)")
     g.add_argument("--types-from", default=None, metavar="DATA",
                    help="a Parquet file or dataset with the columns' types where the SQL runs: date and timestamp "
                         "columns are then compared with DATE / TIMESTAMP literals (default: every numeric column "

@@ -52,6 +52,9 @@ DIALECTS = {
 }
 
 
+SHAPES = ("nested", "flat")
+
+
 def _dialect(name: str) -> Dialect:
     if name not in DIALECTS:
         raise ParameterError(f"dialect must be one of {sorted(DIALECTS)}, got {name!r}")
@@ -189,9 +192,52 @@ class _Writer:
         out.append(f"{pad[:-len(self.indent)] if self.indent else pad}END")
         return "".join(out)
 
+    # ------------------------------------------------------------ flat: one WHEN per leaf
+    def paths(self) -> list[tuple[int, str]]:
+        """Each reachable leaf and the conjunction of the conditions on its path (root first)."""
+        out: list[tuple[int, str]] = []
+        stack: list[tuple[int, tuple[str, ...]]] = [(0, ())]
+        while stack:
+            i, conds = stack.pop()
+            test = self.tree.tests[i]
+            if test is None:
+                out.append((i, " AND ".join(conds) or "TRUE"))
+                continue
+            arms = [b for b in branches(test, self.tree.children[i], self.model.spec.features[test.attribute])
+                    if not b.empty]
+            for b in reversed(arms):  # popped in child order
+                stack.append((b.child, conds + (self._edge(test.attribute, b, arms),)))
+        return out
+
+    def _edge(self, a: int, b: Branch, arms: list[Branch]) -> str:
+        """The condition of one branch alone (no sibling tested before it)."""
+        column, literal = self.columns[a], self.literals[a]
+        nan = self.nan[a] and self.dialect.nan is not None
+        if self.kinds[a] == NUMERIC:
+            pieces = []
+            for lo, hi in b.intervals:
+                bounds = ([f"{column} > {literal(lo)}"] if lo > -math.inf else []) + \
+                         ([f"{column} <= {literal(hi)}"] if hi < math.inf else [])
+                pieces.append(" AND ".join(bounds) or f"{column} IS NOT NULL")
+            part = " OR ".join(f"({p})" for p in pieces) if len(pieces) > 1 else (pieces[0] if pieces else "")
+            if b.missing:
+                return f"({self.dialect.missing(column, self.nan[a])}{' OR ' + part if part else ''})"
+            if nan and any(hi == math.inf for _, hi in b.intervals):  # NaN is above every number there
+                return f"(NOT {self.dialect.nan.format(c=column)} AND ({part}))"
+            return f"({part})"
+        if b.rest:
+            others = [c for o in arms if not o.rest for c in o.categories]
+            part = f"{column} NOT IN ({', '.join(_string(c) for c in others)})" if others else f"{column} IS NOT NULL"
+        else:
+            part = f"{column} IN ({', '.join(_string(c) for c in b.categories)})" if b.categories else ""
+        if b.missing:
+            return f"({column} IS NULL{' OR ' + part if part else ''})"
+        return f"({part})"
+
 
 def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
-                    types: pa.Schema | Mapping[str, pa.DataType] | None = None) -> dict[str, str]:
+                    types: pa.Schema | Mapping[str, pa.DataType] | None = None,
+                    shape: str | None = None) -> dict[str, str]:
     """One SQL expression per output column, by name: ``prediction``, then ``proba_<class>``.
 
     Parameters
@@ -206,27 +252,47 @@ def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
         ``DATE`` / ``TIMESTAMP`` literals (:mod:`dasktree.export.sql_types`); without, every
         numeric column is compared as a number (dates as days since the epoch, timestamps as
         their unit since the epoch).
+    shape : {"nested", "flat"}, optional
+        nested: a ``CASE`` per node, as deep as the tree (a row is tested along its path only);
+        flat: one ``WHEN`` per leaf, its path's conditions joined by ``AND`` (no nesting: SQLite's
+        parser overflows on about 25 nested ``CASE``; a row may be tested against every leaf).
+        Default: flat for sqlite, else nested.
     """
     d = _dialect(dialect)
     tree = check_tree(model)
     kind = label_kind(model.classes)
     outputs = leaf_outputs(tree)
+    shape = shape or ("flat" if d.name == "sqlite" else "nested")
+    if shape not in SHAPES:
+        raise ParameterError(f"shape must be one of {list(SHAPES)}, got {shape!r}")
     writer = _Writer(model, tree, d, indent, column_types(types))
+    if shape == "flat":
+        paths = writer.paths()
+        pad = "\n" + indent
+
+        def expression(leaf):
+            if len(paths) == 1:
+                return leaf(paths[0][0])
+            whens = "".join(f"{pad}WHEN {cond} THEN {leaf(i)}" for i, cond in paths[:-1])
+            return f"CASE{whens}{pad}ELSE {leaf(paths[-1][0])}\nEND"
+    else:
+        expression = writer.expression
     classes = list(model.classes)
-    out = {"prediction": writer.expression(lambda i: _label(classes[int(outputs.label[i])], kind, d))}
+    out = {"prediction": expression(lambda i: _label(classes[int(outputs.label[i])], kind, d))}
     for k, c in enumerate(classes):
-        expr = writer.expression(lambda i, k=k: _double(outputs.proba[i, k], d))
+        expr = expression(lambda i, k=k: _double(outputs.proba[i, k], d))
         out[f"proba_{c}"] = f"CAST({expr} AS {d.double})"
     return out
 
 
 def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep: Sequence[str] | None = None,
-               indent: str = "  ", types: pa.Schema | Mapping[str, pa.DataType] | None = None) -> str:
+               indent: str = "  ", types: pa.Schema | Mapping[str, pa.DataType] | None = None,
+               shape: str | None = None) -> str:
     """A ``SELECT`` of the outputs from ``table``, with a header comment naming the model.
 
     ``keep``: input columns to select beside the outputs (default: all, ``*``; ``()``: none).
     ``table`` is written as given (it may be ``schema.table`` or ``read_parquet('f.parquet')``).
-    ``types``: as for :func:`sql_expressions`.
+    ``types``, ``shape``: as for :func:`sql_expressions`.
     """
     meta = describe(model)
     head = [f"-- dasktree {meta['dasktree_version']} model (format version {meta['model_format_version']}), "
@@ -236,6 +302,6 @@ def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep
             "dasktree sends them"]
     selected = ["*"] if keep is None else [quote_identifier(c) for c in keep]
     selected += [f"{expr} AS {quote_identifier(name)}"
-                 for name, expr in sql_expressions(model, dialect=dialect, indent=indent, types=types).items()]
+                 for name, expr in sql_expressions(model, dialect=dialect, indent=indent, types=types, shape=shape).items()]
     body = ",\n".join(selected)
     return "\n".join(head) + f"\nSELECT\n{body}\nFROM {table}\n"

@@ -36,8 +36,9 @@ from ..split.node_tests import Test
 __all__ = ["Branch", "branches", "LeafOutputs", "leaf_outputs", "describe", "label_kind", "MAX_DEPTH"]
 
 INF = float("inf")
-MAX_DEPTH = 900
-"""Deepest tree an export nests (SQL engines limit expression depth to about 1000)."""
+MAX_DEPTH = 200
+"""Deepest tree an export writes: a nested CASE per level (DuckDB and PostgreSQL limit expression depth), a
+recursion per level while writing."""
 
 
 @dataclass(frozen=True)

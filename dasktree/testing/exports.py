@@ -41,19 +41,19 @@ def reference(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
     return _split(model, predict_table(model, table))
 
 
-def score_duckdb(model: Model, table: pa.Table, dialect: str = "duckdb") -> tuple[list, np.ndarray]:
+def score_duckdb(model: Model, table: pa.Table, dialect: str = "duckdb", **options) -> tuple[list, np.ndarray]:
     import duckdb
 
     con = duckdb.connect()
     try:
         con.register("held_out", table)
-        result = con.sql(model.export("sql", dialect=dialect, table="held_out", keep=())).to_arrow_table()
+        result = con.sql(model.export("sql", dialect=dialect, table="held_out", keep=(), **options)).to_arrow_table()
     finally:
         con.close()
     return _split(model, result)
 
 
-def score_sqlite(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
+def score_sqlite(model: Model, table: pa.Table, **options) -> tuple[list, np.ndarray]:
     """The rows in an SQLite table (numeric columns REAL, nominal TEXT as dasktree reads them; NaN
     is NULL there), scored by the sqlite dialect's SELECT."""
     import sqlite3
@@ -67,7 +67,7 @@ def score_sqlite(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
         con.execute(f"CREATE TABLE held_out ({', '.join(f'{quote_identifier(n)} {k}' for n, k in zip(names, kinds))})")
         columns = [_column_values(table, f) for f in model.spec.features]
         con.executemany(f"INSERT INTO held_out VALUES ({', '.join('?' * len(names))})", list(zip(*columns)))
-        cursor = con.execute(model.export("sql", dialect="sqlite", table="held_out", keep=()))
+        cursor = con.execute(model.export("sql", dialect="sqlite", table="held_out", keep=(), **options))
         rows = cursor.fetchall()
     finally:
         con.close()

@@ -14,10 +14,12 @@ SCORERS = {
     "duckdb": score_duckdb,
     "sqlite": score_sqlite,
     "ansi-in-duckdb": lambda m, t: score_duckdb(m, t, dialect="ansi"),
+    "duckdb-flat": lambda m, t: score_duckdb(m, t, shape="flat"),
+    "sqlite-nested": lambda m, t: score_sqlite(m, t, shape="nested"),
     "onnx": score_onnx,
     "pmml": score_pmml,
 }
-NEEDS = {"duckdb": "duckdb", "ansi-in-duckdb": "duckdb", "onnx": "onnxruntime", "pmml": "jpmml_evaluator"}
+NEEDS = {"duckdb": "duckdb", "ansi-in-duckdb": "duckdb", "duckdb-flat": "duckdb", "onnx": "onnxruntime", "pmml": "jpmml_evaluator"}
 EXAMPLES = {"pmml": 15}
 
 
