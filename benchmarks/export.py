@@ -164,7 +164,7 @@ def run(quick: bool) -> harness.Result:
     s = timing["seconds"]
     base = s["dasktree predict"]
     lines += ["", f"Scoring {timing['rows']:,} Agrawal F2 rows (16 Parquet files) with a depth-10 tree of "
-              f"{timing['leaves']} leaves (SQL: {timing['sql_bytes'] / 1e6:.1f} MB); whole processes, median of "
+              f"{timing['leaves']} leaves (SQL: {timing['sql_bytes'] / 1e3:.0f} kB); whole processes, median of "
               f"{timing['repeat']} alternated rounds after a warm-up, on a shared 2-core machine (ratios, not seconds).", "",
               "| command | seconds (median) | / dasktree predict | rows equal to dasktree predict |", "| --- | --- | --- | --- |"]
     for name, sec in s.items():

@@ -148,9 +148,6 @@ def onnx_model(model: Model):
 
     tree = check_tree(model)
     kind = label_kind(model.classes)
-    for bins in model.spec.features:
-        if bins.kind != NUMERIC and len(bins.categories) >= 2**53:  # pragma: no cover - codes must be exact doubles
-            raise InputError(f"feature {bins.name!r} has too many categories for double codes")
     nodes, leaves = _build(model, tree)
     outputs = leaf_outputs(tree)
     n_features, classes = model.spec.n_features, list(model.classes)

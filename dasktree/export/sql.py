@@ -11,7 +11,11 @@ doubles (``repr``), so a value at a threshold goes where dasktree sends it; a no
 sends them to (the ``ELSE``, or the missing child's arm).
 
 Dialects differ only where they must: NaN (DuckDB: ``isnan``; PostgreSQL: ``= 'NaN'``; SQLite
-stores NaN as NULL; ANSI assumes NULL only) and the name of the double type.
+stores NaN as NULL; ANSI assumes NULL only) and the name of the double type. SQLite's parser
+overflows on about 25 nested ``CASE``, so its default shape is *flat*: one ``WHEN`` per leaf whose
+condition is its path's branch conditions, each written alone (the missing child's with
+``IS NULL OR``, the others rejecting NaN where they reach +inf; the child of unseen categories
+``NOT IN`` its siblings' categories).
 """
 
 from __future__ import annotations

@@ -17,7 +17,10 @@ dasktree sends it:
   direction, its ``default``).
 
 Leaves carry their outputs (:func:`leaf_outputs`): the class dasktree predicts and the class
-probabilities, the same arrays :meth:`~dasktree.model.Model.predict_proba_table` reads.
+probabilities, the same arrays :meth:`~dasktree.model.Model.predict_proba_table` reads. The
+formats write a leaf only through these outputs (SQL: a literal per output; ONNX: a row of a
+leaf table; PMML: ``score`` and ``ScoreDistribution``), so a regression tree's value per leaf
+is one more field here and one more output in each format; the routing above is unchanged.
 """
 
 from __future__ import annotations
