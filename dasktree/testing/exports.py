@@ -24,9 +24,27 @@ from ..model.predict import predict_table
 from ..split.node_tests import nominal_test, numeric_test
 
 __all__ = ["reference", "score_duckdb", "score_sqlite", "score_onnx", "score_pmml", "edge_rows", "random_model",
-           "random_rows", "UNSEEN"]
+           "random_rows", "UNSEEN", "missing_engine"]
 
 UNSEEN = "never-seen-category"
+
+
+ENGINES = {"duckdb": "duckdb", "sqlite": "sqlite3", "onnx": "onnxruntime", "pmml": "jpmml_evaluator"}
+
+
+def missing_engine(fmt: str) -> str | None:
+    """Why the engine that scores ``fmt`` ("duckdb", "sqlite", "onnx", "pmml") cannot run here, or None."""
+    import importlib.util
+    import shutil
+
+    module = ENGINES[fmt]
+    if importlib.util.find_spec(module) is None:
+        return f"{module} is not installed (pip install 'dasktree[export]')"
+    if fmt == "onnx" and importlib.util.find_spec("onnx") is None:
+        return "onnx is not installed (pip install 'dasktree[export]')"
+    if fmt == "pmml" and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "no Java runtime: JPMML-Evaluator runs on the JVM"
+    return None
 
 
 def _split(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:

@@ -163,10 +163,13 @@ def test_what_an_export_cannot_express_is_refused_in_one_line():
 def test_deep_trees_run_in_every_engine():
     """A path of 150 tests: nested CASE in DuckDB, one WHEN per leaf in SQLite (whose parser overflows
     on about 25 nested CASE), a chain in onnxruntime, nested Nodes in JPMML."""
-    pytest.importorskip("duckdb")
     import pyarrow as pa
 
-    from dasktree.testing.exports import reference, score_duckdb, score_onnx, score_pmml, score_sqlite
+    from dasktree.testing.exports import missing_engine, reference, score_duckdb, score_onnx, score_pmml, score_sqlite
+
+    for fmt in ("duckdb", "onnx", "pmml"):
+        if missing_engine(fmt):
+            pytest.skip(missing_engine(fmt))
 
     model = _chain_tree(150)
     table = pa.table({"x": pa.array([-1.0, 0.0, 1.0, None, float("nan")])})

@@ -10,7 +10,7 @@ import pytest
 import dasktree
 from dasktree.datasets import agrawal
 from dasktree.testing.data import mixed_frame
-from dasktree.testing.exports import (edge_rows, reference, score_duckdb, score_onnx, score_pmml,
+from dasktree.testing.exports import (edge_rows, missing_engine, reference, score_duckdb, score_onnx, score_pmml,
                                       score_sqlite)
 
 
@@ -85,14 +85,13 @@ def test_the_datasets_grow_every_kind_of_test(fitted):
 
 
 SCORERS = {"duckdb": score_duckdb, "sqlite": score_sqlite, "onnx": score_onnx, "pmml": score_pmml}
-NEEDS = {"duckdb": "duckdb", "onnx": "onnxruntime", "pmml": "jpmml_evaluator"}
 
 
 @pytest.mark.parametrize("fmt", list(SCORERS))
 @pytest.mark.parametrize("dataset", list(DATASETS))
 def test_export_predicts_as_dasktree(fitted, dataset, fmt):
-    if fmt in NEEDS:
-        pytest.importorskip(NEEDS[fmt])
+    if missing_engine(fmt):
+        pytest.skip(missing_engine(fmt))
     model, tables = fitted[dataset]
     for table in tables:
         labels, proba = SCORERS[fmt](model, table)

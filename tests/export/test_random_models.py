@@ -7,8 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dasktree.testing.exports import (random_model, random_rows, reference, score_duckdb, score_onnx,
-                                      score_pmml, score_sqlite)
+from dasktree.testing.exports import (missing_engine, random_model, random_rows, reference, score_duckdb,
+                                      score_onnx, score_pmml, score_sqlite)
 
 SCORERS = {
     "duckdb": score_duckdb,
@@ -19,7 +19,6 @@ SCORERS = {
     "onnx": score_onnx,
     "pmml": score_pmml,
 }
-NEEDS = {"duckdb": "duckdb", "ansi-in-duckdb": "duckdb", "duckdb-flat": "duckdb", "onnx": "onnxruntime", "pmml": "jpmml_evaluator"}
 EXAMPLES = {"pmml": 15}
 
 
@@ -32,8 +31,9 @@ def _same(model, table, scorer):
 
 @pytest.mark.parametrize("name", list(SCORERS))
 def test_random_trees_and_rows(name):
-    if name in NEEDS:
-        pytest.importorskip(NEEDS[name])
+    engine = {"ansi-in-duckdb": "duckdb", "duckdb-flat": "duckdb", "sqlite-nested": "sqlite"}.get(name, name)
+    if missing_engine(engine):
+        pytest.skip(missing_engine(engine))
 
     @settings(max_examples=EXAMPLES.get(name, 40), deadline=None, derandomize=True,
               suppress_health_check=[HealthCheck.too_slow])

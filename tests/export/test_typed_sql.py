@@ -15,7 +15,7 @@ from dasktree.cli import main
 from dasktree.errors import InputError
 from dasktree.export.sql import sql_select
 from dasktree.export.sql_types import count_bound
-from dasktree.testing.exports import edge_rows, reference, score_onnx, score_pmml
+from dasktree.testing.exports import edge_rows, missing_engine, reference, score_onnx, score_pmml
 
 duckdb = pytest.importorskip("duckdb")
 
@@ -108,8 +108,9 @@ def _typed_like(edges: pa.Table, schema: pa.Schema) -> pa.Table:
 
 
 def test_onnx_and_pmml_take_the_numbers(fitted):
-    pytest.importorskip("onnxruntime")
-    pytest.importorskip("jpmml_evaluator")
+    for fmt in ("onnx", "pmml"):
+        if missing_engine(fmt):
+            pytest.skip(missing_engine(fmt))
     model, held_out, _ = fitted
     want_labels, want_proba = reference(model, held_out)
     for score in (score_onnx, score_pmml):
