@@ -15,6 +15,8 @@ SCORERS = {
     "sqlite": score_sqlite,
     "ansi-in-duckdb": lambda m, t: score_duckdb(m, t, dialect="ansi"),
     "duckdb-flat": lambda m, t: score_duckdb(m, t, shape="flat"),
+    # DuckDB's parser is PostgreSQL's: the postgres dialect's NaN test and types, short of a server
+    "postgres-in-duckdb": lambda m, t: score_duckdb(m, t, dialect="postgres"),
     "sqlite-nested": lambda m, t: score_sqlite(m, t, shape="nested"),
     "onnx": score_onnx,
     "pmml": score_pmml,
@@ -31,7 +33,8 @@ def _same(model, table, scorer):
 
 @pytest.mark.parametrize("name", list(SCORERS))
 def test_random_trees_and_rows(name):
-    engine = {"ansi-in-duckdb": "duckdb", "duckdb-flat": "duckdb", "sqlite-nested": "sqlite"}.get(name, name)
+    engine = {"ansi-in-duckdb": "duckdb", "duckdb-flat": "duckdb", "postgres-in-duckdb": "duckdb",
+              "sqlite-nested": "sqlite"}.get(name, name)
     if missing_engine(engine):
         pytest.skip(missing_engine(engine))
 
