@@ -308,4 +308,5 @@ def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep
     selected += [f"{expr} AS {quote_identifier(name)}"
                  for name, expr in sql_expressions(model, dialect=dialect, indent=indent, types=types, shape=shape).items()]
     body = ",\n".join(selected)
+    head = ["".join(" " if ch in "\r\n\x0b\x0c\x85\u2028\u2029" else ch for ch in line) for line in head]  # names stay in the comment
     return "\n".join(head) + f"\nSELECT\n{body}\nFROM {table}\n"

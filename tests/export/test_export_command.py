@@ -160,6 +160,32 @@ def test_what_an_export_cannot_express_is_refused_in_one_line():
         bad.export("pmml")
 
 
+def test_names_that_are_not_plain_stay_names(tmp_path):
+    """Quotes, newlines and spaces in column names, categories and the target: quoted in the SQL,
+    kept out of its comments, and the SELECT still predicts as dasktree."""
+    duckdb = pytest.importorskip("duckdb")
+    import pandas as pd
+
+    from dasktree.testing.exports import reference
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=600)
+    cat = rng.choice(["it's", 'say "hi"', "two\nlines"], size=600)
+    frame = pd.DataFrame({'odd "name"': x, "line\nbreak": cat,
+                          "y\n; DROP TABLE t; --": np.where((x > 0) ^ (cat == "it's"), "a", "b")})
+    model = dasktree.fit(frame, target="y\n; DROP TABLE t; --", scheduler="inprocess", max_depth=4)
+    sql = model.export("sql", dialect="duckdb", table="t", keep=())
+    assert all(line.startswith("--") for line in sql.splitlines()[:3])
+    table = frame.drop(columns=["y\n; DROP TABLE t; --"])
+    con = duckdb.connect()
+    con.register("t", table)
+    got = con.sql(sql).to_arrow_table()
+    import pyarrow as pa
+
+    want_labels, _ = reference(model, pa.Table.from_pandas(table, preserve_index=False))
+    assert got.column("prediction").to_pylist() == want_labels
+
+
 def test_deep_trees_run_in_every_engine():
     """A path of 150 tests: nested CASE in DuckDB, one WHEN per leaf in SQLite (whose parser overflows
     on about 25 nested CASE), a chain in onnxruntime, nested Nodes in JPMML."""
