@@ -4,13 +4,9 @@ Every export reads the model's plain arrays through :mod:`dasktree.export.walk` 
 children as conditions on the column's own values, missing values and categories outside the
 model's sent where prediction sends them) and writes one format:
 
-========  ==========================================================  ======================
-format    what                                                        needs
-========  ==========================================================  ======================
-``sql``   a ``SELECT`` with one ``CASE`` per output (:mod:`.sql`)     the standard library
-``onnx``  an ``ai.onnx.ml`` ``TreeEnsemble`` graph (:mod:`.onnx_model`)  the ``onnx`` package
-``pmml``  a PMML 4.4 ``TreeModel`` (:mod:`.pmml`)                     the standard library
-========  ==========================================================  ======================
+* ``sql``: a ``SELECT`` with one ``CASE`` per output (:mod:`.sql`, :mod:`.sql_types`); the standard library;
+* ``onnx``: an ``ai.onnx.ml`` ``TreeEnsemble`` graph (:mod:`.onnx_model`); the ``onnx`` package;
+* ``pmml``: a PMML 4.4 ``TreeModel`` (:mod:`.pmml`); the standard library.
 
 Each carries the dasktree and model format versions, the target, the classes and every
 feature's name and kind, and refuses with one line what it cannot express.
@@ -36,7 +32,7 @@ def export_model(model: Model, format: str, **options) -> str | bytes:
     model : Model
     format : {"sql", "onnx", "pmml"}
     **options
-        sql: ``table``, ``dialect``, ``keep``, ``indent`` (:func:`.sql.sql_select`);
+        sql: ``table``, ``dialect``, ``keep``, ``indent``, ``types``, ``shape`` (:func:`.sql.sql_select`);
         onnx: none; pmml: none.
     """
     if format == "sql":
