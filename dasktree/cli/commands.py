@@ -86,7 +86,7 @@ def _cmd_discretize(args) -> dict:
 
     from ..discretize import Discretizer
     from ..discretize.discretizer import CUTS_FILE
-    from ..engine.cluster import connect
+    from ..engine.session import cluster_for
     from ..io.outputs import check_out
 
     started = time.perf_counter()
@@ -95,14 +95,14 @@ def _cmd_discretize(args) -> dict:
                        significance=args.significance, max_arity=args.max_arity, progress=bar)
     disc._kernel_params()  # bad parameters fail before any work
     check_out(args.out, overwrite=args.overwrite)
-    with connect(None, args.scheduler, on_cluster=bar.cluster) as client:
-        disc.set_params(client=client)
+    with cluster_for(None, args.scheduler, progress=bar) as client:  # one cluster for both passes, if any
+        disc.set_params(client=client, scheduler=None if client is not None else args.scheduler)
         try:
             disc.fit(args.data, target=args.target, features=columns(args.features) or None,
                      exclude=columns(args.exclude), nominal=columns(args.nominal))
             files = disc.transform_dataset(args.data, args.out, labels=args.labels, overwrite=args.overwrite)
         finally:
-            disc.set_params(client=None)
+            disc.set_params(client=None, scheduler=None)
     seconds = round(time.perf_counter() - started, 4)
     r = disc.report_
     passes = r["passes"] + 1  # the fit's passes, and the one that writes

@@ -6,7 +6,6 @@ import argparse
 import functools
 
 from .. import __version__
-from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
 
@@ -39,8 +38,8 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="'inprocess' (this process, a thread per core), 'processes' (a LocalCluster, "
                         "one worker per core), 'threads', or a Dask scheduler address such as "
-                        "tcp://host:8786 (default: inprocess when the data's tables and codes fit in a "
-                        "quarter of the memory, else processes)")
+                        "tcp://host:8786 (default: inprocess; processes for a dataset to fit whose tables and "
+                        "codes exceed a quarter of the memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
                    help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "

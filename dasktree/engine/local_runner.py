@@ -19,7 +19,7 @@ from ..binning.summary import Summary, merge_all
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
-from ..io.sources import ParquetSource, Source, TableSource
+from ..io.sources import Source
 from .placement import arrow_row_bytes, assign_parts, physical_memory
 from .progress import Progress
 from .runner import PassCounter
