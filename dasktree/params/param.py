@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from ..errors import ParameterError
@@ -42,7 +42,6 @@ class Param:
     type_doc: str | None = None
     from_text: Callable[[str], Any] | None = None
     layer_value: Callable[[Any], Any] | None = None
-    extra: dict = field(default_factory=dict)
 
     def __post_init__(self):
         if self.layer not in LAYERS:
