@@ -126,12 +126,17 @@ def by_name(name: str) -> Dataset:
 # ---------------------------------------------------------------- availability
 
 @functools.lru_cache(maxsize=None)
-def _r_has(package: str) -> bool:
+def _r_libraries() -> tuple[str, ...]:
+    """R's library folders (one ``Rscript``), or none without R."""
     if shutil.which("Rscript") is None:
-        return False
-    done = subprocess.run(["Rscript", "-e", f"q(status = !requireNamespace('{package}', quietly = TRUE))"],
-                          capture_output=True, timeout=120)
-    return done.returncode == 0
+        return ()
+    done = subprocess.run(["Rscript", "-e", "cat(.libPaths(), sep = '\\n')"], capture_output=True, text=True,
+                          timeout=120)
+    return tuple(done.stdout.split()) if done.returncode == 0 else ()
+
+
+def _r_has(package: str) -> bool:
+    return any(os.path.exists(os.path.join(lib, package, "DESCRIPTION")) for lib in _r_libraries())
 
 
 def missing(dataset: Dataset) -> str | None:
