@@ -138,13 +138,16 @@ def _dataset_table(rows, names: list[str]) -> list[str]:
 def _sources_table(rows, regression) -> list[str]:
     lines = ["| set | task | suite | package (version) |", "| --- | --- | --- | --- |"]
     lines += [f"| {r['dataset']} | classification | {r['suite']} | {r['source']} |" for r in rows]
-    lines += [f"| {g['dataset']} | regression ({g['rows']} rows, {g['attributes']} attributes, {g['nominal']} nominal) "
-              f"| - | {g['source']} |" for g in regression]
+    lines += [f"| {g['dataset']} | regression | - | {g['source']} |" for g in regression]
     return lines
 
 
-def _regression_sets(skipped: list[str]) -> list[dict]:
-    """The regression sets that load here (for regression trees; not scored yet)."""
+def _regression(skipped: list[str]) -> list[dict]:
+    """10-fold CV R^2 (pooled: 1 - the folds' squared errors / the squares about the mean) of the
+    regression peers on the regression sets: the baseline regression trees are to meet."""
+    learners = {"scikit-learn": peers.sklearn_tree}
+    if not peers.rpart_missing():
+        learners["rpart anova"] = peers.rpart
     out = []
     for dataset in public_data.REGRESSION:
         why = public_data.missing(dataset)
@@ -152,9 +155,38 @@ def _regression_sets(skipped: list[str]) -> list[dict]:
             skipped.append(f"set skipped: {why}")
             continue
         loaded = public_data.load(dataset)
-        out.append({"dataset": dataset.name, "source": loaded.version, "rows": len(loaded.y),
-                    "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal)})
+        fold = peers.regression_folds(len(loaded.y), FOLDS, SEED)
+        squares = float(np.sum((loaded.y - loaded.y.mean()) ** 2))
+        row = {"dataset": dataset.name, "source": loaded.version, "rows": len(loaded.y),
+               "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
+               "missing": int(loaded.X.isna().sum().sum()), "learners": {}}
+        for name, func in learners.items():
+            r = func(loaded.X, loaded.y, loaded.nominal, fold, regression=True)
+            r["r2"] = 1 - sum(r["sse"]) / squares
+            row["learners"][name] = r
+        print(f"{dataset.name} (regression): " + ", ".join(f"{n} R^2 {r['r2']:.3f}" for n, r in row["learners"].items()),
+              flush=True)
+        out.append(row)
     return out
+
+
+def _regression_means(regression) -> dict:
+    names = list(regression[0]["learners"]) if regression else []
+    return {n: float(np.mean([g["learners"][n]["r2"] for g in regression])) for n in names}
+
+
+def _regression_table(regression) -> list[str]:
+    if not regression:
+        return []
+    names = list(regression[0]["learners"])
+    lines = ["| regression set | rows | attributes (nominal) | missing values | "
+             + " | ".join(f"{n} R^2 | {n} leaves" for n in names) + " |", "|" + " --- |" * (4 + 2 * len(names))]
+    lines += [f"| {g['dataset']} | {g['rows']} | {g['attributes']} ({g['nominal']}) | {g['missing']} | "
+              + " | ".join(f"{g['learners'][n]['r2']:.3f} | {np.mean(g['learners'][n]['leaves']):.1f}" for n in names)
+              + " |" for g in regression]
+    lines.append("| mean | | | | " + " | ".join(f"{r2:.3f} | " for r2 in _regression_means(regression).values())
+                 + " |")
+    return lines
 
 
 def run(quick: bool) -> harness.Result:
@@ -174,7 +206,7 @@ def run(quick: bool) -> harness.Result:
             continue
         print(f"{dataset.name} ({dataset.suite}, {len(loaded.y)} rows)", flush=True)
         rows.append(_score(dataset, loaded, learners))
-    regression = _regression_sets(skipped)
+    regression = _regression(skipped)
     suites = {s: [r for r in rows if r["suite"] == s] for s in ("report", "tuning")}
     names = list(learners)
     report = suites["report"]
@@ -192,6 +224,8 @@ def run(quick: bool) -> harness.Result:
          means([*SETTINGS, "best_dasktree"])),
         ("report suite, wins/ties/losses against the best peer per set: default / cv=10",
          f"{_record(report, 'dasktree', 'best_peer')} / {_record(report, 'dasktree cv=10', 'best_peer')}"),
+        (f"regression sets ({len(regression)}), mean 10-fold CV R^2: " + " / ".join(_regression_means(regression)),
+         " / ".join(f"{r2:.3f}" for r2 in _regression_means(regression).values())),
         ("time of the fits, report suite: gain_ratio / gini, without and with cv=10",
          f"{gain / gini:.2f}x / {gain_cv / gini_cv:.2f}x"),
     ]
@@ -214,10 +248,14 @@ def run(quick: bool) -> harness.Result:
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
              "", *_suite_table(suites, names), "", *_records_table(report, names), "",
              "Per set (bold: the best learner on the set):", "", *_dataset_table(rows, names), "",
+             f"Regression sets (for regression trees; dasktree learns none yet): {FOLDS}-fold CV R^2 "
+             f"(KFold, shuffled, seed {SEED}; pooled: 1 - the squared errors / the squares about the mean) of "
+             "scikit-learn's `DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) and rpart "
+             "(`method=\"anova\"`, 1-SE rule), on the same folds:", "", *_regression_table(regression), "",
              "Sources (nothing is downloaded at run time; R's sets are written to CSV once under "
              "`benchmarks/data/public/`):", "", *_sources_table(rows, regression)]
     figures = {"folds": FOLDS, "seed": SEED, "settings": SETTINGS, "skipped": skipped, "datasets": rows,
-               "regression_sets": regression,
+               "regression": regression,
                "time_ratio_gain_ratio_over_gini": {"plain": gain / gini, "cv": gain_cv / gini_cv}}
     return harness.Result(summary, "\n".join(notes) + "\n", figures)
 

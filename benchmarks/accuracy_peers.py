@@ -2,7 +2,9 @@
 
 A learner is scored on one dataset and one fold assignment (``fold[i]`` in ``0..k-1``) and returns
 ``{"correct": [...], "rows": [...], "seconds": [...], "leaves": [...]}``, one entry per fold; the
-seconds are the fit alone (the learner's own clock where it runs in another process).
+seconds are the fit alone (the learner's own clock where it runs in another process). Regression
+learners (scikit-learn's ``DecisionTreeRegressor()``, rpart's ``method="anova"``) give ``"sse"``, the
+sum of squared errors of each fold, instead of ``"correct"``.
 
 - scikit-learn's ``DecisionTreeClassifier(random_state=0)``, its defaults, in this process; nominal
   columns one-hot encoded (``OneHotEncoder``, a missing value its own category), numeric columns as
@@ -43,36 +45,57 @@ def folds(y: np.ndarray, k: int = 10, seed: int = 0) -> np.ndarray:
     return fold
 
 
-def _empty() -> dict:
-    return {"correct": [], "rows": [], "seconds": [], "leaves": []}
+def regression_folds(n: int, k: int = 10, seed: int = 0) -> np.ndarray:
+    """``k``-fold assignment of ``n`` rows (scikit-learn's ``KFold``, shuffled, ``seed``)."""
+    from sklearn.model_selection import KFold
+
+    fold = np.empty(n, dtype=np.int64)
+    for f, (_, test) in enumerate(KFold(k, shuffle=True, random_state=seed).split(np.zeros(n))):
+        fold[test] = f
+    return fold
 
 
-def _each_fold(X, y, fold, fit, leaves) -> dict:
-    out = _empty()
+def _correct(predicted, truth) -> int:
+    return int(np.sum(predicted == truth))
+
+
+def _sse(predicted, truth) -> float:
+    return float(np.sum((np.asarray(predicted, dtype=float) - truth) ** 2))
+
+
+def _empty(score: str = "correct") -> dict:
+    return {score: [], "rows": [], "seconds": [], "leaves": []}
+
+
+def _each_fold(X, y, fold, fit, leaves, score=_correct) -> dict:
+    key = "correct" if score is _correct else "sse"
+    out = _empty(key)
     for f in range(int(fold.max()) + 1):
         train, test = fold != f, fold == f
         Xtr, Xte = X[train].reset_index(drop=True), X[test].reset_index(drop=True)
         started = time.perf_counter()
         model = fit(Xtr, y[train])
         out["seconds"].append(time.perf_counter() - started)
-        out["correct"].append(int(np.sum(model.predict(Xte) == y[test])))
+        out[key].append(score(model.predict(Xte), y[test]))
         out["rows"].append(int(test.sum()))
         out["leaves"].append(int(leaves(model)))
     return out
 
 
-def sklearn_tree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray) -> dict:
+def sklearn_tree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray,
+                 regression: bool = False) -> dict:
     from sklearn.compose import ColumnTransformer
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder
-    from sklearn.tree import DecisionTreeClassifier
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
     def fit(Xtr, ytr):
         encode = ColumnTransformer([("nominal", OneHotEncoder(handle_unknown="ignore", sparse_output=False), nominal)],
                                    remainder="passthrough")
-        return make_pipeline(encode, DecisionTreeClassifier(random_state=0)).fit(Xtr, ytr)
+        tree = DecisionTreeRegressor(random_state=0) if regression else DecisionTreeClassifier(random_state=0)
+        return make_pipeline(encode, tree).fit(Xtr, ytr)
 
-    return _each_fold(X, y, fold, fit, lambda m: m[-1].get_n_leaves())
+    return _each_fold(X, y, fold, fit, lambda m: m[-1].get_n_leaves(), _sse if regression else _correct)
 
 
 def dasktree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, setting: dict) -> dict:
@@ -145,13 +168,13 @@ def write_arff(path: str, X: pd.DataFrame, y: np.ndarray, nominal: list[str], fo
             f.write(",".join(row) + "\n")
 
 
-def _parse(stdout: str, who: str) -> dict:
-    out = _empty()
+def _parse(stdout: str, who: str, key: str = "correct") -> dict:
+    out = _empty(key)
     lines = [line.split() for line in stdout.strip().splitlines() if line.strip()]
     if not lines:
         raise RuntimeError(f"{who}: printed no folds")
-    for _fold, correct, rows, seconds, leaves in lines:
-        out["correct"].append(int(correct))
+    for _fold, score, rows, seconds, leaves in lines:
+        out[key].append(int(score) if key == "correct" else float(score))
         out["rows"].append(int(rows))
         out["seconds"].append(float(seconds))
         out["leaves"].append(int(leaves))
@@ -169,14 +192,16 @@ def j48(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray) ->
     return _parse(done.stdout, "J48Folds")
 
 
-def rpart(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray) -> dict:
+def rpart(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, regression: bool = False) -> dict:
+    """rpart's ``method="class"``, or ``method="anova"`` with ``regression``."""
     frame = _renamed(X, y, fold)
-    kinds = "i" + "".join("f" if c in nominal else "n" for c in X.columns) + "f"
+    kinds = "i" + "".join("f" if c in nominal else "n" for c in X.columns) + ("n" if regression else "f")
+    method = "anova" if regression else "class"
     with tempfile.TemporaryDirectory(prefix="dasktree-rpart-") as tmp:
         path = os.path.join(tmp, "data.csv")
         frame.to_csv(path, index=False, na_rep="")
-        done = subprocess.run(["Rscript", os.path.join(HERE, "peers", "rpart_folds.R"), path, kinds],
+        done = subprocess.run(["Rscript", os.path.join(HERE, "peers", "rpart_folds.R"), path, kinds, method],
                               capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
         raise RuntimeError(f"rpart_folds.R: exit {done.returncode}: {done.stderr.strip()[-800:]}")
-    return _parse(done.stdout, "rpart_folds.R")
+    return _parse(done.stdout, "rpart_folds.R", "sse" if regression else "correct")

@@ -122,3 +122,19 @@ def test_a_peer_scores_every_fold_it_is_given(peer):
     assert result["rows"] == [int(np.sum(fold == f)) for f in range(5)]
     assert sum(result["correct"]) / len(y) > 0.85  # iris: any of these trees classifies ~94% right
     assert all(s >= 0 for s in result["seconds"]) and min(result["leaves"]) >= 3
+
+
+@pytest.mark.parametrize("peer", ["rpart", "sklearn_tree"])
+def test_a_regression_peer_sums_squared_errors_on_the_folds_it_is_given(peer):
+    if peer == "rpart" and accuracy_peers.rpart_missing():
+        pytest.skip(accuracy_peers.rpart_missing())
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    y = y.to_numpy(dtype=float)
+    fold = accuracy_peers.regression_folds(len(y), 5, seed=0)
+    assert sorted(np.bincount(fold)) == [88, 88, 88, 89, 89]
+    result = getattr(accuracy_peers, peer)(X, y, [], fold, regression=True)
+    assert result["rows"] == [int(np.sum(fold == f)) for f in range(5)]
+    squares = float(np.sum((y - y.mean()) ** 2))
+    assert 0 < sum(result["sse"]) < 2 * squares and all(s >= 0 for s in result["sse"])
