@@ -165,12 +165,9 @@ def load(dataset: Dataset) -> Loaded:
     else:
         y = frame.pop(dataset.target).astype(str).to_numpy()
     nominal = [c for c in nominal if c in frame.columns]
-    for column in frame.columns:
-        if column in nominal:
-            frame[column] = frame[column].astype(object).where(frame[column].notna(), np.nan)
-        else:
-            frame[column] = frame[column].astype(float)
-    return Loaded(frame, y, nominal, version)
+    columns = {c: frame[c].astype(object).where(frame[c].notna(), np.nan) if c in nominal else frame[c].astype(float)
+               for c in frame.columns}
+    return Loaded(pd.DataFrame(columns), y, nominal, version)  # built at once: one block per dtype, not per column
 
 
 def _sklearn(dataset):
