@@ -226,6 +226,8 @@ def run(quick: bool) -> harness.Result:
          f"{_record(report, 'dasktree', 'best_peer')} / {_record(report, 'dasktree cv=10', 'best_peer')}"),
         (f"regression sets ({len(regression)}), mean 10-fold CV R^2: " + " / ".join(_regression_means(regression)),
          " / ".join(f"{r2:.3f}" for r2 in _regression_means(regression).values())),
+        (f"report suite, time of the {FOLDS * len(report)} fits / scikit-learn's: " + " / ".join(names[1:]),
+         " / ".join(f"{_seconds(report, n) / _seconds(report, 'scikit-learn'):.1f}x" for n in names[1:])),
         ("time of the fits, report suite: gain_ratio / gini, without and with cv=10",
          f"{gain / gini:.2f}x / {gain_cv / gini_cv:.2f}x"),
     ]
