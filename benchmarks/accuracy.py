@@ -164,8 +164,8 @@ def _regression(skipped: list[str]) -> list[dict]:
             r = func(loaded.X, loaded.y, loaded.nominal, fold, regression=True)
             r["r2"] = 1 - sum(r["sse"]) / squares
             row["learners"][name] = r
-        print(f"{dataset.name} (regression): " + ", ".join(f"{n} R^2 {r['r2']:.3f}" for n, r in row["learners"].items()),
-              flush=True)
+        scores = ", ".join(f"{n} R^2 {r['r2']:.3f}" for n, r in row["learners"].items())
+        print(f"{dataset.name} (regression): {scores}", flush=True)
         out.append(row)
     return out
 
