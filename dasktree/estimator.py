@@ -296,6 +296,18 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         """Save the model as versioned JSON (atomically)."""
         self._check_fitted().save(path)
 
+    def to_sql(self, **options) -> str:
+        """A SQL ``SELECT`` predicting as this estimator does (:func:`dasktree.export.sql.sql_select`)."""
+        return self._check_fitted().export("sql", **options)
+
+    def to_onnx(self, **options) -> bytes:
+        """An ONNX model predicting as this estimator does (:mod:`dasktree.export.onnx_model`)."""
+        return self._check_fitted().export("onnx", **options)
+
+    def to_pmml(self, **options) -> str:
+        """A PMML 4.4 ``TreeModel`` predicting as this estimator does (:mod:`dasktree.export.pmml`)."""
+        return self._check_fitted().export("pmml", **options)
+
 
 install_estimator_params(DaskTreeClassifier, _DOC)
 

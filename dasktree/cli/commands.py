@@ -8,6 +8,7 @@ import sys
 import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
+from .export import cmd_export
 from .parser import columns, learning_values
 
 __all__ = ["COMMANDS", "format_cp"]
@@ -221,3 +222,4 @@ def _cmd_warm(args) -> dict:
 
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
             "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "warm": _cmd_warm, "demo": _cmd_demo}
+COMMANDS["export"] = cmd_export

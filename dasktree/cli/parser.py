@@ -8,6 +8,7 @@ import functools
 from .. import __version__
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
+from .export import add_export_parser
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
 
@@ -183,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_evaluate_parser(add, add_runtime)
     add_plot_parser(add)
+    add_export_parser(add)
 
     p = add("warm", help="compile every kernel into numba's cache now, so that no fit pays "
                          "for it (after pip install, or in an image build)")
