@@ -157,6 +157,7 @@ def _regression(skipped: list[str]) -> list[dict]:
         why = public_data.missing(dataset)
         if why:
             skipped.append(f"set skipped: {why}")
+            print(skipped[-1], flush=True)
             continue
         loaded = public_data.load(dataset)
         fold = peers.regression_folds(len(loaded.y), FOLDS, SEED)
