@@ -91,10 +91,12 @@ def _option_type(param):
 
 
 def learning_values(args: argparse.Namespace) -> dict:
-    """The declared parameters' values the command line gave (or their defaults), by name."""
+    """The declared parameters' values the command line gave (or their defaults), by name: what
+    :func:`dasktree.params.validate` takes (a runtime parameter's option is the command's to pass on)."""
     from ..params import declared_params
 
-    return {param.name: getattr(args, param.name) for param in declared_params() if param.group is not None}
+    return {param.name: getattr(args, param.name) for param in declared_params()
+            if param.group is not None and param.layer != "runtime"}
 
 
 def build_parser() -> argparse.ArgumentParser:

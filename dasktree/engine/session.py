@@ -56,13 +56,13 @@ class Place:
 def active_client():
     """The ``distributed`` client active in this process, or None (none is started, and
     ``distributed`` is not imported when nothing imported it yet)."""
-    if "distributed" not in sys.modules:
+    if sys.modules.get("distributed") is None:  # never imported (or blocked): no client can be active
         return None
     try:
         from distributed import default_client
 
         return default_client()
-    except ValueError:  # no client
+    except (ValueError, ImportError):  # no client
         return None
 
 
