@@ -75,6 +75,8 @@ def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, 
         assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".m.json")]
         saved = sorted(p.name for p in checkpoint.iterdir() if p.name.startswith("pass-"))
         assert saved, "no level pass was saved before the scheduler was lost"
+        if not restart:  # the resume is the same either way: once is enough
+            return
         cluster.restart()
         again = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
                                 "--scheduler", cluster.address, "--checkpoint", str(checkpoint)],
