@@ -45,8 +45,8 @@ leaving may take before the process ends itself regardless (never a job that doe
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command of ``argv``; the exit code (see :data:`EXIT_CODES`)."""
     program = argv is None  # the process is ours: it must end (see _leaving)
-    if program:  # distributed's INFO chatter (a cluster closing after a timeout) would break the one-line error
-        logging.disable(logging.INFO)
+    if program:  # distributed's chatter (a cluster closing after a timeout, a reconnect to a lost scheduler
+        logging.disable(logging.ERROR)  # given up on, at ERROR with a traceback) would break the one-line error
     args = build_parser().parse_args(argv)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
