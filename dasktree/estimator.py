@@ -16,7 +16,6 @@ from .estimator_input import (
     check_fit_input,
     check_predict_input,
     dask_frame,
-    dask_partitions,
     folds_of_splits,
     is_dask,
     is_dataset,
@@ -341,15 +340,17 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy on ``X, y`` (weighted by ``sample_weight``); on dask collections, computed
-        on the cluster, partition by partition (``y`` and ``sample_weight`` of ``X``'s partitions)."""
+        on the cluster, partition by partition (``y`` and ``sample_weight`` paired with ``X`` row by row,
+        whatever their partitions: :func:`~dasktree.estimator_input.join_dask`)."""
         if is_dask(X):
             import dask
 
-            predicted = self.predict(X).to_delayed()
-            truth = dask_partitions(y, "y", len(predicted))
-            weights = [None] * len(truth) if sample_weight is None else \
-                dask_partitions(sample_weight, "sample_weight", len(predicted))
-            hits = [dask.delayed(_hits)(p, t, w) for p, t, w in zip(predicted, truth, weights)]
+            model = self._check_fitted()
+            data, truth = join_dask(X, y, "y", columns=model.features)
+            weight = None
+            if sample_weight is not None:
+                data, weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
+            hits = [dask.delayed(_hits_frame)(p, model=model, truth=truth, weight=weight) for p in data.to_delayed()]
             total = dask.delayed(np.sum)(hits, axis=0)  # in partition order: the same sum every time
             right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
             return float(right / rows) if rows else float("nan")
@@ -425,6 +426,12 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
     return out
+
+
+def _hits_frame(frame, *, model: Model, truth: str, weight: str | None) -> np.ndarray:
+    """Correct predictions and rows of one partition of ``X`` joined with its labels (and weights)."""
+    predicted = np.asarray(model.classes)[np.argmax(_proba_frame(frame, model=model), axis=1)] if len(frame) else []
+    return _hits(predicted, frame[truth].to_numpy(), None if weight is None else frame[weight].to_numpy())
 
 
 def _hits(predicted, truth, weight=None) -> np.ndarray:
