@@ -217,6 +217,19 @@ def test_dask_dataframe_gives_the_same_cuts_and_transform(cluster_client):
                                       ref.transform(ddf.compute(scheduler="sync"), labels=labels))
 
 
+@pytest.mark.cluster
+def test_dask_x_and_y_of_one_parquet_frame_give_the_same_cuts(cluster_client, tmp_path):
+    """The README's pattern: ``X = ddf.drop(...)``, ``y = ddf[...]``, partitioned differently by dask."""
+    import dask.dataframe as dd
+
+    frame = mixed()
+    ddf = dd.read_parquet(write_dataset(frame, tmp_path / "data", n_files=6))
+    X, y = ddf.drop(columns=["y"]), ddf["y"]
+    assert X.optimize().npartitions != y.optimize().npartitions
+    d = Discretizer("mdlp", client=cluster_client).fit(X, y)
+    assert d.cut_points_ == Discretizer("mdlp").fit(frame, target="y").cut_points_
+
+
 # --------------------------------------------------------------------------
 # transform
 # --------------------------------------------------------------------------
