@@ -9,6 +9,7 @@ from .. import __version__
 from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
+from .suggest import Parser
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning"]
 
@@ -126,7 +127,7 @@ def add_learning(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(  # no option prefixes; a misspelt option names the closest
         prog="dasktree",
         description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
