@@ -183,9 +183,16 @@ def _cmd_prune(args) -> dict:
     r = model.report
     if not args.json:
         print(f"wrote {args.out}: {r['prune']['mode']} pruning, {r['prune']['leaves_grown']} -> {r['leaves']} leaves"
-              + (f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}" if "cv" in r else ""))
+              + _cv_said(r))
     return {"model": args.out, "prune": {k: v for k, v in r["prune"].items() if k != "cp_table"},
             "leaves": r["leaves"], "cv": r.get("cv", {}).get("accuracy_pooled")}
+
+
+def _cv_said(r: dict) -> str:
+    if "cv" in r:
+        source = " (the cp table's)" if r["cv"].get("estimated_from") == "cp table" else ""
+        return f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}{source}"
+    return f"; {r['prune']['cv_note']}" if "cv_note" in r["prune"] else ""
 
 
 def _cmd_demo(args) -> dict:

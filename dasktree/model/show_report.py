@@ -51,8 +51,12 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
         for f in cv["per_fold"]:
             acc = "-" if f["accuracy"] is None else f"{f['accuracy']:.4f}"
             out.append(f"  {f['repeat']:>6} {f['fold']:>5} {f['rows']:>9} {acc:>9} {f['leaves']:>7} {f['depth']:>6}")
-        out.append(f"  accuracy {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f} (mean +/- std over folds), "
-                   f"pooled {cv['accuracy_pooled']:.4f}")
+        if cv.get("estimated_from") == "cp table":
+            out.append(f"  accuracy {cv['accuracy_pooled']:.4f} (1 - the cp table's CV error of this tree: re-pruned "
+                       "without fold trees)")
+        else:
+            out.append(f"  accuracy {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f} (mean +/- std over "
+                       f"folds), pooled {cv['accuracy_pooled']:.4f}")
         if cv.get("metrics"):
             out.append("")
             out += ["  " + line for line in format_metrics(cv["metrics"]).rstrip("\n").split("\n")]
