@@ -216,6 +216,7 @@ def test_re_pruning_without_fold_trees_takes_the_cv_error_from_the_cp_table(tmp_
     said = capsys.readouterr().out
     assert f"-> {row['leaves']} leaves, cross-validated accuracy {1 - row['cv_error']:.4f} (the cp table's)" in said
     assert main(["show", out, "--format", "report"]) == 0 and "the cp table's CV error" in capsys.readouterr().out
+    assert main(["plot", out, "--cv", "--out", str(tmp_path / "cp.svg")]) == 0  # the cp table's panel alone
     pessimistic = prune_model(model, mode="pessimistic")  # not a subtree of the sequence: no estimate, said so
     assert "cv" not in pessimistic.report and "keep_fold_trees" in pessimistic.report["prune"]["cv_note"]
     assert main(["prune", path, "--mode", "cv", "--out", str(tmp_path / "q.json")]) == 1

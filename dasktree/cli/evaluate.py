@@ -29,6 +29,7 @@ def add_plot_parser(add) -> None:
     p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG or PNG file")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--out", required=True, help="image file to write: .svg or .png (written atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--cv", action="store_true",
                    help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "
                         "tree size with the 1-SE line (rpart's plotcp); default: the tree")
@@ -56,9 +57,11 @@ def cmd_evaluate(args) -> dict:
 
 
 def cmd_plot(args) -> None:
+    from ..io.outputs import check_file_out
     from ..model.model import load
     from ..model.plot import plot_cv, plot_tree
 
+    check_file_out(args.out, overwrite=args.overwrite)  # an existing image is replaced only when asked
     model = load(args.model)
     if args.cv:
         plot_cv(model, args.out)
