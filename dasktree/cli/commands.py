@@ -9,16 +9,9 @@ import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
 from .parser import class_weight, columns
+from .say import progress as _progress, say as _say
 
 __all__ = ["COMMANDS", "format_cp"]
-
-
-def _progress(args):
-    from ..engine.progress import Progress
-
-    # --json's report owns stdout; JSON log lines go to stderr and so stay on with it
-    return Progress(enabled=not (args.quiet or (args.json and args.log_format == "text")),
-                    log_format=args.log_format)
 
 
 def _cmd_fit(args) -> dict:
@@ -64,18 +57,6 @@ def _cmd_fit(args) -> dict:
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
                    f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
     return {"model": args.out, "report": model.report, "run": model.run}
-
-
-def _say(args, text: str) -> None:
-    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report (there
-    as a JSON line of its own, ``{"event": "summary", ...}``, when ``--log-format json`` keeps stderr
-    for log collectors)."""
-    if not getattr(args, "json", False):
-        print(text)
-    elif getattr(args, "log_format", "text") == "json":
-        print(json.dumps({"event": "summary", "message": text}), file=sys.stderr)
-    else:
-        print(text, file=sys.stderr)
 
 
 def _cmd_predict(args) -> dict:

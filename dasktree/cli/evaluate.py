@@ -8,7 +8,7 @@ draws the tree, or with ``--cv`` the cross-validation results
 
 from __future__ import annotations
 
-import sys
+from .say import progress, say
 
 __all__ = ["add_evaluate_parser", "add_plot_parser", "cmd_evaluate", "cmd_plot"]
 
@@ -41,18 +41,17 @@ def add_plot_parser(add) -> None:
 
 def cmd_evaluate(args) -> dict:
     from ..engine.evaluate import evaluate_dataset
-    from ..engine.progress import Progress
     from ..model.metrics import format_metrics
     from ..model.model import load
 
     model = load(args.model)
     target = args.target or model.target
     metrics = evaluate_dataset(model, args.data, target, scheduler=args.scheduler, weight=args.weight,
-                               progress=Progress(enabled=not (args.quiet or args.json)))
+                               progress=progress(args))
     text = format_metrics(metrics)
     if metrics.get("rows_skipped_null_target"):
         text += f"{'skipped (no label)':>20} {metrics['rows_skipped_null_target']}\n"
-    (sys.stderr if args.json else sys.stdout).write(text)
+    say(args, text.rstrip("\n"))
     return {"model": args.model, "data": args.data, "target": target, "weight": args.weight, "metrics": metrics}
 
 

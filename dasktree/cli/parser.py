@@ -60,8 +60,9 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
                         "quarter of the memory, else processes)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
-                   help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
-                        "level, nodes, rows, bytes_read, seconds), written even with --json")
+                   help="stderr: progress bars (text) or JSON lines only (json: one per pass with level, nodes, "
+                        "rows, bytes_read, seconds; one for the cluster; one per summary line, which then leaves "
+                        "stdout to --json's report), written even with --json")
     p.add_argument("--json", action="store_true",
                    help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
