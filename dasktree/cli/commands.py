@@ -9,7 +9,7 @@ import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
 from .parser import class_weight, columns
-from .say import progress as _progress, say as _say
+from .say import progress as _progress, say as _say, warn
 
 __all__ = ["COMMANDS", "format_cp"]
 
@@ -45,6 +45,8 @@ def _cmd_fit(args) -> dict:
 
         remove_checkpoint(args.checkpoint)
     r = model.report
+    for warning in r.get("warnings", []):
+        warn(args, warning)
     pruned = r["prune"]
     if pruned["mode"] != "none":
         at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"

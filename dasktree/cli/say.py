@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-__all__ = ["progress", "say"]
+__all__ = ["progress", "say", "warn"]
 
 
 def progress(args):
@@ -33,3 +33,12 @@ def say(args, text: str) -> None:
         print(text, file=sys.stderr)
     else:
         print(text)
+
+
+def warn(args, text: str) -> None:
+    """A warning about the data (a column that looks like a row key): ``dasktree: warning: ...`` on
+    stderr, or a JSON line ``{"event": "warning", ...}`` with ``--log-format json``; even with ``--quiet``."""
+    if getattr(args, "log_format", "text") == "json":
+        print(json.dumps({"event": "warning", "message": text}), file=sys.stderr)
+    else:
+        print(f"dasktree: warning: {text}", file=sys.stderr)

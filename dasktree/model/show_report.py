@@ -36,6 +36,8 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     for f in features:
         exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
         out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
+    for warning in r.get("warnings", []):
+        out.append(f"  warning: {warning}")
     out += ["", "parameters (* changed from the default)"]
     for key, value in model.params.items():
         mark = "*" if key in defaults and defaults[key] != value else " "
