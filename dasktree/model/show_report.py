@@ -66,10 +66,33 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     if prune:
         out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})"]
         out.append(f"  {'alpha':>12} {'leaves':>7} {'train err':>10} {'cv err':>9} {'cv se':>9}")
-        for row in prune.get("cp_table", []):
+        table = prune.get("cp_table", [])
+        chosen = next((i for i, row in enumerate(table) if row["leaves"] == r.get("leaves")), None)
+        shown = cp_rows_shown(len(table), chosen)
+        for i in range(len(table)):
+            if i not in shown:
+                if i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
+                    gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
+                    out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
+                continue
+            row = table[i]
             cells = [_cell(row.get(k)) for k in ("train_error", "cv_error", "cv_se")]
-            out.append(f"  {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
+            mark = "*" if i == chosen else " "
+            out.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
     return "\n".join(out) + "\n"
+
+
+CP_ROWS_SHOWN = 5
+"""The report shows this many first and last rows of the cp table, and the chosen one (``*``)."""
+
+
+def cp_rows_shown(n_rows: int, chosen: int | None) -> set[int]:
+    """The rows of an ``n_rows`` cp table the report prints: the first and last :data:`CP_ROWS_SHOWN`,
+    and ``chosen`` with a row either side."""
+    shown = set(range(min(n_rows, CP_ROWS_SHOWN))) | set(range(max(0, n_rows - CP_ROWS_SHOWN), n_rows))
+    if chosen is not None:
+        shown |= {i for i in (chosen - 1, chosen, chosen + 1) if 0 <= i < n_rows}
+    return shown
 
 
 def _cell(x) -> str:
