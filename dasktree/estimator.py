@@ -96,7 +96,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         (subtree replacement, ``confidence``); None or "none": the grown tree.
         "auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning
         needs the fold trees, which cost ``cv`` more trees in every pass (see
-        the README for the measurements behind this default). The model keeps
+        docs/performance.md for the measurements behind this default). The model keeps
         the grown tree, so :meth:`prune_model` re-prunes it without a pass.
     ccp_alpha : float or None, default None
         Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
