@@ -8,7 +8,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .errors import DataError, InputError, ParameterError
+from .errors import InputError, ParameterError
 from .fit import fit as fit_model
 from .fit import validate_params
 from .engine.predict import predict_dataset
@@ -343,17 +343,9 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         on the cluster, partition by partition (``y`` and ``sample_weight`` paired with ``X`` row by row,
         whatever their partitions: :func:`~dasktree.estimator_input.join_dask`)."""
         if is_dask(X):
-            import dask
+            from .estimator_score import dask_score
 
-            model = self._check_fitted()
-            data, truth = join_dask(X, y, "y", columns=model.features)
-            weight = None
-            if sample_weight is not None:
-                data, weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
-            hits = [dask.delayed(_hits_frame)(p, model=model, truth=truth, weight=weight) for p in data.to_delayed()]
-            total = dask.delayed(np.sum)(hits, axis=0)  # in partition order: the same sum every time
-            right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
-            return float(right / rows) if rows else float("nan")
+            return dask_score(self._check_fitted(), X, y, sample_weight, client=self.client)
         return super().score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------------- pruning
@@ -426,26 +418,6 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
     return out
-
-
-def _hits_frame(frame, *, model: Model, truth: str, weight: str | None) -> np.ndarray:
-    """Correct predictions and rows of one partition of ``X`` joined with its labels (and weights)."""
-    predicted = np.asarray(model.classes)[np.argmax(_proba_frame(frame, model=model), axis=1)] if len(frame) else []
-    return _hits(predicted, frame[truth].to_numpy(), None if weight is None else frame[weight].to_numpy())
-
-
-def _hits(predicted, truth, weight=None) -> np.ndarray:
-    """Correct predictions and rows of one partition (each weighted by ``weight``)."""
-    truth = np.asarray(truth).ravel()
-    if len(truth) != len(predicted):
-        raise DataError(f"a partition has {len(predicted)} predictions but {len(truth)} labels")
-    right = np.asarray(predicted) == truth
-    if weight is None:
-        return np.array([int(np.sum(right)), len(truth)])
-    weight = np.asarray(weight, dtype=np.float64).ravel()
-    if len(weight) != len(truth):
-        raise DataError(f"a partition has {len(truth)} labels but {len(weight)} weights")
-    return np.array([float(np.sum(weight[right])), float(np.sum(weight))])
 
 
 def _proba_frame(frame, *, model: Model) -> np.ndarray:
