@@ -110,6 +110,11 @@ class ParquetSource(Source):
                 dataset = retrying(lambda: ds.dataset(files, format="parquet", filesystem=self._fs),
                                    self.description)
         except (pa.ArrowInvalid, OSError) as exc:
+            from .not_parquet import convert_hint, text_format
+
+            fmt = text_format(files) if len(paths) == 1 else None
+            if fmt is not None:
+                raise DataError(convert_hint(paths[0], fmt)) from None
             raise DataError(f"{self.description}: not a readable Parquet dataset: {_first_line(exc)}") from None
         fragments = sorted(dataset.get_fragments(), key=lambda f: f.path)
         self.schema = dataset.schema
