@@ -24,6 +24,7 @@ from .engine.local_runner import LocalRunner, cores, embedded
 from .engine.progress import Progress
 from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
+from .forest.settings import Grid, expand_grid
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
@@ -122,6 +123,18 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
+def _grid(param_grid, p: dict[str, Any], refit, only_fold) -> Grid:
+    """The settings of ``param_grid`` over the parameters ``p``, each checked as a fit's are."""
+    from .model.grid import check_refit
+
+    check_refit(refit)
+    if p["cv"] is None or only_fold is not None:
+        raise ParameterError("param_grid= chooses a setting by cross-validation: give cv=k too (and no only_fold)")
+    settings = expand_grid(param_grid)
+    return Grid.of(settings, [validate_params({**p, **s}) for s in settings], lambda q: _grow_params(q).split,
+                   p["cv"] * p["repeats"])
+
+
 def _grow_params(p: dict[str, Any]) -> GrowParams:
     return GrowParams(
         max_depth=p["max_depth"],
@@ -158,6 +171,8 @@ def fit(
     class_weight=None,
     keep_fold_trees: bool = False,
     checkpoint: str | None = None,
+    param_grid=None,
+    refit=True,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -245,6 +260,7 @@ def fit(
     """
     started = time.perf_counter()
     p = validate_params(params)
+    grid = None if param_grid is None else _grid(param_grid, p, refit, only_fold)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     check_class_weight(class_weight)
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
@@ -259,7 +275,7 @@ def fit(
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), weight=weight, where=source.description)
     options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees,
-                   class_weight=class_weight)
+                   class_weight=class_weight, **({} if grid is None else {"grid": grid, "refit": refit}))
     if checkpoint is not None:
         if not isinstance(source, ParquetSource):
             raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
@@ -272,7 +288,8 @@ def fit(
             "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
                         "nominal": list(nominal), "key": key, "folds": folds, "weight": weight},
             "class_weight": None if class_weight is None else repr(class_weight),
-            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
+            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json(),
+            **({} if grid is None else {"param_grid": list(grid.settings)})})
     if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
         runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
                              keep_tables=not isinstance(source, TableSource))
@@ -305,7 +322,8 @@ def _fit_with(runner, source, roles, p: dict[str, Any], started: float, **option
 
 def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
                 fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
-                keep_fold_trees: bool = False, checkpoint=None, class_weight=None) -> Model:
+                keep_fold_trees: bool = False, checkpoint=None, class_weight=None, grid: Grid | None = None,
+                refit=True) -> Model:
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(p["max_bins"])
     runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
@@ -327,6 +345,10 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     pass0 = time.perf_counter() - started
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
+    grow_params = _grow_params(p)
+    if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.forest.settings)
+        n_trees, holdout = grid.n_trees, grid.holdout()
+        grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
     rows_used = int(summary.n_rows - summary.n_null_target - summary.n_zero_weight)
@@ -335,56 +357,66 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
 
     forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec,
-                               _grow_params(p), n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats,
+                               grow_params, n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats,
                                describe=describe)
+    firsts = [0] if grid is None else [grid.first_tree(g) for g in range(len(grid.growths))]
+    per_tree = n_trees if grid is None else grid.trees_per_growth
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = tree_model(forest, 0)
-        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
+        grown = [(tree_model(forest, f), [tree_model(forest, t) for t in range(f + 1, f + per_tree)]) for f in firsts]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
-    leaves = [i for i, t in enumerate(tree.tests) if t is None]
-    counted = int(tree.counts[0].sum())  # the rows as counted: weighted, the sum of their multiplicities
-    report = {  # a function of the data and parameters alone: saved with the model
-        "rows": int(summary.n_rows),
-        "rows_used": rows_used,
-        "rows_skipped_null_target": int(summary.n_null_target),
-        **({"rows_skipped_zero_weight": summary.n_zero_weight,
-            "weights": {**spec.weighting.to_json(), "counted": counted,
-                        "class_factors": {str(c): f for c, f in zip(spec.classes, spec.weighting.factors)}}}
-           if spec.weighting is not None else {}),
-        "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
-        "features": [{"name": f.name, "kind": f.kind, "bins": f.n_bins,
-                      **({"exact": f.exact} if f.kind == "numeric" else {})} for f in spec.features],
-        "passes": runner.passes,
-        "depth": tree.max_depth,
-        "nodes": tree.n_nodes,
-        "leaves": tree.n_leaves,
-        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
-        "forest_nodes": n_distinct,
-    }
-    if fold_spec is not None and only_fold is None:
-        report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
-                                 [level.distinct_tests for level in grow_report.levels])
-    run = {  # how this run went: timings and the cluster, not saved with the model
-        "parts": len(source.parts),
-        "workers": workers,
-        "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
-        "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
-                    "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
-        "levels": [asdict(level) for level in grow_report.levels],
-    }
-    params = {k: v for k, v in p.items()}
-    model = Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree, params=params,
-                  report=report, run=run, fold_trees=fold_trees)
-    pruning = time.perf_counter()
-    mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
-    model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
-                          confidence=p["confidence"])
-    run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
-    if not keep_fold_trees:  # the pruning has used them; the model keeps its main tree (compact)
-        model = dataclasses.replace(model, fold_trees=[])
-    run["seconds"]["total"] = round(time.perf_counter() - started, 4)
-    return model
+
+    def finish(tree, fold_trees, p: dict[str, Any], keep: bool) -> Model:
+        """The model of a main tree and its fold trees, pruned as ``p`` says (fold trees kept if ``keep``)."""
+        leaves = [i for i, t in enumerate(tree.tests) if t is None]
+        counted = int(tree.counts[0].sum())  # the rows as counted: weighted, the sum of their multiplicities
+        report = {  # a function of the data and parameters alone: saved with the model
+            "rows": int(summary.n_rows),
+            "rows_used": rows_used,
+            "rows_skipped_null_target": int(summary.n_null_target),
+            **({"rows_skipped_zero_weight": summary.n_zero_weight,
+                "weights": {**spec.weighting.to_json(), "counted": counted,
+                            "class_factors": {str(c): f for c, f in zip(spec.classes, spec.weighting.factors)}}}
+               if spec.weighting is not None else {}),
+            "class_counts": {str(k): int(v) for k, v in sorted(summary.classes.items(), key=lambda kv: str(kv[0]))},
+            "features": [{"name": f.name, "kind": f.kind, "bins": f.n_bins,
+                          **({"exact": f.exact} if f.kind == "numeric" else {})} for f in spec.features],
+            "passes": runner.passes,
+            "depth": tree.max_depth,
+            "nodes": tree.n_nodes,
+            "leaves": tree.n_leaves,
+            "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
+            "forest_nodes": n_distinct,
+        }
+        if fold_spec is not None and only_fold is None:
+            report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
+                                     [level.distinct_tests for level in grow_report.levels])
+        run = {  # how this run went: timings and the cluster, not saved with the model
+            "parts": len(source.parts),
+            "workers": workers,
+            "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
+            "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
+                        "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
+            "levels": [asdict(level) for level in grow_report.levels],
+        }
+        params = {k: v for k, v in p.items()}
+        model = Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree, params=params,
+                      report=report, run=run, fold_trees=fold_trees)
+        pruning = time.perf_counter()
+        mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
+        model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
+                              confidence=p["confidence"])
+        run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
+        if not keep:  # the pruning has used them; the model keeps its main tree (compact)
+            model = dataclasses.replace(model, fold_trees=[])
+        run["seconds"]["total"] = round(time.perf_counter() - started, 4)
+        return model
+
+    if grid is None:
+        return finish(*grown[0], p, keep_fold_trees)
+    from .model.grid import grid_model
+
+    return grid_model(grid, lambda g, q: finish(*grown[g], q, keep_fold_trees), refit, started)
 
 
 def _weight_column(source, sample_weight, part_rows: int) -> tuple:
