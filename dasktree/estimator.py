@@ -24,6 +24,7 @@ from .estimator_input import (
     with_column,
 )
 from .model.export import export_dot, export_text
+from .model.grid import GridResults
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
@@ -35,7 +36,7 @@ class NotFittedError(InputError, SklearnNotFittedError):
     """Predicting before fitting: scikit-learn's error, and a dasktree input error (one line)."""
 
 
-class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
+class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
     """A decision tree grown one level pass at a time, on Dask or in process.
 
     Parameters
@@ -138,6 +139,16 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         workers without the scheduler in between.
     progress : bool, default False
         A progress bar per pass on stderr.
+    param_grid : dict or list of dicts, optional
+        With ``cv``: scikit-learn's grid over ``criterion``, ``min_samples_leaf``,
+        ``nominal_split``, ``max_arity``, ``selection`` and the pruning
+        (``prune``, ``confidence``, ``ccp_alpha``). Every setting's trees grow
+        in the same passes, as one forest; the fitted tree is the chosen
+        setting's, and ``cv_results_``, ``best_params_``, ``best_score_``
+        (optimistic: it chose the setting) and ``best_index_`` are
+        :class:`~sklearn.model_selection.GridSearchCV`'s.
+    refit : True or callable, default True
+        The least ``rank_test_score``, or ``refit(cv_results_)``'s index.
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -145,7 +156,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
                  cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
                  confidence=0.25, class_weight=None, keep_fold_trees=False,
-                 client=None, scheduler=None, cache="auto", progress=False):
+                 client=None, scheduler=None, cache="auto", progress=False, param_grid=None, refit=True):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -172,9 +183,11 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         self.scheduler = scheduler
         self.cache = cache
         self.progress = progress
+        self.param_grid = param_grid
+        self.refit = refit
 
     _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees")
-    _ESTIMATOR_ONLY = ("class_weight",)  # the functional core's fit(class_weight=), not a learning parameter
+    _ESTIMATOR_ONLY = ("class_weight", "param_grid", "refit")  # the functional core's fit(...=), not learning parameters
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -250,7 +263,8 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             folds=folds, storage_options=storage_options, sample_weight=sample_weight,
             class_weight=self.class_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
+            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, param_grid=self.param_grid,
+            refit=self.refit, **params,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None

@@ -8,6 +8,7 @@ import sys
 import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
+from .grid import format_grid, param_grid
 from .parser import class_weight, columns
 
 __all__ = ["COMMANDS", "format_cp"]
@@ -36,6 +37,7 @@ def _cmd_fit(args) -> dict:
         cv=args.cv, repeats=args.repeats, seed=args.seed,
     )
     validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    grid = param_grid(args.grid)
     weights = class_weight(args.class_weight)
     check_class_weight(weights)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
@@ -44,7 +46,7 @@ def _cmd_fit(args) -> dict:
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
         checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, sample_weight=args.weight,
-        class_weight=weights, **learning,
+        class_weight=weights, param_grid=grid, **learning,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
@@ -63,6 +65,9 @@ def _cmd_fit(args) -> dict:
         cv = r["cv"]
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
                    f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
+    if "grid" in r:
+        _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
+                   "(its CV accuracy above is optimistic: it chose the setting)")
     return {"model": args.out, "report": model.report, "run": model.run}
 
 
@@ -139,6 +144,8 @@ def _cmd_show(args) -> dict | None:
         sys.stdout.write(export_dot(model))
     elif args.format == "cp":
         sys.stdout.write(format_cp(model))
+    elif args.format == "grid":
+        sys.stdout.write(format_grid(model, args.model))
     elif args.format == "report":
         from ..fit import DEFAULTS
         from ..model.show_report import format_report

@@ -8,6 +8,7 @@ import functools
 from .. import __version__
 from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
+from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning"]
@@ -156,6 +157,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'balanced' (n / (classes x rows of the class)) or LABEL=W,LABEL=W,... multiplying "
                         "the row weights of those classes (default: none)")
     add_learning(p)
+    add_grid(p)
     add_runtime(p)
 
     p = add("predict", help="predict a Parquet dataset with a saved model")
@@ -195,10 +197,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("show", help="print a saved model")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
+    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp", "grid"], default="text",
                    help="text: the tree as indented rules; dot: graphviz; json: the model file, indented; "
                         "report: a readable summary (data, parameters, tree size, CV table); "
-                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
+                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp; "
+                        "grid: a --grid fit's settings by CV accuracy")
 
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")

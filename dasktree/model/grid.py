@@ -27,7 +27,7 @@ import numpy as np
 from ..errors import ParameterError
 from .model import Model
 
-__all__ = ["grid_table", "best_index", "check_refit", "OPTIMISTIC", "cv_results", "grid_model"]
+__all__ = ["grid_table", "best_index", "check_refit", "OPTIMISTIC", "cv_results", "grid_model", "GridResults"]
 
 OPTIMISTIC = ("best_score is optimistic: the same folds scored every setting and chose this one; "
               "nested cross-validation (not grown by dasktree: a nested tree holds out two parts) "
@@ -49,11 +49,11 @@ def _ranks(means: np.ndarray) -> np.ndarray:
     return (1 + (filled[None, :] > filled[:, None]).sum(axis=1)).astype(np.int32)
 
 
-def grid_table(settings: list[dict[str, Any]], split_scores: list[list[float]], leaves: list[int],
-               seconds: list[float]) -> dict[str, Any]:
+def grid_table(settings: list[dict[str, Any]], split_scores: list[list[float]], leaves: list[int]) -> dict[str, Any]:
     """The grid's ``cv_results_`` as JSON-ready lists: ``params``, ``param_<name>``,
     ``split{i}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score`` (as
-    scikit-learn computes them), and per setting its tree's ``leaves`` and ``prune_seconds``."""
+    scikit-learn computes them), and per setting its tree's ``leaves``. A function of the data
+    and parameters alone (the model saves it); the seconds are the run's."""
     scores = np.asarray(split_scores, dtype=np.float64).reshape(len(settings), -1)
     means = np.average(scores, axis=1)
     stds = np.sqrt(np.average((scores - means[:, None]) ** 2, axis=1))
@@ -64,8 +64,7 @@ def grid_table(settings: list[dict[str, Any]], split_scores: list[list[float]], 
     for i in range(scores.shape[1]):
         table[f"split{i}_test_score"] = scores[:, i].tolist()
     table.update({"mean_test_score": means.tolist(), "std_test_score": stds.tolist(),
-                  "rank_test_score": _ranks(means).tolist(), "leaves": list(leaves),
-                  "prune_seconds": [round(s, 6) for s in seconds]})
+                  "rank_test_score": _ranks(means).tolist(), "leaves": list(leaves)})
     return table
 
 
@@ -107,7 +106,7 @@ def grid_model(grid, build: Callable[[int, dict], Model], refit, started: float)
         seconds.append(time.perf_counter() - began)
         scores.append([f["accuracy"] for f in models[-1].report["cv"]["per_fold"]])
         leaves.append(models[-1].tree.n_leaves)
-    table = grid_table(list(grid.settings), scores, leaves, seconds)
+    table = grid_table(list(grid.settings), scores, leaves)
     best = best_index(table, refit)
     model = models[best]
     report = dict(model.report)
@@ -122,6 +121,40 @@ def grid_model(grid, build: Callable[[int, dict], Model], refit, started: float)
         "trees": grid.n_trees,
         "note": OPTIMISTIC,
     }
-    run = dict(model.run)
+    run = dict(model.run)  # how this run went, not saved: the trees' time is the forest's, shared by all
     run["seconds"] = {**run["seconds"], "total": round(time.perf_counter() - started, 4)}
+    run["grid_prune_seconds"] = [round(s, 6) for s in seconds]
     return dataclasses.replace(model, report=report, run=run)
+
+
+class GridResults:
+    """:class:`~sklearn.model_selection.GridSearchCV`'s attributes of an estimator fitted with a grid
+    (its ``model_.report["grid"]``); an estimator fitted without one has none of them."""
+
+    def _grid(self) -> dict:
+        grid = (getattr(self, "model_", None) and self.model_.report.get("grid")) or None
+        if grid is None:
+            raise AttributeError("fitted without param_grid: there is no grid search result")
+        return grid
+
+    @property
+    def cv_results_(self) -> dict:
+        """scikit-learn's table; ``prune_seconds``: each setting's pruning and report (its trees grew
+        in the one forest, whose time is ``run_["seconds"]``)."""
+        out = cv_results(self._grid()["cv_results"])
+        seconds = (getattr(self, "run_", None) or {}).get("grid_prune_seconds")
+        if seconds is not None and len(seconds) == len(out["params"]):
+            out["prune_seconds"] = np.asarray(seconds)
+        return out
+
+    @property
+    def best_params_(self) -> dict:
+        return dict(self._grid()["best_params"])
+
+    @property
+    def best_score_(self) -> float:
+        return float(self._grid()["best_score"])
+
+    @property
+    def best_index_(self) -> int:
+        return int(self._grid()["best_index"])
