@@ -366,8 +366,9 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
 
-    def finish(tree, fold_trees, p: dict[str, Any], keep: bool) -> Model:
-        """The model of a main tree and its fold trees, pruned as ``p`` says (fold trees kept if ``keep``)."""
+    def finish(tree, fold_trees, p: dict[str, Any], keep: bool, metrics: bool = True) -> Model:
+        """The model of a main tree and its fold trees, pruned as ``p`` says (fold trees kept if ``keep``;
+        the CV report's pooled metrics if ``metrics``)."""
         leaves = [i for i, t in enumerate(tree.tests) if t is None]
         counted = int(tree.counts[0].sum())  # the rows as counted: weighted, the sum of their multiplicities
         report = {  # a function of the data and parameters alone: saved with the model
@@ -390,7 +391,7 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         }
         if fold_spec is not None and only_fold is None:
             report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
-                                     [level.distinct_tests for level in grow_report.levels])
+                                     [level.distinct_tests for level in grow_report.levels], metrics)
         run = {  # how this run went: timings and the cluster, not saved with the model
             "parts": len(source.parts),
             "workers": workers,
@@ -416,7 +417,8 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         return finish(*grown[0], p, keep_fold_trees)
     from .model.grid import grid_model
 
-    return grid_model(grid, lambda g, q: finish(*grown[g], q, keep_fold_trees), refit, started)
+    return grid_model(grid, lambda g, q, chosen: finish(*grown[g], q, keep_fold_trees and chosen, chosen), refit,
+                      started)
 
 
 def _weight_column(source, sample_weight, part_rows: int) -> tuple:

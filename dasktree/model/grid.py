@@ -92,23 +92,24 @@ def best_index(table: dict[str, Any], refit: Callable | bool = True) -> int:
     return int(index)
 
 
-def grid_model(grid, build: Callable[[int, dict], Model], refit, started: float) -> Model:
+def grid_model(grid, build: Callable[[int, dict, bool], Model], refit, started: float) -> Model:
     """The chosen setting's model, its report holding the grid (``report["grid"]``).
 
-    ``grid`` is a :class:`~dasktree.forest.settings.Grid`; ``build(g, params)`` gives the model of
-    growth ``g``'s trees pruned as ``params`` say, with its CV report (no pass: the trees are grown).
-    Each setting's split scores are its fold trees' held-out accuracies, in fold order."""
-    models: list[Model] = []  # every setting's (its trees pruned; a tree is small beside the forest)
+    ``grid`` is a :class:`~dasktree.forest.settings.Grid`; ``build(g, params, chosen)`` gives the
+    model of growth ``g``'s trees pruned as ``params`` say, with its CV report (no pass: the trees
+    are grown), in full only when ``chosen`` (else without the pooled metrics and fold trees: the
+    table needs only each fold's accuracy). Each setting's split scores are its fold trees'
+    held-out accuracies, in fold order."""
     scores, leaves, seconds = [], [], []
     for i, params in enumerate(grid.params):
         began = time.perf_counter()
-        models.append(build(grid.growth_of[i], params))
+        model = build(grid.growth_of[i], params, False)
         seconds.append(time.perf_counter() - began)
-        scores.append([f["accuracy"] for f in models[-1].report["cv"]["per_fold"]])
-        leaves.append(models[-1].tree.n_leaves)
+        scores.append([f["accuracy"] for f in model.report["cv"]["per_fold"]])
+        leaves.append(model.tree.n_leaves)
     table = grid_table(list(grid.settings), scores, leaves)
     best = best_index(table, refit)
-    model = models[best]
+    model = build(grid.growth_of[best], grid.params[best], True)
     report = dict(model.report)
     report["grid"] = {
         "cv_results": table,
