@@ -175,6 +175,8 @@ def test_the_command_fits_a_grid_and_shows_its_table(tmp_path):
     shown = _cli("show", str(out), "--format", "grid")
     assert shown.returncode == 0 and "optimistic" in shown.stdout
     best = grid["best_params"]
+    report = _cli("show", str(out), "--format", "report")
+    assert report.returncode == 0 and "grid (8 settings" in report.stdout and "optimistic" in report.stdout
     assert shown.stdout.splitlines()[4].startswith("*    1") and f"criterion={best['criterion']}" in shown.stdout
     (tmp_path / "g.json").write_text(json.dumps([{"criterion": ["entropy"]}, {"max_arity": [3]}]))
     from_file = _cli("fit", data, "--target", "label", "--out", str(tmp_path / "f.json"), "--cv", "3",
