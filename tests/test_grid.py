@@ -175,6 +175,9 @@ def test_the_command_fits_a_grid_and_shows_its_table(tmp_path):
     shown = _cli("show", str(out), "--format", "grid")
     assert shown.returncode == 0 and "optimistic" in shown.stdout
     best = grid["best_params"]
+    picture = _cli("plot", str(out), "--grid", "--out", str(tmp_path / "grid.png"))
+    assert picture.returncode == 0, picture.stderr
+    assert (tmp_path / "grid.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     report = _cli("show", str(out), "--format", "report")
     assert report.returncode == 0 and "grid (8 settings" in report.stdout and "optimistic" in report.stdout
     assert shown.stdout.splitlines()[4].startswith("*    1") and f"criterion={best['criterion']}" in shown.stdout
@@ -192,3 +195,5 @@ def test_the_command_fits_a_grid_and_shows_its_table(tmp_path):
     assert plain.returncode == 0
     no_grid = _cli("show", str(tmp_path / "p.json"), "--format", "grid")
     assert no_grid.returncode == 1 and "without a grid" in no_grid.stderr
+    no_picture = _cli("plot", str(tmp_path / "p.json"), "--grid", "--out", str(tmp_path / "p.svg"))
+    assert no_picture.returncode == 1 and "without a grid" in no_picture.stderr and not (tmp_path / "p.svg").exists()
