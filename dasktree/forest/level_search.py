@@ -209,7 +209,7 @@ def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_co
             found = choose(batch, context.layout, searches[s])
             out.searched += found.searched
             out.postponed += found.postponed
-            for name in ("attribute", "gain", "cut", "default", "children"):
+            for name in ("attribute", "gain", "cut", "default", "children", "score"):
                 getattr(out, name)[indices] = getattr(found, name)
             out.others.update((int(indices[m]), candidate) for m, candidate in found.others.items())
     return out
@@ -320,7 +320,8 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
         thresholds=thresholds,
         groups=tuple(() if c is None else c.test.groups for c in candidates),
         gain=gain,
-        score=np.asarray([g if c is None else c.score for g, c in zip(gain.tolist(), candidates)], dtype=np.float64),
+        score=np.asarray([g if c is None else c.score for g, c in zip(choices.scores()[chosen].tolist(), candidates)],
+                         dtype=np.float64),
         bin_children=tables,
         bin_start=bin_start,
         cut=routing.astype(np.int64),
