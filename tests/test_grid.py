@@ -197,3 +197,15 @@ def test_the_command_fits_a_grid_and_shows_its_table(tmp_path):
     assert no_grid.returncode == 1 and "without a grid" in no_grid.stderr
     no_picture = _cli("plot", str(tmp_path / "p.json"), "--grid", "--out", str(tmp_path / "p.svg"))
     assert no_picture.returncode == 1 and "without a grid" in no_picture.stderr and not (tmp_path / "p.svg").exists()
+
+
+def test_settings_that_grow_alike_share_their_trees():
+    """Pruning grows nothing, nor does a selection of binary tests: one growth, one main tree + folds."""
+    X, y = _frame(150)
+    model = dasktree.fit(X, y, cv=3, param_grid={"selection": ["gain_ratio", "distance"],
+                                                 "prune": ["none", "pessimistic", "cv"]})
+    grid = model.report["grid"]
+    assert (grid["settings"], grid["growths"], grid["trees"]) == (6, 1, 4)
+    table = grid["cv_results"]
+    assert table["params"][0]["prune"] == table["params"][1]["prune"]  # ParameterGrid: selection varies fastest
+    assert table["mean_test_score"][0] == table["mean_test_score"][1]  # the same trees, pruned alike

@@ -16,7 +16,7 @@ fold tree holding out part ``j - 1``; tree 0 is the first growth's main tree.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -72,6 +72,8 @@ class Grid:
         growth_of = []
         for p in params:
             s = split(p)
+            if s.max_arity == 2:  # selection ranks arities: binary tests grow alike under any
+                s = replace(s, selection=SplitParams.selection)
             if s not in growths:
                 growths.append(s)
             growth_of.append(growths.index(s))
