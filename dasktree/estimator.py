@@ -139,16 +139,9 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
         workers without the scheduler in between.
     progress : bool, default False
         A progress bar per pass on stderr.
-    param_grid : dict or list of dicts, optional
-        With ``cv``: scikit-learn's grid over ``criterion``, ``min_samples_leaf``,
-        ``nominal_split``, ``max_arity``, ``selection`` and the pruning
-        (``prune``, ``confidence``, ``ccp_alpha``). Every setting's trees grow
-        in the same passes, as one forest; the fitted tree is the chosen
-        setting's, and ``cv_results_``, ``best_params_``, ``best_score_``
-        (optimistic: it chose the setting) and ``best_index_`` are
-        :class:`~sklearn.model_selection.GridSearchCV`'s.
-    refit : True or callable, default True
-        The least ``rank_test_score``, or ``refit(cv_results_)``'s index.
+    param_grid, refit : dict or list of dicts (default None); True or callable (default True)
+        With ``cv``: settings grown as one forest, chosen as GridSearchCV chooses
+        (:func:`dasktree.fit.fit`); ``cv_results_``, ``best_params_``, ``best_score_``, ``best_index_``.
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,

@@ -24,7 +24,7 @@ from .engine.local_runner import LocalRunner, cores, embedded
 from .engine.progress import Progress
 from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
-from .forest.settings import Grid, expand_grid
+from .forest.settings import Grid
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
@@ -121,18 +121,6 @@ def validate_params(params: dict[str, Any]) -> dict[str, Any]:
     if p["repeats"] > 1 and p["cv"] is None:
         raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
     return p
-
-
-def _grid(param_grid, p: dict[str, Any], refit, only_fold) -> Grid:
-    """The settings of ``param_grid`` over the parameters ``p``, each checked as a fit's are."""
-    from .model.grid import check_refit
-
-    check_refit(refit)
-    if p["cv"] is None or only_fold is not None:
-        raise ParameterError("param_grid= chooses a setting by cross-validation: give cv=k too (and no only_fold)")
-    settings = expand_grid(param_grid)
-    return Grid.of(settings, [validate_params({**p, **s}) for s in settings], lambda q: _grow_params(q).split,
-                   p["cv"] * p["repeats"])
 
 
 def _grow_params(p: dict[str, Any]) -> GrowParams:
@@ -260,7 +248,8 @@ def fit(
     """
     started = time.perf_counter()
     p = validate_params(params)
-    grid = None if param_grid is None else _grid(param_grid, p, refit, only_fold)
+    grid = None if param_grid is None else Grid.of_param_grid(param_grid, p, refit, validate_params, only_fold,
+                                                              lambda q: _grow_params(q).split)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     check_class_weight(class_weight)
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)

@@ -79,6 +79,18 @@ class Grid:
             growth_of.append(growths.index(s))
         return cls(tuple(settings), tuple(params), tuple(growth_of), tuple(growths), n_parts)
 
+    @classmethod
+    def of_param_grid(cls, param_grid, p: dict[str, Any], refit, validate, only_fold, split) -> "Grid":
+        """The settings of ``param_grid`` over the fit's parameters ``p``, each checked by ``validate``
+        as a fit's are, before any pass; ``split(params)`` gives a setting's :class:`SplitParams`."""
+        from ..model.grid import check_refit
+
+        check_refit(refit)
+        if p["cv"] is None or only_fold is not None:
+            raise ParameterError("param_grid= chooses a setting by cross-validation: give cv=k too (and no only_fold)")
+        settings = expand_grid(param_grid)
+        return cls.of(settings, [validate({**p, **s}) for s in settings], split, p["cv"] * p["repeats"])
+
     @property
     def trees_per_growth(self) -> int:
         return 1 + self.n_parts
