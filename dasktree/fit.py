@@ -379,8 +379,8 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
             "forest_nodes": n_distinct,
         }
         if fold_spec is not None and only_fold is None:
-            report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
-                                     [level.distinct_tests for level in grow_report.levels], metrics)
+            report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,  # metrics: once pruned, below
+                                     [level.distinct_tests for level in grow_report.levels], False)
         run = {  # how this run went: timings and the cluster, not saved with the model
             "parts": len(source.parts),
             "workers": workers,
@@ -395,7 +395,7 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
         pruning = time.perf_counter()
         mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
         model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
-                              confidence=p["confidence"])
+                              confidence=p["confidence"], metrics=metrics)
         run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
         if not keep:  # the pruning has used them; the model keeps its main tree (compact)
             model = dataclasses.replace(model, fold_trees=[])
