@@ -22,6 +22,7 @@ from .estimator_input import (
     with_column,
 )
 from .model.export import export_dot, export_text
+from .model.grid import GridResults
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
@@ -46,7 +47,7 @@ _DOC = """A decision tree grown one level pass at a time, on Dask or in process.
     """
 
 
-class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
+class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
     # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
 
     def __sklearn_tags__(self):

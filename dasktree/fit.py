@@ -24,6 +24,7 @@ from .engine.progress import Progress
 from .engine.session import open_runner
 from .errors import InputError, ParameterError
 from .forest.grow import grow
+from .forest.settings import Grid
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
@@ -63,6 +64,8 @@ def fit(
     class_weight=None,
     keep_fold_trees: bool = False,
     checkpoint: str | None = None,
+    param_grid=None,
+    refit=True,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -129,6 +132,16 @@ def fit(
         checkpoint of other data or parameters is refused. Parquet datasets
         only; remove the directory once the model is saved
         (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
+    param_grid : dict or list of dicts, optional
+        With ``cv``: a grid of settings (scikit-learn's ``GridSearchCV`` shape) over ``criterion``,
+        ``min_samples_leaf``, ``nominal_split``, ``max_arity``, ``selection`` (grown: each distinct
+        growth's main tree and fold trees are trees of ONE forest, sharing nodes until they choose
+        different tests, so the grid costs no extra pass) and ``prune``, ``confidence``,
+        ``ccp_alpha`` (read off the grown trees). The model is the chosen setting's, its report's
+        ``grid`` the table (:mod:`dasktree.model.grid`, :mod:`dasktree.forest.settings`).
+    refit : True or callable
+        How the setting is chosen: the least rank of the mean CV accuracy (True), or
+        ``refit(cv_results)`` returning a setting's index, as in scikit-learn.
     **params
         Learning parameters, declared in :mod:`dasktree.params.declared` (the
         estimator's docstring lists them). ``binning`` (default
@@ -146,7 +159,8 @@ def fit(
         :func:`dasktree.model.pruning.apply_pruning`); the model keeps the grown
         tree too, and the CV report counts the fold trees pruned alike.
     """
-    settings = validate({**params, "class_weight": class_weight, "keep_fold_trees": keep_fold_trees})
+    settings = validate({**params, "class_weight": class_weight, "keep_fold_trees": keep_fold_trees,
+                         "param_grid": param_grid, "refit": refit})
     return fit_validated(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
                          key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler, cache=cache,
                          part_rows=part_rows, storage_options=storage_options, progress=progress,
@@ -177,19 +191,21 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
                         sample_weight=sample_weight)
     if bin_spec is not None and settings["binning"] != "quantile":
         raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {settings['binning']!r}")
+    grid = None if settings["param_grid"] is None else Grid.of_param_grid(
+        settings["param_grid"], settings.values, settings["refit"], validate, given.only_fold, lambda q: q.grow.split)
     saving = None if checkpoint is None else _checkpoint(checkpoint, given, settings, part_rows, bin_spec,
                                                          dict(target=given.roles.target, features=features,
-                                                              exclude=exclude, nominal=nominal, key=key, folds=folds))
+                                                              exclude=exclude, nominal=nominal, key=key, folds=folds),
+                                                         grid)
     with open_runner(given.source, given.roles, folds=given.fold_spec, client=client, scheduler=scheduler,
                      cache=cache, progress=progress) as runner:
         per_read = given.source.bytes_of(given.roles.columns)  # a pass's Parquet bytes, for the progress lines
         runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
         try:  # the count is dropped afterwards: no reference cycle keeps the runner's data alive past the fit
             spec, summary = _bins(runner, given, settings, bin_spec, saving)
-            model = _grow_model(runner, given, settings, spec, summary, saving, started)
+            return _grow_model(runner, given, settings, grid, spec, summary, saving, started)
         finally:
             runner.progress.count_reads(None)
-    return _prune(model, settings, given.only_fold, started)
 
 
 def _only_fold() -> int | None:
@@ -216,7 +232,7 @@ def _open_input(data, y, settings: Settings, *, target, features, exclude, nomin
 
 
 def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bin_spec: BinSpec | None,
-                columns: dict):
+                columns: dict, grid: Grid | None):
     """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
     if not isinstance(given.source, ParquetSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
@@ -230,7 +246,8 @@ def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bi
         "columns": {**columns, "features": list(columns["features"] or []), "exclude": list(columns["exclude"]),
                     "nominal": list(columns["nominal"]), "weight": given.roles.weight},
         "class_weight": None if class_weight is None else repr(class_weight),
-        "only_fold": given.only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
+        "only_fold": given.only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json(),
+        **({} if grid is None else {"param_grid": list(grid.settings)})})
 
 
 def _bins(runner, given: _Input, settings: Settings, bin_spec: BinSpec | None, saving) -> tuple:
@@ -257,13 +274,19 @@ def _bins(runner, given: _Input, settings: Settings, bin_spec: BinSpec | None, s
     return spec, summary
 
 
-def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summary, saving, started: float) -> Model:
-    """The level passes, then the grown model with its fit report (saved) and run report (not saved)."""
-    source, roles, fold_spec, only_fold = given.source, given.roles, given.fold_spec, given.only_fold
-    pass0 = time.perf_counter() - started
+def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, spec: BinSpec, summary, saving,
+                started: float) -> Model:
+    """The level passes, then the pruned model: the one tree's, or the chosen setting's of a grid (every
+    distinct growth's main tree and fold trees grown as one forest, each setting pruned from its trees)."""
+    fold_spec, only_fold = given.fold_spec, given.only_fold
+    grown_at = time.perf_counter() - started
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
+    grow_params = settings.grow
+    if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.forest.settings)
+        n_trees, holdout = grid.n_trees, grid.holdout()
+        grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())
     if only_fold is not None:
         n_trees, holdout = 1, np.array([only_fold])
     rows_used = int(summary.n_rows - summary.n_null_target - summary.n_zero_weight)
@@ -276,13 +299,33 @@ def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summar
         from .engine.checkpoint import Resuming
 
         passes = Resuming(runner, saving)
-    forest, grow_report = grow(passes, spec, settings.grow,
+    forest, grow_report = grow(passes, spec, grow_params,
                                n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats, describe=describe)
+    firsts = [0] if grid is None else [grid.first_tree(g) for g in range(len(grid.growths))]
+    per_growth = n_trees if grid is None else grid.trees_per_growth
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        tree = tree_model(forest, 0)
-        fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
+        grown = [(tree_model(forest, f), [tree_model(forest, t) for t in range(f + 1, f + per_growth)]) for f in firsts]
         n_distinct = forest.distinct_nodes()
         del forest  # freed by reference counting, before any collection must scan it
+
+    def finish(growth: int, chosen_settings: Settings, chosen: bool = True) -> Model:
+        tree, fold_trees = grown[growth]
+        model = _model_of(runner, given, chosen_settings, spec, summary, tree, fold_trees, grow_report,
+                          n_distinct=n_distinct, rows_used=rows_used, pass0=grown_at, started=started)
+        return _prune(model, chosen_settings, only_fold, started, keep=chosen, metrics=chosen)
+
+    if grid is None:
+        return finish(0, settings)
+    from .model.grid import grid_model
+
+    return grid_model(grid, finish, settings["refit"], started)
+
+
+def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary, tree, fold_trees, grow_report, *,
+              n_distinct: int, rows_used: int, pass0: float, started: float) -> Model:
+    """The grown model of a main tree and its fold trees, with its fit report (saved) and run report (not)."""
+    source, roles, fold_spec, only_fold = given.source, given.roles, given.fold_spec, given.only_fold
+    k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
     leaves = [i for i, t in enumerate(tree.tests) if t is None]
     counted = int(tree.counts[0].sum())  # the rows as counted: weighted, the sum of their multiplicities
     report = {  # a function of the data and parameters alone: saved with the model
@@ -306,9 +349,9 @@ def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summar
     keys = key_like_columns(summary, roles, source.schema)
     if keys:  # saved with the model, and said on stderr by the command (only when there are any)
         report["warnings"] = key_warnings(keys, tree, [f.name for f in spec.features])
-    if fold_spec is not None and only_fold is None:
+    if fold_spec is not None and only_fold is None:  # its pooled metrics are counted once pruned (_prune)
         report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
-                                 [level.distinct_tests for level in grow_report.levels])
+                                 [level.distinct_tests for level in grow_report.levels], False)
     run = {  # how this run went: timings and the cluster, not saved with the model
         "parts": len(source.parts),
         "workers": runner.workers,
@@ -321,16 +364,18 @@ def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summar
                  params=settings.saved, report=report, run=run, fold_trees=fold_trees)
 
 
-def _prune(model: Model, settings: Settings, only_fold: int | None, started: float) -> Model:
+def _prune(model: Model, settings: Settings, only_fold: int | None, started: float, *, keep: bool = True,
+           metrics: bool = True) -> Model:
     """The grown tree pruned as ``prune`` / ``ccp_alpha`` / ``confidence`` say, no pass of its own; the fold
-    trees dropped unless ``keep_fold_trees`` (the pruning and the CV report have used them)."""
+    trees dropped unless ``keep_fold_trees`` and ``keep`` (the pruning and the CV report have used them).
+    Without ``metrics`` the CV report keeps each fold's accuracy only (a grid's settings not chosen)."""
     run = model.run
     pruning = time.perf_counter()
     mode = resolve_prune(settings["prune"], settings["ccp_alpha"], bool(model.fold_trees) and only_fold is None)
     model = apply_pruning(model, alpha=settings["ccp_alpha"], mode=None if mode == "alpha" else mode,
-                          confidence=settings["confidence"])
+                          confidence=settings["confidence"], metrics=metrics)
     run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
-    if not settings["keep_fold_trees"]:  # the model keeps its main tree (compact)
+    if not (settings["keep_fold_trees"] and keep):  # the model keeps its main tree (compact)
         model = dataclasses.replace(model, fold_trees=[])
     run["seconds"]["total"] = round(time.perf_counter() - started, 4)
     return model

@@ -9,6 +9,7 @@ import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
 from .export import cmd_export
+from .grid import format_grid, param_grid
 from .parser import columns, learning_values
 from .say import progress as _progress, say as _say, warn
 
@@ -20,7 +21,8 @@ def _cmd_fit(args) -> dict:
     from ..io.outputs import check_file_out
     from ..params import validate
 
-    settings = validate(learning_values(args))  # bad usage (exit 2) before an output's trouble (exit 1)
+    # bad usage (exit 2) before an output's trouble (exit 1)
+    settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
     model = fit_validated(
         args.data, None, settings, target=args.target, features=columns(args.features) or None,
@@ -47,6 +49,9 @@ def _cmd_fit(args) -> dict:
         cv = r["cv"]
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
                    f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
+    if "grid" in r:
+        _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
+                   "(its CV accuracy above is optimistic: it chose the setting)")
     return {"model": args.out, "report": model.report, "run": model.run}
 
 
@@ -111,6 +116,8 @@ def _cmd_show(args) -> dict | None:
         sys.stdout.write(export_dot(model))
     elif args.format == "cp":
         sys.stdout.write(format_cp(model))
+    elif args.format == "grid":
+        sys.stdout.write(format_grid(model, args.model))
     elif args.format == "report":
         from ..model.show_report import format_report
         from ..params import defaults

@@ -33,6 +33,8 @@ def add_plot_parser(add) -> None:
     p.add_argument("--cv", action="store_true",
                    help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "
                         "tree size with the 1-SE line (rpart's plotcp); default: the tree")
+    p.add_argument("--grid", action="store_true",
+                   help="plot a --grid fit's settings by CV accuracy (each split, mean +/- std, the chosen one)")
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="draw the tree down to depth D (default: all of it)")
     p.add_argument("--engine", choices=["auto", "graphviz", "matplotlib"], default="auto",
@@ -62,7 +64,11 @@ def cmd_plot(args) -> None:
 
     check_file_out(args.out, overwrite=args.overwrite)  # an existing image is replaced only when asked
     model = load(args.model)
-    if args.cv:
+    if args.grid:
+        from ..model.plot_grid import plot_grid
+
+        plot_grid(model, args.out)
+    elif args.cv:
         plot_cv(model, args.out)
     else:
         plot_tree(model, args.out, max_depth=args.max_depth, engine=args.engine)

@@ -7,6 +7,7 @@ import functools
 
 from .. import __version__
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
+from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
 from .suggest import Parser
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
                         "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")
     add_learning(p)
+    add_grid(p)
     add_runtime(p)
 
     p = add("predict", help="predict a Parquet dataset with a saved model")
@@ -168,10 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("show", help="print a saved model")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp"], default="text",
+    p.add_argument("--format", choices=["text", "dot", "json", "report", "cp", "grid"], default="text",
                    help="text: the tree as indented rules; dot: graphviz; json: the model file, indented; "
                         "report: a readable summary (data, parameters, tree size, CV table); "
-                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp")
+                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp; "
+                        "grid: a --grid fit's settings by CV accuracy")
 
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")

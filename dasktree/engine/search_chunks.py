@@ -63,12 +63,13 @@ def search_chunks(requests: list[SearchRequest], plan, n_tasks: int,
     requests = sorted(requests, key=lambda r: r.slot)
     cells = plan.cells
     cost = np.array([cells * (int(plan.slot_slices[r.slot]) + len(r.trees)) for r in requests], dtype=np.float64)
-    if context is not None and context.split.max_arity > 2:
+    max_arity = 2 if context is None else max(split.max_arity for split in context.searches)
+    if max_arity > 2:
         numeric = np.array([k == "numeric" for k in context.layout.kinds])
         widths = context.layout.widths[numeric].astype(np.float64)
         rows = np.array([r.rows if r.rows > 0 else np.inf for r in requests])
         blocks = np.minimum(widths[None, :], rows[:, None])  # (requests, numeric attributes)
-        cost += np.array([len(r.trees) for r in requests]) * (blocks ** 2).sum(axis=1) * context.split.max_arity
+        cost += np.array([len(r.trees) for r in requests]) * (blocks ** 2).sum(axis=1) * max_arity
     total = float(cost.sum()) or 1.0
     n_tasks = int(max(1, min(n_tasks, total // (MIN_CHUNK_SLICES * cells))))
     middle = np.cumsum(cost) - cost / 2

@@ -42,6 +42,17 @@ class GrowParams:
     max_leaf_nodes: int | None = None
     split: SplitParams = SplitParams()
     max_histogram_mb: float = 256.0
+    # A grid of settings (dasktree.forest.settings): tree t grows with settings[tree_setting[t]]
+    # (``split`` then only stands for them where one is asked for); () : every tree grows with ``split``
+    settings: tuple[SplitParams, ...] = ()
+    tree_setting: tuple[int, ...] = ()
+
+    def smallest_leaf(self, trees) -> np.ndarray | int:
+        """``min_samples_leaf`` of each of ``trees`` (one number without a grid)."""
+        if not self.settings:
+            return self.split.min_samples_leaf
+        per_setting = np.asarray([s.min_samples_leaf for s in self.settings], dtype=np.int64)
+        return per_setting[np.asarray(self.tree_setting, dtype=np.int64)[np.asarray(trees, dtype=np.int64)]]
 
 
 class LevelRunner(Protocol):
@@ -108,8 +119,11 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
     forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats)
     layout = AttributeLayout.from_spec(spec)
+    if params.settings and len(params.tree_setting) != n_trees:
+        raise RuntimeError("a grid's trees and their settings disagree: it's a bug, please report it")
     context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
-                            spec.n_classes)
+                            spec.n_classes, params.settings,
+                            np.asarray(params.tree_setting, dtype=np.int64) if params.settings else None)
     cells = spec.total_bins * spec.n_classes
     report = GrowReport()
     frontier: list[Node] = [forest.nodes[0]]
@@ -222,7 +236,7 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
         pair_child = [k for k, child in enumerate(created) for _ in child.trees]
         pair_tree = [t for child in created for t in child.trees]
         train = forest.train_counts_of(np.stack([child.counts for child in created])[pair_child], pair_tree)
-        child_reasons = leaf_reasons(train, params.min_samples_split, params.split.min_samples_leaf)
+        child_reasons = leaf_reasons(train, params.min_samples_split, params.smallest_leaf(pair_tree))
         first = 0
         for child in created:
             forest.set_leaves(child, child.trees, child_reasons[first:first + len(child.trees)])

@@ -67,11 +67,26 @@ class SearchContext:
     n_repeats: int
     min_samples_split: int
     n_classes: int
+    # A grid of settings (dasktree.forest.settings): tree t searches with splits[tree_split[t]]; () : split
+    splits: tuple[SplitParams, ...] = ()
+    tree_split: np.ndarray | None = None
+
+    def split_of(self, trees: np.ndarray) -> np.ndarray:
+        """The index into :attr:`searches` of each tree's split parameters."""
+        if self.tree_split is None:
+            return np.zeros(len(trees), dtype=np.int64)
+        return np.asarray(self.tree_split, dtype=np.int64)[trees]
+
+    @property
+    def searches(self) -> tuple[SplitParams, ...]:
+        """The distinct split parameters searched with: the grid's, or the one :attr:`split`."""
+        return self.splits or (self.split,)
 
 
-def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf: int) -> list[str]:
+def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf) -> list[str]:
     """Why each row of ``train`` (trees, n_classes) makes a leaf: too few rows to split
-    ("min_samples_split"), to fill two leaves ("min_samples_leaf"), one class ("pure"), or ""."""
+    ("min_samples_split"), to fill two leaves ("min_samples_leaf", one number or one per row),
+    one class ("pure"), or ""."""
     sizes = train.sum(axis=1)
     reasons = np.select(
         [sizes < min_samples_split, sizes < 2 * min_samples_leaf, np.count_nonzero(train, axis=1) <= 1],
@@ -183,16 +198,21 @@ def _train_batches(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray,
 
 
 def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_counts: np.ndarray,
-             context: SearchContext) -> Choices:
-    """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind)."""
+             context: SearchContext, split: np.ndarray) -> Choices:
+    """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind
+    per split parameters: histogram ``b`` is searched with ``context.searches[split[b]]``)."""
     out = Choices.none(plus_request.size, context.n_classes, context.layout.uppers)
-    for indices, batch in _train_batches(slots, plus_request, minus, node_counts):
-        found = choose(batch, context.layout, context.split)
-        out.searched += found.searched
-        out.postponed += found.postponed
-        for name in ("attribute", "gain", "cut", "default", "children"):
-            getattr(out, name)[indices] = getattr(found, name)
-        out.others.update((int(indices[m]), candidate) for m, candidate in found.others.items())
+    searches = context.searches
+    for s in (range(1) if len(searches) == 1 else np.unique(split).tolist()):
+        mine = np.arange(plus_request.size) if len(searches) == 1 else np.flatnonzero(split == s)
+        for within, batch in _train_batches(slots, plus_request[mine], minus[mine], node_counts[mine]):
+            indices = mine[within]
+            found = choose(batch, context.layout, searches[s])
+            out.searched += found.searched
+            out.postponed += found.postponed
+            for name in ("attribute", "gain", "cut", "default", "children", "score"):
+                getattr(out, name)[indices] = getattr(found, name)
+            out.others.update((int(indices[m]), candidate) for m, candidate in found.others.items())
     return out
 
 
@@ -222,15 +242,19 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     held = np.asarray(context.holdout, dtype=np.int64)[pair_tree]
     held_part = np.where(held[:, None] >= 0, all_counts[pair_request, np.maximum(held, 0)], 0)
     train = all_counts[pair_request, n_parts] - held_part  # (pairs, C)
-    reasons = leaf_reasons(train, context.min_samples_split, context.split.min_samples_leaf)
+    pair_split = context.split_of(pair_tree)  # a grid's trees search with their setting's parameters
+    smallest_leaf = np.asarray([p.min_samples_leaf for p in context.searches], dtype=np.int64)[pair_split]
+    reasons = leaf_reasons(train, context.min_samples_split, smallest_leaf)
     searched = np.asarray([not reason for reason in reasons], dtype=bool)
     # the main tree, and a tree whose part has no rows here, train on the total: nothing to subtract
     minus = np.full(pair_tree.size, -1, dtype=np.int64)
     subtract = searched & held_part.any(axis=1)
     minus[subtract] = _held_slices(slots, pair_request[subtract], held[subtract], n_parts)
-    # the distinct training histograms (request, slice subtracted), in the order of their first pairs
+    # the distinct training histograms (request, slice subtracted, split parameters), in the order of
+    # their first pairs: trees of two settings share a histogram but not its search
     pairs = np.flatnonzero(searched)
-    _, first, inverse = np.unique(pair_request[pairs] * (slots.slices.shape[0] + 1) + minus[pairs] + 1,
+    histogram = pair_request[pairs] * (slots.slices.shape[0] + 1) + minus[pairs] + 1
+    _, first, inverse = np.unique(histogram * len(context.searches) + pair_split[pairs],
                                   return_index=True, return_inverse=True)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
@@ -239,7 +263,7 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     batch_of_pair[pairs] = rank[inverse.ravel()]
     head = pairs[first[order]]  # per training histogram: its first pair
     started = time.perf_counter()
-    choices = _choices(slots, pair_request[head], minus[head], train[head], context)
+    choices = _choices(slots, pair_request[head], minus[head], train[head], context, pair_split[head])
     seconds = time.perf_counter() - started
     packed = packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
                               pair_request[head], choices, context)
@@ -297,7 +321,8 @@ def packed_decisions(slots: _Slots, requests: list[SearchRequest], all_counts: n
         thresholds=thresholds,
         groups=tuple(() if c is None else c.test.groups for c in candidates),
         gain=gain,
-        score=np.asarray([g if c is None else c.score for g, c in zip(gain.tolist(), candidates)], dtype=np.float64),
+        score=np.asarray([g if c is None else c.score for g, c in zip(choices.scores()[chosen].tolist(), candidates)],
+                         dtype=np.float64),
         bin_children=tables,
         bin_start=bin_start,
         cut=routing.astype(np.int64),

@@ -60,12 +60,13 @@ def resolve_prune(mode, alpha, has_folds: bool) -> str:
 
 
 def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None = None,
-                  confidence: float = 0.25) -> Model:
+                  confidence: float = 0.25, metrics: bool = True) -> Model:
     """``model`` with its grown tree pruned (and its CV report re-estimated on fold trees pruned alike).
 
     The grown tree stays in the model (``full_tree``), so pruning again needs no pass.
     Writes ``report["prune"]``: mode, alpha, the cp table, the alpha the fold
-    trees were pruned at (``fold_alpha``; None: to their root) and the leaves.
+    trees were pruned at (``fold_alpha``; None: to their root) and the leaves. Without ``metrics``
+    the CV report's pooled metrics are left out (a grid's settings not chosen).
     """
     import dataclasses
 
@@ -117,7 +118,7 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     old_cv = model.report.get("cv")
     if old_cv is not None and folds:
         report["cv"] = cv_report(pruned_folds, int(old_cv["folds"]), int(old_cv["repeats"]), model.classes,
-                                 old_cv.get("distinct_tests_per_level", []))
+                                 old_cv.get("distinct_tests_per_level", []), metrics)
     elif old_cv is not None:  # no fold trees to re-count: the cp table's row of this tree, or no estimate
         report.pop("cv")
         estimate = None if mode == "pessimistic" else cv_from_cp_table(old_cv, table, tree.n_leaves)

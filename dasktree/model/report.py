@@ -33,8 +33,10 @@ def fold_scores(tree: TreeModel) -> tuple[int, int, np.ndarray]:
     return int(np.trace(confusion)), int(confusion.sum()), confusion
 
 
-def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distinct_tests: list[float]) -> dict:
-    """Per-fold and pooled accuracy, their mean and spread, the pooled confusion matrix."""
+def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distinct_tests: list[float],
+              metrics: bool = True) -> dict:
+    """Per-fold and pooled accuracy, their mean and spread, the pooled confusion matrix, and (with
+    ``metrics``) the pooled metrics of :func:`~dasktree.model.metrics.leaf_metrics`."""
     per_fold = []
     pooled = np.zeros((len(classes), len(classes)), dtype=np.int64)
     for t, tree in enumerate(fold_trees):
@@ -59,6 +61,6 @@ def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distin
         "accuracy_per_repeat": per_repeat,
         "per_fold": per_fold,
         "confusion_matrix": {"classes": [str(c) for c in classes], "rows_true_columns_predicted": pooled.tolist()},
-        "metrics": leaf_metrics(*cv_leaf_table(fold_trees), classes) if fold_trees else {},
+        "metrics": leaf_metrics(*cv_leaf_table(fold_trees), classes) if fold_trees and metrics else {},
         "distinct_tests_per_level": distinct_tests,
     }

@@ -79,6 +79,11 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
             cells = [_cell(row.get(k)) for k in ("train_error", "cv_error", "cv_se")]
             mark = "*" if i == chosen else " "
             out.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
+    grid = r.get("grid")
+    if grid:
+        out += ["", f"grid ({grid['settings']} settings, {grid['growths']} grown apart in one forest)",
+                f"  chosen {grid['best_params']}: CV accuracy {grid['best_score']:.4f} (show --format grid: the table)",
+                f"  {grid['note']}"]
     return "\n".join(out) + "\n"
 
 

@@ -30,7 +30,7 @@ from ..io.weights import check_class_weight
 from ..model.pruning import PRUNE_MODES
 from ..split.postpone import check_postpone, parse_postpone, postpone_text
 from ..split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS
-from .constraints import Boolean, Check, Interval, Options
+from .constraints import Boolean, Check, Instance, Interval, Options
 from .param import Param
 
 __all__ = ["PARAMS", "RULES", "BINNINGS"]
@@ -61,6 +61,12 @@ def _class_weight_text(text):
 
             raise ParameterError(f"--class-weight must be 'balanced' or LABEL=WEIGHT,..., got {item!r}") from None
     return out
+
+
+def _refit(value):
+    """``refit``: True (the least rank, scikit-learn's default) or a callable of ``cv_results_``."""
+    if value is not True and not callable(value):
+        raise ValueError(f"refit must be True or a callable taking cv_results_ and returning an index, got {value!r}")
 
 
 PARAMS: tuple[Param, ...] = (
@@ -177,6 +183,17 @@ PARAMS: tuple[Param, ...] = (
           doc="Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with it). Without them the "
               "model is the main tree and the CV report; a deep many-fold forest makes a model file many "
               "times larger."),
+    Param("param_grid", None, [None, Instance((dict, list, tuple), "a dict of lists or a list of such dicts")],
+          "model", type_doc="dict or list of dicts, optional",
+          doc="With ``cv``: settings grown as one forest and chosen as scikit-learn's ``GridSearchCV`` "
+              "chooses (:func:`dasktree.fit.fit`, :mod:`dasktree.forest.settings`): ``criterion``, "
+              "``min_samples_leaf``, ``nominal_split``, ``max_arity`` and ``selection`` grow trees of their "
+              "own in the same passes; ``prune``, ``confidence`` and ``ccp_alpha`` are read off the grown "
+              "trees. Fitted, ``cv_results_``, ``best_params_``, ``best_score_`` and ``best_index_`` hold the "
+              "table; the model is the chosen setting's."),
+    Param("refit", True, [Check(_refit, "True or a callable", "yes")], "model", type_doc="True or callable",
+          doc="How ``param_grid``'s setting is chosen: the least rank of the mean CV accuracy (True), or "
+              "``refit(cv_results_)`` returning a setting's index, as in scikit-learn."),
     Param("client", None, None, "runtime", type_doc="distributed.Client, optional",
           doc="Run the passes on this client's cluster."),
     Param("scheduler", None, None, "runtime", type_doc='{"inprocess", "processes", "threads"} or address, optional',

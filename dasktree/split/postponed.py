@@ -43,7 +43,7 @@ def numeric_block_stats(batch: TrainBatch, layout: AttributeLayout, attributes: 
 
 def scores(choices: Choices) -> np.ndarray:
     """The score that ranked each histogram's chosen test (-inf: no test)."""
-    out = np.where(choices.attribute >= 0, choices.gain, -np.inf)
+    out = np.where(choices.attribute >= 0, choices.scores(), -np.inf)
     for m, candidate in choices.others.items():
         out[m] = candidate.score
     return out
@@ -51,7 +51,7 @@ def scores(choices: Choices) -> np.ndarray:
 
 def _take(into: Choices, other: Choices, rows: np.ndarray) -> None:
     """Histograms ``rows`` of ``into`` take ``other``'s choices."""
-    for name in ("attribute", "gain", "cut", "default", "children"):
+    for name in ("attribute", "gain", "cut", "default", "children", "score"):
         getattr(into, name)[rows] = getattr(other, name)[rows]
     for m in rows.tolist():
         into.others.pop(m, None)

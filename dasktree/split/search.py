@@ -208,13 +208,16 @@ class Column:
     At a wide frontier most attributes lose at most nodes; building their tests
     would be most of the search's time. A column of the compiled scan also has
     its numbers (``scan``: the cut, default and children counts of each
-    histogram, and which histograms the scan made rather than the reference).
+    histogram, and which histograms the scan made rather than the reference);
+    a nominal subset column its children counts without the tests (``children(rows)``:
+    what gain ratio's split information needs).
     """
 
-    def __init__(self, gains: np.ndarray, build, scan: tuple | None = None):
+    def __init__(self, gains: np.ndarray, build, scan: tuple | None = None, children=None):
         self.gains = gains
         self._build = build
         self.scan = scan
+        self.children = children
 
     def __getitem__(self, m: int):
         return self._build(m) if np.isfinite(self.gains[m]) else None
@@ -353,7 +356,16 @@ def nominal_binary_columns(hists: dict, parent_impurity: np.ndarray, n: np.ndarr
                 groups = [ordered[: j[p] + 1], ordered[j[p] + 1:]]
             test = nominal_test(a, groups, hists[a].shape[1], int(default[p]))
             return test, float(gains[m, i]), children[p]
-        return Column(np.ascontiguousarray(gains[:, i]), build)
+        def children(rows: np.ndarray) -> np.ndarray:
+            """The children counts (len(rows), 2, C) of histograms ``rows``' tests, no test built."""
+            out = np.empty((rows.size, 2, n_classes), dtype=np.int64)
+            batch = where[rows, i]
+            for b in np.unique(batch).tolist():
+                mine = np.flatnonzero(batch == b)
+                out[mine] = batches[b][5][at[rows[mine], i]]
+            return out
+
+        return Column(np.ascontiguousarray(gains[:, i]), build, children=children)
 
     return {a: column(i, a) for i, a in enumerate(attributes)}
 
