@@ -138,6 +138,8 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         workers without the scheduler in between.
     progress : bool, default False
         A progress bar per pass on stderr.
+    security : distributed.security.Security, str or dict, optional
+        TLS for a ``scheduler`` at ``tls://`` (:mod:`dasktree.engine.tls`).
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -145,7 +147,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
                  cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
                  confidence=0.25, class_weight=None, keep_fold_trees=False,
-                 client=None, scheduler=None, cache="auto", progress=False):
+                 client=None, scheduler=None, cache="auto", progress=False, security=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -172,8 +174,9 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         self.scheduler = scheduler
         self.cache = cache
         self.progress = progress
+        self.security = security
 
-    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees")
+    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees", "security")
     _ESTIMATOR_ONLY = ("class_weight",)  # the functional core's fit(class_weight=), not a learning parameter
 
     def __sklearn_tags__(self):
@@ -249,7 +252,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=sample_weight,
             class_weight=self.class_weight, client=self.client,
-            scheduler=self.scheduler, cache=self.cache, progress=self.progress,
+            scheduler=self.scheduler, cache=self.cache, progress=self.progress, security=self.security,
             keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
         )
         self._set_model(model, names=not (in_memory and target is None))
@@ -318,7 +321,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             if not is_dataset(X):
                 raise InputError("out= is for dataset inputs (a Parquet path or URL)")
             return predict_dataset(model, X, out, keep=keep, overwrite=overwrite,
-                                   client=self.client, scheduler=self.scheduler)
+                                   client=self.client, scheduler=self.scheduler, security=self.security)
         if is_dask(X):
             return self.predict_columns(X)["prediction"]
         proba = self.predict_proba(X)

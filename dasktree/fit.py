@@ -158,6 +158,7 @@ def fit(
     class_weight=None,
     keep_fold_trees: bool = False,
     checkpoint: str | None = None,
+    security=None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -227,6 +228,11 @@ def fit(
         checkpoint of other data or parameters is refused. Parquet datasets
         only; remove the directory once the model is saved
         (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
+    security : distributed.security.Security, str or dict, optional
+        TLS for a ``scheduler`` at ``tls://``: a ``Security``, a directory of
+        ``deploy/make-certs.sh`` or ``{"ca_file":, "cert":, "key":}`` paths
+        (default: dask's ``distributed.comm.tls.*`` settings); see
+        :mod:`dasktree.engine.tls`.
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -282,7 +288,7 @@ def fit(
             runner.close()
     from .engine.runners import DaskRunner
 
-    with connect(client, scheduler, on_cluster=bar.cluster) as dask_client:
+    with connect(client, scheduler, on_cluster=bar.cluster, security=security) as dask_client:
         runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
         try:
             workers = len(dask_client.scheduler_info().get("workers", {}))

@@ -33,6 +33,7 @@ from ..errors import (
 )
 from .commands import COMMANDS
 from .parser import EXIT_CODES, build_parser
+from .security import tls_settings
 
 __all__ = ["main", "build_parser", "EXIT_CODES"]
 
@@ -58,7 +59,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("asyncio", "distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        with _deadline(timeout):
+        with _deadline(timeout), tls_settings(args):
             result = COMMANDS[args.command](args)
         if getattr(args, "json", False) and result is not None:
             print(json.dumps(result, indent=2, default=str))

@@ -9,6 +9,7 @@ from .. import __version__
 from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
+from .security import add_security
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning"]
 
@@ -66,6 +67,7 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
                         "closed and no output written (default: no limit)")
+    add_security(p)
 
 
 def add_learning(p: argparse.ArgumentParser) -> None:

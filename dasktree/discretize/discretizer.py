@@ -119,6 +119,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
         dataset on a ``LocalCluster`` started for the job.
     progress : bool, default False
         A progress bar per pass on stderr.
+    security : distributed.security.Security, str or dict, optional
+        TLS for a ``scheduler`` at ``tls://`` (:mod:`dasktree.engine.tls`).
 
     Attributes
     ----------
@@ -138,7 +140,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
     def __init__(self, method: str = "mdlp", *, max_bins: int = DEFAULT_MAX_BINS, n_intervals: int | None = None,
                  significance: float = 0.05, max_arity: int = 5, client=None, scheduler: str | None = None,
-                 progress: bool = False):
+                 progress: bool = False, security=None):
         self.method = method
         self.max_bins = max_bins
         self.n_intervals = n_intervals
@@ -147,8 +149,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
         self.client = client
         self.scheduler = scheduler
         self.progress = progress
+        self.security = security
 
-    _RUNTIME = ("client", "scheduler", "progress")
+    _RUNTIME = ("client", "scheduler", "progress", "security")
 
     def _learning_params(self) -> dict:
         return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
@@ -188,7 +191,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         from ..engine.cluster import connect
         from ..engine.runners import DaskRunner
 
-        with connect(self.client, self.scheduler) as client:
+        with connect(self.client, self.scheduler, security=self.security) as client:
             runner = DaskRunner(client, source, numeric, cache=False, progress=bar)
             try:
                 workers = len(client.scheduler_info().get("workers", {}))
@@ -329,7 +332,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         check_columns(source.schema.names, cut_points, source.description)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
         with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:
-            with connect(self.client, self.scheduler) as client:
+            with connect(self.client, self.scheduler, security=self.security) as client:
                 [source_f] = client.scatter([source], broadcast=True, hash=False)
                 futures = [
                     client.submit(transform_part, part, source=source_f, cut_points=cut_points,

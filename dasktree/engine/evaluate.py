@@ -54,9 +54,11 @@ def _count_part(part: Part, *, source: Source, model: Model, target: str,
 
 
 def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
-                     progress=None, storage_options: dict | None = None, weight: str | None = None) -> dict:
+                     progress=None, storage_options: dict | None = None, weight: str | None = None,
+                     security=None) -> dict:
     """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
-    row weighted by column ``weight`` when given."""
+    row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
+    (:mod:`dasktree.engine.tls`)."""
     from .cluster import connect
     from .progress import gather_with_progress
 
@@ -64,7 +66,7 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
-    with connect(client, scheduler) as dask_client:
+    with connect(client, scheduler, security=security) as dask_client:
         [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
         [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
         futures = [dask_client.submit(_count_part, part, source=source_f, model=model_f, target=target,

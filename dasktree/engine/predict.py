@@ -63,14 +63,15 @@ def _predict_here(source: Source, model: Model, keep: tuple, staging, progress) 
 
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
                     client=None, scheduler: str | None = None, progress=None,
-                    counts: dict | None = None) -> list[str]:
+                    counts: dict | None = None, security=None) -> list[str]:
     """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
 
     Without ``client`` and ``scheduler`` (or with ``scheduler="inprocess"``) the parts are
     predicted in this process on a thread per core: a part at a time per thread, so any size of
     dataset streams through. Otherwise on the Dask cluster they name. ``counts``, if given,
     receives the rows written (``"rows"``) and the rows predicted as each class
-    (``"class_counts"``, class name -> rows).
+    (``"class_counts"``, class name -> rows). ``security``: TLS for a ``tls://`` scheduler
+    (:mod:`dasktree.engine.tls`).
     """
     from .cluster import connect
 
@@ -84,7 +85,8 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
         if client is None and scheduler in (None, IN_PROCESS):  # no cluster to start: threads here
             written = _predict_here(source, model, tuple(keep), staging, progress)
         else:
-            with connect(client, scheduler, on_cluster=None if progress is None else progress.cluster) as dask_client:
+            with connect(client, scheduler, on_cluster=None if progress is None else progress.cluster,
+                         security=security) as dask_client:
                 [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
                 [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
                 futures = [
