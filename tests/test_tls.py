@@ -17,7 +17,7 @@ import pytest
 
 from dasktree.cli import main
 from dasktree.datasets import agrawal
-from deploy_commands import Processes, free_port, wait_for_workers
+from deploy_commands import DEPLOY, Processes, free_port, wait_for_workers
 from tls_certs import client_security, expired_client_cert, have_openssl, make_certs, tls_args, tls_environ
 
 pytestmark = [pytest.mark.cluster,
@@ -138,3 +138,47 @@ def test_every_wrong_tls_setting_exits_2_with_one_line(tls_cluster, tmp_path, ca
     ok = _cli(c, "fit", c["data"], "--target", "class", "--out", tmp_path / "ok.json", "--quiet", "--max-depth", 1,
               "--scheduler", c["address"], *tls_args(c["certs"]))
     assert ok.returncode == 0, ok.stderr
+
+
+def _unit_environment(name: str) -> dict[str, str]:
+    """The ``Environment=`` assignments of a deploy/systemd unit, as systemd splits them."""
+    import shlex
+
+    env = {}
+    with open(os.path.join(DEPLOY, "systemd", name)) as f:
+        for line in f:
+            if line.startswith("Environment="):
+                for item in shlex.split(line.split("=", 1)[1]):
+                    key, _, value = item.partition("=")
+                    env[key] = value
+    return env
+
+
+def test_the_systemd_units_client_settings_reach_the_tls_scheduler(tls_cluster, tmp_path):
+    c = tls_cluster
+    unit = _unit_environment("dasktree-fit.service")
+    assert unit["SCHEDULER"].startswith("tls://")
+    certs_dir = os.path.dirname(c["certs"]["ca"])
+    tls = {k: v.replace("/etc/dasktree/tls", certs_dir) for k, v in unit.items() if k.startswith("DASK_DISTRIBUTED")}
+    assert sorted(tls.values()) == sorted([c["certs"]["ca"], c["certs"]["client"], c["certs"]["client-key"]])
+    env = {**c["env"], **tls, "DASKTREE_FIT_ARGS": "--max-depth 2"}
+    result = subprocess.run(["bash", os.path.join(DEPLOY, "run_fit.sh"), c["data"], "class", str(tmp_path / "models"),
+                             c["address"]], capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "models" / "current.json").exists()
+
+
+def test_the_etl_steps_reach_the_tls_scheduler_with_their_certificates(tls_cluster, tmp_path):
+    sys.path.insert(0, os.path.join(DEPLOY, "etl"))
+    try:
+        import dasktree_etl
+    finally:
+        sys.path.pop(0)
+    c = tls_cluster
+    common = dict(data=c["data"], target="class", scheduler=c["address"], fit_args="--max-depth 2", timeout=300)
+    with pytest.raises(dasktree_etl.PermanentFailure) as failed:  # no certificates: bad usage, not retried
+        dasktree_etl.Nightly(**common, model_dir=str(tmp_path / "none")).fit()
+    assert failed.value.code == 2 and "speaks TLS" in failed.value.stderr
+    model = dasktree_etl.Nightly(**common, model_dir=str(tmp_path / "models"),
+                                 tls_dir=os.path.dirname(c["certs"]["ca"])).fit()
+    assert os.path.isfile(model)
