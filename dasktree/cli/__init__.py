@@ -33,6 +33,7 @@ from ..errors import (
 )
 from .commands import COMMANDS
 from .parser import EXIT_CODES, build_parser
+from ..io.redact import redact
 from .security import tls_settings
 
 __all__ = ["main", "build_parser", "EXIT_CODES"]
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with _deadline(timeout), tls_settings(args):
             result = COMMANDS[args.command](args)
         if getattr(args, "json", False) and result is not None:
-            print(json.dumps(result, indent=2, default=str))
+            print(redact(json.dumps(result, indent=2, default=str)))
         sys.stdout.flush()
     except BrokenPipeError:  # `dasktree show m.json | head -1`: the reader has what it wanted
         _quiet_stdout()
@@ -144,4 +145,5 @@ def _quiet_stdout() -> None:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line, without a URL's credentials (:mod:`dasktree.io.redact`)."""
+    return redact(" ".join(text.split()))

@@ -70,6 +70,9 @@ def _say(args, text: str) -> None:
     """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report (there
     as a JSON line of its own, ``{"event": "summary", ...}``, when ``--log-format json`` keeps stderr
     for log collectors)."""
+    from ..io.redact import redact
+
+    text = redact(text)
     if not getattr(args, "json", False):
         print(text)
     elif getattr(args, "log_format", "text") == "json":

@@ -13,8 +13,9 @@ are the same, bit for bit, as those of a fit never interrupted.
 ``DIR/checkpoint.json`` holds what the passes are valid for: the data files
 (path below the root, size, modification time), the parameters and the column
 roles, and the bins pass 0 made. A checkpoint of other data or other
-parameters is refused with one line naming what differs (exit 1). Nothing in a
-checkpoint is pickled: ``.npz`` without objects, and JSON. When the fit
+parameters is refused with one line naming what differs (exit 1), and so is a
+directory other users can write (they could plant the passes replayed). The files
+are written with the permissions the umask gives. Nothing in a checkpoint is pickled: ``.npz`` without objects, and JSON. When the fit
 succeeds, its checkpoint files are removed (the model is the result).
 """
 
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections import deque
 from dataclasses import fields
 
@@ -48,6 +50,10 @@ class Checkpoint:
         if os.path.exists(self.directory) and not os.path.isdir(self.directory):
             raise InputError(f"checkpoint {self.directory}: is a file, not a directory")
         os.makedirs(self.directory, exist_ok=True)
+        mode = os.stat(self.directory).st_mode
+        if mode & stat.S_IWOTH:  # another user could plant the passes the fit replays into the model
+            raise InputError(f"checkpoint {self.directory} is writable by other users (mode {mode & 0o7777:o}): "
+                             "make it yours alone (chmod o-w) or name another directory")
         meta = os.path.join(self.directory, META)
         self.saved: list[PackedResults] = []
         self.spec_json: dict | None = None

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from ..errors import DataError, InputError
 from .integrity import check_statistics, locate_bad_page
+from .redact import redact
 
 __all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
 
@@ -89,7 +90,7 @@ class ParquetSource(Source):
         import pyarrow.dataset as ds
         from pyarrow.fs import FSSpecHandler, PyFileSystem
 
-        self.description = str(path) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
+        self.description = redact(str(path)) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
         paths = [os.fspath(p) for p in path] if isinstance(path, (list, tuple)) else [os.fspath(path)]
         try:
             fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
