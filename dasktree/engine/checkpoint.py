@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import zipfile
 from collections import deque
 from dataclasses import fields
 
@@ -58,8 +59,14 @@ class Checkpoint:
         self.saved: list[PackedResults] = []
         self.spec_json: dict | None = None
         if os.path.exists(meta):
-            with open(meta) as f:
-                stored = json.load(f)
+            try:
+                with open(meta) as f:
+                    stored = json.load(f)
+            except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+                raise _damaged(self.directory, META, exc) from None
+            if not isinstance(stored, dict) or stored.get("format") != FORMAT \
+                    or not isinstance(stored.get("identity"), dict) or not isinstance(stored.get("spec"), (dict, type(None))):
+                raise _damaged(self.directory, META, None)
             _refuse_other(self.directory, stored.get("identity", {}), self.identity)
             self.spec_json = stored.get("spec")
             self.saved = self._load_passes()
@@ -87,10 +94,13 @@ class Checkpoint:
     def _load_passes(self) -> list[PackedResults]:
         passes = []
         while os.path.exists(path := os.path.join(self.directory, f"pass-{len(passes) + 1:05d}.npz")):
-            with np.load(path, allow_pickle=False) as npz:
-                values = {name: npz[name] for name in npz.files if name != "tuples"}
-                tuples = json.loads(str(npz["tuples"]))
-            passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+            try:
+                with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
+                    values = {name: npz[name] for name in npz.files if name != "tuples"}
+                    tuples = json.loads(str(npz["tuples"]))
+                passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+            except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, zipfile.BadZipFile) as exc:
+                raise _damaged(self.directory, os.path.basename(path), exc) from None
         return passes
 
     def _write_meta(self, spec_json: dict | None) -> None:
@@ -110,6 +120,11 @@ def remove_checkpoint(directory: str | os.PathLike) -> None:
         os.rmdir(directory)
     except OSError:  # it holds files of the user's
         pass
+
+
+def _damaged(directory: str, name: str, exc: BaseException | None) -> InputError:
+    why = "" if exc is None else f" ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    return InputError(f"checkpoint {directory}: {name} is damaged{why}; remove the directory to start afresh")
 
 
 def _plain(value):
