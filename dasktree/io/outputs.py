@@ -164,3 +164,7 @@ def read_json_file(path: str | os.PathLike, what: str):
         raise InputError(f"{path}: no such {what} file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: not a JSON {what} file: {exc}") from None
+    except RecursionError:
+        raise DataError(f"{path}: not a {what} file: its JSON is nested too deeply") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a {what} file") from None
