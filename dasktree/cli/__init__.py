@@ -35,6 +35,7 @@ from .commands import COMMANDS
 from .parser import EXIT_CODES, build_parser
 from ..io.redact import redact
 from .security import tls_settings
+from .usage import one_line_errors
 
 __all__ = ["main", "build_parser", "EXIT_CODES"]
 
@@ -49,7 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None  # the process is ours: it must end (see _leaving)
     if program:  # distributed's INFO chatter (a cluster closing after a timeout) would break the one-line error
         logging.disable(logging.INFO)
-    args = build_parser().parse_args(argv)
+    args = one_line_errors(build_parser()).parse_args(argv)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
         print(f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", file=sys.stderr)
