@@ -153,9 +153,12 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
             what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old or changed[0] not in new
                                                    else "changed (size or modification time)")
         elif key == "params":
-            old, new = stored.get("params") or {}, now.get("params") or {}
-            name = next(k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
-            what = f"parameter {name} ({old.get(name)!r} there, {new.get(name)!r} now)"
+            old, new = stored.get("params"), now.get("params") or {}
+            old = old if isinstance(old, dict) else {}
+            name = next((k for k in sorted(set(old) | set(new)) if (k in old) != (k in new) or old[k] != new[k]),
+                        None)
+            what = "parameters" if name is None else \
+                f"parameter {name} ({old.get(name, '(none)')!r} there, {new.get(name, '(none)')!r} now)"
         else:
             what = f"{key} ({stored.get(key)!r} there, {now.get(key)!r} now)"
         raise InputError(f"checkpoint {directory} is of another fit: {what}; remove it to start afresh")
