@@ -50,6 +50,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None  # the process is ours: it must end (see _leaving)
     if program:  # distributed's INFO chatter (a cluster closing after a timeout) would break the one-line error
         logging.disable(logging.INFO)
+    nul = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in str(a)), None)
+    if nul is not None:  # no path or name holds one; os calls would fail deep inside
+        print(f"dasktree: error: argument {nul!r} contains a NUL character", file=sys.stderr)
+        return EXIT_USAGE
     args = one_line_errors(build_parser()).parse_args(argv)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
