@@ -108,7 +108,7 @@ class ParquetSource(Source):
                 )
             else:
                 dataset = ds.dataset(files, format="parquet", filesystem=self._fs)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowException, OSError) as exc:
             raise DataError(f"{self.description}: not a readable Parquet dataset: {_first_line(exc)}") from None
         fragments = sorted(dataset.get_fragments(), key=lambda f: f.path)
         self.schema = dataset.schema
@@ -121,7 +121,7 @@ class ParquetSource(Source):
             try:
                 metadata = fragment.metadata
                 physical = fragment.physical_schema
-            except (pa.ArrowInvalid, OSError) as exc:
+            except (pa.ArrowException, OSError) as exc:
                 raise DataError(f"{fragment.path}: not a Parquet file: {_first_line(exc)}") from None
             if first_schema is None:
                 first_schema = (fragment.path, physical)
@@ -203,7 +203,7 @@ class ParquetSource(Source):
             with self._fs.open_input_file(path) as f:
                 file = pq.ParquetFile(f, page_checksum_verification=True)  # where the pages have them
                 table = file.read_row_groups(list(part.row_groups), columns=in_file)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowException, OSError) as exc:
             raise locate_bad_page(lambda: self._fs.open_input_file(path), path, list(part.row_groups),
                                   in_file, exc) from None
         check_statistics(table, file.metadata, list(part.row_groups), path)  # corrupt pages decode too
