@@ -154,12 +154,30 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
         raise
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str):
+    raise _NotFinite(text)
+
+
 def read_json_file(path: str | os.PathLike, what: str):
-    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``."""
+    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``.
+    dasktree writes no NaN or infinity (nor a number too large for a float): such a file is damaged."""
     path = os.fspath(path)
     try:
         with open(path) as f:
-            return json.load(f)
+            return json.load(f, parse_float=_finite, parse_constant=_no_constant)
+    except _NotFinite as exc:
+        raise DataError(f"{path}: not a {what} file as dasktree writes it: the number {exc} is not finite") from None
     except FileNotFoundError:
         raise InputError(f"{path}: no such {what} file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:

@@ -35,6 +35,8 @@ def check_model_parts(spec: BinSpec, trees: dict[str, object], where: str) -> No
             if upper.size and (not np.all(np.isfinite(upper)) or np.any(np.diff(upper) <= 0)):
                 raise DataError(f"{where}: malformed model: feature {f.name!r}'s bin edges are not finite "
                                 "and increasing")
+            if not np.all(np.isfinite(values)):
+                raise DataError(f"{where}: malformed model: feature {f.name!r}'s bin values are not finite")
         elif f.kind != NOMINAL:
             raise DataError(f"{where}: malformed model: feature {f.name!r} of unknown kind {f.kind!r}")
     widths = spec.widths
