@@ -47,8 +47,9 @@ def check_file_out(path, *, overwrite: bool) -> str:
     """The absolute local path of an output FILE that may be written (a model): not a directory,
     not existing unless ``overwrite``, in a directory that exists and takes a new file. Checked
     before any work, so a fit never ends in an output it cannot write."""
-    path = os.path.abspath(os.fspath(path))
-    if os.path.isdir(path):
+    given = os.fspath(path)
+    path = os.path.abspath(given)
+    if os.path.isdir(path) or given.endswith(("/", os.sep)):
         raise InputError(f"{path}: is a directory; --out names the model file to write")
     _check_local_parent(path, os.path.dirname(path))
     if os.path.lexists(path) and not overwrite:
@@ -142,12 +143,18 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
     directory, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(directory, f".{name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
-        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        try:
+            fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        except OSError as exc:  # a name too long, a directory that went away or does not take files
+            raise InputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        os.replace(tmp, path)
+        try:
+            os.replace(tmp, path)
+        except OSError as exc:
+            raise InputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -186,3 +193,5 @@ def read_json_file(path: str | os.PathLike, what: str):
         raise DataError(f"{path}: not a {what} file: its JSON is nested too deeply") from None
     except IsADirectoryError:
         raise InputError(f"{path}: is a directory, not a {what} file") from None
+    except OSError as exc:  # a name too long, no permission
+        raise InputError(f"{path}: cannot read the {what} file: {exc.strerror or exc}") from None
