@@ -99,7 +99,8 @@ class Checkpoint:
                     values = {name: npz[name] for name in npz.files if name != "tuples"}
                     tuples = json.loads(str(npz["tuples"]))
                 passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
-            except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, zipfile.BadZipFile) as exc:
+            except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
+                    zipfile.BadZipFile) as exc:
                 raise _damaged(self.directory, os.path.basename(path), exc) from None
         return passes
 
@@ -147,11 +148,14 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
         if stored.get(key) == now.get(key):
             continue
         if key == "data":
-            old = {row[0]: row for row in stored.get("data") or []}
-            new = {row[0]: row for row in now.get("data") or []}
-            changed = sorted(set(old) ^ set(new)) or sorted(k for k in new if old[k] != new[k])
-            what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old or changed[0] not in new
-                                                   else "changed (size or modification time)")
+            try:
+                old = {row[0]: row for row in stored.get("data") or []}
+                new = {row[0]: row for row in now.get("data") or []}
+                changed = sorted(set(old) ^ set(new)) or sorted(k for k in new if old[k] != new[k])
+                what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old
+                                                       or changed[0] not in new else "changed (size or modification time)")
+            except (TypeError, KeyError, IndexError):  # a hand-edited list of files
+                what = "data files"
         elif key == "params":
             old, new = stored.get("params"), now.get("params") or {}
             old = old if isinstance(old, dict) else {}
