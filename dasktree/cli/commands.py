@@ -135,20 +135,26 @@ def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
 
-    model = load(args.model)
-    if args.format == "text":
-        sys.stdout.write(export_text(model))
-    elif args.format == "dot":
-        sys.stdout.write(export_dot(model))
-    elif args.format == "cp":
-        sys.stdout.write(format_cp(model))
-    elif args.format == "report":
-        from ..fit import DEFAULTS
-        from ..model.show_report import format_report
+    from ..errors import DataError
 
-        sys.stdout.write(format_report(model, args.model, DEFAULTS))
-    else:
-        print(model.dumps(indent=1))
+    model = load(args.model)
+    try:  # the tree is checked when loaded; the report is free-form and read only here
+        if args.format == "text":
+            text = export_text(model)
+        elif args.format == "dot":
+            text = export_dot(model)
+        elif args.format == "cp":
+            text = format_cp(model)
+        elif args.format == "report":
+            from ..fit import DEFAULTS
+            from ..model.show_report import format_report
+
+            text = format_report(model, args.model, DEFAULTS)
+        else:
+            text = model.dumps(indent=1) + "\n"
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
+    sys.stdout.write(text)
     return None
 
 
