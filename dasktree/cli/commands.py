@@ -135,7 +135,7 @@ def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
 
-    from ..errors import DataError
+    from ..errors import DaskTreeError, DataError
 
     model = load(args.model)
     try:  # the tree is checked when loaded; the report is free-form and read only here
@@ -152,6 +152,8 @@ def _cmd_show(args) -> dict | None:
             text = format_report(model, args.model, DEFAULTS)
         else:
             text = model.dumps(indent=1) + "\n"
+    except DaskTreeError:
+        raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     sys.stdout.write(text)
@@ -187,7 +189,15 @@ def _cmd_prune(args) -> dict:
 
     check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
     check_file_out(args.out, overwrite=args.overwrite)
-    model = prune_model(load(args.model), args.alpha, mode=args.mode, confidence=args.confidence)
+    from ..errors import DaskTreeError, DataError
+
+    loaded = load(args.model)
+    try:  # the trees are checked when loaded; the report's CV section is read only here
+        model = prune_model(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
+    except DaskTreeError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     atomic_write_text(args.out, model.dumps())
     r = model.report
     if not args.json:
