@@ -10,7 +10,9 @@ failed run leaves no output behind (neither ``--out`` nor a temporary file besid
 ``n`` mutated cases from them with a seeded ``random.Random`` (the same seed, the same cases);
 :func:`run_case` runs one, in this process through :func:`dasktree.cli.main` (``SystemExit`` caught,
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
-how it ended: :class:`Outcome`. ``tests/test_fuzz.py`` runs a few hundred cases; the
+how it ended: :class:`Outcome`. :func:`run_isolated` runs many in a child process that is started
+again when a case crashes it (a C++ exception escaping pyarrow ends the whole interpreter): the
+crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a few hundred cases; the
 ``benchmarks/fuzz.py`` claim tens of thousands.
 """
 
@@ -30,7 +32,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case"]
+__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case", "run_isolated"]
 
 KINDS = ("parquet", "model", "checkpoint", "argv")
 RUN = ["--scheduler", "inprocess", "--quiet"]
@@ -198,9 +200,7 @@ def _mutate_json(rng: random.Random, text: str) -> tuple[bytes, str]:
 
 
 def _get(doc, path):
-    for step in path:
-        doc = doc[step]
-    return doc
+    return doc if not path else _get(doc[path[0]], path[1:])
 
 
 def _inside(a, b) -> bool:
@@ -298,8 +298,8 @@ def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Cas
 
 # ---------------------------------------------------------------- running
 
-class _Hang(BaseException):
-    """The run outlived its bound (a BaseException: the command's own handlers do not catch it)."""
+class _Hang(BaseException):  # the run outlived its bound (the command's handlers do not catch BaseException)
+    pass
 
 
 def _materialize(case: Case, work: str) -> list[str]:
@@ -388,3 +388,63 @@ def _foreign(w) -> bool:
     """A warning the real command would not print: hidden by Python's default filters, or
     distributed's, which the command silences."""
     return issubclass(w.category, _HIDDEN) or "distributed" in (w.filename or "")
+
+
+# ---------------------------------------------------------------- many cases, crashes survived
+
+def _child(conn, root: str, seconds: float) -> None:
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        index, case = job
+        conn.send(("start", index))
+        conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
+
+
+def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None) -> list[Outcome]:
+    """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
+    case's own alarm could not end); the outcomes in order."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    outcomes: list[Outcome | None] = [None] * len(all_cases)
+    index = 0
+    while index < len(all_cases):
+        parent, child_end = context.Pipe()
+        child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
+        child.start()
+        child_end.close()
+        started = None
+        try:
+            while index < len(all_cases):
+                parent.send((index, all_cases[index]))
+                message = None
+                while True:
+                    if not parent.poll(seconds + 60):
+                        raise TimeoutError
+                    message = parent.recv()
+                    if message[0] == "start":
+                        started = time.perf_counter()
+                    else:
+                        break
+                outcomes[index] = message[2]
+                index += 1
+                if progress is not None:
+                    progress(index)
+            parent.send(None)
+        except (EOFError, OSError, TimeoutError) as exc:
+            hang = isinstance(exc, TimeoutError)
+            child.kill()
+            child.join()
+            case = all_cases[index]
+            outcomes[index] = Outcome(case.kind, None if hang else child.exitcode,
+                                      [] if hang else [f"the interpreter died (exit {child.exitcode})"],
+                                      time.perf_counter() - (started or time.perf_counter()), [],
+                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang)
+            shutil.rmtree(os.path.join(root, f"case-{index}"), ignore_errors=True)
+            index += 1
+        finally:
+            child.join(timeout=30)
+            parent.close()
+    return outcomes
