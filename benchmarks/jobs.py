@@ -138,6 +138,7 @@ def levels(path: str, depth: str, repeat: str) -> dict:
 
 def cv(path: str, depth: str, folds: str, repeat: str) -> dict:
     from dasktree import fit
+    from dasktree.testing import hooks
 
     depth_, folds_ = int(depth), int(folds)
     times: dict[str, list[float]] = {"plain": [], "forest": []}
@@ -152,7 +153,8 @@ def cv(path: str, depth: str, folds: str, repeat: str) -> dict:
         t = time.perf_counter()
         fit(path, target=TARGET, max_depth=depth_, client=client)
         for fold in range(folds_):
-            fit(path, target=TARGET, max_depth=depth_, cv=folds_, only_fold=fold, client=client)
+            with hooks.grow_only_fold(fold):  # the serial baseline: one fold tree per fit
+                fit(path, target=TARGET, max_depth=depth_, cv=folds_, client=client)
         serial = time.perf_counter() - t
     finally:
         client.close()

@@ -9,8 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from .errors import DataError, InputError, ParameterError
-from .fit import fit as fit_model
-from .fit import validate_params
+from .fit import fit_validated
 from .engine.predict import predict_dataset
 from .estimator_input import (
     check_fit_input,
@@ -27,6 +26,7 @@ from .model.export import export_dot, export_text
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
+from .params import declared_params, install_estimator_params, validate
 
 __all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
@@ -35,149 +35,20 @@ class NotFittedError(InputError, SklearnNotFittedError):
     """Predicting before fitting: scikit-learn's error, and a dasktree input error (one line)."""
 
 
-class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
-    """A decision tree grown one level pass at a time, on Dask or in process.
+_DOC = """A decision tree grown one level pass at a time, on Dask or in process.
+
+    The parameters are declared once, in :mod:`dasktree.params.declared`; this
+    class's ``__init__`` (keyword-only, storing them) and the section below are
+    made from that declaration.
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "gain_ratio"}, default "gini"
-        Impurity whose decrease chooses the tests (gain ratio: C4.5's rule).
-    max_depth : int or None, default None
-        Deepest level of nodes; a tree of depth D reads the data D + 1 times.
-    min_samples_split, min_samples_leaf : int, default 2 and 1
-        Fewest training rows a node must have to be split, and each child must have.
-    min_impurity_decrease : float, default 0.0
-        Split only when ``N_t / N * impurity decrease >= min_impurity_decrease``.
-    max_leaf_nodes : int or None
-        Leaf budget; level by level, the splits with the largest weighted
-        impurity decrease are kept first.
-    max_bins : int, default 255
-        Numeric columns with at most this many distinct values get one bin per
-        value (exact thresholds); larger ones get approximate quantile bins.
-    max_categories : int, default 255
-        Nominal columns keep their most frequent categories up to this many;
-        the rest share one "__other__" category.
-    nominal_split : {"binary", "multiway"}, default "binary"
-        CART subset splits, or C4.5's one child per category.
-    max_histogram_mb : float, default 256
-        Histogram memory budget of one pass; a wider frontier is split into
-        node groups, one extra pass each.
-    max_arity : int, default 2
-        Largest number of children of a numeric test. Above 2, each numeric
-        attribute gets the optimal k-interval split for every k up to it
-        (Elomaa & Rousu's Block-Opt-P over the node's blocks), and
-        ``selection`` picks the arity and the attribute.
-    selection : {"balanced_gain", "gain_ratio", "distance"}, default "balanced_gain"
-        With ``max_arity > 2``: gain / log2(k), gain / split information, or
-        1 - López de Mántaras' normalized distance.
-    cv : int, list of (train, test) splits, or None, default None
-        Grow ``cv`` fold trees in the same passes as the main tree (Blockeel &
-        Struyf's forest) and report their cross-validated accuracy in
-        ``report_["cv"]``; no extra pass over the data. In-memory ``X, y``
-        may give scikit-learn's splits instead (e.g. ``list(KFold(5).split(X))``)
-        whose test sets partition the rows: test set ``i`` is fold ``i``.
-    repeats : int, default 1
-        Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``).
-    seed : int, default 0
-        Seed of the fold hash; a row's fold depends only on its key and the seed.
-    binning : str, default "quantile"
-        The bins of the numeric attributes. "quantile": pass 0's bins (one per
-        distinct value up to ``max_bins``, else quantile bins). Or a
-        discretization method of :class:`dasktree.Discretizer` ("mdlp",
-        "distance", "chimerge", "equal_width", "equal_frequency", "optimal",
-        each with its default parameters): one more histogram pass cuts the
-        pass-0 bins into the method's intervals, and the tree grows on those
-        (global discretization; thresholds are the method's cut points, the
-        same as ``Discretizer(method, max_bins=max_bins)`` finds).
-    prune : {"auto", "cv", "cv-min", "pessimistic", "none", None}, default "auto"
-        How the grown tree is pruned (:mod:`dasktree.model.prune`); no pass over the
-        data either way. "cv": cost-complexity pruning (CART) with alpha chosen
-        by the 1-SE rule from the ``cv`` fold trees' held-out counts; "cv-min":
-        the alpha of least CV error; "pessimistic": C4.5's error-based pruning
-        (subtree replacement, ``confidence``); None or "none": the grown tree.
-        "auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning
-        needs the fold trees, which cost ``cv`` more trees in every pass (see
-        the README for the measurements behind this default). The model keeps
-        the grown tree, so :meth:`prune_model` re-prunes it without a pass.
-    ccp_alpha : float or None, default None
-        Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``).
-    confidence : float, default 0.25
-        C4.5's confidence factor CF for ``prune="pessimistic"``: smaller prunes more.
-    class_weight : dict, "balanced" or None, default None
-        Weights of the classes, multiplied into ``sample_weight``; "balanced"
-        weighs class ``c`` by ``n_rows / (n_classes * count(c))``. Weights
-        become whole-row counts as :mod:`dasktree.io.weights` says.
-    keep_fold_trees : bool, default False
-        Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with
-        it). Without them the model is the main tree and the CV report; a
-        deep many-fold forest makes a model file many times larger.
-    postpone : None, "analytic" or (rule, t), default None
-        Skip, at a node, the numeric attributes with many boundary points
-        (Elomaa & Rousu); a postponed attribute is considered again at every
-        deeper node. "analytic": those whose score bound (from the blocks'
-        counts) is below the best score found at the node, which never changes
-        the tree (criterion gini / entropy; with ``max_arity > 2``, selection
-        balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``:
-        search only the fraction t with the fewest blocks; ``("relative", t)``:
-        those with more than ``1 / t`` times the fewest blocks. ``0 < t <= 1``.
-        ``run_["levels"]`` gives per level the searches made and postponed and
-        the search time (:mod:`dasktree.split.postpone`).
-    client : distributed.Client, optional
-    scheduler : {"inprocess", "processes", "threads"} or address, optional
-        Without ``client`` or ``scheduler``, in-memory data, and a dataset
-        whose tables and codes fit in a quarter of this machine's memory, are
-        learned (and datasets predicted) in this process on a thread per core;
-        a larger dataset on a ``LocalCluster`` started for the fit.
-    cache : bool or "auto", default "auto"
-        Keep the encoded data on the workers between passes ("auto": when it
-        takes at most a quarter of the cluster's memory); when the tables read
-        in pass 0 fit too, they stay for the first level pass to encode, and
-        Parquet is read once. Cached, the level passes are calls on one Dask
-        actor per worker (:mod:`dasktree.engine.part_holders`), not task graphs; a
-        ``client`` made with ``direct_to_workers=True`` sends them to the
-        workers without the scheduler in between.
-    progress : bool, default False
-        A progress bar per pass on stderr.
-    security : distributed.security.Security, str or dict, optional
-        TLS for a ``scheduler`` at ``tls://`` (:mod:`dasktree.engine.tls`).
+    {parameters}
     """
 
-    def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_leaf_nodes=None, max_bins=255, max_categories=255,
-                 nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
-                 cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
-                 confidence=0.25, class_weight=None, keep_fold_trees=False,
-                 client=None, scheduler=None, cache="auto", progress=False, security=None):
-        self.criterion = criterion
-        self.max_depth = max_depth
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_leaf_nodes = max_leaf_nodes
-        self.max_bins = max_bins
-        self.max_categories = max_categories
-        self.nominal_split = nominal_split
-        self.max_histogram_mb = max_histogram_mb
-        self.max_arity = max_arity
-        self.selection = selection
-        self.cv = cv
-        self.repeats = repeats
-        self.seed = seed
-        self.binning = binning
-        self.prune = prune
-        self.ccp_alpha = ccp_alpha
-        self.confidence = confidence
-        self.postpone = postpone
-        self.class_weight = class_weight
-        self.keep_fold_trees = keep_fold_trees
-        self.client = client
-        self.scheduler = scheduler
-        self.cache = cache
-        self.progress = progress
-        self.security = security
 
-    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees", "security")
-    _ESTIMATOR_ONLY = ("class_weight",)  # the functional core's fit(class_weight=), not a learning parameter
+class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
+    # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -193,9 +64,17 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         params = self.get_params(deep=False)
         return type(self)(**{k: v if k == "client" else clone(v, safe=False) for k, v in params.items()})
 
-    def _learning_params(self) -> dict:
-        skip = (*self._RUNTIME, *self._ESTIMATOR_ONLY)
-        return {k: v for k, v in self.get_params(deep=False).items() if k not in skip}
+    def _settings(self):
+        """The parameters validated (once per fit), all but the runtime ones; ``cv`` given as
+        (train, test) splits counts as ``cv=len(splits)`` (the splits are checked against the rows later)."""
+        values = {p.name: getattr(self, p.name) for p in declared_params() if p.layer != "runtime"}
+        if _are_splits(values["cv"]):
+            try:
+                values["cv"] = len(values["cv"])
+            except TypeError:
+                raise ParameterError("cv must be an integer >= 2, a list of (train, test) index splits, "
+                                     f"or None, got {values['cv']!r}") from None
+        return validate(values)
 
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
@@ -227,33 +106,30 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             level (:mod:`dasktree.engine.checkpoint`); the same fit started again
             goes on from the last complete level, with the same model.
         """
-        params = self._learning_params()
-        splits = params["cv"] is not None and not isinstance(params["cv"], (int, np.integer))
-        # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
-        validate_params({**params, "cv": None if splits else params["cv"]})
+        settings = self._settings()
+        splits = _are_splits(self.cv)
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
         in_memory = not (is_dataset(X) or is_dask(X))
         data, labels = X, y
         if in_memory and target is None:
             data, labels = check_fit_input(self, X, y)
-        if splits:
+        if splits:  # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
             if not (in_memory and target is None) or folds is not None:
                 raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
                                  "give cv=K and folds=COLUMN")
-            params["cv"], fold = folds_of_splits(self.cv, len(labels))
+            _, fold = folds_of_splits(self.cv, len(labels))
             data, folds = with_column(data, fold, "fold")
         elif is_dask(X) and y is not None:
             data, target = join_dask(X, y, target)
             labels = None
         if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
             data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
-        model = fit_model(
-            data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
-            folds=folds, storage_options=storage_options, sample_weight=sample_weight,
-            class_weight=self.class_weight, client=self.client,
-            scheduler=self.scheduler, cache=self.cache, progress=self.progress, security=self.security,
-            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
+        model = fit_validated(
+            data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
+            folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,
+            scheduler=self.scheduler, cache=self.cache, progress=self.progress, checkpoint=checkpoint,
+            security=self.security,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None
@@ -420,6 +296,26 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
     def save(self, path) -> None:
         """Save the model as versioned JSON (atomically)."""
         self._check_fitted().save(path)
+
+    def to_sql(self, **options) -> str:
+        """A SQL ``SELECT`` predicting as this estimator does (:func:`dasktree.export.sql.sql_select`)."""
+        return self._check_fitted().export("sql", **options)
+
+    def to_onnx(self, **options) -> bytes:
+        """An ONNX model predicting as this estimator does (:mod:`dasktree.export.onnx_model`)."""
+        return self._check_fitted().export("onnx", **options)
+
+    def to_pmml(self, **options) -> str:
+        """A PMML 4.4 ``TreeModel`` predicting as this estimator does (:mod:`dasktree.export.pmml`)."""
+        return self._check_fitted().export("pmml", **options)
+
+
+install_estimator_params(DaskTreeClassifier, _DOC)
+
+
+def _are_splits(cv) -> bool:
+    """Whether ``cv`` is scikit-learn's (train, test) splits rather than a number of folds."""
+    return cv is not None and not isinstance(cv, (int, np.integer))
 
 
 def _predict_frame(frame, *, model: Model, keep: tuple):

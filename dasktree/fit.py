@@ -1,139 +1,44 @@
 """The functional core: ``fit(data, ...) -> Model``. The estimator and the CLI call it.
 
-Steps: open the input as parts, resolve column roles, pass 0 (summary and bin
-spec), then level passes until the frontier is empty, then the model and its
-fit report. Without ``client``/``scheduler``, in-memory inputs and datasets
-whose tables and codes fit in a quarter of this machine's memory run in this
-process on a thread per core (:mod:`dasktree.engine.local_runner`); larger datasets
-run on a ``LocalCluster``.
+A short pipeline of named steps: the parameters validated once
+(:func:`dasktree.params.validate`), the input opened as parts with its column
+roles (:func:`_open_input`), a runner where :func:`dasktree.engine.session.open_runner`
+puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
+(:func:`dasktree.forest.grow.grow`), the model and its fit report
+(:func:`_model`), then pruning (:func:`_prune`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import sys
 import time
-from dataclasses import asdict
-from typing import Any, Sequence
+from dataclasses import asdict, dataclass
+from typing import Sequence
 
 import numpy as np
 
 from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
-from .engine.cluster import connect
-from .engine.local_runner import LocalRunner, cores, embedded
 from .engine.progress import Progress
+from .engine.session import open_runner
 from .errors import InputError, ParameterError
-from .forest.grow import GrowParams, grow
+from .forest.grow import grow
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
-from .io.schema import resolve_roles
-from .io.sources import DEFAULT_PART_ROWS, ParquetSource, TableSource, open_source
+from .io.schema import Roles, resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, ParquetSource, Source, TableSource, open_source
 from .model.model import Model
-from .model.pruning import apply_pruning, check_prune, resolve_prune
+from .model.pruning import apply_pruning, resolve_prune
 from .model.report import cv_report
-from .split.postpone import check_postpone, parse_postpone, postpone_text
-from .split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, SplitParams
-from .io.weights import WeightStats, check_class_weight, check_sample_weight, weighting
+from .params import Settings, defaults, validate
+from .io.weights import WeightStats, check_sample_weight, weighting
 
-__all__ = ["fit", "DEFAULTS", "validate_params"]
+__all__ = ["fit", "fit_validated", "DEFAULTS"]
 
-DEFAULTS: dict[str, Any] = {
-    "criterion": "gini",
-    "max_depth": None,
-    "min_samples_split": 2,
-    "min_samples_leaf": 1,
-    "min_impurity_decrease": 0.0,
-    "max_leaf_nodes": None,
-    "max_bins": 255,
-    "max_categories": 255,
-    "nominal_split": "binary",
-    "max_histogram_mb": 256.0,
-    "max_arity": 2,
-    "selection": "balanced_gain",
-    "cv": None,
-    "repeats": 1,
-    "seed": 0,
-    "binning": "quantile",
-    "postpone": None,
-    "prune": "auto",
-    "ccp_alpha": None,
-    "confidence": 0.25,
-}
-
-BINNINGS = ("quantile", "mdlp", "distance", "chimerge", "equal_width", "equal_frequency", "optimal")
-"""``binning=``: pass 0's exact / quantile bins, or a discretization method's intervals."""
-
-
-def _int(name: str, value, low: int, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
-        want = f"an integer >= {low}" + (" or None" if allow_none else "")
-        raise ParameterError(f"{name} must be {want}, got {value!r}")
-
-
-def validate_params(params: dict[str, Any]) -> dict[str, Any]:
-    """Check every learning parameter; the message names it, what it must be and what it got."""
-    unknown = sorted(set(params) - set(DEFAULTS))
-    if unknown:
-        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(DEFAULTS)}")
-    p = {**DEFAULTS, **params}
-    if p["criterion"] not in CRITERIA:
-        raise ParameterError(f"criterion must be one of {list(CRITERIA)}, got {p['criterion']!r}")
-    if p["nominal_split"] not in NOMINAL_SPLITS:
-        raise ParameterError(f"nominal_split must be one of {list(NOMINAL_SPLITS)}, got {p['nominal_split']!r}")
-    _int("max_depth", p["max_depth"], 1, allow_none=True)
-    _int("min_samples_split", p["min_samples_split"], 2)
-    _int("min_samples_leaf", p["min_samples_leaf"], 1)
-    _int("max_leaf_nodes", p["max_leaf_nodes"], 2, allow_none=True)
-    _int("max_bins", p["max_bins"], 2)
-    _int("max_categories", p["max_categories"], 2)
-    if p["max_bins"] > 65535 or p["max_categories"] > 65535:
-        raise ParameterError("max_bins and max_categories must be at most 65535")
-    for name in ("min_impurity_decrease", "max_histogram_mb"):
-        value = p[name]
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not np.isfinite(value) or value < 0:
-            raise ParameterError(f"{name} must be a finite number >= 0, got {value!r}")
-    if p["max_histogram_mb"] == 0:
-        raise ParameterError("max_histogram_mb must be > 0, got 0")
-    _int("max_arity", p["max_arity"], 2)
-    if p["max_arity"] > 64:
-        raise ParameterError(f"max_arity must be at most 64, got {p['max_arity']}")
-    if p["selection"] not in SELECTIONS:
-        raise ParameterError(f"selection must be one of {list(SELECTIONS)}, got {p['selection']!r}")
-    _int("cv", p["cv"], 2, allow_none=True)
-    _int("repeats", p["repeats"], 1)
-    _int("seed", p["seed"], 0)
-    if p["binning"] not in BINNINGS:
-        raise ParameterError(f"binning must be one of {list(BINNINGS)}, got {p['binning']!r}")
-    try:  # None, "analytic", or a heuristic (rule, t); kept as its text ("rank:0.5"), which JSON holds
-        rule = parse_postpone(p["postpone"])
-        check_postpone(rule, p["criterion"], p["max_arity"], p["selection"])
-    except ValueError as e:
-        raise ParameterError(str(e)) from None
-    p["postpone"] = postpone_text(rule)
-    check_prune(p["prune"], p["ccp_alpha"], p["confidence"])
-    if p["prune"] in ("cv", "cv-min") and p["cv"] is None:
-        raise ParameterError(f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
-                         "(or prune='pessimistic', or ccp_alpha=)")
-    if p["repeats"] > 1 and p["cv"] is None:
-        raise ParameterError(f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r")
-    return p
-
-
-def _grow_params(p: dict[str, Any]) -> GrowParams:
-    return GrowParams(
-        max_depth=p["max_depth"],
-        min_samples_split=p["min_samples_split"],
-        min_samples_leaf=p["min_samples_leaf"],
-        min_impurity_decrease=float(p["min_impurity_decrease"]),
-        max_leaf_nodes=p["max_leaf_nodes"],
-        split=SplitParams(p["criterion"], p["min_samples_leaf"], p["nominal_split"],
-                          max_arity=p["max_arity"], selection=p["selection"],
-                          postpone=parse_postpone(p["postpone"])),
-        max_histogram_mb=float(p["max_histogram_mb"]),
-    )
+DEFAULTS = defaults()
+"""The defaults of the learning parameters the model keeps (:mod:`dasktree.params.declared`)."""
 
 
 def fit(
@@ -147,7 +52,6 @@ def fit(
     key: str | None = None,
     folds: str | None = None,
     bin_spec: BinSpec | None = None,
-    only_fold: int | None = None,
     client=None,
     scheduler: str | None = None,
     cache: bool | str = "auto",
@@ -182,17 +86,14 @@ def fit(
     bin_spec : BinSpec, optional
         Use these bins (e.g. another model's ``spec``) instead of pass 0's.
         Not with ``binning=`` other than "quantile".
-    only_fold : int, optional
-        With ``cv``: grow only the tree that holds out this part (fold
-        ``only_fold % cv`` of repetition ``only_fold // cv``), as the main tree;
-        the serial baseline of cross-validation, one fold per fit.
     client, scheduler
         A ``distributed.Client``, or ``"inprocess"``, ``"processes"``,
-        ``"threads"`` or an address. Without either, in-memory data, and a
-        dataset whose tables and codes fit in a quarter of this machine's
-        memory, run in this process on a thread per core ("inprocess", no
-        cluster to start); a larger dataset, or one with ``cache=False``, on a
-        ``LocalCluster`` started (and closed) for the fit.
+        ``"threads"`` or an address. Without either: the ``distributed``
+        client already active in this process, if any; else in this process on
+        a thread per core, for in-memory data, dask collections and a dataset
+        whose tables and codes fit in a quarter of this machine's memory; a
+        larger dataset, or one with ``cache=False``, on a ``LocalCluster``
+        started (and closed) for the fit (:mod:`dasktree.engine.session`).
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory; a worker without a
@@ -234,7 +135,8 @@ def fit(
         (default: dask's ``distributed.comm.tls.*`` settings); see
         :mod:`dasktree.engine.tls`.
     **params
-        Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
+        Learning parameters, declared in :mod:`dasktree.params.declared` (the
+        estimator's docstring lists them). ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
         quantile bins) may name a discretization method of
         :class:`dasktree.Discretizer` ("mdlp", "distance", "chimerge",
@@ -249,88 +151,122 @@ def fit(
         :func:`dasktree.model.pruning.apply_pruning`); the model keeps the grown
         tree too, and the CV report counts the fold trees pruned alike.
     """
+    settings = validate({**params, "class_weight": class_weight, "keep_fold_trees": keep_fold_trees})
+    return fit_validated(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
+                         key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler, cache=cache,
+                         part_rows=part_rows, storage_options=storage_options, progress=progress,
+                         sample_weight=sample_weight, checkpoint=checkpoint, security=security)
+
+
+@dataclass(frozen=True)
+class _Input:
+    """The opened input: its parts, its column roles and the fold hash (None without ``cv``)."""
+
+    source: Source
+    roles: Roles
+    fold_spec: FoldSpec | None
+    only_fold: int | None
+
+
+def fit_validated(data, y, settings: Settings, *, target: str | None = None, features: Sequence[str] | None = None,
+                  exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None,
+                  folds: str | None = None, bin_spec: BinSpec | None = None, client=None,
+                  scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
+                  storage_options: dict | None = None, progress: bool | Progress = False, sample_weight=None,
+                  checkpoint: str | None = None, security=None) -> Model:
+    """:func:`fit` with its parameters validated already (``settings``, :func:`dasktree.params.validate`):
+    the estimator and the command validate them before their own checks, once per fit."""
     started = time.perf_counter()
-    p = validate_params(params)
-    bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
-    check_class_weight(class_weight)
+    given = _open_input(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
+                        key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
+                        sample_weight=sample_weight)
+    if bin_spec is not None and settings["binning"] != "quantile":
+        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {settings['binning']!r}")
+    saving = None if checkpoint is None else _checkpoint(checkpoint, given, settings, part_rows, bin_spec,
+                                                         dict(target=given.roles.target, features=features,
+                                                              exclude=exclude, nominal=nominal, key=key, folds=folds))
+    with open_runner(given.source, given.roles, folds=given.fold_spec, client=client, scheduler=scheduler,
+                     cache=cache, progress=progress, security=security) as runner:
+        per_read = given.source.bytes_of(given.roles.columns)  # a pass's Parquet bytes, for the progress lines
+        runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
+        try:  # the count is dropped afterwards: no reference cycle keeps the runner's data alive past the fit
+            spec, summary = _bins(runner, given, settings, bin_spec, saving)
+            model = _grow_model(runner, given, settings, spec, summary, saving, started)
+        finally:
+            runner.progress.count_reads(None)
+    return _prune(model, settings, given.only_fold, started)
+
+
+def _only_fold() -> int | None:
+    """The hook of :mod:`dasktree.testing.hooks` (None unless a test or benchmark set it)."""
+    hooks = sys.modules.get("dasktree.testing.hooks")
+    return None if hooks is None else hooks.only_fold
+
+
+def _open_input(data, y, settings: Settings, *, target, features, exclude, nominal, key, folds, part_rows,
+                storage_options, sample_weight) -> _Input:
+    """The input as parts, its weight column, the fold hash and the column roles; bad usage first."""
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     source, weight = _weight_column(source, sample_weight, part_rows)
-    if (key is not None or folds is not None) and p["cv"] is None:
+    cv = settings["cv"]
+    if (key is not None or folds is not None) and cv is None:
         raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
-    if bin_spec is not None and p["binning"] != "quantile":
-        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {p['binning']!r}")
-    fold_spec = None if p["cv"] is None else FoldSpec(p["cv"], p["repeats"], p["seed"], key, folds)
+    fold_spec = None if cv is None else FoldSpec(cv, settings["repeats"], settings["seed"], key, folds)
+    only_fold = _only_fold()
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), weight=weight, where=source.description)
-    options = dict(fold_spec=fold_spec, spec=bin_spec, only_fold=only_fold, keep_fold_trees=keep_fold_trees,
-                   class_weight=class_weight)
-    if checkpoint is not None:
-        if not isinstance(source, ParquetSource):
-            raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
-                                 "gone with the process that held it")
-        from . import __version__
-        from .engine.checkpoint import Checkpoint
-
-        options["checkpoint"] = Checkpoint(checkpoint, {
-            "data": source.fingerprint(), "params": p, "version": __version__, "part_rows": part_rows,
-            "columns": {"target": target, "features": list(features or []), "exclude": list(exclude),
-                        "nominal": list(nominal), "key": key, "folds": folds, "weight": weight},
-            "class_weight": None if class_weight is None else repr(class_weight),
-            "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
-    if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
-        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
-                             keep_tables=not isinstance(source, TableSource))
-        try:
-            return _fit_with(runner, source, roles, p, started, workers=0, **options)
-        finally:
-            runner.close()
-    from .engine.runners import DaskRunner
-
-    with connect(client, scheduler, on_cluster=bar.cluster, security=security) as dask_client:
-        runner = DaskRunner(dask_client, source, roles, folds=fold_spec, cache=cache, progress=bar)
-        try:
-            workers = len(dask_client.scheduler_info().get("workers", {}))
-            return _fit_with(runner, source, roles, p, started, workers=workers, **options)
-        finally:
-            runner.close()
+    return _Input(source, roles, fold_spec, only_fold)
 
 
-def _fit_with(runner, source, roles, p: dict[str, Any], started: float, **options) -> Model:
-    """:func:`_fit_passes`, the progress lines counting the bytes a pass reads: its Parquet reads
-    (the runner's ``parquet_reads``) of the columns used. The count is dropped afterwards, so no
-    reference cycle keeps the runner (and the data it scattered) alive past the fit."""
-    per_read = source.bytes_of(roles.columns)
-    runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
-    try:
-        return _fit_passes(runner, source, roles, p, started, **options)
-    finally:
-        runner.progress.count_reads(None)
+def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bin_spec: BinSpec | None,
+                columns: dict):
+    """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
+    if not isinstance(given.source, ParquetSource):
+        raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                             "gone with the process that held it")
+    from . import __version__
+    from .engine.checkpoint import Checkpoint
+
+    class_weight = settings["class_weight"]
+    return Checkpoint(directory, {
+        "data": given.source.fingerprint(), "params": settings.saved, "version": __version__, "part_rows": part_rows,
+        "columns": {**columns, "features": list(columns["features"] or []), "exclude": list(columns["exclude"]),
+                    "nominal": list(columns["nominal"]), "weight": given.roles.weight},
+        "class_weight": None if class_weight is None else repr(class_weight),
+        "only_fold": given.only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
 
 
-def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, workers: int,
-                fold_spec: FoldSpec | None, spec: BinSpec | None, only_fold: int | None = None,
-                keep_fold_trees: bool = False, checkpoint=None, class_weight=None) -> Model:
+def _bins(runner, given: _Input, settings: Settings, bin_spec: BinSpec | None, saving) -> tuple:
+    """Pass 0's summary and the bin spec the tree grows on (with global discretization's pass, when
+    ``binning`` names a method); the runner prepared to encode with it."""
+    source, roles, fold_spec = given.source, given.roles, given.fold_spec
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
-    summary = runner.summary(p["max_bins"])
-    runner.progress.describe(rows=int(summary.n_rows), max_depth=p["max_depth"])
-    computed = make_bin_spec(summary, roles, max_bins=p["max_bins"], max_categories=p["max_categories"],
+    summary = runner.summary(settings["max_bins"])
+    runner.progress.describe(rows=int(summary.n_rows), max_depth=settings.grow.max_depth)
+    computed = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
                              where=source.description)
+    class_weight = settings["class_weight"]
     if roles.weight is not None or class_weight is not None:
         computed = dataclasses.replace(computed, weighting=_weighting(summary, roles, computed, class_weight))
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
-    if spec is None and p["binning"] != "quantile":  # global discretization: one more histogram pass
+    if bin_spec is None and settings["binning"] != "quantile":  # global discretization: one more histogram pass
         from .discretize.jobs import interval_spec
 
-        computed = interval_spec(runner, computed, p["binning"], n_folds=k, n_repeats=repeats)
-    spec = computed if spec is None else _check_given_spec(spec, computed)
-    if checkpoint is not None:
-        from .engine.checkpoint import Resuming
-
-        checkpoint.check_spec(spec)
+        computed = interval_spec(runner, computed, settings["binning"], n_folds=k, n_repeats=repeats)
+    spec = computed if bin_spec is None else _check_given_spec(bin_spec, computed)
+    if saving is not None:
+        saving.check_spec(spec)
     runner.prepare(spec, k)
+    return spec, summary
+
+
+def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summary, saving, started: float) -> Model:
+    """The level passes, then the grown model with its fit report (saved) and run report (not saved)."""
+    source, roles, fold_spec, only_fold = given.source, given.roles, given.fold_spec, given.only_fold
     pass0 = time.perf_counter() - started
+    k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     if only_fold is not None:
@@ -340,9 +276,13 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
         runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
 
-    forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec,
-                               _grow_params(p), n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats,
-                               describe=describe)
+    passes = runner
+    if saving is not None:  # the level passes saved come from the checkpoint
+        from .engine.checkpoint import Resuming
+
+        passes = Resuming(runner, saving)
+    forest, grow_report = grow(passes, spec, settings.grow,
+                               n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats, describe=describe)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = tree_model(forest, 0)
         fold_trees = [tree_model(forest, t) for t in range(1, n_trees)]
@@ -373,21 +313,26 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
                                  [level.distinct_tests for level in grow_report.levels])
     run = {  # how this run went: timings and the cluster, not saved with the model
         "parts": len(source.parts),
-        "workers": workers,
+        "workers": runner.workers,
         "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
         "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
                     "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
         "levels": [asdict(level) for level in grow_report.levels],
     }
-    params = {k: v for k, v in p.items()}
-    model = Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree, params=params,
-                  report=report, run=run, fold_trees=fold_trees)
+    return Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree,
+                 params=settings.saved, report=report, run=run, fold_trees=fold_trees)
+
+
+def _prune(model: Model, settings: Settings, only_fold: int | None, started: float) -> Model:
+    """The grown tree pruned as ``prune`` / ``ccp_alpha`` / ``confidence`` say, no pass of its own; the fold
+    trees dropped unless ``keep_fold_trees`` (the pruning and the CV report have used them)."""
+    run = model.run
     pruning = time.perf_counter()
-    mode = resolve_prune(p["prune"], p["ccp_alpha"], bool(fold_trees) and only_fold is None)
-    model = apply_pruning(model, alpha=p["ccp_alpha"], mode=None if mode == "alpha" else mode,
-                          confidence=p["confidence"])
+    mode = resolve_prune(settings["prune"], settings["ccp_alpha"], bool(model.fold_trees) and only_fold is None)
+    model = apply_pruning(model, alpha=settings["ccp_alpha"], mode=None if mode == "alpha" else mode,
+                          confidence=settings["confidence"])
     run["seconds"]["prune"] = round(time.perf_counter() - pruning, 4)
-    if not keep_fold_trees:  # the pruning has used them; the model keeps its main tree (compact)
+    if not settings["keep_fold_trees"]:  # the model keeps its main tree (compact)
         model = dataclasses.replace(model, fold_trees=[])
     run["seconds"]["total"] = round(time.perf_counter() - started, 4)
     return model

@@ -5,12 +5,14 @@ import pytest
 
 @pytest.fixture(scope="session")
 def cluster_client():
-    """A real 2-process LocalCluster (one thread each), shared by the integration tests."""
+    """A real 2-process LocalCluster (one thread each), shared by the integration tests. Not the
+    default client: a fit finds an active default client by itself (dasktree.engine.session), and the
+    tests that use this one say so with ``client=``."""
     from distributed import Client, LocalCluster
 
     cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                            dashboard_address=":0", silence_logs=logging.CRITICAL)
-    client = Client(cluster)
+    client = Client(cluster, set_as_default=False)
     yield client
     client.close()
     cluster.close()

@@ -11,6 +11,7 @@ import pytest
 
 import dasktree
 from dasktree import DaskTreeClassifier
+from dasktree.testing import hooks
 from dasktree.datasets import agrawal
 from dasktree.io.folds import FoldSpec
 from dasktree.io.sources import Part
@@ -69,7 +70,8 @@ def test_fold_trees_with_postponing_equal_trees_grown_on_their_folds(name, postp
         r, f = divmod(t, cv)
         alone = dasktree.fit(frame[folds[r] != f], target=target, bin_spec=model.spec, **params)
         assert _nodes(fold_tree.to_json()) == _nodes(alone.tree.to_json()), f"fold tree {t} differs"
-    only = dasktree.fit(frame, target=target, cv=cv, repeats=repeats, seed=seed, only_fold=1, **params)
+    with hooks.grow_only_fold(1):
+        only = dasktree.fit(frame, target=target, cv=cv, repeats=repeats, seed=seed, **params)
     assert only.tree.to_json() == model.fold_trees[1].to_json()
 
 

@@ -8,7 +8,8 @@ import sys
 import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
-from .parser import class_weight, columns
+from .export import cmd_export
+from .parser import columns, learning_values
 
 __all__ = ["COMMANDS", "format_cp"]
 
@@ -22,29 +23,17 @@ def _progress(args):
 
 
 def _cmd_fit(args) -> dict:
-    from ..fit import fit, validate_params
+    from ..fit import fit_validated
     from ..io.outputs import check_file_out
-    from ..io.weights import check_class_weight
+    from ..params import validate
 
-    learning = dict(
-        criterion=args.criterion, max_depth=args.max_depth, min_samples_split=args.min_samples_split,
-        min_samples_leaf=args.min_samples_leaf, min_impurity_decrease=args.min_impurity_decrease,
-        max_leaf_nodes=args.max_leaf_nodes, max_bins=args.max_bins, max_categories=args.max_categories,
-        nominal_split=args.nominal_split, max_histogram_mb=args.max_histogram_mb,
-        max_arity=args.max_arity, selection=args.selection, binning=args.binning, postpone=args.postpone,
-        prune=args.prune, ccp_alpha=args.ccp_alpha, confidence=args.confidence,
-        cv=args.cv, repeats=args.repeats, seed=args.seed,
-    )
-    validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
-    weights = class_weight(args.class_weight)
-    check_class_weight(weights)
+    settings = validate(learning_values(args))  # bad usage (exit 2) before an output's trouble (exit 1)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
-    model = fit(
-        args.data, target=args.target, features=columns(args.features) or None,
+    model = fit_validated(
+        args.data, None, settings, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
-        checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, sample_weight=args.weight,
-        class_weight=weights, **learning,
+        checkpoint=args.checkpoint, sample_weight=args.weight,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
@@ -101,7 +90,7 @@ def _cmd_discretize(args) -> dict:
 
     from ..discretize import Discretizer
     from ..discretize.discretizer import CUTS_FILE
-    from ..engine.cluster import connect
+    from ..engine.session import cluster_for
     from ..io.outputs import check_out
 
     started = time.perf_counter()
@@ -110,14 +99,14 @@ def _cmd_discretize(args) -> dict:
                        significance=args.significance, max_arity=args.max_arity, progress=bar)
     disc._kernel_params()  # bad parameters fail before any work
     check_out(args.out, overwrite=args.overwrite)
-    with connect(None, args.scheduler, on_cluster=bar.cluster) as client:
-        disc.set_params(client=client)
+    with cluster_for(None, args.scheduler, progress=bar) as client:  # one cluster for both passes, if any
+        disc.set_params(client=client, scheduler=None if client is not None else args.scheduler)
         try:
             disc.fit(args.data, target=args.target, features=columns(args.features) or None,
                      exclude=columns(args.exclude), nominal=columns(args.nominal))
             files = disc.transform_dataset(args.data, args.out, labels=args.labels, overwrite=args.overwrite)
         finally:
-            disc.set_params(client=None)
+            disc.set_params(client=None, scheduler=None)
     seconds = round(time.perf_counter() - started, 4)
     r = disc.report_
     passes = r["passes"] + 1  # the fit's passes, and the one that writes
@@ -146,10 +135,10 @@ def _cmd_show(args) -> dict | None:
         elif args.format == "cp":
             text = format_cp(model)
         elif args.format == "report":
-            from ..fit import DEFAULTS
             from ..model.show_report import format_report
+            from ..params import defaults
 
-            text = format_report(model, args.model, DEFAULTS)
+            text = format_report(model, args.model, defaults())
         else:
             text = model.dumps(indent=1) + "\n"
     except DaskTreeError:
@@ -252,3 +241,4 @@ def _cmd_warm(args) -> dict:
 
 COMMANDS = {"fit": _cmd_fit, "predict": _cmd_predict, "discretize": _cmd_discretize, "show": _cmd_show,
             "prune": _cmd_prune, "evaluate": cmd_evaluate, "plot": cmd_plot, "warm": _cmd_warm, "demo": _cmd_demo}
+COMMANDS["export"] = cmd_export

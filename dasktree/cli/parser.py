@@ -6,12 +6,12 @@ import argparse
 import functools
 
 from .. import __version__
-from ..errors import ParameterError
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
+from .export import add_export_parser
 from .security import add_security
 
-__all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning"]
+__all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
 
 
 EXIT_CODES = """exit codes:
@@ -36,28 +36,12 @@ def columns(text: str | None) -> list[str]:
     return [c for c in (text or "").split(",") if c]
 
 
-def class_weight(text: str | None):
-    """``--class-weight``: None, "balanced", or ``LABEL=W,...`` as a dict (labels as text)."""
-    if text is None or text == "balanced":
-        return text
-    out = {}
-    for item in text.split(","):
-        label, sep, weight = item.rpartition("=")
-        try:
-            if not sep or not label:
-                raise ValueError
-            out[label] = float(weight)
-        except ValueError:
-            raise ParameterError(f"--class-weight must be 'balanced' or LABEL=WEIGHT,..., got {item!r}") from None
-    return out
-
-
 def add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--scheduler", metavar="ADDRESS",
                    help="'inprocess' (this process, a thread per core), 'processes' (a LocalCluster, "
                         "one worker per core), 'threads', or a Dask scheduler address such as "
-                        "tcp://host:8786 (default: inprocess when the data's tables and codes fit in a "
-                        "quarter of the memory, else processes)")
+                        "tcp://host:8786 (default: inprocess; processes for a dataset to fit whose tables and "
+                        "codes exceed a quarter of the memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
                    help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
@@ -71,60 +55,48 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
 
 
 def add_learning(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("learning")
-    g.add_argument("--criterion", choices=["gini", "entropy", "gain_ratio"], default="gini",
-                   help="impurity whose decrease chooses the tests (gain_ratio: C4.5's rule)")
-    g.add_argument("--max-depth", type=int, default=None, metavar="D",
-                   help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)")
-    g.add_argument("--min-samples-split", type=int, default=2, metavar="N",
-                   help="fewest training rows a node must have to be split")
-    g.add_argument("--min-samples-leaf", type=int, default=1, metavar="N",
-                   help="fewest training rows each child of a split must have")
-    g.add_argument("--min-impurity-decrease", type=float, default=0.0, metavar="X",
-                   help="split only when N_t / N * impurity decrease >= X")
-    g.add_argument("--max-leaf-nodes", type=int, default=None, metavar="N",
-                   help="leaf budget, spent level by level on the best splits first (default: no limit)")
-    g.add_argument("--max-bins", type=int, default=255, metavar="N",
-                   help="numeric columns with at most N distinct values get exact bins, others N quantile bins")
-    g.add_argument("--max-categories", type=int, default=255, metavar="N",
-                   help="nominal columns keep their N most frequent categories; the rest share '__other__'")
-    g.add_argument("--nominal-split", choices=["binary", "multiway"], default="binary",
-                   help="CART subset splits, or C4.5's one child per category")
-    g.add_argument("--max-arity", type=int, default=2, metavar="K",
-                   help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (2: binary)")
-    g.add_argument("--selection", choices=["balanced_gain", "gain_ratio", "distance"], default="balanced_gain",
-                   help="with --max-arity > 2, what picks the arity and the attribute")
-    g.add_argument("--max-histogram-mb", type=float, default=256.0, metavar="MB",
-                   help="histogram memory of one pass; wider frontiers take one pass per node group")
-    g.add_argument("--binning", choices=["quantile", *DISCRETIZERS], default="quantile", metavar="METHOD",
-                   help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct "
-                        "values, else quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS)
-                        + ") whose intervals become the bins, at the cost of one more pass")
-    g.add_argument("--postpone", default=None, metavar="RULE",
-                   help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
-                        "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
-                        "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T "
-                        "times the fewest blocks); 0 < T <= 1 (default: none: every attribute searched)")
-    g = p.add_argument_group("pruning (no pass over the data)")
-    g.add_argument("--prune", choices=["auto", "cv", "cv-min", "pessimistic", "none"], default="auto",
-                   help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: "
-                        "the least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
-                        "(default auto: cv-min with --cv, else pessimistic)")
-    g.add_argument("--ccp-alpha", type=float, default=None, metavar="A",
-                   help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha) (default: none)")
-    g.add_argument("--confidence", type=float, default=0.25, metavar="CF",
-                   help="C4.5's confidence factor for --prune pessimistic (default 0.25; smaller prunes more)")
-    g = p.add_argument_group("cross-validation (grown in the same passes as the tree)")
-    g.add_argument("--cv", type=int, default=None, metavar="K",
-                   help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the "
-                        "report (default: none)")
-    g.add_argument("--repeats", type=int, default=1, metavar="R", help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)")
-    g.add_argument("--seed", type=int, default=0, help="seed of the fold hash")
+    """The learning options, one per declared parameter with an option group
+    (:mod:`dasktree.params.declared`: flag, type, choices, default and help all
+    come from there), and the fold columns ``--key`` / ``--folds``."""
+    from ..params import declared_params
+
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for param in declared_params():
+        if param.group is None:
+            continue
+        g = groups.get(param.group) or groups.setdefault(param.group, p.add_argument_group(param.group))
+        if param.default is False and param.choices is None and param.from_text is None:  # a boolean: a flag
+            g.add_argument(param.flag, dest=param.name, action="store_true", help=param.help)
+            continue
+        choices = [c for c in param.choices or () if isinstance(c, str)] or None
+        kind = param.from_text or _option_type(param)
+        g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=param.default,
+                       metavar=param.metavar if choices is None or param.metavar else None, help=param.help)
+    g = groups.get(CV_GROUP) or p.add_argument_group(CV_GROUP)
     g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
     g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
-    g.add_argument("--keep-fold-trees", action="store_true",
-                   help="save the K x R fold trees in the model too (many times its size); the CV report is "
-                        "saved either way")
+
+
+CV_GROUP = "cross-validation (grown in the same passes as the tree)"
+
+
+def _option_type(param):
+    """The option's text as the parameter's type: int or float for numbers, else the text itself."""
+    from numbers import Integral
+
+    from ..params import Interval
+
+    for c in param.constraints or ():
+        if isinstance(c, Interval):
+            return int if c.kind is Integral else float
+    return None
+
+
+def learning_values(args: argparse.Namespace) -> dict:
+    """The declared parameters' values the command line gave (or their defaults), by name."""
+    from ..params import declared_params
+
+    return {param.name: getattr(args, param.name) for param in declared_params() if param.group is not None}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -154,9 +126,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weight", metavar="COL",
                    help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
                         "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")
-    p.add_argument("--class-weight", metavar="W",
-                   help="'balanced' (n / (classes x rows of the class)) or LABEL=W,LABEL=W,... multiplying "
-                        "the row weights of those classes (default: none)")
     add_learning(p)
     add_runtime(p)
 
@@ -217,6 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_evaluate_parser(add, add_runtime)
     add_plot_parser(add)
+    add_export_parser(add)
 
     p = add("warm", help="compile every kernel into numba's cache now, so that no fit pays "
                          "for it (after pip install, or in an image build)")

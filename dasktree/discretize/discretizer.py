@@ -38,11 +38,11 @@ import numpy as np
 import pyarrow as pa
 from sklearn.base import BaseEstimator, TransformerMixin
 
-from ..engine.progress import Progress, gather_with_progress
+from ..engine.progress import Progress
 from ..errors import DataError, InputError
 from ..io.outputs import atomic_directory
 from ..io.schema import NUMERIC, Roles, resolve_roles
-from ..io.sources import ParquetSource, Source, TableSource, is_dask_frame, open_source
+from ..io.sources import ParquetSource, Source, is_dask_frame, open_source
 from .jobs import (
     DEFAULT_MAX_BINS,
     check_method_params,
@@ -114,9 +114,11 @@ class Discretizer(TransformerMixin, BaseEstimator):
     max_arity : int, default 5
         ``optimal`` with ``n_intervals=None``: the most intervals tried (2..64).
     client : distributed.Client, optional
-    scheduler : {"processes", "threads"} or address, optional
-        Without either, in-memory data is discretized in this process and a
-        dataset on a ``LocalCluster`` started for the job.
+    scheduler : {"inprocess", "processes", "threads"} or address, optional
+        Without either, on the ``distributed`` client already active in this
+        process if any, else in this process (a dataset too large for memory
+        on a ``LocalCluster`` started for the fit), by the rule of
+        :mod:`dasktree.engine.session`, as ``fit`` does.
     progress : bool, default False
         A progress bar per pass on stderr.
     security : distributed.security.Security, str or dict, optional
@@ -179,25 +181,11 @@ class Discretizer(TransformerMixin, BaseEstimator):
                               where=source.description)
         numeric = Roles(roles.target, tuple(f for f, k in zip(roles.features, roles.kinds) if k == NUMERIC),
                         tuple(k for k in roles.kinds if k == NUMERIC))
-        if isinstance(source, TableSource) and self.client is None and self.scheduler is None:
-            from ..engine.local_runner import LocalRunner
+        from ..engine.session import open_runner
 
-            runner = LocalRunner(source, numeric, progress=bar)
-            try:
-                self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=0)
-            finally:
-                runner.close()
-            return self
-        from ..engine.cluster import connect
-        from ..engine.runners import DaskRunner
-
-        with connect(self.client, self.scheduler, security=self.security) as client:
-            runner = DaskRunner(client, source, numeric, cache=False, progress=bar)
-            try:
-                workers = len(client.scheduler_info().get("workers", {}))
-                self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=workers)
-            finally:
-                runner.close()
+        with open_runner(source, numeric, client=self.client, scheduler=self.scheduler, cache=None,
+                         progress=bar, security=self.security) as runner:
+            self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=runner.workers)
         return self
 
     def _fit_with(self, runner, source: Source, roles: Roles, numeric: Roles, kernel_params: dict,
@@ -322,24 +310,20 @@ class Discretizer(TransformerMixin, BaseEstimator):
         discretizer. Everything is written into a hidden temporary directory
         beside ``out`` and renamed to ``out`` when complete, so a failure
         leaves nothing behind; an existing ``out`` is an error unless
-        ``overwrite``. Runs on Dask (``client`` / ``scheduler``, else a
-        ``LocalCluster``): one read of the data, one task per part.
+        ``overwrite``. One read of the data, a part at a time, where
+        :func:`dasktree.engine.session.open_parts` says (by default in this process).
         """
-        from ..engine.cluster import connect
+        from ..engine.session import open_parts
 
         cut_points = self._check_fitted()
         source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
         check_columns(source.schema.names, cut_points, source.description)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
         with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:
-            with connect(self.client, self.scheduler, security=self.security) as client:
-                [source_f] = client.scatter([source], broadcast=True, hash=False)
-                futures = [
-                    client.submit(transform_part, part, source=source_f, cut_points=cut_points,
-                                  labels=bool(labels), directory=staging.tmp, fs=staging.fs, pure=False)
-                    for part in source.parts
-                ]
-                files = gather_with_progress(client, futures, bar, "discretize (write)")
+            with open_parts(source, client=self.client, scheduler=self.scheduler, progress=bar,
+                            security=self.security) as parts:
+                files = parts.map(transform_part, "discretize (write)", cut_points=cut_points, labels=bool(labels),
+                                  directory=staging.tmp, fs=staging.fs)
             with staging.fs.open(f"{staging.tmp}/{CUTS_FILE}", "w") as f:
                 f.write(self.dumps())
         return [staging.final(f) for f in files]

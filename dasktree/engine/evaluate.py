@@ -1,4 +1,5 @@
-"""A saved model evaluated on a labelled dataset, on the workers: one pass, a leaves x classes table back.
+"""A saved model evaluated on a labelled dataset: one pass (in process or on a cluster, as
+:func:`dasktree.engine.session.open_parts` puts it), a leaves x classes table back.
 
 Each part's task routes its rows to the model's leaves and counts the true
 classes there (``counts[node, class]``, int64); the driver sums the parts'
@@ -59,19 +60,14 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
     row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`)."""
-    from .cluster import connect
-    from .progress import gather_with_progress
+    from .session import open_parts
 
     source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
-    with connect(client, scheduler, security=security) as dask_client:
-        [source_f] = dask_client.scatter([source], broadcast=True, hash=False)
-        [model_f] = dask_client.scatter([model], broadcast=True, hash=False)
-        futures = [dask_client.submit(_count_part, part, source=source_f, model=model_f, target=target,
-                                      weight=weight, pure=False) for part in source.parts]
-        results = gather_with_progress(dask_client, futures, progress, "evaluate")
+    with open_parts(source, client=client, scheduler=scheduler, progress=progress, security=security) as parts:
+        results = parts.map(_count_part, "evaluate", model=model, target=target, weight=weight)
     counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64 if weight is None else np.float64)
     skipped = 0
     for part_counts, part_skipped in results:

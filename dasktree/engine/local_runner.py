@@ -1,7 +1,7 @@
 """The in-process runner: every pass in this process, on a pool of threads.
 
 On one machine, with data whose encoded rows fit in memory, this is the
-embedded default (:func:`embedded`): no worker processes to start, no data
+embedded default (:mod:`dasktree.engine.session`): no worker processes to start, no data
 moved between processes; the compiled kernels release the GIL, so the threads
 count in parallel. It runs the same functions of :mod:`dasktree.engine.tasks` and
 :func:`dasktree.forest.level_search.search_group` as :class:`dasktree.engine.runners.DaskRunner`,
@@ -19,13 +19,13 @@ from ..binning.summary import Summary, merge_all
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
-from ..io.sources import ParquetSource, Source, TableSource
+from ..io.sources import Source
 from .placement import arrow_row_bytes, assign_parts, physical_memory
 from .progress import Progress
 from .runner import PassCounter
 from .tasks import PassShape, encode_parts, histogram_of, summarize_tables
 
-__all__ = ["LocalRunner", "IN_PROCESS", "embedded", "cores"]
+__all__ = ["LocalRunner", "IN_PROCESS", "fits_in_memory", "cores"]
 
 IN_PROCESS = "inprocess"
 """``scheduler=`` naming this runner explicitly (the default picks it when the data fits)."""
@@ -41,21 +41,10 @@ def cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def embedded(source: Source, roles: Roles, *, client=None, scheduler: str | None = None,
-             cache: bool | str = "auto") -> bool:
-    """Whether a fit runs in this process: asked for (``scheduler="inprocess"``), or by default
-    (no ``client``, no ``scheduler``) for in-memory data, and for a Parquet dataset whose Arrow
-    tables and codes fit in a quarter of this machine's memory with the cache allowed. Larger
-    data (or ``cache=False``: read anew every pass) goes to a ``LocalCluster``, whose passes
-    stream the parts, and a dask DataFrame to the cluster its graph needs."""
-    if scheduler == IN_PROCESS:
-        return True
-    if client is not None or scheduler is not None:
-        return False
-    if isinstance(source, TableSource):
-        return True
-    if not isinstance(source, ParquetSource) or cache is False:
-        return False
+def fits_in_memory(source: Source, roles: Roles) -> bool:
+    """Whether a Parquet dataset's Arrow tables and codes of ``roles``' columns fit in a quarter of
+    this machine's memory, as this runner keeps them (:func:`dasktree.engine.session.choose` decides
+    with it where a fit runs)."""
     columns = roles.columns
     row_bytes = arrow_row_bytes(source.schema, columns) + 2 * len(columns) + 6
     return source.n_rows * row_bytes <= physical_memory() // MEMORY_SHARE

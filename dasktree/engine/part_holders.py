@@ -169,7 +169,8 @@ class Holders:
                          for worker, group_jobs in by_worker.items()]
         self.lost = False  # a holder's worker was lost: the others are released, not closed
         wait_futures(client, self._futures)  # bounded: a worker lost now is seen by the scheduler
-        self.actors = [future.result() for future in self._futures]
+        with client.as_current():  # the actors' handles call through this client, default or not
+            self.actors = [future.result() for future in self._futures]
         where = client.who_has(self._futures)
         self._watch = Watch(client, [address for f in self._futures for address in where.get(f.key, ())])
         self._results([actor.set_peers([peer for peer in self.actors if peer is not actor]) for actor in self.actors])

@@ -143,7 +143,7 @@ def gather_with_progress(client, futures: list, progress, label: str) -> list:
         from distributed import as_completed
 
         progress.start(label, len(futures))
-        for _ in as_completed(futures):
+        for _ in as_completed(futures, loop=client.loop):  # this client's, default or not
             progress.advance()
     results = client.gather(futures)
     if progress is not None:

@@ -80,7 +80,8 @@ def wait_futures(client, futures: list, on_done: Callable[[], None] | None = Non
     pending = list(futures)
     while pending:
         try:
-            done, not_done = wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
+            with client.as_current():  # distributed's wait asks for the default client: this one, default or not
+                done, not_done = wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
         except TimeoutError:
             watch.check()
             continue

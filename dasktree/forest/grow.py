@@ -33,9 +33,11 @@ EPSILON = np.finfo(np.float64).eps
 
 @dataclass(frozen=True)
 class GrowParams:
+    """What the grow loop reads; built from the validated parameters (:func:`dasktree.params.validate`),
+    whose layer "grow" names these fields (``split`` holds the layer "split")."""
+
     max_depth: int | None = None
     min_samples_split: int = 2
-    min_samples_leaf: int = 1
     min_impurity_decrease: float = 0.0
     max_leaf_nodes: int | None = None
     split: SplitParams = SplitParams()

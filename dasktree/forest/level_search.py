@@ -31,7 +31,8 @@ from ..split.binary_kernel import threshold_children
 from ..split.choices import Choices
 from ..split.node_tests import Test, threshold_tables
 from ..split.postponed import choose
-from ..split.search import AttributeLayout, SplitParams, TrainBatch
+from ..split.search import AttributeLayout, SplitParams
+from ..split.types import TrainBatch
 from .results import PackedResults
 
 __all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group", "packed_decisions"]

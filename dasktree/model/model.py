@@ -227,6 +227,16 @@ class Model:
         """Write the model as JSON to a temporary name, then rename: never half-written."""
         atomic_write_text(path, self.dumps())
 
+    def export(self, format: str, out: str | os.PathLike | None = None, *, overwrite: bool = False,
+               **options) -> str | bytes:
+        """The model as SQL or PMML text, or ONNX bytes (:func:`dasktree.export.export_model`);
+        with ``out``, also written there atomically (refused if it exists, unless ``overwrite``)."""
+        from ..export import export_model, write_export
+
+        if out is not None:
+            return write_export(self, format, out, overwrite=overwrite, **options)
+        return export_model(self, format, **options)
+
 
 def _jsonable(values: list) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in values]

@@ -22,65 +22,23 @@ that table holds are left to the numpy reference by the caller.
 A cut after an empty bin gives the partition of the cut before it, so the
 kernel skips it: its gain is equal and the first cut wins a tie anyway.
 
-The training histograms come as :class:`TrainBatch`: differences of stored
+The training histograms come as :class:`~dasktree.split.types.TrainBatch`: differences of stored
 slices (a node's total minus the part a fold tree holds out), so that a
 forest's trees are searched without a copy of their histograms.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
+
+from .types import TrainBatch
 
 try:  # numba is a declared dependency; the numpy reference keeps the package usable without it
     import numba
 except ImportError:  # pragma: no cover
     numba = None
 
-__all__ = ["TrainBatch", "numeric_binary_numba", "kernel_available", "log2_table", "threshold_children"]
-
-
-@dataclass(frozen=True)
-class TrainBatch:
-    """M training histograms as differences: ``plus[plus_index[m]] - minus[minus_index[m]]``.
-
-    ``minus_index[m] = -1`` subtracts nothing. ``plus`` and ``minus`` have shape
-    (slices, total_bins, n_classes), counts, and a subtracted slice is at most
-    its plus slice cell by cell (a part of the total); ``node_counts``
-    (M, n_classes) holds each histogram's class counts (the sum over the
-    first attribute's rows).
-    """
-
-    plus: np.ndarray
-    plus_index: np.ndarray
-    minus: np.ndarray
-    minus_index: np.ndarray
-    node_counts: np.ndarray
-    direct: bool = False  # histogram m is plus[m]: columns are views
-
-    @classmethod
-    def of(cls, hists: np.ndarray, first: slice) -> "TrainBatch":
-        """The batch of M stored histograms (M, total_bins, n_classes); ``first``: the first attribute's rows."""
-        hists = np.asarray(hists)
-        m = hists.shape[0]
-        return cls(hists, np.arange(m, dtype=np.int64), hists[:1], np.full(m, -1, dtype=np.int64),
-                   hists[:, first].sum(axis=1), direct=True)
-
-    def __len__(self) -> int:
-        return int(self.plus_index.size)
-
-    def columns(self, start: int, width: int, rows: np.ndarray | None = None) -> np.ndarray:
-        """Rows ``start:start + width`` of every histogram (or of ``rows``): (M, width, n_classes)."""
-        if self.direct:
-            return self.plus[:, start:start + width] if rows is None else self.plus[rows, start:start + width]
-        plus_index = self.plus_index if rows is None else self.plus_index[rows]
-        minus_index = self.minus_index if rows is None else self.minus_index[rows]
-        out = self.plus[plus_index, start:start + width]
-        held = minus_index >= 0
-        if held.any():
-            out[held] -= self.minus[minus_index[held], start:start + width]
-        return out
+__all__ = ["numeric_binary_numba", "kernel_available", "log2_table", "threshold_children"]
 
 
 def log2_table(size: float) -> np.ndarray:

@@ -1,7 +1,7 @@
 """Block counts of every numeric attribute of a batch of training histograms, compiled.
 
 :func:`batch_block_stats` gives, for each attribute and each histogram of a
-:class:`~dasktree.split.binary_kernel.TrainBatch`, what
+:class:`~dasktree.split.types.TrainBatch`, what
 :func:`dasktree.split.postpone.block_stats` gives from the histogram's rows:
 the number of blocks, and (when asked) the weighted impurity of all bins and of
 the missing values. It reads the stored slices in place (``plus - minus``),
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .binary_kernel import TrainBatch
+from .types import TrainBatch
 from .postpone import block_stats
 
 try:  # numba is a declared dependency; the numpy twin keeps the package usable without it

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .binary_kernel import TrainBatch
+from .types import TrainBatch
 from .choices import Choices, choose_batch
 from .postpone import BOUND_SLACK, analytic_bound, heuristic_postponed
 from .postpone_kernel import batch_block_stats

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .binary_kernel import TrainBatch
+from .types import TrainBatch
 from .criteria import entropy, gini
 from .multiway import (
     SELECTIONS,

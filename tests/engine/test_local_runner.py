@@ -7,16 +7,21 @@ import multiprocessing
 import pytest
 
 from dasktree import fit
-from dasktree.engine.local_runner import IN_PROCESS, embedded
+from dasktree.engine.local_runner import IN_PROCESS
+from dasktree.engine.session import choose
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
 from dasktree.testing import mixed_frame, write_dataset
 
-fit_module = importlib.import_module("dasktree.fit")
+session_module = importlib.import_module("dasktree.engine.session")
 
 
 def _roles(source, target):
     return resolve_roles(source.schema, target)
+
+
+def embedded(source, roles, **where) -> bool:
+    return choose(source, roles, **where).kind == "here"
 
 
 def test_the_default_runs_in_process_when_the_data_fits_and_on_a_cluster_when_asked(tmp_path):
@@ -48,7 +53,7 @@ def test_threads_and_files_change_nothing_of_the_model(tmp_path, monkeypatch, cl
     the same whatever the files."""
     frame = mixed_frame(3000, seed=7)
     params = dict(target="label", max_depth=6, criterion="entropy", max_bins=32)
-    monkeypatch.setattr(fit_module, "cores", lambda: threads)
+    monkeypatch.setattr(session_module, "cores", lambda: threads)
     plain = []
     for n_files in (1, 4, 9):
         path = str(write_dataset(frame, tmp_path / f"files-{n_files}", n_files=n_files, row_group_size=300))

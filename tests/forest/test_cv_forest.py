@@ -14,6 +14,7 @@ import dasktree
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
 from dasktree.io.folds import FoldSpec
+from dasktree.testing import hooks
 from dasktree.io.sources import Part
 from dasktree.testing import mixed_frame, write_dataset
 
@@ -153,10 +154,11 @@ def test_only_fold_grows_the_same_tree_as_the_forest():
     frame, target = DATA["agrawal-f7"]
     forest = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, keep_fold_trees=True)
     for t in (0, 3, 7):
-        alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, only_fold=t, prune=None)
+        with hooks.grow_only_fold(t):
+            alone = dasktree.fit(frame, target=target, max_depth=4, cv=5, repeats=2, seed=1, prune=None)
         assert alone.tree.to_json() == forest.fold_trees[t].to_json()
-    with pytest.raises(dasktree.InputError, match="only_fold must be in 0..cv"):
-        dasktree.fit(frame, target=target, cv=5, only_fold=5)
+    with pytest.raises(dasktree.InputError, match="only_fold must be in 0..cv"), hooks.grow_only_fold(5):
+        dasktree.fit(frame, target=target, cv=5)
 
 
 def test_a_level_is_applied_with_the_collector_off(monkeypatch):

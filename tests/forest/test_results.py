@@ -247,7 +247,7 @@ def test_the_packed_apply_grows_the_forest_the_reference_grows(monkeypatch, max_
     runner = _ChunkingRunner(source, roles, folds=folds)
     spec = bin_spec(runner.summary(64), roles, max_bins=64, max_categories=10)
     runner.prepare(spec, folds.k)
-    params = GrowParams(max_depth=5, min_samples_leaf=3, max_leaf_nodes=max_leaf_nodes,
+    params = GrowParams(max_depth=5, max_leaf_nodes=max_leaf_nodes,
                         min_impurity_decrease=min_impurity_decrease,
                         split=SplitParams(max_arity=max_arity, nominal_split=nominal_split, min_samples_leaf=3))
     forest, _ = grow.grow(runner, spec, params, n_trees=11, holdout=np.arange(-1, 10), n_folds=5, n_repeats=2)

@@ -137,7 +137,9 @@ def test_subtree_minimises_cost_complexity_with_fewest_leaves(tree, criterion):
         best = min(cost(o) for o in options)
         assert cost(ours) <= best + 1e-9
         fewest = min(len(o) for o in options if cost(o) <= best + 1e-9)
-        if alpha not in alphas:  # between the critical alphas the minimiser is unique
+        # between the critical alphas the minimiser is unique; within the cost tolerance of one
+        # (a critical alpha of 5.6e-17 where rounding of equal risks leaves 0) it is not
+        if not np.isclose(alpha, alphas, rtol=0, atol=1e-9).any():
             assert len(ours) == fewest
         assert sums_at(path, np.ones(len(children), dtype=np.int64), np.array([alpha]))[0] == len(ours)
 

@@ -82,7 +82,7 @@ def test_missing_values_join_the_best_child_of_a_multiway_test():
 
 def test_bad_multiway_parameters():
     frame = pd.DataFrame({"a": [1, 2, 3, 4], "y": [0, 0, 1, 1]})
-    with pytest.raises(dasktree.InputError, match="max_arity must be an integer >= 2"):
+    with pytest.raises(dasktree.InputError, match="max_arity must be an integer in 2..64, got 1"):
         DaskTreeClassifier(max_arity=1).fit(frame, target="y")
     with pytest.raises(dasktree.InputError, match="selection must be one of"):
         DaskTreeClassifier(selection="gain").fit(frame, target="y")

@@ -1,0 +1,266 @@
+"""Accuracy on public datasets beside scikit-learn's tree, Weka's J48 and R's rpart, on the same folds.
+
+Datasets: :data:`benchmarks.public_data.CLASSIFICATION`, UCI and other public classification sets
+that ship inside installable packages (Debian's weka, r-cran-mlbench, r-cran-mass, r-cran-kernlab,
+r-cran-th.data, r-cran-rpart; scikit-learn; palmerpenguins), in two fixed suites: "tuning" (for
+choosing defaults) and "report" (the figures; defaults must not be chosen on it).
+
+Each set gets one stratified 10-fold assignment (``StratifiedKFold``, shuffled, seed 0), and every
+learner is scored on exactly those folds (:mod:`benchmarks.accuracy_peers`): scikit-learn's
+``DecisionTreeClassifier()`` (nominal columns one-hot), Weka's J48 and R's rpart (1-SE rule) with
+their defaults, and four dasktree settings, the rows of issue #43's table. A set's accuracy is its
+rows classified right over its rows (pooled over the folds); a learner's figure is the mean over the
+sets of a suite. "Best of the peers" takes, per set, the best of the three peers; "best of dasktree"
+the best of its four settings. Times are each learner's fits alone, summed over every fold of the
+suite: in this process for scikit-learn and dasktree (after one untimed fit per setting, so compiled
+kernels are loaded), the JVM's and R's own clocks for J48 and rpart. A missing Debian package skips
+its peer or sets with one line saying what to install.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+from benchmarks import accuracy_peers as peers
+from benchmarks import harness, public_data
+
+NAME = "accuracy"
+CLAIM = "Accuracy on public classification datasets beside scikit-learn, J48 (C4.5) and rpart, on the same folds"
+FOLDS = 10
+SEED = 0
+#: dasktree's settings, as issue #43's table has them.
+SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gain_ratio": {"criterion": "gain_ratio"},
+            "dasktree gain_ratio cv=10": {"criterion": "gain_ratio", "cv": 10}}
+PEERS = ("scikit-learn", "J48", "rpart")
+QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
+
+
+def _learners() -> tuple[dict, list[str]]:
+    """The learners that can run here, and one line for each that cannot."""
+    learners, skipped = {"scikit-learn": peers.sklearn_tree}, []
+    for name, missing, func in (("J48", peers.j48_missing(), peers.j48), ("rpart", peers.rpart_missing(), peers.rpart)):
+        if missing:
+            skipped.append(missing)
+        else:
+            learners[name] = func
+    for name, setting in SETTINGS.items():
+        learners[name] = lambda X, y, nominal, fold, setting=setting: peers.dasktree(X, y, nominal, fold, setting)
+    return learners, skipped
+
+
+def _warm() -> None:
+    """One untimed fit of every setting: dasktree's compiled kernels loaded before any timing."""
+    from sklearn.datasets import load_iris
+
+    from dasktree import DaskTreeClassifier
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    for setting in SETTINGS.values():
+        DaskTreeClassifier(**setting).fit(X, y)
+
+
+def _score(dataset, loaded, learners) -> dict:
+    fold = peers.folds(loaded.y, FOLDS, SEED)
+    X, y = loaded.X, loaded.y
+    row = {"dataset": dataset.name, "suite": dataset.suite, "source": loaded.version, "rows": len(y),
+           "attributes": X.shape[1], "nominal": len(loaded.nominal), "classes": int(len(np.unique(y))),
+           "missing": int(X.isna().sum().sum()), "learners": {}}
+    for name, func in learners.items():
+        started = time.perf_counter()
+        r = func(X, y, loaded.nominal, fold)
+        r["accuracy"] = sum(r["correct"]) / sum(r["rows"])
+        r["wall"] = time.perf_counter() - started
+        row["learners"][name] = r
+        print(f"  {dataset.name}: {name} {r['accuracy']:.4f} ({sum(r['seconds']):.2f} s of fits)", flush=True)
+    accuracy = {n: r["accuracy"] for n, r in row["learners"].items()}
+    row["best_peer"] = max(accuracy[p] for p in PEERS if p in accuracy)
+    row["best_dasktree"] = max(accuracy[s] for s in SETTINGS)
+    return row
+
+
+def _mean(rows, key) -> float:
+    return float(np.mean([r["learners"][key]["accuracy"] if key in r["learners"] else r[key] for r in rows]))
+
+
+def _seconds(rows, learner) -> float:
+    return float(sum(sum(r["learners"][learner]["seconds"]) for r in rows))
+
+
+def _record(rows, a, b) -> str:
+    """wins / ties / losses of learner (or column) ``a`` against ``b`` over ``rows``, to 1e-9."""
+    def acc(r, k):
+        return r["learners"][k]["accuracy"] if k in r["learners"] else r[k]
+
+    diff = [acc(r, a) - acc(r, b) for r in rows]
+    return f"{sum(d > 1e-9 for d in diff)}/{sum(abs(d) <= 1e-9 for d in diff)}/{sum(d < -1e-9 for d in diff)}"
+
+
+def _suite_table(suites: dict, names: list[str]) -> list[str]:
+    lines = ["| learner | " + " | ".join(f"{s} suite: mean accuracy ({len(rows)} sets)" for s, rows in suites.items())
+             + " | " + " | ".join(f"{s} suite: time of the {FOLDS * len(rows)} fits" for s, rows in suites.items())
+             + " | report suite: wins/ties/losses against the best peer |",
+             "|" + " --- |" * (2 + 2 * len(suites))]
+    for name in names:
+        lines.append(f"| {name} | " + " | ".join(f"{_mean(rows, name):.4f}" for rows in suites.values()) + " | "
+                     + " | ".join(f"{_seconds(rows, name):.1f} s" for rows in suites.values())
+                     + f" | {_record(suites['report'], name, 'best_peer') if name in SETTINGS else ''} |")
+    for label, key in (("best of the peers, per set", "best_peer"), ("best of the dasktree settings, per set",
+                                                                      "best_dasktree")):
+        lines.append(f"| {label} | " + " | ".join(f"{_mean(rows, key):.4f}" for rows in suites.values())
+                     + " |" * (len(suites) + 1) + " |")
+    return lines
+
+
+def _records_table(rows, names: list[str]) -> list[str]:
+    present = [p for p in PEERS if p in names] + ["best_peer"]
+    lines = ["| report suite, wins/ties/losses | " + " | ".join(p.replace("best_peer", "best peer") for p in present)
+             + " |", "|" + " --- |" * (1 + len(present))]
+    lines += [f"| {s} | " + " | ".join(_record(rows, s, p) for p in present) + " |" for s in SETTINGS]
+    return lines
+
+
+def _dataset_table(rows, names: list[str]) -> list[str]:
+    lines = ["| set | suite | rows | attributes (nominal) | classes | missing values | " + " | ".join(names)
+             + " | best peer | best dasktree |", "|" + " --- |" * (8 + len(names))]
+    for r in rows:
+        best = max(r["learners"][n]["accuracy"] for n in names)
+        cells = [f"**{r['learners'][n]['accuracy']:.4f}**" if r["learners"][n]["accuracy"] >= best - 1e-9
+                 else f"{r['learners'][n]['accuracy']:.4f}" for n in names]
+        lines.append(f"| {r['dataset']} | {r['suite']} | {r['rows']:,} | {r['attributes']} ({r['nominal']}) | "
+                     f"{r['classes']} | {r['missing']} | " + " | ".join(cells)
+                     + f" | {r['best_peer']:.4f} | {r['best_dasktree']:.4f} |")
+    return lines
+
+
+def _sources_table(rows, regression) -> list[str]:
+    lines = ["| set | task | suite | package (version) |", "| --- | --- | --- | --- |"]
+    lines += [f"| {r['dataset']} | classification | {r['suite']} | {r['source']} |" for r in rows]
+    lines += [f"| {g['dataset']} | regression | - | {g['source']} |" for g in regression]
+    return lines
+
+
+def _regression(skipped: list[str]) -> list[dict]:
+    """10-fold CV R^2 (pooled: 1 - the folds' squared errors / the squares about the mean) of the
+    regression peers on the regression sets: the baseline regression trees are to meet."""
+    learners = {"scikit-learn": peers.sklearn_tree}
+    if not peers.rpart_missing():
+        learners["rpart anova"] = peers.rpart
+    out = []
+    for dataset in public_data.REGRESSION:
+        why = public_data.missing(dataset)
+        if why:
+            skipped.append(f"set skipped: {why}")
+            continue
+        loaded = public_data.load(dataset)
+        fold = peers.regression_folds(len(loaded.y), FOLDS, SEED)
+        squares = float(np.sum((loaded.y - loaded.y.mean()) ** 2))
+        row = {"dataset": dataset.name, "source": loaded.version, "rows": len(loaded.y),
+               "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
+               "missing": int(loaded.X.isna().sum().sum()), "learners": {}}
+        for name, func in learners.items():
+            r = func(loaded.X, loaded.y, loaded.nominal, fold, regression=True)
+            r["r2"] = 1 - sum(r["sse"]) / squares
+            row["learners"][name] = r
+        scores = ", ".join(f"{n} R^2 {r['r2']:.3f}" for n, r in row["learners"].items())
+        print(f"{dataset.name} (regression): {scores}", flush=True)
+        out.append(row)
+    return out
+
+
+def _regression_means(regression) -> dict:
+    names = list(regression[0]["learners"]) if regression else []
+    return {n: float(np.mean([g["learners"][n]["r2"] for g in regression])) for n in names}
+
+
+def _regression_table(regression) -> list[str]:
+    if not regression:
+        return []
+    names = list(regression[0]["learners"])
+    lines = ["| regression set | rows | attributes (nominal) | missing values | "
+             + " | ".join(f"{n} R^2 | {n} leaves" for n in names) + " |", "|" + " --- |" * (4 + 2 * len(names))]
+    lines += [f"| {g['dataset']} | {g['rows']} | {g['attributes']} ({g['nominal']}) | {g['missing']} | "
+              + " | ".join(f"{g['learners'][n]['r2']:.3f} | {np.mean(g['learners'][n]['leaves']):.1f}" for n in names)
+              + " |" for g in regression]
+    lines.append("| mean | | | | " + " | ".join(f"{r2:.3f} | " for r2 in _regression_means(regression).values())
+                 + " |")
+    return lines
+
+
+def run(quick: bool) -> harness.Result:
+    learners, skipped = _learners()
+    datasets = []
+    for dataset in public_data.CLASSIFICATION:
+        why = public_data.missing(dataset)
+        (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
+    for line in skipped:
+        print(line, flush=True)
+    public_data.prepare(datasets + public_data.REGRESSION)
+    _warm()
+    rows = []
+    for dataset in datasets:
+        loaded = public_data.load(dataset)
+        if quick and len(loaded.y) > QUICK_ROWS:
+            continue
+        print(f"{dataset.name} ({dataset.suite}, {len(loaded.y)} rows)", flush=True)
+        rows.append(_score(dataset, loaded, learners))
+    regression = _regression(skipped)
+    suites = {s: [r for r in rows if r["suite"] == s] for s in ("report", "tuning")}
+    names = list(learners)
+    report = suites["report"]
+    gini, gain = _seconds(report, "dasktree"), _seconds(report, "dasktree gain_ratio")
+    gini_cv, gain_cv = _seconds(report, "dasktree cv=10"), _seconds(report, "dasktree gain_ratio cv=10")
+
+    def means(keys):
+        return " / ".join(f"{_mean(report, k):.3f}" for k in keys)
+
+    peer_names = [p for p in PEERS if p in learners]
+    summary = [
+        (f"report suite ({len(report)} sets), mean 10-fold CV accuracy: " + " / ".join(peer_names)
+         + " / best of the peers per set", means([*peer_names, "best_peer"])),
+        ("report suite, dasktree: default / cv=10 / gain_ratio / gain_ratio cv=10 / best setting per set",
+         means([*SETTINGS, "best_dasktree"])),
+        ("report suite, wins/ties/losses against the best peer per set: default / cv=10",
+         f"{_record(report, 'dasktree', 'best_peer')} / {_record(report, 'dasktree cv=10', 'best_peer')}"),
+        (f"regression sets ({len(regression)}), mean 10-fold CV R^2: " + " / ".join(_regression_means(regression)),
+         " / ".join(f"{r2:.3f}" for r2 in _regression_means(regression).values())),
+        (f"report suite, time of the {FOLDS * len(report)} fits / scikit-learn's: " + " / ".join(names[1:]),
+         " / ".join(f"{_seconds(report, n) / _seconds(report, 'scikit-learn'):.1f}x" for n in names[1:])),
+        ("time of the fits, report suite: gain_ratio / gini, without and with cv=10",
+         f"{gain / gini:.2f}x / {gain_cv / gini_cv:.2f}x"),
+    ]
+    others = [p for p in ("J48", "rpart") if p in learners]
+    if others:
+        summary.insert(3, (f"report suite, dasktree default wins/ties/losses against {' / '.join(others)}",
+                           " / ".join(_record(report, "dasktree", p) for p in others)))
+    notes = [f"Stratified {FOLDS}-fold CV (scikit-learn's StratifiedKFold, shuffled, seed {SEED}), one fold "
+             "assignment per set given to every learner. Accuracy: rows classified right / rows, pooled over the "
+             "folds; means over the sets of a suite. The tuning suite is for choosing defaults; the report suite "
+             "is held out from that choice. Times: the fits alone, summed over every fold (scikit-learn and "
+             "dasktree in this process; J48 and rpart by their own clocks in a JVM and an R process, JIT warm-up "
+             "included). The machine was shared with other work while this ran: compare times within a column "
+             "of one run, not across runs.",
+             "", "Peers: scikit-learn `DecisionTreeClassifier(random_state=0)` with nominal columns one-hot "
+             "(`OneHotEncoder`, missing as its own category; numeric missing values by the tree's own support); "
+             "Weka's J48 (C4.5, `-C 0.25 -M 2`), nominal attributes nominal, missing as `?`; rpart "
+             "(`method=\"class\"`, defaults, its own 10-fold xval with seed 0) pruned by the 1-SE rule. dasktree: "
+             "`DaskTreeClassifier(**setting).fit(X, y, nominal=...)` in memory.",
+             *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
+             "", *_suite_table(suites, names), "", *_records_table(report, names), "",
+             "Per set (bold: the best learner on the set):", "", *_dataset_table(rows, names), "",
+             f"Regression sets (for regression trees; dasktree learns none yet): {FOLDS}-fold CV R^2 "
+             f"(KFold, shuffled, seed {SEED}; pooled: 1 - the squared errors / the squares about the mean) of "
+             "scikit-learn's `DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) and rpart "
+             "(`method=\"anova\"`, 1-SE rule), on the same folds:", "", *_regression_table(regression), "",
+             "Sources (nothing is downloaded at run time; R's sets are written to CSV once under "
+             "`benchmarks/data/public/`):", "", *_sources_table(rows, regression)]
+    figures = {"folds": FOLDS, "seed": SEED, "settings": SETTINGS, "skipped": skipped, "datasets": rows,
+               "regression": regression,
+               "time_ratio_gain_ratio_over_gini": {"plain": gain / gini, "cv": gain_cv / gini_cv}}
+    return harness.Result(summary, "\n".join(notes) + "\n", figures)
+
+
+if __name__ == "__main__":
+    harness.main(sys.modules[__name__])

@@ -1,0 +1,118 @@
+"""The parameters of a fit, declared once (:data:`~dasktree.params.declared.PARAMS`), and what
+comes from the declaration.
+
+- :func:`validate`: every parameter checked once per fit, then the rules between
+  them; the message names the parameter, what it must be and what it got. It
+  returns :class:`Settings`: the values in canonical form and the frozen
+  :class:`~dasktree.forest.grow.GrowParams` (with its
+  :class:`~dasktree.split.search.SplitParams`) the grow loop and the search read.
+- :func:`install_estimator_params`: ``DaskTreeClassifier.__init__`` (keyword-only,
+  a real signature, which scikit-learn's ``get_params`` reads) and the
+  Parameters section of its docstring.
+- :func:`dasktree.cli.parser.add_learning`: the command's options and ``--help``.
+- :func:`defaults`: the defaults the model report marks changed parameters against.
+
+To add a parameter: declare it in :mod:`dasktree.params.declared` (and, for the
+layers grow or split, add the field it names to ``GrowParams`` or ``SplitParams``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Mapping
+
+from ..errors import ParameterError
+from ..forest.grow import GrowParams
+from ..split.search import SplitParams
+from . import declared
+from .constraints import Boolean, Check, Instance, Interval, Options, describe
+from .param import LAYERS, SAVED_LAYERS, Param
+
+__all__ = ["Param", "Settings", "validate", "declared_params", "defaults", "install_estimator_params",
+           "parameters_doc", "Interval", "Options", "Boolean", "Instance", "Check", "describe", "LAYERS",
+           "SAVED_LAYERS"]
+
+
+def declared_params() -> tuple[Param, ...]:
+    """Every declared parameter, in the order of the estimator's signature."""
+    return declared.PARAMS
+
+
+def _checked() -> dict[str, Param]:
+    return {p.name: p for p in declared.PARAMS if p.layer != "runtime"}
+
+
+def defaults(saved_only: bool = True) -> dict[str, Any]:
+    """``{name: default}`` of the parameters the model keeps (all validated ones with ``saved_only=False``)."""
+    return {p.name: p.default for p in _checked().values() if p.saved or not saved_only}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A fit's validated parameters: ``values`` (canonical, every validated parameter, declaration
+    order) and ``grow``, what the grow loop and the split search read."""
+
+    values: dict
+    grow: GrowParams
+
+    def __getitem__(self, name: str):
+        return self.values[name]
+
+    @property
+    def saved(self) -> dict:
+        """What the model keeps as ``Model.params``: the parameters of the layers that shape the tree."""
+        declared_ = _checked()
+        return {k: v for k, v in self.values.items() if declared_[k].saved}
+
+
+def validate(values: Mapping[str, Any]) -> Settings:
+    """Check the parameters given (the others take their defaults), then the rules between them.
+
+    Raises :class:`~dasktree.errors.ParameterError` on the first bad value: one line naming it, what
+    it must be and what it got."""
+    known = _checked()
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(known)}")
+    out = {name: p.check(values.get(name, p.default)) for name, p in known.items()}
+    for rule in declared.RULES:
+        message = rule(out)
+        if message:
+            raise ParameterError(message)
+    return Settings(out, _frozen(out, known))
+
+
+def _frozen(values: dict, known: dict[str, Param]) -> GrowParams:
+    """The grow loop's and the search's frozen parameters, in one step from the validated values."""
+    def of(layer: str) -> dict:
+        return {name: p.for_layer(values[name]) for name, p in known.items() if p.layer == layer}
+
+    return GrowParams(split=SplitParams(**of("split")), **of("grow"))
+
+
+def layer_fields() -> dict[str, set[str]]:
+    """The fields the layers grow and split have (for the tests: every such parameter names one)."""
+    return {"grow": {f.name for f in fields(GrowParams)} - {"split"}, "split": {f.name for f in fields(SplitParams)}}
+
+
+def parameters_doc() -> str:
+    """The numpydoc Parameters section (without its heading) of every declared parameter."""
+    return "\n".join(p.docstring() for p in declared.PARAMS)
+
+
+def install_estimator_params(cls, template: str) -> None:
+    """Give ``cls`` an ``__init__`` taking every declared parameter (keyword-only, with its default)
+    that only stores them, as scikit-learn's estimators do, and the docstring ``template`` with
+    ``{parameters}`` replaced by :func:`parameters_doc` (indented for a class docstring)."""
+    names = [p.name for p in declared.PARAMS]
+    source = ("def __init__(self, *, " + ", ".join(f"{n}=_defaults[{n!r}]" for n in names) + "):\n"
+              + "".join(f"    self.{n} = {n}\n" for n in names) + ("    pass\n" if not names else ""))
+    scope: dict = {"_defaults": {p.name: p.default for p in declared.PARAMS}}
+    exec(compile(source, f"<{cls.__name__}.__init__ from dasktree.params>", "exec"), scope)  # noqa: S102
+    init = scope["__init__"]
+    init.__qualname__ = f"{cls.__name__}.__init__"
+    init.__module__ = cls.__module__
+    init.__doc__ = "Store the parameters (see the class's Parameters); ``fit`` validates them."
+    cls.__init__ = init
+    section = "\n".join("    " + line if line else line for line in parameters_doc().split("\n"))
+    cls.__doc__ = template.replace("{parameters}", section.lstrip())

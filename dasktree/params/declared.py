@@ -1,0 +1,228 @@
+"""Every parameter of a fit, declared once: :data:`PARAMS` (and the rules between them, :data:`RULES`).
+
+A :class:`~dasktree.params.Param` gives the name, default, constraints, the
+one-line help of the command's option, the numpydoc paragraph of the
+estimator's docstring, and the layer that reads it:
+
+======== ======================================================================
+layer    read by
+======== ======================================================================
+grow     the grow loop: a field of :class:`dasktree.forest.grow.GrowParams`
+split    the split search: a field of :class:`dasktree.split.search.SplitParams`
+bins     pass 0's bin spec and global discretization (:mod:`dasktree.fit`)
+folds    the fold hash (:class:`dasktree.io.folds.FoldSpec`)
+prune    :func:`dasktree.model.pruning.apply_pruning`
+weights  :func:`dasktree.io.weights.weighting`
+model    what the fit keeps in the model (:mod:`dasktree.fit`)
+runtime  where the passes run (:mod:`dasktree.engine.session`); not validated here
+======== ======================================================================
+
+The parameters of the layers grow, split, bins, folds and prune are saved in
+the model (``Model.params``), in this order.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral, Real
+
+from ..discretize.jobs import DISCRETIZERS
+from ..io.weights import check_class_weight
+from ..model.pruning import PRUNE_MODES
+from ..split.postpone import check_postpone, parse_postpone, postpone_text
+from ..split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS
+from .constraints import Boolean, Check, Interval, Options
+from .param import Param
+
+__all__ = ["PARAMS", "RULES", "BINNINGS"]
+
+BINNINGS = ("quantile", *DISCRETIZERS)
+"""``binning=``: pass 0's exact / quantile bins, or a discretization method's intervals."""
+
+LEARNING, PRUNING, CV = "learning", "pruning (no pass over the data)", "cross-validation (grown in the same passes as the tree)"
+
+
+def _postpone(value):
+    return postpone_text(parse_postpone(value))
+
+
+def _class_weight_text(text):
+    """``--class-weight``: "balanced", or ``LABEL=W,...`` as a dict (labels as text)."""
+    if text is None or text == "balanced":
+        return text
+    out = {}
+    for item in text.split(","):
+        label, sep, weight = item.rpartition("=")
+        try:
+            if not sep or not label:
+                raise ValueError
+            out[label] = float(weight)
+        except ValueError:
+            from ..errors import ParameterError
+
+            raise ParameterError(f"--class-weight must be 'balanced' or LABEL=WEIGHT,..., got {item!r}") from None
+    return out
+
+
+PARAMS: tuple[Param, ...] = (
+    Param("criterion", "gini", [Options(CRITERIA)], "split", LEARNING,
+          help="impurity whose decrease chooses the tests (gain_ratio: C4.5's rule)",
+          doc="Impurity whose decrease chooses the tests (gain ratio: C4.5's rule)."),
+    Param("max_depth", None, [Interval(Integral, 1, None), None], "grow", LEARNING, metavar="D",
+          help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)",
+          doc="Deepest level of nodes; a tree of depth D reads the data D + 1 times."),
+    Param("min_samples_split", 2, [Interval(Integral, 2, None)], "grow", LEARNING, metavar="N",
+          help="fewest training rows a node must have to be split",
+          doc="Fewest training rows a node must have to be split."),
+    Param("min_samples_leaf", 1, [Interval(Integral, 1, None)], "split", LEARNING, metavar="N",
+          help="fewest training rows each child of a split must have",
+          doc="Fewest training rows each child of a split must have."),
+    Param("min_impurity_decrease", 0.0, [Interval(Real, 0, None)], "grow", LEARNING, metavar="X", layer_value=float,
+          help="split only when N_t / N * impurity decrease >= X",
+          doc="Split only when ``N_t / N * impurity decrease >= min_impurity_decrease``."),
+    Param("max_leaf_nodes", None, [Interval(Integral, 2, None), None], "grow", LEARNING, metavar="N",
+          help="leaf budget, spent level by level on the best splits first (default: no limit)",
+          doc="Leaf budget; level by level, the splits with the largest weighted impurity decrease are "
+              "kept first."),
+    Param("max_bins", 255, [Interval(Integral, 2, 65535, closed="both")], "bins", LEARNING, metavar="N",
+          help="numeric columns with at most N distinct values get exact bins, others N quantile bins",
+          doc="Numeric columns with at most this many distinct values get one bin per value (exact "
+              "thresholds); larger ones get approximate quantile bins."),
+    Param("max_categories", 255, [Interval(Integral, 2, 65535, closed="both")], "bins", LEARNING, metavar="N",
+          help="nominal columns keep their N most frequent categories; the rest share '__other__'",
+          doc="Nominal columns keep their most frequent categories up to this many; the rest share one "
+              '"__other__" category.'),
+    Param("nominal_split", "binary", [Options(NOMINAL_SPLITS)], "split", LEARNING,
+          help="CART subset splits, or C4.5's one child per category",
+          doc="CART subset splits, or C4.5's one child per category."),
+    Param("max_histogram_mb", 256.0, [Interval(Real, 0, None, closed="neither")], "grow", LEARNING, metavar="MB",
+          layer_value=float,
+          help="histogram memory of one pass; wider frontiers take one pass per node group",
+          doc="Histogram memory budget of one pass; a wider frontier is split into node groups, one extra "
+              "pass each."),
+    Param("max_arity", 2, [Interval(Integral, 2, 64, closed="both")], "split", LEARNING, metavar="K",
+          help="numeric tests with up to K intervals: optimal splits by Block-Opt-P (2: binary)",
+          doc="Largest number of children of a numeric test. Above 2, each numeric attribute gets the "
+              "optimal k-interval split for every k up to it (Elomaa & Rousu's Block-Opt-P over the node's "
+              "blocks), and ``selection`` picks the arity and the attribute."),
+    Param("selection", "balanced_gain", [Options(SELECTIONS)], "split", LEARNING,
+          help="with --max-arity > 2, what picks the arity and the attribute",
+          doc="With ``max_arity > 2``: gain / log2(k), gain / split information, or 1 - López de Mántaras' "
+              "normalized distance."),
+    Param("cv", None, [Interval(Integral, 2, None), None], "folds", CV, metavar="K",
+          type_doc="int, list of (train, test) splits, or None",
+          help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the report "
+               "(default: none)",
+          doc="Grow ``cv`` fold trees in the same passes as the main tree (Blockeel & Struyf's forest) and "
+              "report their cross-validated accuracy in ``report_[\"cv\"]``; no extra pass over the data. "
+              "In-memory ``X, y`` may give scikit-learn's splits instead (e.g. ``list(KFold(5).split(X))``) "
+              "whose test sets partition the rows: test set ``i`` is fold ``i``."),
+    Param("repeats", 1, [Interval(Integral, 1, None)], "folds", CV, metavar="R",
+          help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)",
+          doc="Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``)."),
+    Param("seed", 0, [Interval(Integral, 0, None)], "folds", CV,
+          help="seed of the fold hash",
+          doc="Seed of the fold hash; a row's fold depends only on its key and the seed."),
+    Param("binning", "quantile", [Options(BINNINGS)], "bins", LEARNING, metavar="METHOD", type_doc="str",
+          help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct values, else "
+               "quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS) + ") whose intervals "
+               "become the bins, at the cost of one more pass",
+          doc='The bins of the numeric attributes. "quantile": pass 0\'s bins (one per distinct value up to '
+              "``max_bins``, else quantile bins). Or a discretization method of "
+              ":class:`dasktree.Discretizer` (" + ", ".join(f'"{m}"' for m in DISCRETIZERS) + ", each with "
+              "its default parameters): one more histogram pass cuts the pass-0 bins into the method's "
+              "intervals, and the tree grows on those (global discretization; thresholds are the method's "
+              "cut points, the same as ``Discretizer(method, max_bins=max_bins)`` finds)."),
+    Param("postpone", None, [None, Check(_postpone, "None, 'analytic' or (rule, t)", "bogus")], "split", LEARNING,
+          metavar="RULE", layer_value=parse_postpone, type_doc='None, "analytic" or (rule, t)',
+          help="skip, at a node, numeric attributes with many boundary points (reconsidered deeper): "
+               "'analytic' (score bound below the best found: the same tree), 'ratio:T' (blocks/rows > T), "
+               "'rank:T' (search the fraction T with the fewest blocks), 'relative:T' (more than 1/T times the "
+               "fewest blocks); 0 < T <= 1 (default: none: every attribute searched)",
+          doc="Skip, at a node, the numeric attributes with many boundary points (Elomaa & Rousu); a "
+              "postponed attribute is considered again at every deeper node. \"analytic\": those whose score "
+              "bound (from the blocks' counts) is below the best score found at the node, which never "
+              "changes the tree (criterion gini / entropy; with ``max_arity > 2``, selection "
+              'balanced_gain). ``("ratio", t)``: blocks / rows > t; ``("rank", t)``: search only the '
+              'fraction t with the fewest blocks; ``("relative", t)``: those with more than ``1 / t`` times '
+              "the fewest blocks. ``0 < t <= 1``; kept as its text (\"rank:0.5\"). ``run_[\"levels\"]`` gives "
+              "per level the searches made and postponed and the search time "
+              "(:mod:`dasktree.split.postpone`)."),
+    Param("prune", "auto", [Options(PRUNE_MODES), None], "prune", PRUNING,
+          help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
+               "least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
+               "(default auto: cv-min with --cv, else pessimistic)",
+          doc="How the grown tree is pruned (:mod:`dasktree.model.prune`); no pass over the data either way. "
+              '"cv": cost-complexity pruning (CART) with alpha chosen by the 1-SE rule from the ``cv`` fold '
+              'trees\' held-out counts; "cv-min": the alpha of least CV error; "pessimistic": C4.5\'s '
+              'error-based pruning (subtree replacement, ``confidence``); None or "none": the grown tree. '
+              '"auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning needs the fold trees, '
+              "which cost ``cv`` more trees in every pass (see the README for the measurements behind this "
+              "default). The model keeps the grown tree, so :meth:`prune_model` re-prunes it without a pass."),
+    Param("ccp_alpha", None, [Interval(Real, 0, None), None], "prune", PRUNING, metavar="A",
+          help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha) (default: none)",
+          doc="Prune at this cost-complexity alpha instead (scikit-learn's ``ccp_alpha``)."),
+    Param("confidence", 0.25, [Interval(Real, 0, 1, closed="neither")], "prune", PRUNING, metavar="CF",
+          help="C4.5's confidence factor for --prune pessimistic (smaller prunes more)",
+          doc="C4.5's confidence factor CF for ``prune=\"pessimistic\"``: smaller prunes more."),
+    Param("class_weight", None, [None, Check(check_class_weight, "None, 'balanced' or a dict", 5)], "weights",
+          LEARNING, metavar="W", from_text=_class_weight_text, type_doc='dict, "balanced" or None',
+          help="'balanced' (n / (classes x rows of the class)) or LABEL=W,LABEL=W,... multiplying the row "
+               "weights of those classes (default: none)",
+          doc='Weights of the classes, multiplied into ``sample_weight``; "balanced" weighs class ``c`` by '
+              "``n_rows / (n_classes * count(c))``. Weights become whole-row counts as "
+              ":mod:`dasktree.io.weights` says."),
+    Param("keep_fold_trees", False, [Boolean()], "model", CV,
+          help="save the K x R fold trees in the model too (many times its size); the CV report is saved "
+               "either way",
+          doc="Keep the ``cv`` fold trees in the model (``fold_trees_``, saved with it). Without them the "
+              "model is the main tree and the CV report; a deep many-fold forest makes a model file many "
+              "times larger."),
+    Param("client", None, None, "runtime", type_doc="distributed.Client, optional",
+          doc="Run the passes on this client's cluster."),
+    Param("scheduler", None, None, "runtime", type_doc='{"inprocess", "processes", "threads"} or address, optional',
+          doc="Without ``client`` or ``scheduler``: on the ``distributed`` client already active in this "
+              "process if there is one; else in this process on a thread per core, for in-memory data, "
+              "dask collections and a dataset whose tables and codes fit in a quarter of this machine's "
+              "memory; a larger dataset on a ``LocalCluster`` started for the fit "
+              "(:mod:`dasktree.engine.session`)."),
+    Param("cache", "auto", None, "runtime", type_doc='bool or "auto"',
+          doc='Keep the encoded data on the workers between passes ("auto": when it takes at most a '
+              "quarter of the cluster's memory); when the tables read in pass 0 fit too, they stay for the "
+              "first level pass to encode, and Parquet is read once. Cached, the level passes are calls on "
+              "one Dask actor per worker (:mod:`dasktree.engine.part_holders`), not task graphs; a "
+              "``client`` made with ``direct_to_workers=True`` sends them to the workers without the "
+              "scheduler in between."),
+    Param("progress", False, None, "runtime", type_doc="bool",
+          doc="A progress bar per pass on stderr."),
+    Param("security", None, None, "runtime", type_doc="distributed.security.Security, str or dict, optional",
+          doc="TLS for a ``scheduler`` at ``tls://``: a ``Security``, a directory of "
+              "``deploy/make-certs.sh`` or ``{\"ca_file\", \"cert\", \"key\"}`` paths (default: dask's "
+              "``distributed.comm.tls.*`` settings; :mod:`dasktree.engine.tls`)."),
+)
+
+
+def _needs_cv(p: dict) -> str | None:
+    if p["prune"] in ("cv", "cv-min") and p["cv"] is None:
+        return (f"prune={p['prune']!r} chooses alpha by cross-validation: give cv=k too "
+                "(or prune='pessimistic', or ccp_alpha=)")
+    if p["repeats"] > 1 and p["cv"] is None:
+        return f"repeats={p['repeats']} needs cv: repeated cross-validation is cv=k, repeats=r"
+    return None
+
+
+def _one_pruning(p: dict) -> str | None:
+    if p["ccp_alpha"] is not None and p["prune"] not in (None, "auto"):
+        return f"give prune= or ccp_alpha=, not both (got prune={p['prune']!r}, ccp_alpha={p['ccp_alpha']!r})"
+    return None
+
+
+def _analytic_postpone(p: dict) -> str | None:
+    try:
+        check_postpone(parse_postpone(p["postpone"]), p["criterion"], p["max_arity"], p["selection"])
+    except ValueError as e:
+        return str(e)
+    return None
+
+
+RULES = (_analytic_postpone, _one_pruning, _needs_cv)
+"""Rules between parameters, checked after each parameter's own: each returns the error's message or None."""

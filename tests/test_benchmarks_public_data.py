@@ -1,0 +1,140 @@
+"""The accuracy claim's datasets and peers: sane frames, no target among the features, one fold per row,
+ARFF that keeps nominal attributes and missing values, and the Weka / R peers on the folds they are given.
+
+Sets and peers that need a Debian package (weka, R's packages) skip when it is absent, saying which.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+pytest.importorskip("sklearn")
+
+from benchmarks import accuracy_peers, public_data  # noqa: E402
+
+SETS = public_data.CLASSIFICATION + public_data.REGRESSION
+
+
+@pytest.fixture(scope="module", autouse=True)
+def r_cache():
+    """R's sets written once (in one Rscript) to the claim's own cache, benchmarks/data/public/."""
+    public_data.prepare(SETS)
+
+
+def test_suites_are_fixed_and_disjoint():
+    names = [d.name for d in SETS]
+    assert len(names) == len(set(names))
+    suites = {d.suite for d in public_data.CLASSIFICATION}
+    assert suites == {"tuning", "report"}
+    assert sum(d.suite == "report" for d in public_data.CLASSIFICATION) >= 20
+    assert len(public_data.REGRESSION) >= 8
+    assert len({d.source for d in public_data.CLASSIFICATION}) >= 5  # not scikit-learn's sets alone
+
+
+def _relabels_target(column: pd.Series, y: np.ndarray) -> bool:
+    """Whether ``column`` is the class under other names: few values, each of one class, every class met."""
+    if column.nunique(dropna=False) > 2 * len(np.unique(y)):
+        return False
+    frame = pd.DataFrame({"x": column.astype(str).to_numpy(), "y": y})
+    return bool((frame.groupby("x")["y"].nunique() == 1).all())
+
+
+@pytest.mark.parametrize("dataset", SETS, ids=lambda d: d.name)
+def test_a_set_loads_as_a_sane_frame_without_its_target(dataset):
+    why = public_data.missing(dataset)
+    if why:
+        pytest.skip(why)
+    loaded = public_data.load(dataset)
+    X, y = loaded.X, loaded.y
+    assert len(X) == len(y) >= 40 and X.shape[1] >= 2
+    assert dataset.target not in X.columns and not set(dataset.drop) & set(X.columns)
+    assert loaded.version.split()[0] and any(ch.isdigit() for ch in loaded.version)
+    for column in X.columns:
+        if column in loaded.nominal:
+            assert X[column].dtype == object and X[column].dropna().map(type).eq(str).all(), column
+        else:
+            assert X[column].dtype == np.float64, column
+    if dataset.suite == "regression":
+        assert y.dtype == np.float64 and np.isfinite(y).all() and np.unique(y).size > 10
+        for column in X.columns.difference(loaded.nominal):
+            assert not np.allclose(X[column].to_numpy(), y, equal_nan=False), column
+        return
+    classes, counts = np.unique(y, return_counts=True)
+    assert len(classes) >= 2 and counts.min() >= 2
+    assert X.notna().any(axis=0).all()  # no column that is all missing
+    for column in X.columns:
+        assert not _relabels_target(X[column], y), f"{dataset.name}: {column} is the class renamed"
+
+
+def test_folds_are_stratified_deterministic_and_cover_every_row():
+    y = np.array(["a"] * 53 + ["b"] * 31 + ["c"] * 7)
+    fold = accuracy_peers.folds(y, 10, seed=0)
+    assert fold.shape == y.shape and set(fold) == set(range(10))
+    np.testing.assert_array_equal(fold, accuracy_peers.folds(y, 10, seed=0))
+    for f in range(10):
+        counts = pd.Series(y[fold == f]).value_counts()
+        assert abs(counts.get("a", 0) - 5.3) < 1 and abs(counts.get("b", 0) - 3.1) < 1
+
+
+def test_arff_keeps_nominal_attributes_missing_values_and_the_class_last(tmp_path):
+    from scipy.io import arff
+
+    X = pd.DataFrame({"colour": ["red", np.nan, "sky blue", "red"], "size": [1.5, 2.0, np.nan, 4.0]},
+                     columns=["colour", "size"])
+    X["colour"] = X["colour"].astype(object)
+    y = np.array(["yes", "no", "yes", "no"])
+    path = tmp_path / "data.arff"
+    accuracy_peers.write_arff(str(path), X, y, ["colour"], np.array([0, 1, 0, 1]))
+    data, meta = arff.loadarff(str(path))
+    assert meta.names() == ["fold", "x1", "x2", "target"]
+    assert meta.types() == ["numeric", "nominal", "numeric", "nominal"]
+    assert set(meta["x1"][1]) == {"red", "sky blue"} and set(meta["target"][1]) == {"yes", "no"}
+    assert [v.decode() for v in data["x1"]] == ["red", "?", "sky blue", "red"]
+    assert np.isnan(data["x2"][2]) and data["x2"][3] == 4.0
+    assert [v.decode() for v in data["target"]] == list(y)
+
+
+def _iris():
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True, as_frame=True)
+    X = X.copy()
+    X["band"] = np.where(X["sepal width (cm)"] > 3.0, "wide", "narrow").astype(object)  # a nominal column
+    return X, np.array(["setosa", "versicolor", "virginica"])[y.to_numpy()]
+
+
+@pytest.mark.parametrize("peer", ["j48", "rpart", "sklearn_tree"])
+def test_a_peer_scores_every_fold_it_is_given(peer):
+    why = {"j48": accuracy_peers.j48_missing, "rpart": accuracy_peers.rpart_missing}.get(peer, lambda: None)()
+    if why:
+        pytest.skip(why)
+    X, y = _iris()
+    fold = accuracy_peers.folds(y, 5, seed=1)
+    result = getattr(accuracy_peers, peer)(X, y, ["band"], fold)
+    assert result["rows"] == [int(np.sum(fold == f)) for f in range(5)]
+    assert sum(result["correct"]) / len(y) > 0.85  # iris: any of these trees classifies ~94% right
+    assert all(s >= 0 for s in result["seconds"]) and min(result["leaves"]) >= 3
+
+
+@pytest.mark.parametrize("peer", ["rpart", "sklearn_tree"])
+def test_a_regression_peer_sums_squared_errors_on_the_folds_it_is_given(peer):
+    if peer == "rpart" and accuracy_peers.rpart_missing():
+        pytest.skip(accuracy_peers.rpart_missing())
+    from sklearn.datasets import load_diabetes
+
+    X, y = load_diabetes(return_X_y=True, as_frame=True)
+    y = y.to_numpy(dtype=float)
+    fold = accuracy_peers.regression_folds(len(y), 5, seed=0)
+    assert sorted(np.bincount(fold)) == [88, 88, 88, 89, 89]
+    result = getattr(accuracy_peers, peer)(X, y, [], fold, regression=True)
+    assert result["rows"] == [int(np.sum(fold == f)) for f in range(5)]
+    squares = float(np.sum((y - y.mean()) ** 2))
+    assert 0 < sum(result["sse"]) < 2 * squares and all(s >= 0 for s in result["sse"])
