@@ -1,5 +1,5 @@
-"""dasktree's benchmarks: one module per claim of the README's Performance table (:mod:`benchmarks.harness`)."""
+"""dasktree's benchmarks: one module per claim of the Performance table (docs/performance.md) (:mod:`benchmarks.harness`)."""
 
 #: The claim modules ``python -m benchmarks`` runs, in order.
 CLAIMS: list[str] = ["core", "cv", "memory", "latency", "multisplit", "discretize", "postpone", "faults",
-                     "prune", "startup", "small", "accuracy", "export", "fuzz"]
+                     "soak", "prune", "startup", "small", "accuracy", "export", "fuzz"]

@@ -1,6 +1,6 @@
 """The one small harness every benchmark claim shares.
 
-A *claim* is one module of this folder that backs one line of the README's
+A *claim* is one module of this folder that backs one line of docs/performance.md's
 Performance table. It defines ``CLAIM`` (that line's words), ``NAME`` (the stem
 of its results files) and ``run(quick: bool) -> Result``; run alone it is
 ``python -m benchmarks.NAME [--quick]``, and ``python -m benchmarks`` runs them

@@ -8,14 +8,13 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .errors import DataError, InputError, ParameterError
+from .errors import InputError, ParameterError
 from .fit import fit_validated
 from .engine.predict import predict_dataset
 from .estimator_input import (
     check_fit_input,
     check_predict_input,
     dask_frame,
-    dask_partitions,
     folds_of_splits,
     is_dask,
     is_dataset,
@@ -220,18 +219,12 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
 
     def score(self, X, y, sample_weight=None) -> float:
         """Mean accuracy on ``X, y`` (weighted by ``sample_weight``); on dask collections, computed
-        on the cluster, partition by partition (``y`` and ``sample_weight`` of ``X``'s partitions)."""
+        on the cluster, partition by partition (``y`` and ``sample_weight`` paired with ``X`` row by row,
+        whatever their partitions: :func:`~dasktree.estimator_input.join_dask`)."""
         if is_dask(X):
-            import dask
+            from .estimator_score import dask_score
 
-            predicted = self.predict(X).to_delayed()
-            truth = dask_partitions(y, "y", len(predicted))
-            weights = [None] * len(truth) if sample_weight is None else \
-                dask_partitions(sample_weight, "sample_weight", len(predicted))
-            hits = [dask.delayed(_hits)(p, t, w) for p, t, w in zip(predicted, truth, weights)]
-            total = dask.delayed(np.sum)(hits, axis=0)  # in partition order: the same sum every time
-            right, rows = self.client.compute(total).result() if self.client is not None else total.compute()
-            return float(right / rows) if rows else float("nan")
+            return dask_score(self._check_fitted(), X, y, sample_weight, client=self.client)
         return super().score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------------- pruning
@@ -324,20 +317,6 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
     return out
-
-
-def _hits(predicted, truth, weight=None) -> np.ndarray:
-    """Correct predictions and rows of one partition (each weighted by ``weight``)."""
-    truth = np.asarray(truth).ravel()
-    if len(truth) != len(predicted):
-        raise DataError(f"a partition has {len(predicted)} predictions but {len(truth)} labels")
-    right = np.asarray(predicted) == truth
-    if weight is None:
-        return np.array([int(np.sum(right)), len(truth)])
-    weight = np.asarray(weight, dtype=np.float64).ravel()
-    if len(weight) != len(truth):
-        raise DataError(f"a partition has {len(truth)} labels but {len(weight)} weights")
-    return np.array([float(np.sum(weight[right])), float(np.sum(weight))])
 
 
 def _proba_frame(frame, *, model: Model) -> np.ndarray:

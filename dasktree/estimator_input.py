@@ -17,7 +17,7 @@ import numpy as np
 
 from .errors import DataError, InputError, ParameterError
 
-__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "dask_partitions", "join_dask",
+__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask",
            "folds_of_splits", "with_column"]
 
 
@@ -58,38 +58,48 @@ def dask_frame(X, columns: list[str] | None = None):
     raise InputError(f"X must be a dask DataFrame or 2-D dask array, got {type(X).__name__}")
 
 
-def dask_partitions(values, name: str, n: int) -> list:
-    """A dask Series' or array's partitions as delayed values; there must be ``n`` of them (``X``'s)."""
-    import dask.array as da
+def join_dask(X, y, target: str | None, what: str = "y", columns: list[str] | None = None):
+    """A dask DataFrame of ``X``'s columns and ``y`` as column ``target`` (made unique); and that
+    column's name. ``what`` names ``y`` in errors (``y``, ``sample_weight``); ``columns`` name a dask
+    array ``X``'s columns.
 
-    if not is_dask(values):
-        raise InputError(f"score on dask X needs {name} as a dask Series or array of the same partitions")
-    parts = list(values.to_delayed().ravel()) if isinstance(values, da.Array) else values.to_delayed()
-    if len(parts) != n:
-        raise InputError(f"X has {n} partitions but {name} has {len(parts)}")
-    return parts
-
-
-def join_dask(X, y, target: str | None, what: str = "y"):
-    """A dask DataFrame of ``X``'s columns and ``y`` as column ``target`` (made unique), partition by
-    partition; and that column's name. ``what`` names ``y`` in errors (``y``, ``sample_weight``).
-
-    ``X`` and ``y`` must have the same number of partitions, and each pair the
-    same number of rows (checked as the partitions are read: a mismatch is a
-    :class:`~dasktree.errors.DataError`).
+    Row ``i`` of ``y`` goes with row ``i`` of ``X``, whatever dask did to their
+    partitions (dask may merge a one-column ``y`` read from Parquet into fewer
+    partitions than ``X``): collections of one expression (``X = ddf.drop(...)``,
+    ``y = ddf[...]``) are joined in that expression, collections with known
+    divisions by their index (as pandas aligns), and others by their
+    partitions' lengths (counted first: one more read of both). ``X`` and ``y``
+    of different lengths are a :class:`~dasktree.errors.DataError`.
     """
-    import dask.array as da
     import dask.dataframe as dd
     import pandas as pd
 
-    frame = dask_frame(X)
+    frame = dask_frame(X, columns)
+    y = _dask_series(y, what)
+    name = target or (str(y.name) if y.name is not None else "target")
+    while name in frame.columns:
+        name = "_" + name
+    if _same_rows(frame, y):
+        return frame.assign(**{name: y}), name
+    meta = frame._meta.assign(**{name: pd.Series(y._meta.to_numpy(), dtype=y._meta.dtype)})
+    x_parts, y_parts = frame.to_delayed(), y.to_delayed()
+    x_rows, y_rows = _partition_rows(x_parts, y_parts)
+    if sum(x_rows) != sum(y_rows):
+        raise DataError(f"X has {sum(x_rows)} rows but {what} has {sum(y_rows)}")
+    joined = [_join_part(fx, pieces, name=name)
+              for fx, pieces in zip(x_parts, _pieces(x_rows, y_rows, y_parts))]
+    return dd.from_delayed(joined, meta=meta, verify_meta=False), name
+
+
+def _dask_series(y, what: str):
+    import dask.array as da
+    import dask.dataframe as dd
+
     if isinstance(y, da.Array):
         if y.ndim == 2 and y.shape[1] == 1:
             y = y[:, 0]
         if y.ndim != 1:
             raise InputError(f"{what} must be 1-D, got a dask array of shape {y.shape}")
-        if isinstance(X, da.Array) and X.chunks[0] != y.chunks[0]:
-            raise InputError(f"X and {what} must have the same row chunks, got {X.chunks[0]} and {y.chunks[0]}")
         y = dd.from_dask_array(y)
     if isinstance(y, dd.DataFrame):
         if len(y.columns) != 1:
@@ -97,28 +107,58 @@ def join_dask(X, y, target: str | None, what: str = "y"):
         y = y[y.columns[0]]
     if not isinstance(y, dd.Series):
         raise InputError(f"with dask X, {what} must be a dask Series or array, got {type(y).__name__}")
+    return y
+
+
+def _same_rows(frame, y) -> bool:
+    """Whether dask itself pairs ``frame``'s and ``y``'s rows: both indexed with known divisions (aligned
+    by index, as pandas does), or both of one expression (dask optimizes the join as one)."""
+    if frame.known_divisions and y.known_divisions:
+        return True
     if frame.npartitions != y.npartitions:
-        raise InputError(f"X has {frame.npartitions} partitions but {what} has {y.npartitions}: give them "
-                         "matching partitions (the same row chunks)")
-    name = target or (str(y.name) if y.name is not None else "target")
-    while name in frame.columns:
-        name = "_" + name
-    meta = frame._meta.assign(**{name: pd.Series(y._meta.to_numpy(), dtype=y._meta.dtype)})
-    parts = [frame.to_delayed(), y.to_delayed()]
-    joined = [_join_part(fx, fy, name=name, index=i, what=what) for i, (fx, fy) in enumerate(zip(*parts))]
-    return dd.from_delayed(joined, meta=meta, verify_meta=False), name
+        return False
+    try:
+        from dask.dataframe.dask_expr._expr import are_co_aligned
+
+        return bool(are_co_aligned(frame.expr, y.expr))
+    except (ImportError, AttributeError):  # another dask: align by lengths, which always holds
+        return False
 
 
-def _join_part(frame, y, *, name: str, index: int, what: str):
+def _partition_rows(x_parts, y_parts) -> tuple[list[int], list[int]]:
     import dask
 
-    return dask.delayed(_join_frames)(frame, y, name=name, index=index, what=what)
+    counts = dask.compute(*[dask.delayed(len)(p) for p in [*x_parts, *y_parts]])
+    return [int(c) for c in counts[:len(x_parts)]], [int(c) for c in counts[len(x_parts):]]
 
 
-def _join_frames(frame, y, *, name: str, index: int, what: str = "y"):
-    if len(frame) != len(y):
-        raise DataError(f"partition {index}: X has {len(frame)} rows but {what} has {len(y)}")
-    return frame.reset_index(drop=True).assign(**{name: y.to_numpy()})
+def _pieces(x_rows: list[int], y_rows: list[int], y_parts: list):
+    """Per partition of ``X``: ``(parts of y, first row in the first, rows)`` covering its rows."""
+    y_starts = np.concatenate([[0], np.cumsum(y_rows)]).astype(np.int64)
+    start = 0
+    for rows in x_rows:
+        first = int(np.searchsorted(y_starts, start, side="right")) - 1
+        last = int(np.searchsorted(y_starts, start + rows, side="left"))
+        chosen = [j for j in range(max(first, 0), max(last, first + 1)) if y_rows[j]] if rows else []
+        offset = start - int(y_starts[chosen[0]]) if chosen else 0
+        yield [y_parts[j] for j in chosen], offset, rows
+        start += rows
+
+
+def _join_part(frame, pieces, *, name: str):
+    import dask
+
+    parts, offset, rows = pieces
+    return dask.delayed(_join_frames)(frame, parts, offset=offset, rows=rows, name=name)
+
+
+def _join_frames(frame, parts, *, offset: int, rows: int, name: str):
+    import pandas as pd
+
+    values = pd.concat(parts).to_numpy()[offset:offset + rows] if parts else np.zeros(0)
+    if len(frame) != rows or len(values) != rows:  # the data changed between the count and the read
+        raise DataError(f"a partition of X has {len(frame)} rows where {rows} were counted")
+    return frame.reset_index(drop=True).assign(**{name: values})
 
 
 def check_fit_input(est, X, y):

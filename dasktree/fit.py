@@ -27,6 +27,7 @@ from .forest.grow import grow
 from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
+from .io.keys import key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, Source, TableSource, open_source
 from .model.model import Model
@@ -308,6 +309,9 @@ def _grow_model(runner, given: _Input, settings: Settings, spec: BinSpec, summar
         "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
         "forest_nodes": n_distinct,
     }
+    keys = key_like_columns(summary, roles, source.schema)
+    if keys:  # saved with the model, and said on stderr by the command (only when there are any)
+        report["warnings"] = key_warnings(keys, tree, [f.name for f in spec.features])
     if fold_spec is not None and only_fold is None:
         report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
                                  [level.distinct_tests for level in grow_report.levels])

@@ -6,7 +6,7 @@ import pytest
 
 import dasktree
 from dasktree import DaskTreeClassifier
-from dasktree.testing import mixed_frame
+from dasktree.testing import mixed_frame, write_dataset
 
 
 @pytest.fixture(scope="module")
@@ -49,14 +49,47 @@ def test_dask_arrays_in_equal_numpy(cluster_client):
     assert clf.score(dX, dy) == pytest.approx(reference.score(X, y))
 
 
-def test_mismatched_partitions_are_refused(data, cluster_client):
+def test_readme_pattern_x_and_y_of_one_parquet_frame_are_paired_row_by_row(data, cluster_client, tmp_path):
+    """``ddf = dd.read_parquet(dir); X = ddf.drop(...); y = ddf[...]``: dask reads the one-column ``y``
+    in fewer partitions than ``X`` (it fuses narrow reads); fit, predict and score pair them row by row."""
     import dask.dataframe as dd
 
     X, y = data
-    with pytest.raises(dasktree.InputError, match="X has 4 partitions but y has 3"):
-        DaskTreeClassifier(client=cluster_client).fit(dd.from_pandas(X, npartitions=4),
-                                                      dd.from_pandas(y, npartitions=3))
-    frame = dd.from_pandas(X, npartitions=2)
-    shorter = dd.from_pandas(pd.Series(y.to_numpy()[:2500], name="label"), npartitions=2)
-    with pytest.raises(dasktree.DataError, match="partition [01]: X has 1500 rows but y has 1250"):
+    reference = DaskTreeClassifier(max_depth=4).fit(X, y)
+    ddf = dd.read_parquet(write_dataset(X.assign(label=y), tmp_path / "train", n_files=6))
+    dX, dy = ddf.drop(columns=["label"]), ddf["label"]
+    assert dX.optimize().npartitions != dy.optimize().npartitions  # what dask does: the case at hand
+    clf = DaskTreeClassifier(client=cluster_client, max_depth=4).fit(dX, dy)
+    assert clf.model_.tree.to_json() == reference.model_.tree.to_json()
+    np.testing.assert_array_equal(clf.predict(dX).compute().to_numpy(), reference.predict(X))
+    assert clf.score(dX, dy) == pytest.approx(reference.score(X, y))
+
+
+def test_x_and_y_of_different_partitionings_are_paired_row_by_row(data, cluster_client, tmp_path):
+    """Unknown divisions (Parquet written in 5 files beside 2) pair by partition lengths; known
+    divisions (from_pandas, 4 partitions beside 3) by index, as pandas does; weights too."""
+    import dask.dataframe as dd
+
+    X, y = data
+    w = pd.Series(np.arange(len(y)) % 3 + 1.0, name="w")
+    reference = DaskTreeClassifier(max_depth=4).fit(X, y, sample_weight=w.to_numpy())
+    dX = dd.read_parquet(write_dataset(X, tmp_path / "X", n_files=5))
+    dy = dd.read_parquet(write_dataset(y.to_frame(), tmp_path / "y", n_files=2))["label"]
+    dw = dd.from_pandas(w, npartitions=3).clear_divisions()
+    assert dX.npartitions == 5 and dy.npartitions == 2 and not dX.known_divisions
+    clf = DaskTreeClassifier(client=cluster_client, max_depth=4).fit(dX, dy, sample_weight=dw)
+    assert clf.model_.tree.to_json() == reference.model_.tree.to_json()
+    assert clf.score(dX, dy, sample_weight=dw) == pytest.approx(reference.score(X, y, sample_weight=w))
+    by_index = DaskTreeClassifier(client=cluster_client, max_depth=4).fit(
+        dd.from_pandas(X, npartitions=4), dd.from_pandas(y, npartitions=3), sample_weight=dd.from_pandas(w, npartitions=2))
+    assert by_index.model_.tree.to_json() == reference.model_.tree.to_json()
+
+
+def test_x_and_y_of_different_lengths_are_refused(data, cluster_client):
+    import dask.dataframe as dd
+
+    X, y = data
+    frame = dd.from_pandas(X, npartitions=2).clear_divisions()
+    shorter = dd.from_pandas(pd.Series(y.to_numpy()[:2500], name="label"), npartitions=2).clear_divisions()
+    with pytest.raises(dasktree.DataError, match="X has 3000 rows but y has 2500"):
         DaskTreeClassifier(client=cluster_client).fit(frame, shorter)

@@ -80,7 +80,7 @@ def test_predict_logs_and_text_mode_prints_the_dashboard(data, tmp_path):
                      "--scheduler", "processes")
     assert predicted.returncode == 0, predicted.stderr
     records = _records(predicted.stderr)
-    assert [r["event"] for r in records] == ["cluster", "pass"]
+    assert [r["event"] for r in records] == ["cluster", "pass", "summary"]
     features = [f["name"] for f in json.loads(model.read_text())["bins"]]
     assert records[1]["pass"].endswith("predict") and records[1]["rows"] == 20000
     assert records[1]["bytes_read"] == _compressed_bytes(data, features)
@@ -92,3 +92,24 @@ def test_predict_logs_and_text_mode_prints_the_dashboard(data, tmp_path):
 def test_bad_log_format_is_usage_error(data, tmp_path):
     result = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "m.json"), "--log-format", "xml")
     assert result.returncode == 2 and "--log-format" in result.stderr
+
+
+def test_json_log_format_is_json_lines_only_on_stderr_for_fit_evaluate_and_errors(data, tmp_path):
+    """The summary ("pruned ...", "wrote ...", evaluate's metrics) and the error line are JSON lines too;
+    stdout is left to --json's report (empty without it)."""
+    model = tmp_path / "model.json"
+    fit = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "3", "--cv", "3",
+               "--log-format", "json", "--scheduler", "threads")
+    assert fit.returncode == 0, fit.stderr
+    records = _records(fit.stderr)
+    said = [r["message"] for r in records if r["event"] == "summary"]
+    assert any(m.startswith("pruned (cv-min)") for m in said) and any(m.startswith("wrote ") for m in said)
+    assert fit.stdout == ""
+    evaluated = _run("evaluate", str(model), str(data), "--log-format", "json", "--scheduler", "threads")
+    assert evaluated.returncode == 0, evaluated.stderr
+    events = [r["event"] for r in _records(evaluated.stderr)]
+    assert "pass" in events and "summary" in events and evaluated.stdout == ""
+    again = _run("fit", str(data), "--target", "class", "--out", str(model), "--log-format", "json")
+    [error] = _records(again.stderr)
+    assert again.returncode == 1 and error["event"] == "error" and "already exists" in error["message"]
+    assert error["exit_code"] == 1

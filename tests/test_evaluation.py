@@ -118,6 +118,26 @@ def test_plotcp_draws_the_prune_table(tmp_path):
     assert (tmp_path / "cp.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_plot_cv_draws_the_chosen_point_on_top_and_plot_replaces_only_with_overwrite(tmp_path, capsys):
+    """The chosen subtree's marker comes after (over) the CV error markers in the SVG; an existing --out
+    is kept, exit 1, unless --overwrite."""
+    train = agrawal.generate(3000, function=2, seed=3)
+    model = DaskTreeClassifier(max_depth=4, cv=3).fit(train, target="class").model_
+    model.report["prune"] = {"mode": "cv-min", "alpha": 0.01, "cp_table": [
+        {"alpha": a, "leaves": n, "train_error": e, "cv_error": e + 0.02, "cv_se": 0.005}
+        for a, n, e in ((0.0, 12, 0.10), (0.01, 6, 0.12), (0.05, 2, 0.25), (0.2, 1, 0.4))]}
+    path, out = tmp_path / "m.json", tmp_path / "cv.svg"
+    model.save(path)
+    assert main(["plot", str(path), "--cv", "--out", str(out)]) == 0
+    svg = out.read_text()
+    assert 'id="cv-error"' in svg and svg.index('id="chosen"') > svg.index('id="cv-error"')
+    out.write_text("mine")
+    assert main(["plot", str(path), "--cv", "--out", str(out)]) == 1
+    assert "already exists" in capsys.readouterr().err and out.read_text() == "mine"
+    assert main(["plot", str(path), "--out", str(out), "--engine", "matplotlib", "--overwrite"]) == 0
+    assert out.read_text().lstrip().startswith("<?xml") or "<svg" in out.read_text()[:4096]
+
+
 def _subparsers(parser: argparse.ArgumentParser) -> dict:
     [action] = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
     return dict(action.choices)

@@ -191,3 +191,34 @@ def test_a_tree_without_splits_prunes_to_itself():
     assert info["mode"] == "cv-min" and info["alpha"] == 0.0 and len(info["cp_table"]) == 1
     assert info["fold_alpha"] is None  # the last row: fold trees pruned to their root
     json.loads(model.dumps())
+
+
+def test_re_pruning_without_fold_trees_takes_the_cv_error_from_the_cp_table(tmp_path, capsys):
+    """A model fit with cv but without its fold trees: the old tree's CV accuracy is not the new tree's."""
+    from dasktree.cli import main
+
+    frame = _noisy(seed=4)
+    model = fit(frame, target="y", features=["x0", "x1", "colour"], cv=4, max_depth=6)
+    assert not model.fold_trees and model.report["cv"]["per_fold"]
+    table = model.report["prune"]["cp_table"]
+    row = table[-2]  # a small tree of the sequence, not the one chosen
+    assert row["leaves"] != model.report["leaves"]
+    pruned = prune_model(model, row["alpha"])
+    assert pruned.report["leaves"] == row["leaves"]
+    assert pruned.report["cv"]["accuracy_pooled"] == pytest.approx(1 - row["cv_error"])
+    assert pruned.report["cv"]["estimated_from"] == "cp table"
+    assert [r["cv_error"] for r in pruned.report["prune"]["cp_table"]] == [r["cv_error"] for r in table]
+    with_folds = fit(frame, target="y", features=["x0", "x1", "colour"], cv=4, max_depth=6, keep_fold_trees=True)
+    assert with_folds.report["prune"]["cp_table"] == table  # the same CV errors either way
+    path, out = str(tmp_path / "m.json"), str(tmp_path / "p.json")
+    model.save(path)
+    assert main(["prune", path, "--alpha", repr(row["alpha"]), "--out", out]) == 0
+    said = capsys.readouterr().out
+    assert f"-> {row['leaves']} leaves, cross-validated accuracy {1 - row['cv_error']:.4f} (the cp table's)" in said
+    assert main(["show", out, "--format", "report"]) == 0 and "the cp table's CV error" in capsys.readouterr().out
+    assert main(["plot", out, "--cv", "--out", str(tmp_path / "cp.svg")]) == 0  # the cp table's panel alone
+    pessimistic = prune_model(model, mode="pessimistic")  # not a subtree of the sequence: no estimate, said so
+    assert "cv" not in pessimistic.report and "keep_fold_trees" in pessimistic.report["prune"]["cv_note"]
+    assert main(["prune", path, "--mode", "cv", "--out", str(tmp_path / "q.json")]) == 1
+    err = capsys.readouterr().err
+    assert "--keep-fold-trees" in err and "cv=k" not in err

@@ -6,8 +6,9 @@ parameter value; 3 an internal error (a bug: please report it); 75 a transient
 failure a retry may fix (scheduler unreachable, cluster lost, ``--timeout``).
 ``--json`` prints a machine-readable report on stdout and the human summary
 on stderr; progress bars go to stderr and ``--quiet`` turns them off.
-``--log-format json`` writes one JSON line per pass (and one naming the cluster
-and its dashboard) on stderr instead of the bars (:mod:`dasktree.engine.progress`).
+``--log-format json`` makes stderr JSON lines only: one per pass (and one naming the cluster
+and its dashboard) instead of the bars (:mod:`dasktree.engine.progress`), one per summary
+line (:mod:`dasktree.cli.say`), and the error line as one.
 """
 
 from __future__ import annotations
@@ -48,8 +49,8 @@ leaving may take before the process ends itself regardless (never a job that doe
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command of ``argv``; the exit code (see :data:`EXIT_CODES`)."""
     program = argv is None  # the process is ours: it must end (see _leaving)
-    if program:  # distributed's INFO chatter (a cluster closing after a timeout) would break the one-line error
-        logging.disable(logging.INFO)
+    if program:  # distributed's chatter (a cluster closing after a timeout, a reconnect to a lost scheduler
+        logging.disable(logging.ERROR)  # given up on, at ERROR with a traceback) would break the one-line error
     nul = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in str(a)), None)
     if nul is not None:  # no path or name holds one; os calls would fail deep inside
         print(f"dasktree: error: argument {nul!r} contains a NUL character", file=sys.stderr)
@@ -57,7 +58,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = one_line_errors(build_parser()).parse_args(argv)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
-        print(f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", file=sys.stderr)
+        _error(args, f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", EXIT_USAGE)
         return EXIT_USAGE
     # distributed's own warnings and asyncio's shutdown chatter (a cluster closing after an error)
     # would break the one-line error contract
@@ -74,7 +75,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         _quiet_stdout()
         return 0
     except DaskTreeError as exc:
-        print(f"dasktree: error: {_one_line(str(exc))}", file=sys.stderr)
+        _error(args, f"dasktree: error: {_one_line(str(exc))}", exit_code(exc))
         return _leaving(exit_code(exc), program)
     except KeyboardInterrupt:
         print("dasktree: interrupted", file=sys.stderr)
@@ -82,9 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: say so in one line, show the traceback on request
         if os.environ.get("DASKTREE_DEBUG"):
             raise
-        print(f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
-              "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)",
-              file=sys.stderr)
+        _error(args, f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
+               "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)", EXIT_BUG)
         return _leaving(EXIT_BUG, program)
     return _leaving(0, program)
 
@@ -147,6 +147,14 @@ def _quiet_stdout() -> None:
         os.close(devnull)
     except (OSError, ValueError):
         pass
+
+
+def _error(args, line: str, code: int) -> None:
+    """The one error line on stderr: as it reads, or with ``--log-format json`` as a JSON line
+    ``{"event": "error", "message": ..., "exit_code": ...}`` (stderr stays JSON lines only)."""
+    if getattr(args, "log_format", "text") == "json":
+        line = json.dumps({"event": "error", "message": line, "exit_code": code})
+    print(line, file=sys.stderr)
 
 
 def _one_line(text: str) -> str:

@@ -10,16 +10,9 @@ import tempfile
 from .evaluate import cmd_evaluate, cmd_plot
 from .export import cmd_export
 from .parser import columns, learning_values
+from .say import progress as _progress, say as _say, warn
 
 __all__ = ["COMMANDS", "format_cp"]
-
-
-def _progress(args):
-    from ..engine.progress import Progress
-
-    # --json's report owns stdout; JSON log lines go to stderr and so stay on with it
-    return Progress(enabled=not (args.quiet or (args.json and args.log_format == "text")),
-                    log_format=args.log_format)
 
 
 def _cmd_fit(args) -> dict:
@@ -41,6 +34,8 @@ def _cmd_fit(args) -> dict:
 
         remove_checkpoint(args.checkpoint)
     r = model.report
+    for warning in r.get("warnings", []):
+        warn(args, warning)
     pruned = r["prune"]
     if pruned["mode"] != "none":
         at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
@@ -53,21 +48,6 @@ def _cmd_fit(args) -> dict:
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
                    f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
     return {"model": args.out, "report": model.report, "run": model.run}
-
-
-def _say(args, text: str) -> None:
-    """The human summary: on stdout, or on stderr when --json keeps stdout for the JSON report (there
-    as a JSON line of its own, ``{"event": "summary", ...}``, when ``--log-format json`` keeps stderr
-    for log collectors)."""
-    from ..io.redact import redact
-
-    text = redact(text)
-    if not getattr(args, "json", False):
-        print(text)
-    elif getattr(args, "log_format", "text") == "json":
-        print(json.dumps({"event": "summary", "message": text}), file=sys.stderr)
-    else:
-        print(text, file=sys.stderr)
 
 
 def _cmd_predict(args) -> dict:
@@ -191,9 +171,16 @@ def _cmd_prune(args) -> dict:
     r = model.report
     if not args.json:
         print(f"wrote {args.out}: {r['prune']['mode']} pruning, {r['prune']['leaves_grown']} -> {r['leaves']} leaves"
-              + (f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}" if "cv" in r else ""))
+              + _cv_said(r))
     return {"model": args.out, "prune": {k: v for k, v in r["prune"].items() if k != "cp_table"},
             "leaves": r["leaves"], "cv": r.get("cv", {}).get("accuracy_pooled")}
+
+
+def _cv_said(r: dict) -> str:
+    if "cv" in r:
+        source = " (the cp table's)" if r["cv"].get("estimated_from") == "cp table" else ""
+        return f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}{source}"
+    return f"; {r['prune']['cv_note']}" if "cv_note" in r["prune"] else ""
 
 
 def _cmd_demo(args) -> dict:

@@ -8,7 +8,7 @@ draws the tree, or with ``--cv`` the cross-validation results
 
 from __future__ import annotations
 
-import sys
+from .say import progress, say
 
 __all__ = ["add_evaluate_parser", "add_plot_parser", "cmd_evaluate", "cmd_plot"]
 
@@ -29,6 +29,7 @@ def add_plot_parser(add) -> None:
     p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG or PNG file")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--out", required=True, help="image file to write: .svg or .png (written atomically)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--cv", action="store_true",
                    help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "
                         "tree size with the 1-SE line (rpart's plotcp); default: the tree")
@@ -40,25 +41,26 @@ def add_plot_parser(add) -> None:
 
 def cmd_evaluate(args) -> dict:
     from ..engine.evaluate import evaluate_dataset
-    from ..engine.progress import Progress
     from ..model.metrics import format_metrics
     from ..model.model import load
 
     model = load(args.model)
     target = args.target or model.target
     metrics = evaluate_dataset(model, args.data, target, scheduler=args.scheduler, weight=args.weight,
-                               progress=Progress(enabled=not (args.quiet or args.json)))
+                               progress=progress(args))
     text = format_metrics(metrics)
     if metrics.get("rows_skipped_null_target"):
         text += f"{'skipped (no label)':>20} {metrics['rows_skipped_null_target']}\n"
-    (sys.stderr if args.json else sys.stdout).write(text)
+    say(args, text.rstrip("\n"))
     return {"model": args.model, "data": args.data, "target": target, "weight": args.weight, "metrics": metrics}
 
 
 def cmd_plot(args) -> None:
+    from ..io.outputs import check_file_out
     from ..model.model import load
     from ..model.plot import plot_cv, plot_tree
 
+    check_file_out(args.out, overwrite=args.overwrite)  # an existing image is replaced only when asked
     model = load(args.model)
     if args.cv:
         plot_cv(model, args.out)

@@ -9,6 +9,7 @@ from .. import __version__
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
+from .suggest import Parser
 from .security import add_security
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
@@ -44,8 +45,9 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
                         "codes exceed a quarter of the memory)")
     p.add_argument("--quiet", action="store_true", help="no progress bars or log lines")
     p.add_argument("--log-format", choices=["text", "json"], default="text",
-                   help="stderr: progress bars (text) or one JSON line per pass and one for the cluster (json: "
-                        "level, nodes, rows, bytes_read, seconds), written even with --json")
+                   help="stderr: progress bars (text) or JSON lines only (json: one per pass with level, nodes, "
+                        "rows, bytes_read, seconds; one for the cluster; one per summary line, which then leaves "
+                        "stdout to --json's report), written even with --json")
     p.add_argument("--json", action="store_true",
                    help="print a machine-readable JSON report on stdout (the human summary goes to stderr)")
     p.add_argument("--timeout", type=float, default=None, metavar="S",
@@ -93,14 +95,16 @@ def _option_type(param):
 
 
 def learning_values(args: argparse.Namespace) -> dict:
-    """The declared parameters' values the command line gave (or their defaults), by name."""
+    """The declared parameters' values the command line gave (or their defaults), by name: what
+    :func:`dasktree.params.validate` takes (a runtime parameter's option is the command's to pass on)."""
     from ..params import declared_params
 
-    return {param.name: getattr(args, param.name) for param in declared_params() if param.group is not None}
+    return {param.name: getattr(args, param.name) for param in declared_params()
+            if param.group is not None and param.layer != "runtime"}
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(  # no option prefixes; a misspelt option names the closest
         prog="dasktree",
         description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,

@@ -168,7 +168,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
             storage_options: dict | None = None) -> "Discretizer":
         """Learn the cut points of every numeric feature of ``X`` (pass 0 and one histogram pass).
 
-        ``X``: a pandas or dask DataFrame, a 2-D array with ``y``, or a Parquet
+        ``X``: a pandas or dask DataFrame (a dask one with a dask ``y``, paired row by row as
+        :meth:`DaskTreeClassifier.fit <dasktree.DaskTreeClassifier.fit>` pairs them), a 2-D array with ``y``, or a Parquet
         file, directory, glob or fsspec URL with ``target=COLUMN``.
         ``features`` / ``exclude`` pick the columns, ``nominal`` names numeric
         columns to pass through as nominal.
@@ -176,6 +177,11 @@ class Discretizer(TransformerMixin, BaseEstimator):
         started = time.perf_counter()
         kernel_params = self._kernel_params()
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
+        if is_dask_frame(X) and y is not None:  # paired row by row, whatever dask did to the partitions
+            from ..estimator_input import join_dask
+
+            X, target = join_dask(X, y, target)
+            y = None
         source, target = open_source(X, y, target=target, storage_options=storage_options)
         roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                               where=source.description)

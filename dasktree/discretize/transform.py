@@ -27,29 +27,14 @@ def _number(t: float) -> str:
     return "0" if text == "-0" else text
 
 
-LABEL_DIGITS = 6
-"""Significant digits of a label's numbers at least; more where adjacent cut points need them."""
-
-
-def label_numbers(cut_points: Sequence[float]) -> list[float]:
-    """The cut points as labels show them: rounded to the fewest significant digits, at least
-    :data:`LABEL_DIGITS`, that keep every cut apart from its neighbours (strictly increasing).
-
-    ``[0.1 + 0.2, 0.5]`` shows as ``0.3, 0.5``; ``[1.0000001, 1.0000002]`` needs 8 digits. A
-    label names its interval for reading; the exact cut points are the discretizer's.
-    """
-    t = [float(x) for x in cut_points]
-    for digits in range(LABEL_DIGITS, 18):
-        shown = [float(f"{x:.{digits}g}") for x in t]
-        if all(a < b for a, b in zip(shown[:-1], shown[1:])):
-            return shown
-    return t
-
-
 def interval_labels(cut_points: Sequence[float]) -> list[str]:
-    """Readable names of the ``len(cut_points) + 1`` intervals: ``(a, b]``, the last ``(a, inf)``
-    (numbers as :func:`label_numbers` rounds them)."""
-    bounds = [-math.inf, *label_numbers(cut_points), math.inf]
+    """Names of the ``len(cut_points) + 1`` intervals: ``(a, b]``, the last ``(a, inf)``.
+
+    Each number is the cut point exactly, written as the shortest decimal that reads back as the
+    same float (Python's ``repr``): cut 191306.71 names ``(191306.71, inf)``, and 191306.9 falls in
+    it; ``0.1 + 0.2`` shows as ``0.30000000000000004``.
+    """
+    bounds = [-math.inf, *(float(x) for x in cut_points), math.inf]
     labels = [f"({_number(lo)}, {_number(hi)}]" for lo, hi in zip(bounds[:-2], bounds[1:-1])]
     labels.append(f"({_number(bounds[-2])}, inf)")
     return labels

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..forest.results import PackedResults
-from ..io.outputs import atomic_file, atomic_write_text
+from ..io.outputs import atomic_file, atomic_write_text, write_failure
 from .faults import maybe_die
 
 __all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "FORMAT"]
@@ -50,11 +50,11 @@ class Checkpoint:
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))
         if os.path.exists(self.directory) and not os.path.isdir(self.directory):
             raise InputError(f"checkpoint {self.directory}: is a file, not a directory")
-        os.makedirs(self.directory, exist_ok=True)
-        mode = os.stat(self.directory).st_mode
-        if mode & stat.S_IWOTH:  # another user could plant the passes the fit replays into the model
-            raise InputError(f"checkpoint {self.directory} is writable by other users (mode {mode & 0o7777:o}): "
-                             "make it yours alone (chmod o-w) or name another directory")
+        if os.path.isdir(self.directory) and os.stat(self.directory).st_mode & stat.S_IWOTH:
+            # another user could plant the passes the fit replays into the model
+            raise InputError(f"checkpoint {self.directory} is writable by other users (mode "
+                             f"{os.stat(self.directory).st_mode & 0o7777:o}): make it yours alone (chmod o-w) "
+                             "or name another directory")
         meta = os.path.join(self.directory, META)
         self.saved: list[PackedResults] = []
         self.spec_json: dict | None = None
@@ -70,8 +70,20 @@ class Checkpoint:
             _refuse_other(self.directory, stored.get("identity", {}), self.identity)
             self.spec_json = stored.get("spec")
             self.saved = self._load_passes()
-        else:
+            return
+        created = not os.path.exists(self.directory)
+        try:
+            os.makedirs(self.directory, exist_ok=True)
             self._write_meta(None)
+        except BaseException as exc:
+            if created:  # a checkpoint that cannot be written leaves nothing behind
+                try:
+                    os.rmdir(self.directory)
+                except OSError:
+                    pass
+            if write_failure(exc) is not None and not isinstance(exc, InputError):
+                raise InputError(f"checkpoint {self.directory}: cannot write: {write_failure(exc)}") from None
+            raise
 
     def check_spec(self, spec) -> None:
         """The bins pass 0 made now must be the checkpoint's (else the data changed unseen)."""

@@ -25,6 +25,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from ..errors import DaskTreeError, ParameterError, TransientError
+from .waits import LOST_SECONDS, answered, check_scheduler, remember_scheduler
 
 __all__ = ["connect", "local_cluster", "SCHEDULERS"]
 
@@ -82,7 +83,8 @@ def connect(client=None, scheduler: str | None = None,
     their paths, :mod:`dasktree.engine.tls`) is the TLS of a scheduler address; the clusters
     started here listen on 127.0.0.1 only and do without."""
     if client is not None:
-        yield client
+        with _on_scheduler(client):
+            yield client
         return
     from distributed import Client
 
@@ -106,7 +108,8 @@ def connect(client=None, scheduler: str | None = None,
             try:
                 if on_cluster is not None:
                     on_cluster(cluster.scheduler_address, _dashboard(started), True)
-                yield started
+                with _on_scheduler(started):
+                    yield started
             finally:
                 _close(started)
         finally:
@@ -131,9 +134,26 @@ def connect(client=None, scheduler: str | None = None,
     try:
         if on_cluster is not None:
             on_cluster(scheduler, _dashboard(started), False)
-        yield started
+        with _on_scheduler(started):
+            yield started
     finally:
         _close(started)
+
+
+@contextmanager
+def _on_scheduler(client) -> Iterator[None]:
+    """A block run on ``client``'s scheduler (:func:`~dasktree.engine.waits.remember_scheduler`): an
+    error that comes of losing it (distributed cancels the futures, then closes the client when it
+    cannot reconnect; or a new scheduler at the address knows nothing of the run) is a
+    :class:`~dasktree.errors.TransientError` saying so, whatever it was raised as."""
+    remember_scheduler(client)
+    try:
+        yield
+    except DaskTreeError:
+        raise
+    except Exception as exc:
+        check_scheduler(client)  # raises if the scheduler was lost, saying how
+        raise
 
 
 CLOSE_SECONDS = 10
@@ -151,4 +171,5 @@ def _close(thing) -> None:
 
 def _dashboard(client) -> str | None:
     """The dashboard's address, or None when the scheduler serves none."""
-    return client.dashboard_link if "dashboard" in client.scheduler_info().get("services", {}) else None
+    info = answered(lambda: client.sync(client.scheduler.identity, n_workers=0, callback_timeout=LOST_SECONDS))
+    return client.dashboard_link if "dashboard" in info.get("services", {}) else None

@@ -63,7 +63,7 @@ from .tasks import (
     summarize_part,
     summarize_tables,
 )
-from .waits import HolderLost, Watch, wait_futures
+from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, wait_futures, workers_of
 
 __all__ = ["DaskRunner"]
 
@@ -102,7 +102,8 @@ class DaskRunner(PassCounter):
             self._source = None
         else:
             self._frames = None
-            [self._source] = client.scatter([source], broadcast=True, hash=False)
+            [self._source] = answered(lambda: client.scatter([source], broadcast=True, hash=False,
+                                                             timeout=LOST_SECONDS))
 
     def _map(self, func, label: str, **kwargs) -> list:
         if self._frames is not None:
@@ -156,7 +157,7 @@ class DaskRunner(PassCounter):
             self.encoded = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
-        [self._spec] = self.client.scatter([spec], broadcast=True, hash=False)
+        [self._spec] = answered(lambda: self.client.scatter([spec], broadcast=True, hash=False, timeout=LOST_SECONDS))
         if self._frames is not None:
             use_cache = True
         elif self.cache == "auto":
@@ -170,6 +171,7 @@ class DaskRunner(PassCounter):
             try:
                 self._start_holders()
             except _lost_worker_errors():  # the first level pass starts them again, on the workers there are
+                check_scheduler(self.client)
                 self._rescatter()
 
     def _fits(self, row_bytes: int) -> bool:
@@ -180,12 +182,13 @@ class DaskRunner(PassCounter):
         """Bytes the workers may hold (asked once): their memory limits, and for a worker without one
         (``memory_limit=0``) its host's physical memory shared among the workers on that host."""
         if self._memory_bytes is None:
-            workers = self.client.scheduler_info().get("workers", {})
+            workers = workers_of(self.client)
             total = sum(info.get("memory_limit") or 0 for info in workers.values())
             unlimited = [w for w, info in workers.items() if not info.get("memory_limit")]
             if unlimited:
                 on_host = collections.Counter(info.get("host") for info in workers.values())
-                physical = self.client.run(physical_memory, workers=unlimited)
+                physical = answered(lambda: self.client.run(physical_memory, workers=unlimited,
+                                                            callback_timeout=LOST_SECONDS))
                 total += sum(physical[w] // on_host[workers[w].get("host")] for w in unlimited)
             self._memory_bytes = total
         return self._memory_bytes
@@ -200,7 +203,7 @@ class DaskRunner(PassCounter):
 
     def _threads(self) -> list[str]:
         """Each worker once per thread it runs (sorted): one group of parts, one task a pass, per thread."""
-        info = self.client.scheduler_info().get("workers", {})
+        info = workers_of(self.client)
         return [w for w in sorted(info) for _ in range(max(1, int(info[w].get("nthreads", 1) or 1)))]
 
     def _assign(self) -> list[tuple[str | None, tuple[int, ...]]]:
@@ -240,6 +243,7 @@ class DaskRunner(PassCounter):
             try:
                 return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
             except _lost_worker_errors() as exc:
+                check_scheduler(self.client)  # a lost scheduler lost every worker's data: no retry here
                 if attempt == 2:
                     raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
                 self._rescatter()
@@ -326,7 +330,7 @@ class DaskRunner(PassCounter):
         size = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))  # counting_all: no fills
         if size * n_tasks <= EMBED_PLAN_BYTES:
             return plan
-        [future] = self.client.scatter([plan], broadcast=True, hash=False)
+        [future] = answered(lambda: self.client.scatter([plan], broadcast=True, hash=False, timeout=LOST_SECONDS))
         return future
 
     def _forget_last(self) -> None:
@@ -352,7 +356,8 @@ class DaskRunner(PassCounter):
         The groups stay the same from pass to pass, as derived slots need."""
         options = dict(roles=self.roles, spec=self._spec, folds=self.folds)
         if self._frames is not None:
-            who_has = self.client.who_has(self._frames)
+            who_has = answered(lambda: self.client.sync(self.client.scheduler.who_has, keys=[f.key for f in self._frames],
+                                                        callback_timeout=LOST_SECONDS))
             self._groups = frame_groups([min(who_has.get(f.key, ()), default=None) for f in self._frames],
                                         self._threads())
             return [(worker, (encode_frames, [self._frames[i] for i in parts],

@@ -38,6 +38,7 @@ from ..io.sources import DaskFrameSource, ParquetSource, Part, Source, TableSour
 from .cluster import SCHEDULERS, connect
 from .local_runner import IN_PROCESS, LocalRunner, cores, fits_in_memory
 from .progress import Progress, gather_with_progress
+from .waits import LOST_SECONDS, answered, workers_of
 
 __all__ = ["Place", "choose", "active_client", "large_dataset_place", "open_runner", "open_parts", "cluster_for", "check_scheduler",
            "as_progress", "IN_PROCESS"]
@@ -56,13 +57,13 @@ class Place:
 def active_client():
     """The ``distributed`` client active in this process, or None (none is started, and
     ``distributed`` is not imported when nothing imported it yet)."""
-    if "distributed" not in sys.modules:
+    if sys.modules.get("distributed") is None:  # never imported (or blocked): no client can be active
         return None
     try:
         from distributed import default_client
 
         return default_client()
-    except ValueError:  # no client
+    except (ValueError, ImportError):  # no client
         return None
 
 
@@ -147,7 +148,7 @@ def open_runner(source: Source, roles: Roles, *, folds=None, client=None, schedu
         runner = DaskRunner(dask_client, source, roles, folds=folds, cache=False if cache is None else cache,
                             progress=bar)
         try:
-            runner.workers = len(dask_client.scheduler_info().get("workers", {}))
+            runner.workers = len(workers_of(dask_client))  # bounded: a stopped scheduler ends the job
             yield runner
         finally:
             runner.close()
@@ -187,7 +188,8 @@ class _ClusterParts:
     def map(self, func: Callable, label: str, **shared) -> list:
         small = (str, int, float, bool, tuple, type(None))
         large = {k: v for k, v in shared.items() if not isinstance(v, small)}
-        scattered = self.client.scatter([self.source, *large.values()], broadcast=True, hash=False)
+        scattered = answered(lambda: self.client.scatter([self.source, *large.values()], broadcast=True, hash=False,
+                                                         timeout=LOST_SECONDS))
         kwargs = {**shared, **dict(zip(large, scattered[1:]))}
         futures = [self.client.submit(func, part, source=scattered[0], pure=False, **kwargs)
                    for part in self.source.parts]

@@ -11,7 +11,16 @@ client asks the scheduler which workers there are:
   runner starts the pass again on new holders (:meth:`DaskRunner.apply_pass`);
 - the scheduler cannot be reached, or the cluster has had no worker, for
   :data:`LOST_SECONDS`: :class:`~dasktree.errors.TransientError`, a
-  one-line error that a retry may fix (exit 75).
+  one-line error that a retry may fix (exit 75);
+- the client lost its connection to the scheduler, or the scheduler answering is
+  another one than the run started with (restarted at the same address): at
+  once :class:`~dasktree.errors.TransientError`. distributed cancels every future
+  of a client that loses its scheduler, and a new scheduler knows nothing of the
+  run's data and holders, so the run cannot go on (``--checkpoint`` resumes it).
+
+A single call to the scheduler (a scatter, a question about its workers) is
+bounded too (:func:`answered`): a scheduler that stops answering without
+dying (a stopped process, a full machine) ends the run after :data:`LOST_SECONDS`.
 
 ``DASKTREE_LOST_SECONDS`` in the environment sets :data:`LOST_SECONDS` (a job
 on a cluster that scales from zero may want minutes).
@@ -20,12 +29,17 @@ on a cluster that scales from zero may want minutes).
 from __future__ import annotations
 
 import os
+import threading
 import time
-from typing import Callable, Iterable
+import weakref
+from typing import Callable, Iterable, TypeVar
 
 from ..errors import TransientError
 
-__all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls"]
+__all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls", "answered",
+           "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler"]
+
+T = TypeVar("T")
 
 POLL_SECONDS = 1.0
 """How often a waiting client asks the scheduler about its workers."""
@@ -36,6 +50,80 @@ LOST_SECONDS = float(os.environ.get("DASKTREE_LOST_SECONDS", 60))
 
 class HolderLost(Exception):
     """A holder's worker cannot be reached: lost, and the holder's data with it."""
+
+
+_FIRST_SCHEDULER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # client -> its scheduler's id
+
+
+def answered(call: Callable[[], T], seconds: float | None = None) -> T:
+    """``call()``, a call to the scheduler, given ``seconds`` (default :data:`LOST_SECONDS`) to
+    answer; no answer by then, or a lost connection, is a :class:`~dasktree.errors.TransientError`.
+
+    The call runs on a thread of its own: some of ``distributed``'s calls (a scatter) take a
+    timeout but wait on a stopped scheduler regardless. A call given up on is left to its
+    (daemon) thread, and the run ends."""
+    seconds = LOST_SECONDS if seconds is None else seconds
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="dasktree-scheduler-call", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    error = outcome.get("error")
+    if thread.is_alive() or isinstance(error, TimeoutError):
+        raise TransientError(f"the Dask scheduler did not answer for {seconds:g} s: the cluster was lost; "
+                             "a retry may succeed") from None
+    if isinstance(error, OSError):  # distributed's CommClosedError among them: the connection is gone
+        raise TransientError(f"the connection to the Dask scheduler was lost ({type(error).__name__}); "
+                             "a retry may succeed") from None
+    if error is not None:
+        raise error
+    return outcome["value"]
+
+
+def workers_of(client, seconds: float | None = None) -> dict:
+    """The scheduler's workers (address -> their information), asked within ``seconds``
+    (:func:`answered`; ``Client.scheduler_info`` asks with no bound)."""
+    seconds = LOST_SECONDS if seconds is None else seconds
+    info = answered(lambda: client.sync(client.scheduler.identity, n_workers=-1, callback_timeout=seconds), seconds)
+    return info.get("workers", {})
+
+
+def remember_scheduler(client) -> None:
+    """Note which scheduler ``client`` runs on now: another one later (restarted) has lost the run."""
+    info = answered(lambda: client.sync(client.scheduler.identity, n_workers=0, callback_timeout=LOST_SECONDS))
+    _FIRST_SCHEDULER[client] = info.get("id")
+
+
+def scheduler_lost(client, info: dict | None = None) -> str | None:
+    """Why the run on ``client`` cannot go on for its scheduler (None: it can): the connection
+    lost (distributed cancelled the run's futures), the scheduler another one than at
+    :func:`remember_scheduler`, or (without ``info``, the scheduler's identity) no answer."""
+    status = getattr(client, "status", "running")
+    if status != "running":
+        return f"the connection to the Dask scheduler was lost ({status})"
+    if info is None:
+        try:
+            info = client.sync(client.scheduler.identity, n_workers=0, callback_timeout=5 * POLL_SECONDS)
+        except Exception as exc:  # noqa: BLE001 - whatever it is, the scheduler did not answer
+            return f"the Dask scheduler does not answer ({type(exc).__name__})"
+    first = _FIRST_SCHEDULER.get(client)
+    if first is not None and info.get("id") != first:
+        return "the Dask scheduler was restarted (its state, the run's data, is gone)"
+    return None
+
+
+def check_scheduler(client, info: dict | None = None) -> None:
+    """Raise :class:`~dasktree.errors.TransientError` if :func:`scheduler_lost` says why."""
+    why = scheduler_lost(client, info)
+    if why is not None:
+        raise TransientError(f"{why} in the middle of the run; a retry may succeed "
+                             "(with --checkpoint it resumes from the last level pass saved)")
 
 
 class Watch:
@@ -52,13 +140,17 @@ class Watch:
 
     def check(self) -> None:
         """Ask the scheduler (within ``POLL_SECONDS`` x 5); raise if the cluster cannot go on."""
+        if getattr(self.client, "status", "running") != "running":
+            check_scheduler(self.client)  # the connection is lost: the run's futures are cancelled
         try:
             info = self.client.sync(self.client.scheduler.identity, n_workers=-1,
                                     callback_timeout=5 * POLL_SECONDS)
+        except Exception as exc:  # the scheduler does not answer: lost, or too busy to say
+            info, workers, problem = None, None, f"the Dask scheduler does not answer ({type(exc).__name__})"
+        if info is not None:
+            check_scheduler(self.client, info)  # another scheduler than the run's: its state is gone
             workers = set(info.get("workers", {}))
             problem = None if workers else "the cluster has no workers"
-        except Exception as exc:  # the scheduler does not answer: lost, or too busy to say
-            workers, problem = None, f"the Dask scheduler does not answer ({type(exc).__name__})"
         if workers is not None and self.holders - workers:
             raise HolderLost(f"worker {sorted(self.holders - workers)[0]} holding part of the data was lost")
         now = time.monotonic()

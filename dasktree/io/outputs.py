@@ -4,11 +4,18 @@
 ``overwrite``; its parent must), yields a hidden temporary directory beside
 it to write into, and renames that to ``out`` only when the block ends
 without error; on any error the temporary directory is removed. Prediction
-and discretization write their Parquet files through it.
+and discretization write their Parquet files through it. :func:`atomic_file`
+does the same for one file (a model, a checkpoint's pass).
+
+A write that fails for the disk (full, over quota, read-only, a file too
+large: :func:`write_failure`) is an :class:`~dasktree.errors.InputError` naming
+the output, one line, exit 1; nothing of the output is left, and an output it
+was to replace is untouched.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shutil
@@ -19,7 +26,21 @@ from typing import Any, Iterator
 
 from ..errors import DataError, InputError
 
-__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file"]
+__all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file",
+           "write_failure"]
+
+DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
+"""A write's errors that are the disk's: full, over quota, a file too large, read-only, failing."""
+
+
+def write_failure(exc: BaseException) -> str | None:
+    """Why a write failed, if for the disk (:data:`DISK_ERRNOS`; pyarrow's errors carry the errno
+    too, a worker's come back as they were raised there); else None."""
+    if not isinstance(exc, OSError):
+        return None
+    code = exc.errno if exc.errno in DISK_ERRNOS else next(
+        (c for c in DISK_ERRNOS if f"[errno {c}]" in str(exc).lower()), None)
+    return None if code is None else os.strerror(code)
 
 
 def check_out(out, *, overwrite: bool, storage_options: dict | None = None) -> tuple[Any, str, str]:
@@ -114,15 +135,18 @@ def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | No
     """Write into the yielded ``Staging.tmp``; it becomes ``out`` when the block succeeds."""
     fs, out_path, parent = check_out(out, overwrite=overwrite, storage_options=storage_options)
     tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
-    fs.makedirs(tmp, exist_ok=True)
     try:
+        fs.makedirs(tmp, exist_ok=True)
         yield Staging(fs, tmp, out_path)
         if fs.exists(out_path):
             _remove(fs, out_path)
         fs.mv(tmp, out_path, recursive=True)
-    except BaseException:
+    except BaseException as exc:
         _remove(fs, tmp)
-        raise
+        reason = write_failure(exc)
+        if reason is None:
+            raise
+        raise InputError(f"{out}: cannot write: {reason}") from None
 
 
 def atomic_write_text(path: str | os.PathLike, text: str) -> None:
@@ -151,14 +175,14 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
             yield f
             f.flush()
             os.fsync(f.fileno())
-        try:
-            os.replace(tmp, path)
-        except OSError as exc:
-            raise InputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
-    except BaseException:
+        os.replace(tmp, path)
+    except BaseException as exc:
         if os.path.exists(tmp):
             os.unlink(tmp)
-        raise
+        reason = write_failure(exc)
+        if reason is None:
+            raise
+        raise InputError(f"{path}: cannot write: {reason}") from None
 
 
 class _NotFinite(ValueError):

@@ -25,6 +25,7 @@ import pyarrow as pa
 from ..errors import DataError, InputError
 from .integrity import check_statistics, locate_bad_page
 from .redact import redact
+from .retries import retrying
 
 __all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
 
@@ -96,19 +97,25 @@ class ParquetSource(Source):
             fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
         except (ImportError, ValueError) as exc:
             raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
-        root, files = self._list_files(fs, paths)
+        root, files = retrying(lambda: self._list_files(fs, paths), self.description)
         self._fsspec = fs
         self._fs = PyFileSystem(FSSpecHandler(fs))
         self.root = root
         try:
             if len(paths) == 1 and fs.isdir(_strip(fs, paths[0])[1]):
-                dataset = ds.dataset(
+                dataset = retrying(lambda: ds.dataset(
                     files, format="parquet", filesystem=self._fs, partitioning="hive",
                     partition_base_dir=root,
-                )
+                ), self.description)
             else:
-                dataset = ds.dataset(files, format="parquet", filesystem=self._fs)
+                dataset = retrying(lambda: ds.dataset(files, format="parquet", filesystem=self._fs),
+                                   self.description)
         except (pa.ArrowException, OSError) as exc:
+            from .not_parquet import convert_hint, text_format
+
+            fmt = text_format(files) if len(paths) == 1 else None
+            if fmt is not None:
+                raise DataError(convert_hint(paths[0], fmt)) from None
             raise DataError(f"{self.description}: not a readable Parquet dataset: {_first_line(exc)}") from None
         fragments = sorted(dataset.get_fragments(), key=lambda f: f.path)
         self.schema = dataset.schema
@@ -116,11 +123,11 @@ class ParquetSource(Source):
         self._expressions: dict[str, Any] = {}
         self.parts = []
         self.column_bytes: dict[str, int] = {}  # compressed bytes of each column's chunks, all files
+        self._signatures: dict[str, tuple] = {}  # file -> its footer's signature, checked at every read
         first_schema = None
         for fragment in fragments:
             try:
-                metadata = fragment.metadata
-                physical = fragment.physical_schema
+                metadata, physical = retrying(lambda f=fragment: (f.metadata, f.physical_schema), fragment.path)
             except (pa.ArrowException, OSError) as exc:
                 raise DataError(f"{fragment.path}: not a Parquet file: {_first_line(exc)}") from None
             if first_schema is None:
@@ -129,6 +136,7 @@ class ParquetSource(Source):
                 _check_same_schema(first_schema, (fragment.path, physical))
             rel = self._relative(fragment.path)
             self._expressions[rel] = (fragment.path, fragment.partition_expression)
+            self._signatures[rel] = _signature(metadata)
             sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
             for i in range(metadata.num_row_groups):
                 group = metadata.row_group(i)
@@ -199,10 +207,19 @@ class ParquetSource(Source):
         path, expression = self._expressions[part.key]
         keys = ds.get_partition_keys(expression) if expression is not None else {}
         in_file = [c for c in columns if c not in keys]
-        try:
+
+        def attempt():
             with self._fs.open_input_file(path) as f:
                 file = pq.ParquetFile(f, page_checksum_verification=True)  # where the pages have them
-                table = file.read_row_groups(list(part.row_groups), columns=in_file)
+                if _signature(file.metadata) != self._signatures[part.key]:
+                    raise DataError(f"{path}: the file changed since the fit listed it (its footer differs): "
+                                    "the data changed under the fit")
+                return file, file.read_row_groups(list(part.row_groups), columns=in_file)
+
+        try:
+            file, table = retrying(attempt, path)  # a store failing for a while: backoff (dasktree.io.retries)
+        except FileNotFoundError:
+            raise DataError(f"{path}: the file is gone since the fit listed it: the data changed under the fit") from None
         except (pa.ArrowException, OSError) as exc:
             raise locate_bad_page(lambda: self._fs.open_input_file(path), path, list(part.row_groups),
                                   in_file, exc) from None
@@ -215,6 +232,14 @@ class ParquetSource(Source):
             else:  # the file's own type: kinds agree across files (checked), the encoders cast
                 arrays.append(table.column(name))
         return pa.table(arrays, names=list(columns))
+
+
+def _signature(metadata) -> tuple:
+    """What says a Parquet file is still the one listed: its rows, row groups, footer size and
+    compressed bytes (a file rewritten with other values differs in these)."""
+    compressed = sum(metadata.row_group(i).column(j).total_compressed_size
+                     for i in range(metadata.num_row_groups) for j in range(metadata.num_columns))
+    return metadata.num_rows, metadata.num_row_groups, metadata.serialized_size, compressed
 
 
 def _strip(fs, path: str) -> tuple[Any, str]:

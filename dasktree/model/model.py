@@ -31,9 +31,11 @@ from ..split.node_tests import Test
 __all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
 
 FORMAT = "dasktree.model"
-VERSION = 2
-"""Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there."""
-READS = (1, 2)
+VERSION = 3
+"""Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
+Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
+as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes."""
+READS = (1, 2, 3)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
@@ -174,6 +176,8 @@ class Model:
 
     # ---------------------------------------------------------------- JSON
     def to_json(self) -> dict:
+        from .grown_json import grown_to_json
+
         return {
             "format": FORMAT,
             "version": VERSION,
@@ -184,11 +188,13 @@ class Model:
             "tree": self.tree.to_json(),
             **({"fold_trees": [t.to_json() for t in self.fold_trees]} if self.fold_trees else {}),
             "report": self.report,
-            **({} if self.full_tree is None else {"full_tree": self.full_tree.to_json()}),
+            **({} if self.full_tree is None else {"full_tree": grown_to_json(self.full_tree)}),
         }
 
     @classmethod
     def from_json(cls, d: dict, where: str = "model") -> "Model":
+        from .grown_json import grown_from_json
+
         if not isinstance(d, dict) or d.get("format") != FORMAT:
             raise DataError(f"{where}: not a dasktree model (no \"format\": \"{FORMAT}\")")
         version = d.get("version")
@@ -203,7 +209,7 @@ class Model:
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
                 params=d.get("params", {}), report=d.get("report", {}),
                 fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
-                full_tree=TreeModel.from_json(d["full_tree"]) if "full_tree" in d else None,
+                full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None,
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None

@@ -167,10 +167,37 @@ def plot_cv(model: Model, out: str) -> None:
         raise InputError("--cv: the model has no cross-validation report: fit it with --cv K")
     table = (model.report.get("prune") or {}).get("cp_table") or []
     table = [row for row in table if row.get("cv_error") is not None]
+    folds = cv.get("per_fold") or []  # none when re-pruned without fold trees (the cp table's estimate)
+    panels = bool(folds) + bool(table)
+    if not panels:
+        raise InputError("--cv: the model keeps no per-fold accuracy nor CV errors in its cp table")
     plt = _pyplot()
-    fig, axes = plt.subplots(1, 2 if table else 1, figsize=(11 if table else 6, 4), squeeze=False)
-    ax = axes[0][0]
-    folds = cv["per_fold"]
+    fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4), squeeze=False)
+    if folds:
+        _fold_panel(axes[0][0], cv, folds)
+    if table:
+        ax = axes[0][panels - 1]
+        leaves = np.array([row["leaves"] for row in table])
+        error = np.array([row["cv_error"] for row in table])
+        se = np.array([row.get("cv_se") or 0.0 for row in table])
+        ax.errorbar(leaves, error, yerr=se, marker="o", capsize=3, linewidth=1, gid="cv-error")
+        best = int(np.argmin(error))
+        ax.axhline(error[best] + se[best], color="black", linestyle=":", linewidth=1, label="min + 1 SE")
+        chosen = (model.report.get("prune") or {}).get("alpha")
+        for row in table:
+            if chosen is not None and row["alpha"] == chosen:
+                # drawn over the error bars and their markers, larger, so it is never hidden
+                ax.plot([row["leaves"]], [row["cv_error"]], "o", color="tab:red", markersize=9,
+                        markeredgecolor="black", zorder=10, label="chosen", gid="chosen")
+        ax.set_xscale("log")
+        ax.set_xlabel("leaves")
+        ax.set_ylabel("CV error")
+        ax.set_title("cost-complexity pruning")
+        ax.legend(fontsize=8)
+    _save(fig, out, ext)
+
+
+def _fold_panel(ax, cv: dict, folds: list[dict]) -> None:
     accuracy = [f["accuracy"] if f["accuracy"] is not None else np.nan for f in folds]
     labels = [f"{f['repeat']}.{f['fold']}" if cv["repeats"] > 1 else str(f["fold"]) for f in folds]
     ax.bar(range(len(folds)), accuracy, color="tab:blue", alpha=0.7)
@@ -183,21 +210,3 @@ def plot_cv(model: Model, out: str) -> None:
     ax.set_ylabel("held-out accuracy")
     ax.set_title(f"{cv['repeats']} x {cv['folds']}-fold cross-validation")
     ax.legend(fontsize=8, loc="lower right")
-    if table:
-        ax = axes[0][1]
-        leaves = np.array([row["leaves"] for row in table])
-        error = np.array([row["cv_error"] for row in table])
-        se = np.array([row.get("cv_se") or 0.0 for row in table])
-        ax.errorbar(leaves, error, yerr=se, marker="o", capsize=3, linewidth=1)
-        best = int(np.argmin(error))
-        ax.axhline(error[best] + se[best], color="black", linestyle=":", linewidth=1, label="min + 1 SE")
-        chosen = (model.report.get("prune") or {}).get("alpha")
-        for row in table:
-            if chosen is not None and row["alpha"] == chosen:
-                ax.plot([row["leaves"]], [row["cv_error"]], "o", color="tab:red", label="chosen")
-        ax.set_xscale("log")
-        ax.set_xlabel("leaves")
-        ax.set_ylabel("CV error")
-        ax.set_title("cost-complexity pruning")
-        ax.legend(fontsize=8)
-    _save(fig, out, ext)

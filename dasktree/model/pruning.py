@@ -76,8 +76,10 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
         raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, pessimistic, none)")
     mode = resolve_prune(mode, alpha, bool(model.fold_trees))
     if mode in ("cv", "cv-min") and not model.fold_trees:
-        raise InputError(f"prune={mode!r} needs the cross-validation fold trees: fit with cv=k "
-                         "(or prune with an alpha, or 'pessimistic')")
+        how = "fit it again with keep_fold_trees=True (CLI: --keep-fold-trees)" if model.report.get("cv") \
+            else "fit with cv=k and keep_fold_trees=True (CLI: --cv K --keep-fold-trees)"
+        raise InputError(f"prune={mode!r} needs the cross-validation fold trees, which this model does not keep: "
+                         f"{how}; or prune with an alpha, or 'pessimistic'")
     criterion = model.params.get("criterion", "gini")
     repeats = int(model.params.get("repeats", 1) or 1)
     grown, folds = model.grown_tree, model.fold_trees
@@ -85,6 +87,8 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
              [cc.weakest_link(f.children, f.counts, criterion) for f in folds])
     unit = count_unit(model)
     table = cc.cp_table(grown, folds, criterion, repeats, paths=paths, unit=unit)
+    if not folds:  # the CV columns the fit counted with its fold trees: the same sequence, so the same rows
+        table = _with_cv_columns(table, (model.report.get("prune") or {}).get("cp_table") or [])
     fold_at: float | None = None
     if mode in ("cv", "cv-min"):
         row = cc.choose_alpha(table, mode)
@@ -114,8 +118,39 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     if old_cv is not None and folds:
         report["cv"] = cv_report(pruned_folds, int(old_cv["folds"]), int(old_cv["repeats"]), model.classes,
                                  old_cv.get("distinct_tests_per_level", []))
+    elif old_cv is not None:  # no fold trees to re-count: the cp table's row of this tree, or no estimate
+        report.pop("cv")
+        estimate = None if mode == "pessimistic" else cv_from_cp_table(old_cv, table, tree.n_leaves)
+        if estimate is not None:
+            report["cv"] = estimate
+        else:
+            report["prune"]["cv_note"] = ("no cross-validated estimate of this tree: it is not a subtree of the "
+                                          "cp table and the fold trees were not kept (fit with keep_fold_trees=True)")
     pruned = tree.n_nodes != grown.n_nodes
     return dataclasses.replace(model, tree=tree, full_tree=grown if pruned else None, report=report)
+
+
+def _with_cv_columns(table: list[dict], counted: list[dict]) -> list[dict]:
+    """``table`` (without fold trees) with ``cv_error`` and ``cv_se`` of the rows of ``counted`` of as many
+    leaves (leaves fall strictly along the weakest-link sequence, so they name a row)."""
+    by_leaves = {row["leaves"]: row for row in counted if row.get("cv_error") is not None}
+    out = []
+    for row in table:
+        old = by_leaves.get(row["leaves"])
+        out.append(row if old is None else {**row, "cv_error": old["cv_error"], "cv_se": old.get("cv_se")})
+    return out
+
+
+def cv_from_cp_table(old_cv: dict, table: list[dict], leaves: int) -> dict | None:
+    """The CV report of a re-pruned tree without fold trees: its cp table row's CV error as the pooled
+    accuracy (``estimated_from: "cp table"``), no per-fold figures; None when no row has ``leaves``."""
+    row = next((r for r in table if r["leaves"] == leaves and r.get("cv_error") is not None), None)
+    if row is None:
+        return None
+    return {"folds": old_cv["folds"], "repeats": old_cv["repeats"], "estimated_from": "cp table",
+            "accuracy_mean": None, "accuracy_std": None, "accuracy_pooled": 1.0 - row["cv_error"],
+            "accuracy_se": row.get("cv_se"), "accuracy_per_repeat": [], "per_fold": [], "confusion_matrix": None,
+            "metrics": {}, "distinct_tests_per_level": old_cv.get("distinct_tests_per_level", [])}
 
 
 def cp_rows(model: Model) -> list[dict]:

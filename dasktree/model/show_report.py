@@ -36,6 +36,8 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     for f in features:
         exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
         out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
+    for warning in r.get("warnings", []):
+        out.append(f"  warning: {warning}")
     out += ["", "parameters (* changed from the default)"]
     for key, value in model.params.items():
         mark = "*" if key in defaults and defaults[key] != value else " "
@@ -51,8 +53,12 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
         for f in cv["per_fold"]:
             acc = "-" if f["accuracy"] is None else f"{f['accuracy']:.4f}"
             out.append(f"  {f['repeat']:>6} {f['fold']:>5} {f['rows']:>9} {acc:>9} {f['leaves']:>7} {f['depth']:>6}")
-        out.append(f"  accuracy {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f} (mean +/- std over folds), "
-                   f"pooled {cv['accuracy_pooled']:.4f}")
+        if cv.get("estimated_from") == "cp table":
+            out.append(f"  accuracy {cv['accuracy_pooled']:.4f} (1 - the cp table's CV error of this tree: re-pruned "
+                       "without fold trees)")
+        else:
+            out.append(f"  accuracy {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f} (mean +/- std over "
+                       f"folds), pooled {cv['accuracy_pooled']:.4f}")
         if cv.get("metrics"):
             out.append("")
             out += ["  " + line for line in format_metrics(cv["metrics"]).rstrip("\n").split("\n")]
@@ -60,10 +66,33 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     if prune:
         out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})"]
         out.append(f"  {'alpha':>12} {'leaves':>7} {'train err':>10} {'cv err':>9} {'cv se':>9}")
-        for row in prune.get("cp_table", []):
+        table = prune.get("cp_table", [])
+        chosen = next((i for i, row in enumerate(table) if row["leaves"] == r.get("leaves")), None)
+        shown = cp_rows_shown(len(table), chosen)
+        for i in range(len(table)):
+            if i not in shown:
+                if i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
+                    gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
+                    out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
+                continue
+            row = table[i]
             cells = [_cell(row.get(k)) for k in ("train_error", "cv_error", "cv_se")]
-            out.append(f"  {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
+            mark = "*" if i == chosen else " "
+            out.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
     return "\n".join(out) + "\n"
+
+
+CP_ROWS_SHOWN = 5
+"""The report shows this many first and last rows of the cp table, and the chosen one (``*``)."""
+
+
+def cp_rows_shown(n_rows: int, chosen: int | None) -> set[int]:
+    """The rows of an ``n_rows`` cp table the report prints: the first and last :data:`CP_ROWS_SHOWN`,
+    and ``chosen`` with a row either side."""
+    shown = set(range(min(n_rows, CP_ROWS_SHOWN))) | set(range(max(0, n_rows - CP_ROWS_SHOWN), n_rows))
+    if chosen is not None:
+        shown |= {i for i in (chosen - 1, chosen, chosen + 1) if 0 <= i < n_rows}
+    return shown
 
 
 def _cell(x) -> str:

@@ -156,7 +156,7 @@ PARAMS: tuple[Param, ...] = (
               'trees\' held-out counts; "cv-min": the alpha of least CV error; "pessimistic": C4.5\'s '
               'error-based pruning (subtree replacement, ``confidence``); None or "none": the grown tree. '
               '"auto" is "cv-min" when ``cv`` is given, else "pessimistic": CV pruning needs the fold trees, '
-              "which cost ``cv`` more trees in every pass (see the README for the measurements behind this "
+              "which cost ``cv`` more trees in every pass (see docs/performance.md for the measurements behind this "
               "default). The model keeps the grown tree, so :meth:`prune_model` re-prunes it without a pass."),
     Param("ccp_alpha", None, [Interval(Real, 0, None), None], "prune", PRUNING, metavar="A",
           help="prune at this cost-complexity alpha instead (scikit-learn's ccp_alpha) (default: none)",

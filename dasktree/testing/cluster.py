@@ -1,8 +1,14 @@
-"""A real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, for fault tests and benchmarks."""
+"""A real ``dask scheduler`` and ``dask worker`` processes on 127.0.0.1, for fault tests and benchmarks.
+
+:func:`cluster_processes` yields a :class:`ClusterProcesses` whose scheduler can be killed and
+started again on the same port, or stopped (SIGSTOP) and let go on, as a scheduler's machine
+that restarts or hangs would; :func:`scheduler_and_workers` yields only the address.
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -10,7 +16,7 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["scheduler_and_workers"]
+__all__ = ["scheduler_and_workers", "cluster_processes", "ClusterProcesses"]
 
 
 def _free_port() -> int:
@@ -19,30 +25,74 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-@contextmanager
-def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bool = True) -> Iterator[str]:
-    """Yield the address of a scheduler with ``n_workers`` single-threaded workers (each under a
-    nanny that restarts it, as ``dask worker`` runs by default), started with ``env`` added to
-    this process's environment; every process is ended on leaving."""
-    from distributed import Client
+class ClusterProcesses:
+    """A scheduler process and ``n_workers`` single-threaded worker processes (each under a nanny
+    that restarts it, as ``dask worker`` runs by default, unless ``nanny`` is off)."""
 
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(env or {})}
-    quiet = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, preexec_fn=os.setpgrp)
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), "--dashboard-address", ":0", "--no-show"], **quiet)]
-    try:
-        for _ in range(n_workers):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                 "--no-dashboard", "--host", "127.0.0.1", *([] if nanny else ["--no-nanny"])], **quiet))
-        with Client(address, timeout="30s") as client:
-            client.wait_for_workers(n_workers, timeout=60)
-        yield address
-    finally:
+    def __init__(self, n_workers: int, env: dict | None = None, nanny: bool = True):
+        self.port = _free_port()
+        self.address = f"tcp://127.0.0.1:{self.port}"
+        self.n_workers = n_workers
+        env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(env or {})}
+        self._options = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, preexec_fn=os.setpgrp)
+        self.scheduler = self._start_scheduler()
+        self.nanny = nanny
+        self.workers = [self._start_worker() for _ in range(n_workers)]
+
+    def _start_scheduler(self) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
+                                 "--port", str(self.port), "--dashboard-address", ":0", "--no-show"], **self._options)
+
+    def _start_worker(self) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1",
+                                 "--no-dashboard", "--host", "127.0.0.1", *([] if self.nanny else ["--no-nanny"])],
+                                **self._options)
+
+    def wait_for_workers(self, n: int | None = None, timeout: float = 60) -> None:
+        from distributed import Client
+
+        with Client(self.address, timeout="30s") as client:
+            client.wait_for_workers(self.n_workers if n is None else n, timeout=timeout)
+
+    def kill_scheduler(self) -> None:
+        """SIGKILL the scheduler, as a lost machine would end it: no goodbye to anyone."""
+        self.scheduler.kill()
+        self.scheduler.wait()
+
+    def restart_scheduler(self) -> None:
+        """A new scheduler on the same address (the old one killed first if it still runs)."""
+        if self.scheduler.poll() is None:
+            self.kill_scheduler()
+        for _ in range(100):  # the port may linger for a moment
+            self.scheduler = self._start_scheduler()
+            time.sleep(0.5)
+            if self.scheduler.poll() is None:
+                return
+        raise RuntimeError(f"cannot start a scheduler on {self.address} again")
+
+    def restart(self) -> None:
+        """A new scheduler on the same address and new workers, as a deployment brings a lost
+        scheduler back (a ``dask worker`` ends when its scheduler is lost: it does not reconnect)."""
+        self.restart_scheduler()
+        self._end(self.workers)
+        self.workers = [self._start_worker() for _ in range(self.n_workers)]
+        self.wait_for_workers()
+
+    def pause_scheduler(self, stopped: bool = True) -> None:
+        """SIGSTOP the scheduler (it keeps its sockets and answers nothing), or SIGCONT it."""
+        os.kill(self.scheduler.pid, signal.SIGSTOP if stopped else signal.SIGCONT)
+
+    def close(self) -> None:
+        """End every process (a stopped scheduler is let go on first, so it can end)."""
+        if self.scheduler.poll() is None:
+            os.kill(self.scheduler.pid, signal.SIGCONT)
+        self._end([self.scheduler, *self.workers])
+
+    @staticmethod
+    def _end(procs: list) -> None:
         for p in procs[::-1]:
-            p.terminate()
+            if p.poll() is None:
+                p.terminate()
         deadline = time.monotonic() + 30
         for p in procs:
             try:
@@ -50,3 +100,23 @@ def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bo
             except subprocess.TimeoutExpired:
                 os.killpg(p.pid, 9)  # its own process group: the nanny's worker goes with it
                 p.wait()
+
+
+@contextmanager
+def cluster_processes(n_workers: int = 2, env: dict | None = None, nanny: bool = True) -> Iterator[ClusterProcesses]:
+    """Yield the :class:`ClusterProcesses` of a scheduler with ``n_workers`` workers once they are
+    all connected, started with ``env`` added to this process's environment; every process is
+    ended on leaving."""
+    procs = ClusterProcesses(n_workers, env=env, nanny=nanny)
+    try:
+        procs.wait_for_workers()
+        yield procs
+    finally:
+        procs.close()
+
+
+@contextmanager
+def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bool = True) -> Iterator[str]:
+    """Yield the address of a scheduler with ``n_workers`` workers (:func:`cluster_processes`)."""
+    with cluster_processes(n_workers, env=env, nanny=nanny) as procs:
+        yield procs.address

@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dasktree
 from dasktree import DaskTreeClassifier, Discretizer
@@ -217,6 +219,19 @@ def test_dask_dataframe_gives_the_same_cuts_and_transform(cluster_client):
                                       ref.transform(ddf.compute(scheduler="sync"), labels=labels))
 
 
+@pytest.mark.cluster
+def test_dask_x_and_y_of_one_parquet_frame_give_the_same_cuts(cluster_client, tmp_path):
+    """The README's pattern: ``X = ddf.drop(...)``, ``y = ddf[...]``, partitioned differently by dask."""
+    import dask.dataframe as dd
+
+    frame = mixed()
+    ddf = dd.read_parquet(write_dataset(frame, tmp_path / "data", n_files=6))
+    X, y = ddf.drop(columns=["y"]), ddf["y"]
+    assert X.optimize().npartitions != y.optimize().npartitions
+    d = Discretizer("mdlp", client=cluster_client).fit(X, y)
+    assert d.cut_points_ == Discretizer("mdlp").fit(frame, target="y").cut_points_
+
+
 # --------------------------------------------------------------------------
 # transform
 # --------------------------------------------------------------------------
@@ -256,11 +271,19 @@ def test_codes_follow_x_le_t_and_missing_stays_missing():
 def test_interval_labels():
     assert interval_labels([]) == ["(-inf, inf)"]
     assert interval_labels([1.5, 2.0]) == ["(-inf, 1.5]", "(1.5, 2]", "(2, inf)"]
-    assert interval_labels([-0.0, 0.1 + 0.2]) == ["(-inf, 0]", "(0, 0.3]", "(0.3, inf)"]
-    # as many digits as adjacent cuts need to stay apart, at least 6
-    assert interval_labels([124686.31, 1.0000001, 1.0000002][1:]) == ["(-inf, 1.0000001]", "(1.0000001, 1.0000002]",
-                                                                     "(1.0000002, inf)"]
-    assert interval_labels([124686.31]) == ["(-inf, 124686]", "(124686, inf)"]
+    assert interval_labels([-0.0, 0.1 + 0.2]) == ["(-inf, 0]", "(0, 0.30000000000000004]", "(0.30000000000000004, inf)"]
+    assert interval_labels([1.0000001, 1.0000002]) == ["(-inf, 1.0000001]", "(1.0000001, 1.0000002]",
+                                                      "(1.0000002, inf)"]
+    # a label names its interval exactly: 191306.9 is above the cut 191306.71, and its label says so
+    assert interval_labels([191306.71]) == ["(-inf, 191306.71]", "(191306.71, inf)"]
+
+
+@given(st.lists(st.floats(allow_nan=False, allow_infinity=False, width=64), min_size=1, max_size=5, unique=True))
+def test_interval_labels_read_back_as_the_cut_points(cuts):
+    cuts = sorted(cuts)
+    labels = interval_labels(cuts)
+    read = [float(label[1:].split(",")[0]) for label in labels[1:]]
+    assert read == [float(c) for c in cuts]
 
 
 def test_numpy_input_and_fit_transform():

@@ -67,7 +67,11 @@ def fitted():
         if name == "mixed":  # a nominal boolean with nulls: dasktree reads it as "true" / "false"
             held_out["flag"] = held_out["flag"].astype(object).where(np.arange(len(held_out)) % 17 != 0, None)
         plain = pa.Table.from_pandas(held_out, preserve_index=False)
-        out[name] = (model, [plain, edge_rows(model, held_out)])
+        tables = [plain, edge_rows(model, held_out)]
+        if name == "other":  # a dictionary-encoded nominal column, as Parquet's categoricals read
+            k = plain.schema.get_field_index("city")
+            tables.append(plain.set_column(k, "city", plain.column("city").dictionary_encode()))
+        out[name] = (model, tables)
     return out
 
 

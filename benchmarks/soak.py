@@ -1,0 +1,253 @@
+"""A shared cluster for a long time: mixed fits one after another, some of them with a fault.
+
+On one real ``dask scheduler`` with two ``dask worker`` processes (each under its
+nanny) on 127.0.0.1, ``dasktree fit`` runs a fixed number of times in a row
+through three configurations (Agrawal F7 rows; Agrawal F2 rows with ``--cv 5``; a
+wide table of continuous columns, every value distinct), each first fitted once
+undisturbed for its reference model. A fixed, seeded set of the fits meets a fault:
+
+- ``worker``: a worker SIGKILLs itself at a random stage of a random pass
+  (:mod:`dasktree.engine.faults`); the fit must finish with the reference's bytes;
+- ``client``: the ``dasktree`` process is SIGKILLed after a random level pass; the
+  scheduler must release everything it held (time measured), and the same command
+  with ``--checkpoint`` must finish with the reference's bytes;
+- ``scheduler``: the scheduler is SIGKILLed after a random level pass; the fit must
+  end with exit 75 within its bound; the scheduler and workers are started again
+  (as a deployment does) and the command with ``--checkpoint`` must finish with the
+  reference's bytes.
+
+Every run has a bound (10x its reference time, at least 120 s): a run past it is a
+hang. Reported: fits done, models identical to their reference, exits by code,
+the time each fault kind adds (the faulted fit and its rerun, less the reference
+time), the scheduler's task count after each fit and the workers' memory drift
+(resident memory after a worker process's last fit against after its third, when each
+configuration has run on it once; a restarted worker starts a new baseline).
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchmarks import harness
+
+CLAIM = ("200 fits in a row on one cluster with 40 faults (worker, client and scheduler kills): "
+         "every model identical to its reference, no hang, no task left, memory drift under 10%")
+NAME = "soak"
+
+STAGES = ("summary", "encode", "count", "cells", "search")
+CONFIGS = {  # name: (dataset, fit arguments)
+    "f7": ("f7", ["--max-depth", "8"]),
+    "f2-cv": ("f2", ["--max-depth", "6", "--cv", "5"]),
+    "wide": ("wide", ["--max-depth", "6"]),
+}
+KINDS = ("worker", "worker", "client", "worker", "client", "scheduler")  # the faults' mix, in turn
+
+
+def run(quick: bool) -> harness.Result:
+    fits, faults = (40, 8) if quick else (200, 40)
+    rows = 20_000 if quick else 100_000
+    with tempfile.TemporaryDirectory(prefix="dasktree-soak-") as tmp:
+        return _soak(tmp, fits, faults, rows, random.Random(45))
+
+
+def _write_data(tmp: str, rows: int) -> dict[str, str]:
+    import numpy as np
+    import pandas as pd
+
+    from dasktree.datasets import agrawal
+
+    paths = {name: os.path.join(tmp, name) for name in ("f7", "f2", "wide")}
+    agrawal.write_parquet(paths["f7"], rows, n_files=4, function=7, perturbation=0.05, seed=1)
+    agrawal.write_parquet(paths["f2"], rows, n_files=4, function=2, perturbation=0.05, seed=2)
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(rows // 2, 40))
+    frame = pd.DataFrame(x, columns=[f"x{i}" for i in range(40)])
+    frame["class"] = (x[:, 0] + 0.5 * x[:, 1] * x[:, 2] + 0.2 * rng.normal(size=len(x)) > 0).astype("int64")
+    os.makedirs(paths["wide"])
+    for i, part in enumerate(np.array_split(np.arange(len(frame)), 4)):
+        frame.iloc[part].to_parquet(os.path.join(paths["wide"], f"part-{i}.parquet"), index=False)
+    return paths
+
+
+class Fit:
+    """One ``dasktree fit`` process on the cluster, its JSON log read as it runs."""
+
+    def __init__(self, data: str, args: list[str], out: str, address: str, env: dict | None = None):
+        self.started = time.perf_counter()
+        self.proc = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "fit", data, "--target", "class",
+                                      *args, "--out", out, "--overwrite", "--scheduler", address,
+                                      "--log-format", "json"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                                     env={**os.environ, **(env or {})})
+        self.errors: list[str] = []
+
+    def until_pass(self, number: int) -> bool:
+        """Read the log until level pass ``number`` is done; False if the fit ended first."""
+        for line in self.proc.stderr:
+            if line.startswith("{"):
+                if f'"pass {number + 1}:' in line:
+                    return True
+            else:
+                self.errors.append(line.strip())
+        return False
+
+    def finish(self, bound: float) -> tuple[int | None, float]:
+        """(exit code or None for a hang, seconds)."""
+        try:
+            rest = self.proc.communicate(timeout=bound)[1]
+            self.errors += [line for line in rest.splitlines() if line and not line.startswith("{")]
+            code = self.proc.returncode
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+            code = None
+        return code, time.perf_counter() - self.started
+
+
+def _cluster_state(address: str) -> tuple[int, dict]:
+    """The scheduler's task count once its releases are in (at most 30 s), and each worker's memory."""
+    from distributed import Client
+
+    with Client(address, timeout="30s") as client:
+        deadline = time.monotonic() + 30
+        while (tasks := client.run_on_scheduler(lambda dask_scheduler: len(dask_scheduler.tasks))) and \
+                time.monotonic() < deadline:
+            time.sleep(0.1)
+        memory = client.run(lambda dask_worker: (os.getpid(), dask_worker.monitor.get_process_memory()))
+    return tasks, memory
+
+
+def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -> harness.Result:
+    from dasktree.engine.faults import arm
+    from dasktree.testing.cluster import cluster_processes
+
+    paths = _write_data(tmp, rows)
+    names = list(CONFIGS)
+    at_fault = dict(zip(sorted(rng.sample(range(len(names), n_fits), n_faults)),
+                        (KINDS[i % len(KINDS)] for i in range(n_faults))))
+    runs, references, ref_seconds = [], {}, {}
+    memory_of: dict[int, list] = {}  # worker pid -> its memory after each fit
+    tasks_left = []
+    started = time.perf_counter()
+    with cluster_processes(2) as cluster:
+        for name in names:  # references (the first fit of each also compiles the workers' kernels)
+            dataset, args = CONFIGS[name]
+            out = os.path.join(tmp, f"reference-{name}.json")
+            for _ in range(2):
+                code, seconds = Fit(paths[dataset], args, out, cluster.address).finish(600)
+                assert code == 0, f"reference fit of {name} failed"
+            references[name], ref_seconds[name] = open(out, "rb").read(), seconds
+        for i in range(n_fits):
+            name = names[i % len(names)]
+            dataset, args = CONFIGS[name]
+            kind = at_fault.get(i)
+            out = os.path.join(tmp, f"fit-{i}.json")
+            bound = max(120.0, 10 * ref_seconds[name])
+            run = _one(kind, paths[dataset], args, out, cluster, bound, rng, os.path.join(tmp, f"ckpt-{i}"), arm, tmp, i)
+            run.update(fit=i, config=name, identical=run["final"] == 0 and open(out, "rb").read() == references[name],
+                       added=run["seconds"] - ref_seconds[name])
+            tasks, memory = _cluster_state(cluster.address)
+            tasks_left.append(tasks)
+            for pid, rss in memory.values():
+                memory_of.setdefault(pid, []).append(rss)
+            runs.append(run)
+            print(f"fit {i} {name} {kind or '-'}: exit {run['exit']} final {run['final']} "
+                  f"identical {run['identical']} {run['seconds']:.1f}s tasks {tasks}", flush=True)
+    # a worker's baseline: after its third fit (each configuration once); its drift: after its last
+    drift = {pid: rss[-1] / rss[2] - 1 for pid, rss in memory_of.items() if len(rss) >= 4}
+    return _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, time.perf_counter() - started)
+
+
+def _one(kind, data, args, out, cluster, bound, rng, checkpoint, arm, tmp, i) -> dict:
+    """One fit, with its fault and its rerun: exit is the first run's code, final the last's."""
+    from distributed import Client
+
+    if kind == "worker":
+        stage = rng.choice(STAGES)
+        at = 0 if stage == "summary" else 1 if stage == "encode" else rng.randint(1, 4)
+        marker = os.path.join(tmp, f"killed-{i}")
+        with Client(cluster.address, timeout="30s") as client:
+            client.run(arm, f"{stage}:{at}:{marker}")
+        code, seconds = Fit(data, args, out, cluster.address).finish(bound)
+        with Client(cluster.address, timeout="30s") as client:
+            client.run(arm, None)
+            client.wait_for_workers(2, timeout=120)
+        return dict(kind=f"worker ({stage}, pass {at})", fired=os.path.exists(marker), exit=code, final=code,
+                    seconds=seconds)
+    if kind is None:
+        code, seconds = Fit(data, args, out, cluster.address).finish(bound)
+        return dict(kind=None, fired=False, exit=code, final=code, seconds=seconds)
+    after = rng.randint(1, 3)
+    env = {"DASKTREE_LOST_SECONDS": "10"}
+    fit = Fit(data, [*args, "--checkpoint", checkpoint], out, cluster.address, env)
+    fired = fit.until_pass(after)
+    released = None
+    if fired and kind == "client":
+        fit.proc.kill()
+        killed = time.perf_counter()
+        _cluster_state(cluster.address)  # waits for the scheduler to hold no task
+        released = time.perf_counter() - killed
+    elif fired:
+        cluster.kill_scheduler()
+    code, seconds = fit.finish(bound)
+    if fired and kind == "scheduler":
+        cluster.restart()  # the workers end with their scheduler: a deployment starts both again
+    rerun = Fit(data, [*args, "--checkpoint", checkpoint], out, cluster.address)
+    final, more = rerun.finish(bound)
+    return dict(kind=f"{kind} (after pass {after})", fired=fired, exit=code, final=final, seconds=seconds + more,
+                released=released, errors=fit.errors[-1:])
+
+
+def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total) -> harness.Result:
+    faulted = [r for r in runs if r["kind"]]
+    fired = [r for r in faulted if r["fired"]]
+    identical = sum(r["identical"] for r in runs)
+    hangs = sum(r["exit"] is None or r["final"] is None for r in runs)
+    exits = collections.Counter(str(r["exit"]) for r in runs)
+    added = {kind: harness.median(r["added"] for r in fired if r["kind"].startswith(kind))
+             for kind in ("worker", "client", "scheduler") if any(r["kind"].startswith(kind) for r in fired)}
+    released = [r["released"] for r in fired if r.get("released") is not None]
+    worst = max(drift.values(), default=float("nan"))
+    rows_md = "\n".join(f"| {r['fit']} | {r['config']} | {r['kind']} | {'yes' if r['fired'] else 'no'} | {r['exit']} | "
+                        f"{r['final']} | {'yes' if r['identical'] else 'NO'} | {r['added']:+.1f} |" for r in faulted)
+    markdown = f"""{n_fits} fits in a row on one `dask scheduler` + 2 single-threaded `dask worker` processes
+(nannies) on 127.0.0.1, a shared 2-core machine: configurations in turn, Agrawal F7 ({rows:,} rows,
+`--max-depth 8`), Agrawal F2 ({rows:,} rows, `--cv 5 --max-depth 6`), 40 continuous columns
+({rows // 2:,} rows, every value distinct, `--max-depth 6`). Reference fits (undisturbed):
+{", ".join(f"{k} {v:.1f} s" for k, v in ref_seconds.items())}. Whole soak: {total / 60:.1f} min.
+
+Fits: {len(runs)}; identical to their reference: **{identical}/{len(runs)}**; hangs: {hangs};
+first exits by code: {dict(sorted(exits.items()))} (75: the scheduler killed, as it must be).
+Faults: {len(faulted)} planned, {len(fired)} fired (a worker fault armed for a pass the fit did not reach
+does not fire). Median time added per fault (the faulted fit and its rerun, less the reference):
+{", ".join(f"{k} {v:+.1f} s" for k, v in added.items())}. A killed client's holders, data and tasks
+were released in a median {harness.median(released) if released else float('nan'):.2f} s.
+Tasks left on the scheduler after a fit: max {max(tasks_left)}. Workers' memory after their last fit
+against after their third: worst **{worst:+.1%}** ({len(drift)} worker processes).
+
+| fit | config | fault | fired | exit | exit of the rerun / the fit | same bytes | added s |
+|---|---|---|---|---|---|---|---|
+{rows_md}
+
+The issue's size: `python -m benchmarks.soak` (200 fits, 40 faults, 100,000 rows), on a quiet machine.
+"""
+    return harness.Result(
+        summary=[("fits identical to their reference", f"{identical}/{len(runs)} ({hangs} hangs, {len(fired)} faults)"),
+                 ("tasks left / memory drift", f"max {max(tasks_left)} / {worst:+.1%}"),
+                 ("time added per fault", ", ".join(f"{k} {v:+.1f} s" for k, v in added.items()))],
+        markdown=markdown,
+        figures={"fits": n_fits, "faults": n_faults, "rows": rows, "runs": runs, "reference_seconds": ref_seconds,
+                 "tasks_left": tasks_left, "drift": {str(k): v for k, v in drift.items()}, "hangs": hangs,
+                 "identical": identical, "exits": dict(exits), "added_seconds": added, "released_seconds": released,
+                 "total_seconds": total},
+    )
+
+
+if __name__ == "__main__":
+    harness.main(sys.modules[__name__])

@@ -1,0 +1,97 @@
+"""The scheduler lost in the middle of a fit, on a real `dask scheduler` and two `dask worker` processes.
+
+Killed (and started again at the same address), or stopped without dying (SIGSTOP): the fit
+ends with exit 75 and one line within a bounded time (``DASKTREE_LOST_SECONDS``, small
+here), writes no model, and the same command run again with ``--checkpoint`` on the
+restarted cluster finishes with the model an undisturbed fit gives, byte for byte.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from dasktree.datasets import agrawal
+from dasktree.testing.cluster import cluster_processes
+
+pytestmark = pytest.mark.cluster
+
+FIT = ["--target", "class", "--max-depth", "5", "--cv", "3"]
+LOST = {**os.environ, "DASKTREE_LOST_SECONDS": "10"}  # the bound of a fit that lost its scheduler
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    path = tmp_path_factory.mktemp("scheduler-loss") / "data"
+    agrawal.write_parquet(str(path), 20000, n_files=6, function=7, perturbation=0.05, seed=2)
+    return str(path)
+
+
+@pytest.fixture(scope="module")
+def reference(data, tmp_path_factory):
+    out = tmp_path_factory.mktemp("reference") / "m.json"
+    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
+                           "--scheduler", "threads"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return out.read_bytes()
+
+
+def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: str) -> tuple[int, str, list]:
+    """Run the fit; once ``passes_done`` level passes are done (its JSON log says so), call
+    ``fault()``. The exit code, the error lines and the passes logged."""
+    fit = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out", str(out),
+                            "--scheduler", address, "--log-format", "json", *extra],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=LOST)
+    passes, errors, faulted = [], [], False
+    try:
+        for line in fit.stderr:
+            if not line.startswith("{"):
+                errors.append(line)
+                continue
+            event = json.loads(line)
+            if event.get("event") == "pass":
+                passes.append(event["pass"])
+                if not faulted and len(passes) == passes_done + 1:  # pass 0, then the level passes
+                    fault()
+                    faulted = True
+        fit.wait(timeout=120)  # bounded: LOST_SECONDS, a poll, a close
+    finally:
+        fit.kill()
+    assert faulted, f"the fit ended before its pass {passes_done}: the test did not test"
+    return fit.returncode, "".join(errors), passes
+
+
+@pytest.mark.parametrize("restart", [False, True], ids=["killed", "restarted"])
+def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, reference, tmp_path, restart):
+    out, checkpoint = tmp_path / "m.json", tmp_path / "ckpt"
+    with cluster_processes(2) as cluster:
+        lose = cluster.restart_scheduler if restart else cluster.kill_scheduler
+        code, errors, _ = _fit_until(data, out, cluster.address, 2, lose, "--checkpoint", str(checkpoint))
+        assert code == 75, errors
+        assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
+        assert "scheduler" in errors, errors
+        assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".m.json")]
+        saved = sorted(p.name for p in checkpoint.iterdir() if p.name.startswith("pass-"))
+        assert saved, "no level pass was saved before the scheduler was lost"
+        if not restart:  # the resume is the same either way: once is enough
+            return
+        cluster.restart()
+        again = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
+                                "--scheduler", cluster.address, "--checkpoint", str(checkpoint)],
+                               capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert out.read_bytes() == reference
+
+
+def test_a_scheduler_that_stops_answering_is_transient(data, tmp_path):
+    """SIGSTOP: the scheduler keeps its sockets open and answers nothing. After pass 0 the client
+    scatters the bins and starts the holders (calls distributed lets wait on a stopped scheduler,
+    a scatter even with a timeout)."""
+    out = tmp_path / "m.json"
+    with cluster_processes(2) as cluster:
+        code, errors, _ = _fit_until(data, out, cluster.address, 0, cluster.pause_scheduler)
+    assert code == 75, errors
+    assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
+    assert not out.exists()

@@ -1,0 +1,53 @@
+"""Columns that look like row keys: found from pass 0's summary, said on stderr and in the report."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from dasktree import fit
+from dasktree.binning.summary import merge_all, summarize
+from dasktree.io.keys import key_like_columns
+from dasktree.io.schema import resolve_roles
+from dasktree.testing import mixed_frame, write_dataset
+
+
+def _keys(frame, parts=3):
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    roles = resolve_roles(table.schema, "label")
+    bounds = np.linspace(0, table.num_rows, parts + 1).astype(int)
+    summary = merge_all([summarize(table.slice(a, b - a), roles, max_bins=255) for a, b in zip(bounds[:-1], bounds[1:])])
+    return key_like_columns(summary, roles, table.schema)
+
+
+@pytest.mark.parametrize("n", [150, 5000, 70_000])
+def test_dense_integer_and_string_ids_are_keys_in_any_order(n):
+    rng = np.random.default_rng(n)
+    frame = mixed_frame(n, seed=1).assign(
+        id=rng.permutation(n) + 1000, sid=[f"row-{i}" for i in range(n)],
+        count=rng.integers(0, 50, n), amount=rng.integers(0, 10 * n, n))
+    assert _keys(frame) == ["id", "sid"]
+
+
+def test_not_keys_a_missing_value_a_repeat_or_few_rows():
+    frame = mixed_frame(3000, seed=2).assign(id=np.arange(3000))
+    assert _keys(frame.assign(id=np.r_[np.arange(2999), 5])) == []  # one repeat
+    assert _keys(frame.assign(id=frame["id"].astype("float64").where(frame.index != 7))) == []  # one missing
+    assert _keys(frame.head(50)) == []
+
+
+def test_the_command_warns_and_the_report_keeps_it(tmp_path):
+    frame = mixed_frame(4000, seed=3).assign(id=np.arange(4000))
+    data = write_dataset(frame, tmp_path / "data", n_files=2)
+    out = tmp_path / "m.json"
+    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, "--target", "label", "--out", str(out),
+                           "--max-depth", "6", "--quiet"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    [line] = [x for x in done.stderr.splitlines() if x.startswith("dasktree: warning: ")]
+    assert "column 'id' looks like a row key" in line and "--exclude id" in line
+    shown = subprocess.run([sys.executable, "-m", "dasktree.cli", "show", str(out), "--format", "report"],
+                           capture_output=True, text=True, timeout=120).stdout
+    assert "warning: column 'id' looks like a row key" in shown
+    assert "warnings" not in fit(frame.drop(columns=["id"]), target="label", max_depth=3).report
