@@ -129,6 +129,7 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
             data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress, checkpoint=checkpoint,
+            security=self.security,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None
@@ -196,7 +197,7 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
             if not is_dataset(X):
                 raise InputError("out= is for dataset inputs (a Parquet path or URL)")
             return predict_dataset(model, X, out, keep=keep, overwrite=overwrite,
-                                   client=self.client, scheduler=self.scheduler)
+                                   client=self.client, scheduler=self.scheduler, security=self.security)
         if is_dask(X):
             return self.predict_columns(X)["prediction"]
         proba = self.predict_proba(X)

@@ -66,6 +66,7 @@ def fit(
     checkpoint: str | None = None,
     param_grid=None,
     refit=True,
+    security=None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -142,6 +143,11 @@ def fit(
     refit : True or callable
         How the setting is chosen: the least rank of the mean CV accuracy (True), or
         ``refit(cv_results)`` returning a setting's index, as in scikit-learn.
+    security : distributed.security.Security, str or dict, optional
+        TLS for a ``scheduler`` at ``tls://``: a ``Security``, a directory of
+        ``deploy/make-certs.sh`` or ``{"ca_file":, "cert":, "key":}`` paths
+        (default: dask's ``distributed.comm.tls.*`` settings); see
+        :mod:`dasktree.engine.tls`.
     **params
         Learning parameters, declared in :mod:`dasktree.params.declared` (the
         estimator's docstring lists them). ``binning`` (default
@@ -164,7 +170,7 @@ def fit(
     return fit_validated(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
                          key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler, cache=cache,
                          part_rows=part_rows, storage_options=storage_options, progress=progress,
-                         sample_weight=sample_weight, checkpoint=checkpoint)
+                         sample_weight=sample_weight, checkpoint=checkpoint, security=security)
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,7 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
                   folds: str | None = None, bin_spec: BinSpec | None = None, client=None,
                   scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
                   storage_options: dict | None = None, progress: bool | Progress = False, sample_weight=None,
-                  checkpoint: str | None = None) -> Model:
+                  checkpoint: str | None = None, security=None) -> Model:
     """:func:`fit` with its parameters validated already (``settings``, :func:`dasktree.params.validate`):
     the estimator and the command validate them before their own checks, once per fit."""
     started = time.perf_counter()
@@ -198,7 +204,7 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
                                                               exclude=exclude, nominal=nominal, key=key, folds=folds),
                                                          grid)
     with open_runner(given.source, given.roles, folds=given.fold_spec, client=client, scheduler=scheduler,
-                     cache=cache, progress=progress) as runner:
+                     cache=cache, progress=progress, security=security) as runner:
         per_read = given.source.bytes_of(given.roles.columns)  # a pass's Parquet bytes, for the progress lines
         runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
         try:  # the count is dropped afterwards: no reference cycle keeps the runner's data alive past the fit

@@ -119,18 +119,18 @@ def wait_for_http(url: str, seconds: float = 120) -> None:
         time.sleep(0.5)
 
 
-def wait_for_workers(address: str, n: int, seconds: float = 180) -> None:
+def wait_for_workers(address: str, n: int, seconds: float = 180, security=None) -> None:
     from distributed import Client
 
-    with Client(address, timeout="60s") as client:
+    with Client(address, timeout="60s", security=security) as client:
         client.wait_for_workers(n, timeout=seconds)
 
 
-def worker_environ(address: str, name: str) -> list[str | None]:
+def worker_environ(address: str, name: str, security=None) -> list[str | None]:
     """``os.environ[name]`` in every worker process of the cluster at ``address``."""
     from distributed import Client
 
-    with Client(address, timeout="60s") as client:
+    with Client(address, timeout="60s", security=security) as client:
         # a lambda, pickled by value, reads the worker's os.environ (os.environ.get itself would
         # carry this process's environment along)
         return sorted(client.run(lambda: os.environ.get(name)).values(), key=str)

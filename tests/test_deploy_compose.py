@@ -25,10 +25,12 @@ from deploy_commands import (
     wait_for_workers,
     worker_environ,
 )
+from tls_certs import client_security, have_openssl, make_certs, tls_args
 
 pytestmark = [pytest.mark.cluster,
-              pytest.mark.skipif(shutil.which("dask") is None or shutil.which("dasktree") is None,
-                                 reason="needs the installed dask and dasktree commands")]
+              pytest.mark.skipif(shutil.which("dask") is None or shutil.which("dasktree") is None
+                                 or not have_openssl(),
+                                 reason="needs the installed dask and dasktree commands and openssl")]
 ENV = {"TARGET": "class", "DASKTREE_FIT_ARGS": "--max-depth 4 --log-format json"}
 DASKTREE_SERVICES = ["scheduler", "worker-1", "worker-2", "fit", "predict"]
 
@@ -41,10 +43,15 @@ def test_compose_services_and_mounts():
         assert service["image"] == "dasktree:latest"
         assert service["build"] == {"context": "..", "dockerfile": "deploy/Dockerfile"}
         assert os.path.isfile(os.path.join(DEPLOY, "..", service["build"]["dockerfile"]))
-        assert [v.split(":")[1] for v in service["volumes"]] == ["/data", "/new", "/models"]
-    assert services["scheduler"]["command"][:2] == ["dask", "scheduler"]
-    assert all(services[w]["command"][:3] == ["dask", "worker", "tcp://scheduler:8786"] for w in ("worker-1", "worker-2"))
-    assert services["fit"]["restart"] == "no" and services["fit"]["command"][-1] == "tcp://scheduler:8786"
+        assert [v.split(":")[1] for v in service["volumes"]] == ["/data", "/new", "/models", "/certs"]
+    assert services["scheduler"]["command"][:4] == ["dask", "scheduler", "--protocol", "tls"]
+    assert services["scheduler"]["ports"] == ["127.0.0.1:8787:8787"]  # the dashboard for this host only
+    for worker in ("worker-1", "worker-2"):
+        command = services[worker]["command"]
+        assert command[:3] == ["dask", "worker", "tls://scheduler:8786"] and "/certs/worker.pem" in command
+    assert services["fit"]["restart"] == "no" and services["fit"]["command"][-1] == "tls://scheduler:8786"
+    for job in ("fit", "predict"):
+        assert services[job]["environment"]["DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT"] == "/certs/client.pem"
     assert services["fit"]["depends_on"]["scheduler"]["condition"] == "service_healthy"
     assert services["predict"]["profiles"] == ["predict"]
     assert services["predict"]["depends_on"]["fit"]["condition"] == "service_completed_successfully"
@@ -53,6 +60,8 @@ def test_compose_services_and_mounts():
     assert s3["fit"]["command"][1].startswith("s3://")
     for name in DASKTREE_SERVICES:  # every process that reads the data gets the store's endpoint
         assert s3[name]["environment"]["AWS_ENDPOINT_URL_S3"] == "http://minio:9000"
+    assert s3["fit"]["environment"]["DASK_DISTRIBUTED__COMM__TLS__CA_FILE"] == "/certs/ca.pem"
+    assert all(p.startswith("127.0.0.1:") for s in s3.values() for p in s.get("ports", []))
     assert s3["fit"]["environment"]["DASKTREE_KEEP"] == "7"  # the base file's environment is kept
 
 
@@ -76,8 +85,9 @@ def cluster(tmp_path_factory, s3_endpoint):
     agrawal.write_parquet(str(root / "data"), 5000, n_files=2, seed=0, overwrite=True)
     agrawal.write_parquet(str(root / "new"), 800, n_files=1, seed=3, overwrite=True)
     shutil.copy(os.path.join(DEPLOY, "dask.yaml"), root / "etc-dask" / "dasktree.yaml")  # the image's /etc/dask
+    certs = make_certs(root / "certs", "scheduler")  # as compose.yaml's comment says
     port, dashboard = free_port(), free_port()
-    mapping = {"tcp://scheduler:8786": f"tcp://127.0.0.1:{port}", "http://minio:9000": s3_endpoint,
+    mapping = {"tls://scheduler:8786": f"tls://127.0.0.1:{port}", "/certs": str(root / "certs"), "http://minio:9000": s3_endpoint,
                "0.0.0.0": "127.0.0.1", "8786": str(port), ":8787": f":{dashboard}",
                "http://localhost:8787": f"http://127.0.0.1:{dashboard}",
                "/data": str(root / "data"), "/new": str(root / "new"), "/models": str(root / "models"),
@@ -99,9 +109,9 @@ def cluster(tmp_path_factory, s3_endpoint):
         assert subprocess.run(health, timeout=30).returncode == 0  # the compose healthcheck, as written
         for worker in ("worker-1", "worker-2"):
             processes.start(worker, localize(services[worker]["command"], mapping), env_of(worker))
-        wait_for_workers(f"tcp://127.0.0.1:{port}", 2)
+        wait_for_workers(f"tls://127.0.0.1:{port}", 2, security=client_security(certs))
         yield dict(root=root, mapping=mapping, services=services, env_of=env_of, processes=processes,
-                   address=f"tcp://127.0.0.1:{port}", dashboard=dashboard)
+                   address=f"tls://127.0.0.1:{port}", dashboard=dashboard, certs=certs)
     finally:
         processes.stop()
 
@@ -113,7 +123,8 @@ def _job(cluster, services, name):
 
 def test_workers_start_from_the_image_config(cluster):
     # deploy/dask.yaml: the nanny starts the workers without MALLOC_TRIM_THRESHOLD_
-    assert worker_environ(cluster["address"], "MALLOC_TRIM_THRESHOLD_") == [None, None]
+    security = client_security(cluster["certs"])
+    assert worker_environ(cluster["address"], "MALLOC_TRIM_THRESHOLD_", security=security) == [None, None]
 
 
 def test_compose_fit_and_predict_on_the_cluster(cluster):
@@ -155,7 +166,8 @@ def test_compose_s3_fit_reads_the_object_store(cluster, s3_endpoint):
     # the same rows from a directory: the same model, byte for byte
     local = cluster["root"] / "local.json"
     direct = subprocess.run(["dasktree", "fit", str(data), "--target", "class", "--out", str(local),
-                             *ENV["DASKTREE_FIT_ARGS"].split(), "--scheduler", cluster["address"], "--quiet"],
+                             *ENV["DASKTREE_FIT_ARGS"].split(), "--scheduler", cluster["address"], "--quiet",
+                             *tls_args(cluster["certs"])],
                             capture_output=True, text=True, timeout=600)
     assert direct.returncode == 0, direct.stderr
     assert current.read_bytes() == local.read_bytes()

@@ -22,6 +22,7 @@ import yaml
 
 from dasktree.datasets import agrawal
 from deploy_commands import DEPLOY, Processes, expand_kubernetes, free_port, localize, wait_for_workers
+from tls_certs import client_security, have_openssl, make_certs
 
 KUBE = os.path.join(DEPLOY, "kubernetes")
 CRDS = os.path.join(os.path.dirname(__file__), "data", "dask-operator-crds.yaml.gz")
@@ -135,8 +136,25 @@ def test_pods_run_the_image_as_its_non_root_user():
 
 
 @pytest.mark.cluster
-@pytest.mark.skipif(shutil.which("dask") is None or shutil.which("dasktree") is None,
-                    reason="needs the installed dask and dasktree commands")
+def test_every_pod_speaks_tls_with_its_own_key_only():
+    for resource in _dask_resources():
+        for role, pod in _pod_specs(resource):
+            [certs] = [v for v in pod["volumes"] if v["name"] == "certs"]
+            assert certs["secret"]["secretName"] == "dasktree-tls"
+            own = "client" if role == "job" else role
+            assert [i["key"] for i in certs["secret"]["items"]] == ["ca.pem", f"{own}.pem", f"{own}-key.pem"]
+            [container] = pod["containers"]
+            assert {"name": "certs", "mountPath": "/certs", "readOnly": True} in container["volumeMounts"]
+            if role != "job":
+                assert f"/certs/{role}-key.pem" in container["args"]
+    cluster, job = _dask_resources()
+    [container] = job["spec"]["job"]["spec"]["containers"]
+    assert container["args"][-1] == "tls://dasktree-nightly-scheduler:8786"
+
+
+@pytest.mark.cluster
+@pytest.mark.skipif(shutil.which("dask") is None or shutil.which("dasktree") is None or not have_openssl(),
+                    reason="needs the installed dask and dasktree commands and openssl")
 def test_the_daskjob_commands_run_on_a_real_cluster(tmp_path):
     cluster, job = _dask_resources()
     for name in ("data", "new", "models", "logs"):
@@ -144,26 +162,29 @@ def test_the_daskjob_commands_run_on_a_real_cluster(tmp_path):
     agrawal.write_parquet(str(tmp_path / "data"), 4000, n_files=2, seed=1, overwrite=True)
     agrawal.write_parquet(str(tmp_path / "new"), 500, n_files=1, seed=2, overwrite=True)
     port, dashboard = free_port(), free_port()
-    address = f"tcp://127.0.0.1:{port}"
+    address = f"tls://127.0.0.1:{port}"
+    certs = make_certs(tmp_path / "certs", "dasktree-nightly-scheduler")  # the secret dasktree-tls
     paths = {"/data": str(tmp_path / "data"), "/new": str(tmp_path / "new"), "/models": str(tmp_path / "models"),
-             "/opt/dasktree/deploy": DEPLOY, "/tmp/dask-worker": str(tmp_path / "dask-worker")}
+             "/opt/dasktree/deploy": DEPLOY, "/tmp/dask-worker": str(tmp_path / "dask-worker"),
+             "/certs": str(tmp_path / "certs"), "tls://dasktree-scheduler:8786": address,
+             "tls://dasktree-nightly-scheduler:8786": address}
     # what the operator puts in every pod's environment
-    operator_env = {"DASK_SCHEDULER_ADDRESS": address}
+    operator_env = {"DASK_SCHEDULER_ADDRESS": address.replace("tls://", "tcp://")}
     processes = Processes(str(tmp_path / "logs"))
     try:
         [scheduler] = cluster["spec"]["scheduler"]["spec"]["containers"]
-        processes.start("scheduler", localize(scheduler["args"], {"0.0.0.0": "127.0.0.1", "8786": str(port),
+        processes.start("scheduler", localize(scheduler["args"], {**paths, "0.0.0.0": "127.0.0.1", "8786": str(port),
                                                                   ":8787": f":{dashboard}"}), dict(os.environ))
         [worker] = cluster["spec"]["worker"]["spec"]["containers"]
         for i in range(cluster["spec"]["worker"]["replicas"]):
             env = {**os.environ, **operator_env, "DASK_WORKER_NAME": f"dasktree-default-worker-{i}"}
             argv = localize(expand_kubernetes(worker["args"], env), {**paths, "8788": str(free_port())})
             processes.start(f"worker-{i}", argv, env)
-        wait_for_workers(address, 2)
+        wait_for_workers(address, 2, security=client_security(certs))
         [container] = job["spec"]["job"]["spec"]["containers"]
         env = {**os.environ, **operator_env, **{e["name"]: e["value"] for e in container["env"]},
                "DASKTREE_FIT_ARGS": "--max-depth 4 --log-format json"}  # the manifest's, shallower
-        for key in ("DASKTREE_PREDICT", "DASKTREE_PREDICT_OUT"):
+        for key in ("DASKTREE_PREDICT", "DASKTREE_PREDICT_OUT", *(k for k in env if k.startswith("DASK_DISTRIBUTED__COMM__TLS"))):
             env[key] = localize([env[key]], paths)[0]
         argv = localize(expand_kubernetes(container["args"], env), {**paths, "label": "class"})  # the data's target
         assert argv[-1] == address
@@ -174,5 +195,5 @@ def test_the_daskjob_commands_run_on_a_real_cluster(tmp_path):
     models = tmp_path / "models"
     current = os.readlink(models / "current.json")
     report = json.loads((models / current.replace("model-", "report-")).read_text())
-    assert report["run"]["workers"] == 2 and report["report"]["rows"] == 4000
+    assert report["run"]["workers"] == 2 and report["report"]["rows"] == 4000, (report["run"], result.stderr)
     assert len(pq.read_table(models / "predictions")) == 500

@@ -34,6 +34,9 @@ from ..errors import (
 )
 from .commands import COMMANDS
 from .parser import EXIT_CODES, build_parser
+from ..io.redact import redact
+from .security import tls_settings
+from .usage import one_line_errors
 
 __all__ = ["main", "build_parser", "EXIT_CODES"]
 
@@ -48,7 +51,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     program = argv is None  # the process is ours: it must end (see _leaving)
     if program:  # distributed's chatter (a cluster closing after a timeout, a reconnect to a lost scheduler
         logging.disable(logging.ERROR)  # given up on, at ERROR with a traceback) would break the one-line error
-    args = build_parser().parse_args(argv)
+    nul = next((a for a in (sys.argv[1:] if argv is None else argv) if "\x00" in str(a)), None)
+    if nul is not None:  # no path or name holds one; os calls would fail deep inside
+        print(f"dasktree: error: argument {nul!r} contains a NUL character", file=sys.stderr)
+        return EXIT_USAGE
+    args = one_line_errors(build_parser()).parse_args(argv)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
         _error(args, f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", EXIT_USAGE)
@@ -59,10 +66,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("asyncio", "distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
-        with _deadline(timeout):
+        with _deadline(timeout), tls_settings(args):
             result = COMMANDS[args.command](args)
         if getattr(args, "json", False) and result is not None:
-            print(json.dumps(result, indent=2, default=str))
+            print(redact(json.dumps(result, indent=2, default=str)))
         sys.stdout.flush()
     except BrokenPipeError:  # `dasktree show m.json | head -1`: the reader has what it wanted
         _quiet_stdout()
@@ -151,4 +158,5 @@ def _error(args, line: str, code: int) -> None:
 
 
 def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    """One line, without a URL's credentials (:mod:`dasktree.io.redact`)."""
+    return redact(" ".join(text.split()))

@@ -109,22 +109,30 @@ def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
 
-    model = load(args.model)
-    if args.format == "text":
-        sys.stdout.write(export_text(model))
-    elif args.format == "dot":
-        sys.stdout.write(export_dot(model))
-    elif args.format == "cp":
-        sys.stdout.write(format_cp(model))
-    elif args.format == "grid":
-        sys.stdout.write(format_grid(model, args.model))
-    elif args.format == "report":
-        from ..model.show_report import format_report
-        from ..params import defaults
+    from ..errors import DaskTreeError, DataError
 
-        sys.stdout.write(format_report(model, args.model, defaults()))
-    else:
-        print(model.dumps(indent=1))
+    model = load(args.model)
+    try:  # the tree is checked when loaded; the report is free-form and read only here
+        if args.format == "text":
+            text = export_text(model)
+        elif args.format == "dot":
+            text = export_dot(model)
+        elif args.format == "cp":
+            text = format_cp(model)
+        elif args.format == "grid":
+            text = format_grid(model, args.model)
+        elif args.format == "report":
+            from ..model.show_report import format_report
+            from ..params import defaults
+
+            text = format_report(model, args.model, defaults())
+        else:
+            text = model.dumps(indent=1) + "\n"
+    except DaskTreeError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
+    sys.stdout.write(text)
     return None
 
 
@@ -157,7 +165,15 @@ def _cmd_prune(args) -> dict:
 
     check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
     check_file_out(args.out, overwrite=args.overwrite)
-    model = prune_model(load(args.model), args.alpha, mode=args.mode, confidence=args.confidence)
+    from ..errors import DaskTreeError, DataError
+
+    loaded = load(args.model)
+    try:  # the trees are checked when loaded; the report's CV section is read only here
+        model = prune_model(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
+    except DaskTreeError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+        raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     atomic_write_text(args.out, model.dumps())
     r = model.report
     if not args.json:

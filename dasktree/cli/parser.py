@@ -11,6 +11,7 @@ from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
 from .suggest import Parser
+from .security import add_security
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
 
@@ -53,6 +54,7 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
     p.add_argument("--timeout", type=float, default=None, metavar="S",
                    help="give up after S seconds of the whole run: one line on stderr, exit 75, the cluster "
                         "closed and no output written (default: no limit)")
+    add_security(p)
 
 
 def add_learning(p: argparse.ArgumentParser) -> None:

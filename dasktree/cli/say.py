@@ -25,7 +25,10 @@ def progress(args):
 def say(args, text: str) -> None:
     """The human summary: a JSON line ``{"event": "summary", "message": ...}`` on stderr with
     ``--log-format json`` (none with ``--quiet``); else on stdout, or on stderr when ``--json`` keeps
-    stdout for the JSON report."""
+    stdout for the JSON report. A URL's credentials show as ``***`` (:mod:`dasktree.io.redact`)."""
+    from ..io.redact import redact
+
+    text = redact(text)
     if getattr(args, "log_format", "text") == "json":
         if not getattr(args, "quiet", False):
             print(json.dumps({"event": "summary", "message": text}), file=sys.stderr)

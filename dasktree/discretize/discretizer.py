@@ -121,6 +121,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
         :mod:`dasktree.engine.session`, as ``fit`` does.
     progress : bool, default False
         A progress bar per pass on stderr.
+    security : distributed.security.Security, str or dict, optional
+        TLS for a ``scheduler`` at ``tls://`` (:mod:`dasktree.engine.tls`).
 
     Attributes
     ----------
@@ -140,7 +142,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
     def __init__(self, method: str = "mdlp", *, max_bins: int = DEFAULT_MAX_BINS, n_intervals: int | None = None,
                  significance: float = 0.05, max_arity: int = 5, client=None, scheduler: str | None = None,
-                 progress: bool = False):
+                 progress: bool = False, security=None):
         self.method = method
         self.max_bins = max_bins
         self.n_intervals = n_intervals
@@ -149,8 +151,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
         self.client = client
         self.scheduler = scheduler
         self.progress = progress
+        self.security = security
 
-    _RUNTIME = ("client", "scheduler", "progress")
+    _RUNTIME = ("client", "scheduler", "progress", "security")
 
     def _learning_params(self) -> dict:
         return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
@@ -187,7 +190,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         from ..engine.session import open_runner
 
         with open_runner(source, numeric, client=self.client, scheduler=self.scheduler, cache=None,
-                         progress=bar) as runner:
+                         progress=bar, security=self.security) as runner:
             self._fit_with(runner, source, roles, numeric, kernel_params, started, workers=runner.workers)
         return self
 
@@ -323,7 +326,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
         check_columns(source.schema.names, cut_points, source.description)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
         with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:
-            with open_parts(source, client=self.client, scheduler=self.scheduler, progress=bar) as parts:
+            with open_parts(source, client=self.client, scheduler=self.scheduler, progress=bar,
+                            security=self.security) as parts:
                 files = parts.map(transform_part, "discretize (write)", cut_points=cut_points, labels=bool(labels),
                                   directory=staging.tmp, fs=staging.fs)
             with staging.fs.open(f"{staging.tmp}/{CUTS_FILE}", "w") as f:

@@ -13,8 +13,9 @@ are the same, bit for bit, as those of a fit never interrupted.
 ``DIR/checkpoint.json`` holds what the passes are valid for: the data files
 (path below the root, size, modification time), the parameters and the column
 roles, and the bins pass 0 made. A checkpoint of other data or other
-parameters is refused with one line naming what differs (exit 1). Nothing in a
-checkpoint is pickled: ``.npz`` without objects, and JSON. When the fit
+parameters is refused with one line naming what differs (exit 1), and so is a
+directory other users can write (they could plant the passes replayed). The files
+are written with the permissions the umask gives. Nothing in a checkpoint is pickled: ``.npz`` without objects, and JSON. When the fit
 succeeds, its checkpoint files are removed (the model is the result).
 """
 
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import zipfile
 from collections import deque
 from dataclasses import fields
 
@@ -47,12 +50,23 @@ class Checkpoint:
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))
         if os.path.exists(self.directory) and not os.path.isdir(self.directory):
             raise InputError(f"checkpoint {self.directory}: is a file, not a directory")
+        if os.path.isdir(self.directory) and os.stat(self.directory).st_mode & stat.S_IWOTH:
+            # another user could plant the passes the fit replays into the model
+            raise InputError(f"checkpoint {self.directory} is writable by other users (mode "
+                             f"{os.stat(self.directory).st_mode & 0o7777:o}): make it yours alone (chmod o-w) "
+                             "or name another directory")
         meta = os.path.join(self.directory, META)
         self.saved: list[PackedResults] = []
         self.spec_json: dict | None = None
         if os.path.exists(meta):
-            with open(meta) as f:
-                stored = json.load(f)
+            try:
+                with open(meta) as f:
+                    stored = json.load(f)
+            except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+                raise _damaged(self.directory, META, exc) from None
+            if not isinstance(stored, dict) or stored.get("format") != FORMAT \
+                    or not isinstance(stored.get("identity"), dict) or not isinstance(stored.get("spec"), (dict, type(None))):
+                raise _damaged(self.directory, META, None)
             _refuse_other(self.directory, stored.get("identity", {}), self.identity)
             self.spec_json = stored.get("spec")
             self.saved = self._load_passes()
@@ -92,10 +106,14 @@ class Checkpoint:
     def _load_passes(self) -> list[PackedResults]:
         passes = []
         while os.path.exists(path := os.path.join(self.directory, f"pass-{len(passes) + 1:05d}.npz")):
-            with np.load(path, allow_pickle=False) as npz:
-                values = {name: npz[name] for name in npz.files if name != "tuples"}
-                tuples = json.loads(str(npz["tuples"]))
-            passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+            try:
+                with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
+                    values = {name: npz[name] for name in npz.files if name != "tuples"}
+                    tuples = json.loads(str(npz["tuples"]))
+                passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+            except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
+                    zipfile.BadZipFile) as exc:
+                raise _damaged(self.directory, os.path.basename(path), exc) from None
         return passes
 
     def _write_meta(self, spec_json: dict | None) -> None:
@@ -115,6 +133,11 @@ def remove_checkpoint(directory: str | os.PathLike) -> None:
         os.rmdir(directory)
     except OSError:  # it holds files of the user's
         pass
+
+
+def _damaged(directory: str, name: str, exc: BaseException | None) -> InputError:
+    why = "" if exc is None else f" ({type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''})"
+    return InputError(f"checkpoint {directory}: {name} is damaged{why}; remove the directory to start afresh")
 
 
 def _plain(value):
@@ -137,15 +160,21 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
         if stored.get(key) == now.get(key):
             continue
         if key == "data":
-            old = {row[0]: row for row in stored.get("data") or []}
-            new = {row[0]: row for row in now.get("data") or []}
-            changed = sorted(set(old) ^ set(new)) or sorted(k for k in new if old[k] != new[k])
-            what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old or changed[0] not in new
-                                                   else "changed (size or modification time)")
+            try:
+                old = {row[0]: row for row in stored.get("data") or []}
+                new = {row[0]: row for row in now.get("data") or []}
+                changed = sorted(set(old) ^ set(new)) or sorted(k for k in new if old[k] != new[k])
+                what = f"data file {changed[0]!r} " + ("added or removed" if changed[0] not in old
+                                                       or changed[0] not in new else "changed (size or modification time)")
+            except (TypeError, KeyError, IndexError):  # a hand-edited list of files
+                what = "data files"
         elif key == "params":
-            old, new = stored.get("params") or {}, now.get("params") or {}
-            name = next(k for k in sorted(set(old) | set(new)) if old.get(k) != new.get(k))
-            what = f"parameter {name} ({old.get(name)!r} there, {new.get(name)!r} now)"
+            old, new = stored.get("params"), now.get("params") or {}
+            old = old if isinstance(old, dict) else {}
+            name = next((k for k in sorted(set(old) | set(new)) if (k in old) != (k in new) or old[k] != new[k]),
+                        None)
+            what = "parameters" if name is None else \
+                f"parameter {name} ({old.get(name, '(none)')!r} there, {new.get(name, '(none)')!r} now)"
         else:
             what = f"{key} ({stored.get(key)!r} there, {now.get(key)!r} now)"
         raise InputError(f"checkpoint {directory} is of another fit: {what}; remove it to start afresh")

@@ -74,11 +74,14 @@ def _reap_processes() -> None:
 
 @contextmanager
 def connect(client=None, scheduler: str | None = None,
-            on_cluster: Callable[[str, str | None, bool], None] | None = None) -> Iterator:
+            on_cluster: Callable[[str, str | None, bool], None] | None = None, security=None) -> Iterator:
     """Yield a ``distributed.Client``: the one given, or one on a cluster started here.
 
     ``on_cluster(scheduler_address, dashboard_link, started)`` hears which cluster a job started
-    or connected to (not called for a ``client`` given), so a job can say where to watch it."""
+    or connected to (not called for a ``client`` given), so a job can say where to watch it.
+    ``security`` (a ``distributed.security.Security``, a directory of certificates or a mapping of
+    their paths, :mod:`dasktree.engine.tls`) is the TLS of a scheduler address; the clusters
+    started here listen on 127.0.0.1 only and do without."""
     if client is not None:
         with _on_scheduler(client):
             yield client
@@ -118,10 +121,16 @@ def connect(client=None, scheduler: str | None = None,
         raise ParameterError(
             f"scheduler {scheduler!r}: expected 'processes', 'threads' or an address like tcp://host:8786"
         )
+    from .tls import check_security, client_security, explain_failure
+
+    security = client_security(security)
+    check_security(security, scheduler)
     try:
-        started = Client(scheduler, timeout="20s")
+        started = Client(scheduler, timeout="20s", security=security)
     except (OSError, TimeoutError) as exc:
-        raise TransientError(f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
+        dropped = scheduler.startswith("tls://") or "closed" in str(exc).lower() or "reset" in str(exc).lower()
+        raise (dropped and explain_failure(scheduler, security)) or TransientError(
+            f"cannot reach the Dask scheduler at {scheduler}: {exc}") from None
     try:
         if on_cluster is not None:
             on_cluster(scheduler, _dashboard(started), False)

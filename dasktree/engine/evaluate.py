@@ -55,16 +55,18 @@ def _count_part(part: Part, *, source: Source, model: Model, target: str,
 
 
 def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
-                     progress=None, storage_options: dict | None = None, weight: str | None = None) -> dict:
+                     progress=None, storage_options: dict | None = None, weight: str | None = None,
+                     security=None) -> dict:
     """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
-    row weighted by column ``weight`` when given."""
+    row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
+    (:mod:`dasktree.engine.tls`)."""
     from .session import open_parts
 
     source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
-    with open_parts(source, client=client, scheduler=scheduler, progress=progress) as parts:
+    with open_parts(source, client=client, scheduler=scheduler, progress=progress, security=security) as parts:
         results = parts.map(_count_part, "evaluate", model=model, target=target, weight=weight)
     counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64 if weight is None else np.float64)
     skipped = 0

@@ -41,14 +41,15 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
 
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
                     client=None, scheduler: str | None = None, progress=None,
-                    counts: dict | None = None) -> list[str]:
+                    counts: dict | None = None, security=None) -> list[str]:
     """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
 
     Where :func:`dasktree.engine.session.open_parts` says: ``client``'s or ``scheduler``'s cluster,
     an active ``distributed`` client, else this process on a thread per core (a part at a time per
     thread, so any size of dataset streams through). ``counts``, if given,
     receives the rows written (``"rows"``) and the rows predicted as each class
-    (``"class_counts"``, class name -> rows).
+    (``"class_counts"``, class name -> rows). ``security``: TLS for a ``tls://`` scheduler
+    (:mod:`dasktree.engine.tls`).
     """
     source = data if isinstance(data, Source) else ParquetSource(data)
     missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
@@ -57,7 +58,7 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
     if progress is not None:  # the pass reads every row of the model's features and kept columns once
         progress.describe(rows=source.n_rows, bytes_read=source.bytes_of([*dict.fromkeys([*model.features, *keep])]))
     with atomic_directory(out, overwrite=overwrite) as staging:
-        with open_parts(source, client=client, scheduler=scheduler, progress=progress) as parts:
+        with open_parts(source, client=client, scheduler=scheduler, progress=progress, security=security) as parts:
             written = parts.map(_predict_part, "predict", model=model, keep=tuple(keep), directory=staging.tmp,
                                 fs=staging.fs)
     per_class = np.sum([c for _, c in written], axis=0, dtype=np.int64) if written else \

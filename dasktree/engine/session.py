@@ -123,7 +123,7 @@ def computed_here(source: DaskFrameSource, roles: Roles) -> TableSource:
 
 @contextmanager
 def open_runner(source: Source, roles: Roles, *, folds=None, client=None, scheduler: str | None = None,
-                cache: bool | str | None = "auto", progress=None) -> Iterator:
+                cache: bool | str | None = "auto", progress=None, security=None) -> Iterator:
     """A runner for the passes over ``source`` (:class:`~dasktree.engine.runner.Runner`), where
     :func:`choose` says, closed (and any cluster started for it) when the block ends. The runner's
     ``workers`` is the number of Dask workers (0 in this process). ``cache=None``: the runner's
@@ -143,7 +143,8 @@ def open_runner(source: Source, roles: Roles, *, folds=None, client=None, schedu
         return
     from .runners import DaskRunner
 
-    with connect(place.client, place.scheduler, on_cluster=bar.cluster) as dask_client, dask_client.as_current():
+    with connect(place.client, place.scheduler, on_cluster=bar.cluster, security=security) as dask_client, \
+            dask_client.as_current():
         runner = DaskRunner(dask_client, source, roles, folds=folds, cache=False if cache is None else cache,
                             progress=bar)
         try:
@@ -196,7 +197,8 @@ class _ClusterParts:
 
 
 @contextmanager
-def open_parts(source: Source, *, client=None, scheduler: str | None = None, progress=None) -> Iterator:
+def open_parts(source: Source, *, client=None, scheduler: str | None = None, progress=None,
+               security=None) -> Iterator:
     """A map over ``source``'s parts, ``parts.map(func, label, **shared)`` (``func(part, source=,
     **shared)`` per part, results in part order), where :func:`choose` puts a one-pass job."""
     place = choose(source, client=client, scheduler=scheduler, streams=True)
@@ -204,12 +206,13 @@ def open_parts(source: Source, *, client=None, scheduler: str | None = None, pro
         yield _HereParts(source, progress)
         return
     on_cluster = None if progress is None else progress.cluster
-    with connect(place.client, place.scheduler, on_cluster=on_cluster) as dask_client, dask_client.as_current():
+    with connect(place.client, place.scheduler, on_cluster=on_cluster, security=security) as dask_client, \
+            dask_client.as_current():
         yield _ClusterParts(dask_client, source, progress)
 
 
 @contextmanager
-def cluster_for(client=None, scheduler: str | None = None, progress=None) -> Iterator:
+def cluster_for(client=None, scheduler: str | None = None, progress=None, security=None) -> Iterator:
     """The client several jobs share: ``client``, or one on the cluster ``scheduler`` names (started
     once for them all); None when the jobs run by the rule of :func:`choose` (no ``scheduler``, or
     ``"inprocess"``)."""
@@ -219,5 +222,5 @@ def cluster_for(client=None, scheduler: str | None = None, progress=None) -> Ite
     if client is None:
         check_scheduler(scheduler)  # bad usage before a cluster starts
     on_cluster = None if progress is None else progress.cluster
-    with connect(client, scheduler, on_cluster=on_cluster) as dask_client:
+    with connect(client, scheduler, on_cluster=on_cluster, security=security) as dask_client:
         yield dask_client

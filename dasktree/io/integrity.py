@@ -63,7 +63,7 @@ def locate_bad_page(open_file, path: str, row_groups: list[int], columns: list[s
             try:
                 with open_file() as f:
                     pq.ParquetFile(f, page_checksum_verification=True).read_row_group(g, columns=[name])
-            except (pa.ArrowInvalid, OSError) as exc:
+            except (pa.ArrowException, OSError) as exc:
                 return DataError(f"{path}: row group {g}, column {name!r}: cannot be read: {_first_line(exc)}")
     return DataError(f"{path}: cannot read: {_first_line(error)}")
 

@@ -68,8 +68,9 @@ def check_file_out(path, *, overwrite: bool) -> str:
     """The absolute local path of an output FILE that may be written (a model): not a directory,
     not existing unless ``overwrite``, in a directory that exists and takes a new file. Checked
     before any work, so a fit never ends in an output it cannot write."""
-    path = os.path.abspath(os.fspath(path))
-    if os.path.isdir(path):
+    given = os.fspath(path)
+    path = os.path.abspath(given)
+    if os.path.isdir(path) or given.endswith(("/", os.sep)):
         raise InputError(f"{path}: is a directory; --out names the model file to write")
     _check_local_parent(path, os.path.dirname(path))
     if os.path.lexists(path) and not overwrite:
@@ -166,7 +167,10 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
     directory, name = os.path.split(os.path.abspath(path))
     tmp = os.path.join(directory, f".{name}.tmp-{uuid.uuid4().hex[:8]}")
     try:
-        fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        try:
+            fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
+        except OSError as exc:  # a name too long, a directory that went away or does not take files
+            raise InputError(f"{path}: cannot be written: {exc.strerror or exc}") from None
         with os.fdopen(fd, mode) as f:
             yield f
             f.flush()
@@ -181,13 +185,37 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
         raise InputError(f"{path}: cannot write: {reason}") from None
 
 
+class _NotFinite(ValueError):
+    pass
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise _NotFinite(text)
+    return value
+
+
+def _no_constant(text: str):
+    raise _NotFinite(text)
+
+
 def read_json_file(path: str | os.PathLike, what: str):
-    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``."""
+    """The JSON in ``path``; a missing or unreadable file is a one-line dasktree error naming ``what``.
+    dasktree writes no NaN or infinity (nor a number too large for a float): such a file is damaged."""
     path = os.fspath(path)
     try:
         with open(path) as f:
-            return json.load(f)
+            return json.load(f, parse_float=_finite, parse_constant=_no_constant)
+    except _NotFinite as exc:
+        raise DataError(f"{path}: not a {what} file as dasktree writes it: the number {exc} is not finite") from None
     except FileNotFoundError:
         raise InputError(f"{path}: no such {what} file") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise DataError(f"{path}: not a JSON {what} file: {exc}") from None
+    except RecursionError:
+        raise DataError(f"{path}: not a {what} file: its JSON is nested too deeply") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory, not a {what} file") from None
+    except OSError as exc:  # a name too long, no permission
+        raise InputError(f"{path}: cannot read the {what} file: {exc.strerror or exc}") from None

@@ -24,6 +24,7 @@ import pyarrow as pa
 
 from ..errors import DataError, InputError
 from .integrity import check_statistics, locate_bad_page
+from .redact import redact
 from .retries import retrying
 
 __all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
@@ -90,7 +91,7 @@ class ParquetSource(Source):
         import pyarrow.dataset as ds
         from pyarrow.fs import FSSpecHandler, PyFileSystem
 
-        self.description = str(path) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
+        self.description = redact(str(path)) if not isinstance(path, (list, tuple)) else f"{len(path)} files"
         paths = [os.fspath(p) for p in path] if isinstance(path, (list, tuple)) else [os.fspath(path)]
         try:
             fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
@@ -109,7 +110,7 @@ class ParquetSource(Source):
             else:
                 dataset = retrying(lambda: ds.dataset(files, format="parquet", filesystem=self._fs),
                                    self.description)
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowException, OSError) as exc:
             from .not_parquet import convert_hint, text_format
 
             fmt = text_format(files) if len(paths) == 1 else None
@@ -127,7 +128,7 @@ class ParquetSource(Source):
         for fragment in fragments:
             try:
                 metadata, physical = retrying(lambda f=fragment: (f.metadata, f.physical_schema), fragment.path)
-            except (pa.ArrowInvalid, OSError) as exc:
+            except (pa.ArrowException, OSError) as exc:
                 raise DataError(f"{fragment.path}: not a Parquet file: {_first_line(exc)}") from None
             if first_schema is None:
                 first_schema = (fragment.path, physical)
@@ -219,7 +220,7 @@ class ParquetSource(Source):
             file, table = retrying(attempt, path)  # a store failing for a while: backoff (dasktree.io.retries)
         except FileNotFoundError:
             raise DataError(f"{path}: the file is gone since the fit listed it: the data changed under the fit") from None
-        except (pa.ArrowInvalid, OSError) as exc:
+        except (pa.ArrowException, OSError) as exc:
             raise locate_bad_page(lambda: self._fs.open_input_file(path), path, list(part.row_groups),
                                   in_file, exc) from None
         check_statistics(table, file.metadata, list(part.row_groups), path)  # corrupt pages decode too

@@ -205,14 +205,23 @@ class Model:
             raise DataError(f"{where}: model format version {version!r}; this dasktree reads {list(READS)}")
         try:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"]})
-            return cls(
+            model = cls(
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
                 params=d.get("params", {}), report=d.get("report", {}),
                 fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
                 full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None,
             )
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None
+        from .check import check_model_parts
+
+        trees = {"tree": model.tree, **{f"fold tree {i}": t for i, t in enumerate(model.fold_trees)},
+                 **({} if model.full_tree is None else {"full_tree": model.full_tree})}
+        check_model_parts(model.spec, trees, where)
+        if not isinstance(model.target, str) or not isinstance(model.params, dict) \
+                or not isinstance(model.report, dict):
+            raise DataError(f"{where}: malformed model: its target, params or report is of the wrong type")
+        return model
 
     def dumps(self, indent: int | None = None) -> str:
         """The model as JSON text: compact (as saved: a third of the indented bytes, written by the

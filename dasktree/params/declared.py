@@ -211,6 +211,10 @@ PARAMS: tuple[Param, ...] = (
               "scheduler in between."),
     Param("progress", False, None, "runtime", type_doc="bool",
           doc="A progress bar per pass on stderr."),
+    Param("security", None, None, "runtime", type_doc="distributed.security.Security, str or dict, optional",
+          doc="TLS for a ``scheduler`` at ``tls://``: a ``Security``, a directory of "
+              "``deploy/make-certs.sh`` or ``{\"ca_file\", \"cert\", \"key\"}`` paths (default: dask's "
+              "``distributed.comm.tls.*`` settings; :mod:`dasktree.engine.tls`)."),
 )
 
 

@@ -9,7 +9,9 @@ params (defaults from ``DASKTREE_*`` variables; a manual run may override them):
 - ``new``: the new partition to predict, with ``{ds}`` for the run's date;
 - ``model_dir``: models and reports (default ``models/`` beside the data), predictions under
   ``predictions/date={ds}`` there;
-- ``scheduler``: a Dask scheduler address (default: a local cluster per task);
+- ``scheduler``: a Dask scheduler address (default: a local cluster per task, on loopback), on the
+  network a TLS one (``tls://host:8786``) with ``tls_dir``: the client's certificates
+  (deploy/make-certs.sh's ``ca.pem``, ``client.pem``, ``client-key.pem``);
 - ``fit_args``, ``predict_args``, ``keep``, ``timeout`` (seconds per task).
 
 A task fails on a non-zero exit of dasktree; only exit 75 (transient) is retried
@@ -44,6 +46,7 @@ PARAMS = {
     "new": os.environ.get("DASKTREE_NEW", "/srv/incoming/date={ds}"),
     "model_dir": os.environ.get("DASKTREE_MODEL_DIR", ""),
     "scheduler": os.environ.get("DASKTREE_SCHEDULER", ""),
+    "tls_dir": os.environ.get("DASKTREE_TLS_DIR", ""),
     "fit_args": os.environ.get("DASKTREE_FIT_ARGS", "--max-depth 12 --log-format json"),
     "predict_args": os.environ.get("DASKTREE_PREDICT_ARGS", ""),
     "keep": int(os.environ.get("DASKTREE_KEEP", 7)),
@@ -55,7 +58,8 @@ def _nightly(params: dict, ds: str) -> dasktree_etl.Nightly:
     return dasktree_etl.Nightly(
         data=params["data"], target=params["target"], new=params["new"].replace("{ds}", ds),
         model_dir=params["model_dir"] or None, scheduler=params["scheduler"], fit_args=params["fit_args"],
-        predict_args=params["predict_args"], keep=int(params["keep"]), timeout=int(params["timeout"]))
+        predict_args=params["predict_args"], keep=int(params["keep"]), timeout=int(params["timeout"]),
+        tls_dir=params.get("tls_dir", ""))
 
 
 def _only_transient_retried(step):

@@ -84,7 +84,9 @@ class Nightly:
     ``model_dir`` defaults to ``models/`` beside the dataset directory; ``scheduler`` is a Dask
     scheduler address (default: a local cluster per step); ``fit_args`` / ``predict_args`` are
     more `dasktree fit` / `dasktree predict` options; ``keep`` models are kept; each step may run
-    ``timeout`` seconds.
+    ``timeout`` seconds. A scheduler on the network speaks TLS (``tls://host:8786``): ``tls_dir``
+    holds the client's certificate as deploy/make-certs.sh writes it (``ca.pem``, ``client.pem``,
+    ``client-key.pem``), given to dasktree as dask's ``DASK_DISTRIBUTED__COMM__TLS__*`` variables.
     """
 
     data: str
@@ -96,6 +98,14 @@ class Nightly:
     predict_args: str = ""
     keep: int = 7
     timeout: int = 4 * 3600
+    tls_dir: str = ""
+
+    def _tls(self) -> dict[str, str]:
+        if not self.tls_dir:
+            return {}
+        return {"DASK_DISTRIBUTED__COMM__TLS__CA_FILE": os.path.join(self.tls_dir, "ca.pem"),
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": os.path.join(self.tls_dir, "client.pem"),
+                "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": os.path.join(self.tls_dir, "client-key.pem")}
 
     @property
     def models(self) -> str:
@@ -106,7 +116,7 @@ class Nightly:
 
     def fit(self) -> str:
         """Fit and make the model current; returns the model file's path."""
-        env = {"DASKTREE_KEEP": str(self.keep), "DASKTREE_FIT_ARGS": self.fit_args}
+        env = {"DASKTREE_KEEP": str(self.keep), "DASKTREE_FIT_ARGS": self.fit_args, **self._tls()}
         run_step("fit", [os.path.join(DEPLOY, "run_fit.sh"), self.data, self.target, self.models, self.scheduler],
                  env, self.timeout)
         return os.path.realpath(os.path.join(self.models, "current.json"))
@@ -117,5 +127,5 @@ class Nightly:
             raise PermanentFailure("predict", 2, "no new partition to predict (new=)")
         out = self.predictions(day)
         run_step("predict", [os.path.join(DEPLOY, "run_predict.sh"), self.models, self.new, out, self.scheduler],
-                 {"DASKTREE_PREDICT_ARGS": self.predict_args}, self.timeout)
+                 {"DASKTREE_PREDICT_ARGS": self.predict_args, **self._tls()}, self.timeout)
         return out

@@ -56,12 +56,13 @@ def predict(run: dasktree_etl.Nightly, model: str, day: str) -> str:
 @flow(name="dasktree-nightly", timeout_seconds=2 * dasktree_etl.step_timeout(TIMEOUT) * (RETRIES + 1))
 def nightly(data: str, target: str, new: str = "", model_dir: str = "", scheduler: str = "",
             fit_args: str = "--max-depth 12 --log-format json", predict_args: str = "", keep: int = 7,
-            timeout: int = TIMEOUT, day: str = "") -> str:
-    """Fit ``data`` and predict ``new`` (``{ds}`` in it: the run's date, or ``day``)."""
+            timeout: int = TIMEOUT, day: str = "", tls_dir: str = "") -> str:
+    """Fit ``data`` and predict ``new`` (``{ds}`` in it: the run's date, or ``day``); a ``tls://``
+    ``scheduler`` with the client's certificates in ``tls_dir`` (deploy/make-certs.sh's files)."""
     day = day or datetime.date.today().isoformat()
     run = dasktree_etl.Nightly(data=data, target=target, new=new.replace("{ds}", day), model_dir=model_dir or None,
                                scheduler=scheduler, fit_args=fit_args, predict_args=predict_args, keep=keep,
-                               timeout=timeout)
+                               timeout=timeout, tls_dir=tls_dir)
     return predict(run, fit(run), day)
 
 
@@ -72,4 +73,5 @@ if __name__ == "__main__":
         "new": os.environ.get("DASKTREE_NEW", "/srv/incoming/date={ds}"),
         "model_dir": os.environ.get("DASKTREE_MODEL_DIR", ""),
         "scheduler": os.environ.get("DASKTREE_SCHEDULER", ""),
+        "tls_dir": os.environ.get("DASKTREE_TLS_DIR", ""),
     })

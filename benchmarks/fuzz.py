@@ -1,0 +1,91 @@
+"""Fuzzed inputs at scale: tens of thousands of mutated inputs, each run judged by the command's
+contract (:mod:`dasktree.testing.fuzz`).
+
+Mutated Parquet files (flipped bits, truncations, a damaged footer or magic, huge declared footer
+lengths, zeroed runs, inserted bytes), mutated model files (wrong types, missing keys, nesting 100 to
+100,000 deep, huge numbers, NaN and infinities, lists cut short, values swapped, damaged bytes),
+mutated checkpoints (a level pass's ``.npz`` or ``checkpoint.json``) and mutated argument strings,
+in equal shares, from one seeded generator. Each case runs in process through
+``dasktree.cli.main`` (bounded to 60 s), in a child process started again should a case crash the
+interpreter (that case counted as a crash); one in a hundred also as a real process of its own
+(120 s). The claim: every case ends with exit 0, or 1 / 2 and one line
+on stderr; no traceback, no hang, no crash, no output left behind. The counts by kind and exit
+code, and every case that broke the contract, are in the results.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import shutil
+import sys
+import time
+
+from benchmarks import harness
+from dasktree.testing import fuzz
+
+CLAIM = "Fuzzed inputs end with exit 0, or 1/2 and one line: no traceback, hang, crash or output left behind"
+NAME = "fuzz"
+SEED = 2026
+
+
+def run(quick: bool) -> harness.Result:
+    n = 1000 if quick else 10_000
+    n_processes = n // 100
+    root = os.path.join(harness.DATA, "fuzz")
+    shutil.rmtree(root, ignore_errors=True)
+    os.makedirs(root)
+    seeds = fuzz.make_seeds(os.path.join(root, "seeds"))
+    started = time.perf_counter()
+
+    def progress(done: int) -> None:
+        if done % 1000 == 0:
+            print(f"  {done} cases", file=sys.stderr, flush=True)
+
+    outcomes = fuzz.run_isolated(fuzz.cases(seeds, n, seed=SEED), root, seconds=60, progress=progress)
+    in_process_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    processes = [fuzz.run_case(case, os.path.join(root, f"process-{i}"), seconds=120, subprocess_run=True)
+                 for i, case in enumerate(fuzz.cases(seeds, n_processes, seed=SEED + 1))]
+    process_seconds = time.perf_counter() - started
+    shutil.rmtree(root, ignore_errors=True)
+
+    everything = outcomes + processes
+    codes = collections.Counter((o.kind, o.code) for o in everything)
+    verdicts = collections.Counter(o.verdict for o in everything)
+    broken = [o for o in everything if not o.ok]
+    kinds = fuzz.KINDS
+    code_values = sorted({c for _, c in codes}, key=lambda c: (c is None, c))
+    table = ["| kind | " + " | ".join(f"exit {c}" if c is not None else "hang" for c in code_values) + " | cases |",
+             "|" + "---|" * (len(code_values) + 2)]
+    for kind in kinds:
+        table.append(f"| {kind} | " + " | ".join(str(codes[(kind, c)]) for c in code_values)
+                     + f" | {sum(codes[(kind, c)] for c in code_values)} |")
+    slowest = max(o.seconds for o in everything)
+    summary = [
+        ("mutated inputs run (in process + as processes)", f"{len(outcomes)} + {len(processes)}"),
+        ("broke the contract: tracebacks / hangs / crashes / other", f"{verdicts['traceback']} / {verdicts['hang']} / "
+         f"{verdicts['crash']} / {len(broken) - verdicts['traceback'] - verdicts['hang'] - verdicts['crash']}"),
+        ("exit 0 / 1 / 2 / other", f"{sum(n for (_, c), n in codes.items() if c == 0)} / "
+         f"{sum(n for (_, c), n in codes.items() if c == 1)} / {sum(n for (_, c), n in codes.items() if c == 2)} / "
+         f"{sum(n for (_, c), n in codes.items() if c not in (0, 1, 2))}"),
+    ]
+    markdown = "\n".join([
+        f"{len(outcomes)} cases in process (seed {SEED}) in {in_process_seconds:.0f} s, {len(processes)} as real "
+        f"processes in {process_seconds:.0f} s; the slowest case took {slowest:.1f} s (bound: 60 s in process, "
+        "120 s as a process). The machine was shared with other work while this ran.", "",
+        "Exit codes by kind of input:", "", *table, "",
+        f"Verdicts: {dict(verdicts)}.", "",
+        "Cases that broke the contract (the first 20):" if broken else "No case broke the contract.",
+        *[f"- {o.verdict}: {o.note} -> {o.lines[:2]}" for o in broken[:20]],
+    ])
+    figures = {"seed": SEED, "cases": len(outcomes), "processes": len(processes),
+               "codes": {f"{k}:{c}": v for (k, c), v in sorted(codes.items(), key=str)},
+               "verdicts": dict(verdicts), "seconds": {"in_process": in_process_seconds, "processes": process_seconds,
+                                                       "slowest_case": slowest},
+               "broken": [{"verdict": o.verdict, "note": o.note, "lines": o.lines[:3]} for o in broken[:200]]}
+    return harness.Result(summary, markdown, figures)
+
+
+if __name__ == "__main__":
+    harness.main(sys.modules[__name__])

@@ -1,0 +1,80 @@
+"""A loaded model file checked whole before anything uses it: a damaged or hand-edited file is one
+line naming what is wrong (a :class:`~dasktree.errors.DataError`, exit 1), never an index error deep
+in prediction or a tree that routes rows to nodes that do not exist.
+
+What holds for every model :func:`dasktree.fit` writes, and is checked here: the bins of each
+feature are a known kind; a numeric feature's ``upper`` edges are finite and increasing, one fewer
+than its ``values``; each tree has nodes in breadth-first order, each non-root node the child of
+exactly one earlier node; a test's attribute is a feature, its code table has one entry per code of
+that feature (its bins and the missing code) and sends each to one of the node's two or more
+children; a leaf has no children; class counts are whole numbers >= 0, one per class.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..binning.spec import NOMINAL, NUMERIC, BinSpec
+from ..errors import DataError
+
+__all__ = ["check_model_parts"]
+
+
+def check_model_parts(spec: BinSpec, trees: dict[str, object], where: str) -> None:
+    """Raise :class:`DataError` unless ``spec`` and every tree of ``trees`` (name -> TreeModel) hold
+    together as the module says."""
+    n_classes = len(spec.classes)
+    if n_classes < 1:
+        raise DataError(f"{where}: malformed model: no classes")
+    for f in spec.features:
+        if f.kind == NUMERIC:
+            upper, values = np.asarray(f.upper), np.asarray(f.values)
+            if upper.ndim != 1 or values.ndim != 1 or upper.size + 1 != values.size:
+                raise DataError(f"{where}: malformed model: feature {f.name!r} has {upper.size} edges for "
+                                f"{values.size} bins")
+            if upper.size and (not np.all(np.isfinite(upper)) or np.any(np.diff(upper) <= 0)):
+                raise DataError(f"{where}: malformed model: feature {f.name!r}'s bin edges are not finite "
+                                "and increasing")
+            if not np.all(np.isfinite(values)):
+                raise DataError(f"{where}: malformed model: feature {f.name!r}'s bin values are not finite")
+        elif f.kind != NOMINAL:
+            raise DataError(f"{where}: malformed model: feature {f.name!r} of unknown kind {f.kind!r}")
+    widths = spec.widths
+    for name, tree in trees.items():
+        _check_tree(tree, widths, n_classes, f"{where}: malformed model: {name}")
+
+
+def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
+    n = tree.n_nodes
+    if n < 1:
+        raise DataError(f"{where} has no nodes")
+    if len(tree.children) != n or tree.counts.shape != (n, n_classes) or tree.depth.shape != (n,):
+        raise DataError(f"{where}: its node arrays disagree in length, or its counts are not one per class")
+    if tree.validation is not None and tree.validation.shape != (n, n_classes):
+        raise DataError(f"{where}: its validation counts are not one per node and class")
+    if np.any(tree.counts < 0) or (tree.validation is not None and np.any(tree.validation < 0)):
+        raise DataError(f"{where}: a class count is negative")
+    parent = np.full(n, -1, dtype=np.int64)
+    for i, (test, kids) in enumerate(zip(tree.tests, tree.children)):
+        if test is None:
+            if kids:
+                raise DataError(f"{where}: leaf {i} has children")
+            continue
+        if len(kids) < 2 or any(not isinstance(c, int) or isinstance(c, bool) or not i < c < n for c in kids):
+            raise DataError(f"{where}: node {i}'s children {kids[:5]} are not two or more later nodes")
+        for c in kids:
+            if parent[c] != -1:
+                raise DataError(f"{where}: node {c} is the child of both node {parent[c]} and node {i}")
+            parent[c] = i
+        if not 0 <= test.attribute < widths.size:
+            raise DataError(f"{where}: node {i} tests attribute {test.attribute}, of {widths.size}")
+        table = test.bin_children
+        if table.ndim != 1 or table.size != widths[test.attribute] or table.size == 0:
+            raise DataError(f"{where}: node {i}'s code table has {table.size} entries for "
+                            f"{int(widths[test.attribute])} codes")
+        if int(table.min()) < 0 or int(table.max()) >= len(kids) or not 0 <= test.default < len(kids):
+            raise DataError(f"{where}: node {i}'s code table sends a code to a child it does not have")
+        if test.kind not in (NUMERIC, NOMINAL):
+            raise DataError(f"{where}: node {i}'s test is of unknown kind {test.kind!r}")
+    if np.any(parent[1:] == -1):
+        raise DataError(f"{where}: node {int(np.flatnonzero(parent[1:] == -1)[0]) + 1} is no node's child")

@@ -1,0 +1,450 @@
+"""Fuzzed inputs for the ``dasktree`` command: mutated Parquet files, model files, checkpoints and
+argument strings, each run and judged against the command's contract.
+
+The contract: every run ends with exit 0, 1 or 2 (never 3, a bug, nor a traceback), an error is
+exactly one line on stderr, no run outlives its time bound, the interpreter never crashes, and a
+failed run leaves no output behind (neither ``--out`` nor a temporary file beside it).
+
+:func:`make_seeds` writes the valid inputs once: a small Parquet dataset, a model fitted on it
+(with cross-validation, its fold trees kept) and a checkpoint of that fit. :func:`cases` derives
+``n`` mutated cases from them with a seeded ``random.Random`` (the same seed, the same cases);
+:func:`run_case` runs one, in this process through :func:`dasktree.cli.main` (``SystemExit`` caught,
+stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
+how it ended: :class:`Outcome`. :func:`run_isolated` runs many in a child process that is started
+again when a case crashes it (a C++ exception escaping pyarrow ends the whole interpreter): the
+crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a few hundred cases; the
+``benchmarks/fuzz.py`` claim tens of thousands.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import random
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+
+__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case", "run_isolated"]
+
+KINDS = ("parquet", "model", "checkpoint", "argv")
+RUN = ["--scheduler", "inprocess", "--quiet"]
+_WEIRD = ["", "-1", "0", "1e400", "-1e400", "nan", "inf", "-inf", "999999999999999999999", "0x10", "1.5",
+          "é", "\x00", "--", "-", "a,b,,c", "../../etc/passwd", "s3://", "file://", "~", "%s%s%n", " ", "true",
+          "None", "[1]", "{}", "9" * 400, "-0", "1_000", "\u202e", "class", "elevel", "balanced", "0=1,=2"]
+_JSON_WEIRD = [None, True, "x", "", -1, 0, 2**63, -(2**63) - 1, 10**400, 1e308, float("nan"), float("inf"),
+               [], {}, [[]], {"a": 1}, [None], "NaN", 1.5, -0.0]
+
+
+@dataclass
+class Case:
+    """One run: the ``argv`` of the command (``{work}`` for the case's directory) and the files
+    (name -> bytes) or seed directories (name -> path to copy) it needs there."""
+
+    kind: str
+    argv: list[str]
+    files: dict[str, bytes | str] = field(default_factory=dict)
+    note: str = ""
+
+
+@dataclass
+class Outcome:
+    kind: str
+    code: int | None  # None: the run did not end within its bound (a hang)
+    lines: list[str]
+    seconds: float
+    left_behind: list[str]
+    note: str = ""
+    crashed: bool = False
+
+    @property
+    def ok(self) -> bool:
+        """Whether the run kept the contract (see the module's documentation)."""
+        if self.code is None or self.crashed or self.left_behind:
+            return False
+        if any("Traceback" in line for line in self.lines):
+            return False
+        if self.code == 0:
+            return True
+        return self.code in (1, 2) and len(self.lines) == 1
+
+    @property
+    def verdict(self) -> str:
+        if self.code is None:
+            return "hang"
+        if self.crashed:
+            return "crash"
+        if any("Traceback" in line for line in self.lines):
+            return "traceback"
+        if self.left_behind:
+            return "left output behind"
+        if self.code not in (0, 1, 2):
+            return f"exit {self.code}"
+        if self.code != 0 and len(self.lines) != 1:
+            return f"{len(self.lines)} lines"
+        return "ok"
+
+
+def make_seeds(root: str) -> dict[str, str]:
+    """The valid inputs the mutations start from, written under ``root``."""
+    from ..datasets import agrawal
+    from ..fit import fit
+
+    data = os.path.join(root, "data")
+    agrawal.write_parquet(data, 400, n_files=2, function=7, perturbation=0.1, seed=0, overwrite=True)
+    model = fit(data, target=agrawal.TARGET, max_depth=4, cv=2, keep_fold_trees=True, scheduler="inprocess")
+    model_path = os.path.join(root, "model.json")
+    model.save(model_path)
+    checkpoint = os.path.join(root, "checkpoint")
+    shutil.rmtree(checkpoint, ignore_errors=True)
+    fit(data, target=agrawal.TARGET, max_depth=4, scheduler="inprocess", checkpoint=checkpoint)
+    return {"data": data, "model": model_path, "checkpoint": checkpoint, "target": agrawal.TARGET}
+
+
+# ---------------------------------------------------------------- mutations
+
+def _mutate_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
+    how = rng.choice(["flip", "truncate", "footer", "huge footer", "zero run", "insert", "magic"])
+    b = bytearray(data)
+    if how == "flip":
+        for _ in range(rng.randint(1, 16)):
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+    elif how == "truncate":
+        b = b[:rng.randrange(len(b))]
+    elif how == "footer" and len(b) > 12:  # the footer's length field and magic
+        i = len(b) - rng.randint(1, 12)
+        b[i] = rng.randrange(256)
+    elif how == "huge footer" and len(b) > 8:
+        b[-8:-4] = struct.pack("<I", rng.choice([0x7FFFFFFF, 0xFFFFFFFF, len(b) + 1, len(b) * 1000, 0]))
+    elif how == "zero run":
+        i = rng.randrange(len(b))
+        b[i:i + rng.randint(1, 256)] = bytes(min(len(b) - i, rng.randint(1, 256)))
+    elif how == "insert":
+        i = rng.randrange(len(b))
+        b[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 64)))
+    else:  # the magic at either end
+        b[:4] = b"PAR0" if rng.random() < 0.5 else b[:4]
+        b[-4:] = b"RAP1"
+    return bytes(b), how
+
+
+def _paths(value, prefix=()):
+    """Every (path, value) in a JSON document."""
+    yield prefix, value
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield from _paths(v, (*prefix, k))
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from _paths(v, (*prefix, i))
+
+
+def _set(doc, path, value):
+    if not path:
+        return value
+    target = doc
+    for step in path[:-1]:
+        target = target[step]
+    target[path[-1]] = value
+    return doc
+
+
+def _mutate_json(rng: random.Random, text: str) -> tuple[bytes, str]:
+    doc = json.loads(text)
+    how = rng.choice(["wrong type", "wrong type", "missing key", "deep nesting", "huge number", "nan",
+                      "bytes", "shrink list", "swap"])
+    if how == "bytes":
+        mutated, what = _mutate_bytes(rng, text.encode())
+        return mutated, f"bytes: {what}"
+    paths = [p for p, _ in _paths(doc) if p]
+    path = rng.choice(paths)
+    if how == "wrong type":
+        doc = _set(doc, path, rng.choice(_JSON_WEIRD))
+    elif how == "missing key":
+        keyed = [p for p in paths if isinstance(p[-1], str)]
+        path = rng.choice(keyed)
+        parent = doc
+        for step in path[:-1]:
+            parent = parent[step]
+        del parent[path[-1]]
+    elif how == "deep nesting":
+        depth = rng.choice([100, 1000, 100_000])
+        return _deep(text, path, depth, doc), f"{how} {depth}"
+    elif how == "huge number":
+        doc = _set(doc, path, rng.choice([10**400, -(10**400), 2**64, 1e308, -1e308, 5e-324]))
+    elif how == "nan":
+        doc = _set(doc, path, rng.choice([float("nan"), float("inf"), float("-inf")]))
+    elif how == "shrink list":
+        lists = [p for p, v in _paths(doc) if isinstance(v, list) and v and p]
+        if lists:
+            path = rng.choice(lists)
+            value = doc
+            for step in path:
+                value = value[step]
+            _set(doc, path, value[:rng.randrange(len(value))])
+    else:  # two values of the document exchanged
+        other = rng.choice(paths)
+        a, b = _get(doc, path), _get(doc, other)
+        if not _inside(path, other) and not _inside(other, path):
+            _set(doc, path, b)
+            _set(doc, other, a)
+    return json.dumps(doc).encode(), f"{how} at {'/'.join(map(str, path))}"
+
+
+def _get(doc, path):
+    return doc if not path else _get(doc[path[0]], path[1:])
+
+
+def _inside(a, b) -> bool:
+    return len(a) <= len(b) and tuple(b[:len(a)]) == tuple(a)
+
+
+def _deep(text: str, path, depth: int, doc) -> bytes:
+    """The document with the value at ``path`` buried ``depth`` lists deep (written as text: json
+    itself cannot dump what it cannot load)."""
+    marker = "__dasktree_fuzz_deep__"
+    _set(doc, path, marker)
+    return json.dumps(doc).replace(f'"{marker}"', "[" * depth + "1" + "]" * depth).encode()
+
+
+def _mutate_argv(rng: random.Random, argv: list[str]) -> tuple[list[str], str]:
+    argv = list(argv)
+    how = rng.choice(["value", "value", "drop", "duplicate", "unknown", "swap", "junk"])
+    free = [i for i, a in enumerate(argv) if i > 0 and argv[i - 1] != "--scheduler" and a != "--scheduler"
+            and a != "inprocess"]
+    i = rng.choice(free) if free else 0
+    if how == "value":
+        argv[i] = rng.choice(_WEIRD)
+    elif how == "drop" and free:
+        del argv[i]
+    elif how == "duplicate":
+        argv.insert(i, argv[i])
+    elif how == "unknown":
+        argv.insert(i, rng.choice(["--no-such-option", "-x", "--max-depth=", "--=", "---", "--json=1"]))
+    elif how == "swap" and len(free) > 1:
+        j = rng.choice(free)
+        argv[i], argv[j] = argv[j], argv[i]
+    else:
+        argv.insert(i, "".join(chr(rng.randrange(1, 0x2FF)) for _ in range(rng.randint(1, 12))))
+    return argv, how
+
+
+def _templates(seeds: dict[str, str]) -> list[list[str]]:
+    t = seeds["target"]
+    return [
+        ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3"],
+        ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--cv", "2", "--prune", "cv",
+         "--max-arity", "3", "--min-samples-leaf", "5"],
+        ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--nominal", "elevel,car",
+         "--nominal-split", "multiway", "--criterion", "gain_ratio", "--weight", "age", "--class-weight", "balanced"],
+        ["predict", "{work}/model.json", "{work}/data", "--out", "{work}/out", *RUN, "--keep", "age"],
+        ["show", "{work}/model.json", "--format", "report"],
+        ["prune", "{work}/model.json", "--mode", "cv", "--out", "{work}/out.json"],
+        ["prune", "{work}/model.json", "--alpha", "0.01", "--out", "{work}/out.json", "--json"],
+    ]
+
+
+def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Case]:
+    """``n`` mutated cases, spread evenly over ``kinds``, the same for the same ``seed``."""
+    rng = random.Random(seed)
+    data_files = sorted(f for f in os.listdir(seeds["data"]) if f.endswith(".parquet"))
+    blobs = {f: open(os.path.join(seeds["data"], f), "rb").read() for f in data_files}
+    model_text = open(seeds["model"]).read()
+    checkpoint_files = sorted(os.listdir(seeds["checkpoint"]))
+    templates = _templates(seeds)
+    t = seeds["target"]
+    out = []
+    for i in range(n):
+        kind = kinds[i % len(kinds)]
+        if kind == "parquet":
+            name = rng.choice(data_files)
+            mutated, how = _mutate_bytes(rng, blobs[name])
+            files = {"data": seeds["data"], f"data/{name}": mutated, "model.json": model_text.encode()}
+            argv = rng.choice([
+                ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3"],
+                ["predict", "{work}/model.json", "{work}/data", "--out", "{work}/out", *RUN],
+            ])
+            out.append(Case(kind, argv, files, f"{name}: {how}"))
+        elif kind == "model":
+            mutated, how = _mutate_json(rng, model_text)
+            argv = rng.choice([t for t in templates if t[0] in ("predict", "show", "prune")])
+            if argv[0] == "show":
+                argv = [*argv[:-1], rng.choice(["text", "dot", "json", "report", "cp"])]
+            out.append(Case(kind, argv, {"data": seeds["data"], "model.json": mutated}, how))
+        elif kind == "checkpoint":
+            name = rng.choice(checkpoint_files)
+            content = open(os.path.join(seeds["checkpoint"], name), "rb").read()
+            if name.endswith(".json"):
+                mutated, how = _mutate_json(rng, content.decode())
+            else:
+                mutated, how = _mutate_bytes(rng, content)
+            argv = ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "4",
+                    "--checkpoint", "{work}/checkpoint"]
+            out.append(Case(kind, argv, {"data": seeds["data"], "checkpoint": seeds["checkpoint"],
+                                         f"checkpoint/{name}": mutated}, f"{name}: {how}"))
+        else:
+            argv, how = _mutate_argv(rng, rng.choice(templates))
+            out.append(Case(kind, argv, {"data": seeds["data"], "model.json": model_text.encode()}, how))
+    return out
+
+
+# ---------------------------------------------------------------- running
+
+class _Hang(BaseException):  # the run outlived its bound (the command's handlers do not catch BaseException)
+    pass
+
+
+def _materialize(case: Case, work: str) -> list[str]:
+    os.makedirs(work)
+    for name, content in case.files.items():
+        path = os.path.join(work, name)
+        if isinstance(content, str):
+            shutil.copytree(content, path)
+        else:
+            with open(path, "wb") as f:
+                f.write(content)
+    if os.path.isdir(os.path.join(work, "checkpoint")):
+        os.chmod(os.path.join(work, "checkpoint"), 0o755)
+    return [a.replace("{work}", work) for a in case.argv]
+
+
+def _listing(work: str) -> set[str]:
+    return {os.path.relpath(os.path.join(d, f), work) for d, dirs, files in os.walk(work) for f in [*files, *dirs]}
+
+
+def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bool = False) -> Outcome:
+    """Run ``case`` in the new directory ``work`` (removed afterwards) and judge it."""
+    argv = _materialize(case, work)
+    before = _listing(work)
+    started = time.perf_counter()
+    crashed = False
+    if subprocess_run:
+        try:
+            proc = subprocess.run([sys.executable, "-m", "dasktree.cli", *argv], capture_output=True, text=True,
+                                  timeout=seconds, cwd=work, errors="replace")
+            code, err = proc.returncode, proc.stderr
+            crashed = code < 0
+        except subprocess.TimeoutExpired:
+            code, err = None, ""
+    else:
+        here = os.getcwd()
+        os.chdir(work)  # a mutated --out may be a relative name: it lands in the case's directory
+        try:
+            code, err = _in_process(argv, seconds)
+        finally:
+            os.chdir(here)
+    elapsed = time.perf_counter() - started
+    lines = [line for line in err.splitlines() if line.strip()]
+    after = _listing(work)
+    new = sorted(after - before)
+    left = [] if code == 0 else [p for p in new if not p.startswith("checkpoint")]
+    if code != 0:  # a checkpoint may keep what it held; nothing else may appear
+        left += [p for p in new if p.startswith("checkpoint") and ".tmp" in p]
+    shutil.rmtree(work, ignore_errors=True)
+    return Outcome(case.kind, code, lines, elapsed, left, note=f"{case.note} | {' '.join(case.argv)}",
+                   crashed=crashed)
+
+
+def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
+    from ..cli import main
+
+    err, out = io.StringIO(), io.StringIO()
+
+    def expire(signum, frame):
+        raise _Hang()
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out), \
+                warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse's usage errors
+                code = exc.code if isinstance(exc.code, int) else 2
+            except _Hang:
+                return None, err.getvalue()
+        text = err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in caught
+                                        if not _foreign(w))
+        return code, text
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+_HIDDEN = (ResourceWarning, DeprecationWarning, PendingDeprecationWarning, ImportWarning)
+
+
+def _foreign(w) -> bool:
+    """A warning the real command would not print: hidden by Python's default filters, or
+    distributed's, which the command silences."""
+    return issubclass(w.category, _HIDDEN) or "distributed" in (w.filename or "")
+
+
+# ---------------------------------------------------------------- many cases, crashes survived
+
+def _child(conn, root: str, seconds: float) -> None:
+    while True:
+        job = conn.recv()
+        if job is None:
+            return
+        index, case = job
+        conn.send(("start", index))
+        conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
+
+
+def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None) -> list[Outcome]:
+    """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
+    case's own alarm could not end); the outcomes in order."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    outcomes: list[Outcome | None] = [None] * len(all_cases)
+    index = 0
+    while index < len(all_cases):
+        parent, child_end = context.Pipe()
+        child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
+        child.start()
+        child_end.close()
+        started = None
+        try:
+            while index < len(all_cases):
+                parent.send((index, all_cases[index]))
+                message = None
+                while True:
+                    if not parent.poll(seconds + 60):
+                        raise TimeoutError
+                    message = parent.recv()
+                    if message[0] == "start":
+                        started = time.perf_counter()
+                    else:
+                        break
+                outcomes[index] = message[2]
+                index += 1
+                if progress is not None:
+                    progress(index)
+            parent.send(None)
+        except (EOFError, OSError, TimeoutError) as exc:
+            hang = isinstance(exc, TimeoutError)
+            child.kill()
+            child.join()
+            case = all_cases[index]
+            outcomes[index] = Outcome(case.kind, None if hang else child.exitcode,
+                                      [] if hang else [f"the interpreter died (exit {child.exitcode})"],
+                                      time.perf_counter() - (started or time.perf_counter()), [],
+                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang)
+            shutil.rmtree(os.path.join(root, f"case-{index}"), ignore_errors=True)
+            index += 1
+        finally:
+            child.join(timeout=30)
+            parent.close()
+    return outcomes

@@ -1,0 +1,51 @@
+"""Fuzzed inputs, bounded and seeded: mutated Parquet files, model files, checkpoints and argument
+strings (:mod:`dasktree.testing.fuzz`). Every case ends with exit 0, or 1 / 2 and one line on
+stderr; no traceback, no hang, no crash of the interpreter, no output left behind.
+
+Most cases run in this process through ``dasktree.cli.main``; a few as real processes, where a
+crash of the interpreter would show. The long campaign (tens of thousands of cases) is the
+``benchmarks/fuzz.py`` claim.
+"""
+
+import collections
+
+import pytest
+
+from dasktree.testing import fuzz
+
+IN_PROCESS = 400
+PROCESSES = 4
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    return fuzz.make_seeds(str(tmp_path_factory.mktemp("fuzz-seeds")))
+
+
+def _failures(outcomes) -> str:
+    return "\n".join(f"{o.verdict}: {o.note} -> {o.lines[:3]} {o.left_behind[:3]}" for o in outcomes if not o.ok)
+
+
+def test_the_cases_are_the_same_for_the_same_seed(seeds):
+    a, b = fuzz.cases(seeds, 40, seed=7), fuzz.cases(seeds, 40, seed=7)
+    assert [(c.kind, c.argv, c.note) for c in a] == [(c.kind, c.argv, c.note) for c in b]
+    assert [c.note for c in fuzz.cases(seeds, 40, seed=8)] != [c.note for c in a]
+
+
+def test_fuzzed_inputs_end_with_one_line_and_exit_0_1_or_2(seeds, tmp_path):
+    outcomes = [fuzz.run_case(case, str(tmp_path / f"case-{i}"), seconds=60)
+                for i, case in enumerate(fuzz.cases(seeds, IN_PROCESS, seed=41))]
+    assert not _failures(outcomes), _failures(outcomes)
+    by_kind = collections.Counter(o.kind for o in outcomes)
+    assert by_kind == {kind: IN_PROCESS // len(fuzz.KINDS) for kind in fuzz.KINDS}
+    codes = collections.Counter((o.kind, o.code) for o in outcomes)
+    # the mutations reach past the first check: some still run to the end, most are refused
+    assert sum(n for (_, code), n in codes.items() if code == 0) > 0
+    assert all(codes[(kind, 1)] + codes[(kind, 2)] > 0 for kind in fuzz.KINDS)
+
+
+def test_fuzzed_inputs_as_real_processes(seeds, tmp_path):
+    outcomes = [fuzz.run_case(case, str(tmp_path / f"case-{i}"), seconds=120, subprocess_run=True)
+                for i, case in enumerate(fuzz.cases(seeds, PROCESSES, seed=43))]
+    assert not _failures(outcomes), _failures(outcomes)
+    assert not any(o.crashed for o in outcomes)
