@@ -40,7 +40,8 @@ def reference(data, tmp_path_factory):
 
 def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: str) -> tuple[int, str, list]:
     """Run the fit; once ``passes_done`` level passes are done (its JSON log says so), call
-    ``fault()``. The exit code, the error lines and the passes logged."""
+    ``fault()``. The exit code, the error lines (other lines than JSON, and the error event's
+    message) and the passes logged."""
     fit = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out", str(out),
                             "--scheduler", address, "--log-format", "json", *extra],
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=LOST)
@@ -51,7 +52,9 @@ def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: st
                 errors.append(line)
                 continue
             event = json.loads(line)
-            if event.get("event") == "pass":
+            if event.get("event") == "error":  # with --log-format json the error line is an event too
+                errors.append(event["message"] + "\n")
+            elif event.get("event") == "pass":
                 passes.append(event["pass"])
                 if not faulted and len(passes) == passes_done + 1:  # pass 0, then the level passes
                     fault()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import dasktree
+from dasktree.model import VERSION
 from dasktree.cli import main
 from dasktree.errors import InputError, ParameterError
 from dasktree.model.model import Model, TreeModel, load
@@ -30,7 +31,7 @@ def test_sql_carries_versions_features_and_reads_its_table(model_file, tmp_path,
     assert main(["export", model_file, "--format", "sql", "--out", str(out), "--dialect", "duckdb",
                  "--table", "read_parquet('x.parquet')", "--keep", "id"]) == 0
     text = out.read_text()
-    assert f"dasktree {dasktree.__version__} model (format version 2)" in text
+    assert f"dasktree {dasktree.__version__} model (format version {VERSION})" in text
     assert "x: numeric, k: numeric, colour: nominal, flag: nominal" in text
     assert 'SELECT\n"id",\nCASE' in text and "FROM read_parquet('x.parquet')" in text
     assert 'AS "prediction"' in text and 'AS "proba_high"' in text
@@ -43,7 +44,7 @@ def test_onnx_carries_versions_features_and_the_input_contract(model_file, tmp_p
     assert main(["export", model_file, "--format", "onnx", "--out", str(out)]) == 0
     proto = onnx.load(str(out))
     props = {p.key: p.value for p in proto.metadata_props}
-    assert props["dasktree_version"] == dasktree.__version__ and props["model_format_version"] == "2"
+    assert props["dasktree_version"] == dasktree.__version__ and props["model_format_version"] == str(VERSION)
     features = json.loads(props["features"])
     assert [f["name"] for f in features] == ["x", "k", "colour", "flag"]
     assert features[2] == {"name": "colour", "kind": "nominal", "categories": ["blue", "green", "red", "violet"]}
