@@ -20,7 +20,9 @@ import numpy as np
 from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
 from .engine.cluster import connect
-from .engine.local_runner import LocalRunner, cores, embedded
+from .engine.local_runner import LocalRunner, cores
+from .engine.memory_plan import CACHED, CLUSTER, parse_memory_limit, runner_kind
+from .engine.stream_runner import StreamRunner
 from .engine.progress import Progress
 from .errors import InputError, ParameterError
 from .forest.grow import GrowParams, grow
@@ -158,6 +160,7 @@ def fit(
     class_weight=None,
     keep_fold_trees: bool = False,
     checkpoint: str | None = None,
+    memory_limit: int | str | None = None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -227,6 +230,12 @@ def fit(
         checkpoint of other data or parameters is refused. Parquet datasets
         only; remove the directory once the model is saved
         (:func:`dasktree.engine.checkpoint.remove_checkpoint`; the CLI does).
+    memory_limit : int or str, optional
+        Bytes (or ``"1GB"``, ``"512MB"``) an in-process fit plans against (default: this
+        machine's memory): the codes stay in memory when tables and codes fit in a quarter
+        of it, else every pass streams the Parquet row groups on a pool of threads
+        (:mod:`dasktree.engine.stream_runner`) with its histograms counted in node groups
+        that fit; :class:`~dasktree.errors.ParameterError` when not one node's do.
     **params
         Learning parameters, see :data:`DEFAULTS`. ``binning`` (default
         "quantile": exact bins up to ``max_bins`` distinct values, else
@@ -245,6 +254,7 @@ def fit(
     """
     started = time.perf_counter()
     p = validate_params(params)
+    limit = parse_memory_limit(memory_limit)
     bar = progress if isinstance(progress, Progress) else Progress(enabled=bool(progress))
     check_class_weight(class_weight)
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
@@ -273,9 +283,13 @@ def fit(
                         "nominal": list(nominal), "key": key, "folds": folds, "weight": weight},
             "class_weight": None if class_weight is None else repr(class_weight),
             "only_fold": only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json()})
-    if embedded(source, roles, client=client, scheduler=scheduler, cache=cache):
-        runner = LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
-                             keep_tables=not isinstance(source, TableSource))
+    kind = runner_kind(source, roles, client=client, scheduler=scheduler, cache=cache,
+                       memory_limit=limit)
+    if kind != CLUSTER:
+        runner = (LocalRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
+                              keep_tables=not isinstance(source, TableSource)) if kind == CACHED else
+                  StreamRunner(source, roles, folds=fold_spec, progress=bar, threads=cores(),
+                               memory_limit=limit))
         try:
             return _fit_with(runner, source, roles, p, started, workers=0, **options)
         finally:
@@ -334,8 +348,12 @@ def _fit_passes(runner, source, roles, p: dict[str, Any], started: float, *, wor
     def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
         runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
 
+    grow_params = _grow_params(p)
+    if getattr(runner, "max_histogram_mb", None) is not None:  # a streaming runner's memory limit
+        grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
+                                                                            runner.max_histogram_mb))
     forest, grow_report = grow(runner if checkpoint is None else Resuming(runner, checkpoint), spec,
-                               _grow_params(p), n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats,
+                               grow_params, n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats,
                                describe=describe)
     with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
         tree = tree_model(forest, 0)

@@ -115,6 +115,7 @@ class ParquetSource(Source):
         self._expressions: dict[str, Any] = {}
         self.parts = []
         self.column_bytes: dict[str, int] = {}  # compressed bytes of each column's chunks, all files
+        self.group_rows: dict[str, list[int]] = {}  # rows of each row group of each file (by its key)
         first_schema = None
         for fragment in fragments:
             try:
@@ -129,6 +130,7 @@ class ParquetSource(Source):
             rel = self._relative(fragment.path)
             self._expressions[rel] = (fragment.path, fragment.partition_expression)
             sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+            self.group_rows[rel] = sizes
             for i in range(metadata.num_row_groups):
                 group = metadata.row_group(i)
                 for j in range(group.num_columns):
