@@ -138,6 +138,10 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         workers without the scheduler in between.
     progress : bool, default False
         A progress bar per pass on stderr.
+    memory_limit : int or str, optional
+        Bytes (or ``"1GB"``, ``"512MB"``) a fit in this process plans against (default: this
+        machine's memory): a dataset whose codes do not fit in a quarter of it, or with
+        ``cache=False``, streams its row groups every pass (:mod:`dasktree.engine.stream_runner`).
     """
 
     def __init__(self, *, criterion="gini", max_depth=None, min_samples_split=2, min_samples_leaf=1,
@@ -145,7 +149,7 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
                  nominal_split="binary", max_histogram_mb=256.0, max_arity=2, selection="balanced_gain",
                  cv=None, repeats=1, seed=0, binning="quantile", postpone=None, prune="auto", ccp_alpha=None,
                  confidence=0.25, class_weight=None, keep_fold_trees=False,
-                 client=None, scheduler=None, cache="auto", progress=False):
+                 client=None, scheduler=None, cache="auto", progress=False, memory_limit=None):
         self.criterion = criterion
         self.max_depth = max_depth
         self.min_samples_split = min_samples_split
@@ -172,8 +176,9 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
         self.scheduler = scheduler
         self.cache = cache
         self.progress = progress
+        self.memory_limit = memory_limit
 
-    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees")
+    _RUNTIME = ("client", "scheduler", "cache", "progress", "keep_fold_trees", "memory_limit")
     _ESTIMATOR_ONLY = ("class_weight",)  # the functional core's fit(class_weight=), not a learning parameter
 
     def __sklearn_tags__(self):
@@ -250,7 +255,8 @@ class DaskTreeClassifier(ClassifierMixin, BaseEstimator):
             folds=folds, storage_options=storage_options, sample_weight=sample_weight,
             class_weight=self.class_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, **params,
+            keep_fold_trees=self.keep_fold_trees, checkpoint=checkpoint, memory_limit=self.memory_limit,
+            **params,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None

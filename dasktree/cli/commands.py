@@ -22,6 +22,7 @@ def _progress(args):
 
 
 def _cmd_fit(args) -> dict:
+    from ..engine.memory_plan import parse_memory_limit
     from ..fit import fit, validate_params
     from ..io.outputs import check_file_out
     from ..io.weights import check_class_weight
@@ -36,6 +37,7 @@ def _cmd_fit(args) -> dict:
         cv=args.cv, repeats=args.repeats, seed=args.seed,
     )
     validate_params(learning)  # bad usage (exit 2) before an output's trouble (exit 1)
+    parse_memory_limit(args.memory_limit)
     weights = class_weight(args.class_weight)
     check_class_weight(weights)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
@@ -44,7 +46,7 @@ def _cmd_fit(args) -> dict:
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
         checkpoint=args.checkpoint, keep_fold_trees=args.keep_fold_trees, sample_weight=args.weight,
-        class_weight=weights, **learning,
+        class_weight=weights, memory_limit=args.memory_limit, **learning,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
