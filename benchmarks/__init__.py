@@ -2,4 +2,4 @@
 
 #: The claim modules ``python -m benchmarks`` runs, in order.
 CLAIMS: list[str] = ["core", "cv", "memory", "latency", "multisplit", "discretize", "postpone", "faults",
-                     "prune", "startup", "small"]
+                     "prune", "startup", "small", "outofcore"]
