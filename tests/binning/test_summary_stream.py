@@ -54,5 +54,5 @@ def test_a_counter_holds_a_block_per_exponent_present_not_a_cell_per_row():
     for _ in range(20):  # 20 parts of 50,000 distinct values: a million cells taken as sparse entries
         [summary] = _parts({"x": rng.uniform(1.0, 2.0, 50_000)}, np.zeros(50_000), 1, 255)
         counter.add(summary.numeric[0])
-    assert counter.counts.shape == (1, 4096)  # one exponent: one block, whatever the rows
+    assert counter.counts.shape == (1, 4096) and counter.sparse.size == 0  # one exponent: one block
     assert counter.sketch().counts.sum() == 1_000_000
