@@ -14,7 +14,6 @@ over the runs, the time the median.
 
 from __future__ import annotations
 
-import json
 import os
 import statistics
 import sys
@@ -97,9 +96,7 @@ def _measure(kind: str, sizes: tuple[int, int], repeat: int, out: str) -> dict:
         runs = harness.alternate(commands, repeat)
         figures[rows] = {name: {"peak_bytes": max(r["peak_bytes"] for r in rs),
                                 "seconds": statistics.median(r["seconds"] for r in rs)} for name, rs in runs.items()}
-        harness.run_process([*fit, "--no-cache"])
-        with open(out) as f:
-            model = json.load(f)
+        model = harness.last_json(harness.run_process([*fit, "--no-cache", "--json"]))  # its report and run
         figures[rows]["predicted_peak_bytes"] = predicted(path, target, model)
     return figures
 

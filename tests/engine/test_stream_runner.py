@@ -98,12 +98,12 @@ def test_memory_limits_parse_and_bad_ones_are_usage_errors(tmp_path, capsys):
 
 def test_histograms_that_cannot_fit_even_one_node_stop_the_fit_in_one_line(tmp_path, capsys):
     rng = np.random.default_rng(0)
-    frame = pd.DataFrame({f"x{j}": rng.normal(size=30_000) for j in range(10)})
+    frame = pd.DataFrame({f"x{j}": rng.normal(size=30_000) for j in range(20)})  # 600,000 bins: 96 MB a node
     frame["y"] = rng.integers(0, 2, len(frame))
     path = write_dataset(frame, tmp_path / "wide", n_files=2)
     out = tmp_path / "m.json"
     code = main(["fit", path, "--target", "y", "--out", str(out), "--max-bins", "30000", "--cv", "10",
-                 "--memory-limit", "512MB", "--quiet"])
+                 "--memory-limit", "512MB", "--no-cache", "--quiet"])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1, err
     assert "memory_limit 488 MB is too small" in err[0] and "give at least" in err[0]
