@@ -4,8 +4,8 @@ On Agrawal F2 (5% perturbation, 16 Parquet files), depth 10, the peak resident
 memory of the command and all its processes (sampled every 20 ms,
 :class:`benchmarks.harness.PeakRSS`) at N and 4N rows: as a user runs it (the
 default: the encoded codes cached, in the command's own process while they fit in
-a quarter of the memory) and with ``--no-cache`` (a ``LocalCluster``: client,
-scheduler and workers, every pass re-reading the Parquet files), beside
+a quarter of the memory) and with ``--no-cache`` (every pass streaming the
+Parquet row groups in the command's process, :mod:`benchmarks.outofcore`), beside
 LightGBM's one-tree script on the same files. Runs alternate; the peak is the largest over the runs, the time the median.
 """
 

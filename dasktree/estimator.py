@@ -129,7 +129,7 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
             data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress, checkpoint=checkpoint,
-            security=self.security,
+            security=self.security, memory_limit=self.memory_limit,
         )
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None

@@ -20,6 +20,7 @@ import numpy as np
 
 from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
+from .engine.memory_plan import parse_memory_limit
 from .engine.progress import Progress
 from .engine.session import open_runner
 from .errors import InputError, ParameterError
@@ -67,6 +68,7 @@ def fit(
     param_grid=None,
     refit=True,
     security=None,
+    memory_limit: int | str | None = None,
     **params,
 ) -> Model:
     """Learn a decision tree from ``data``.
@@ -148,6 +150,12 @@ def fit(
         ``deploy/make-certs.sh`` or ``{"ca_file":, "cert":, "key":}`` paths
         (default: dask's ``distributed.comm.tls.*`` settings); see
         :mod:`dasktree.engine.tls`.
+    memory_limit : int or str, optional
+        Bytes (or ``"1GB"``, ``"512MB"``) a fit in this process plans against (default: this
+        machine's memory): the codes stay in memory when tables and codes fit in a quarter
+        of it, else every pass streams the Parquet row groups on a pool of threads
+        (:mod:`dasktree.engine.stream_runner`) with its histograms counted in node groups
+        that fit; :class:`~dasktree.errors.ParameterError` when not one node's do.
     **params
         Learning parameters, declared in :mod:`dasktree.params.declared` (the
         estimator's docstring lists them). ``binning`` (default
@@ -170,7 +178,8 @@ def fit(
     return fit_validated(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
                          key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler, cache=cache,
                          part_rows=part_rows, storage_options=storage_options, progress=progress,
-                         sample_weight=sample_weight, checkpoint=checkpoint, security=security)
+                         sample_weight=sample_weight, checkpoint=checkpoint, security=security,
+                         memory_limit=memory_limit)
 
 
 @dataclass(frozen=True)
@@ -188,10 +197,11 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
                   folds: str | None = None, bin_spec: BinSpec | None = None, client=None,
                   scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
                   storage_options: dict | None = None, progress: bool | Progress = False, sample_weight=None,
-                  checkpoint: str | None = None, security=None) -> Model:
+                  checkpoint: str | None = None, security=None, memory_limit: int | str | None = None) -> Model:
     """:func:`fit` with its parameters validated already (``settings``, :func:`dasktree.params.validate`):
     the estimator and the command validate them before their own checks, once per fit."""
     started = time.perf_counter()
+    limit = parse_memory_limit(memory_limit)
     given = _open_input(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
                         key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
                         sample_weight=sample_weight)
@@ -204,7 +214,7 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
                                                               exclude=exclude, nominal=nominal, key=key, folds=folds),
                                                          grid)
     with open_runner(given.source, given.roles, folds=given.fold_spec, client=client, scheduler=scheduler,
-                     cache=cache, progress=progress, security=security) as runner:
+                     cache=cache, progress=progress, security=security, memory_limit=limit) as runner:
         per_read = given.source.bytes_of(given.roles.columns)  # a pass's Parquet bytes, for the progress lines
         runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
         try:  # the count is dropped afterwards: no reference cycle keeps the runner's data alive past the fit
@@ -290,6 +300,9 @@ def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, sp
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     grow_params = settings.grow
+    if getattr(runner, "max_histogram_mb", None) is not None:  # a streaming runner's memory limit
+        grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
+                                                                            runner.max_histogram_mb))
     if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.forest.settings)
         n_trees, holdout = grid.n_trees, grid.holdout()
         grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())

@@ -17,18 +17,20 @@ __all__ = ["COMMANDS", "format_cp"]
 
 
 def _cmd_fit(args) -> dict:
+    from ..engine.memory_plan import parse_memory_limit
     from ..fit import fit_validated
     from ..io.outputs import check_file_out
     from ..params import validate
 
     # bad usage (exit 2) before an output's trouble (exit 1)
     settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
+    parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
     model = fit_validated(
         args.data, None, settings, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
         scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
-        checkpoint=args.checkpoint, sample_weight=args.weight,
+        checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit,
     )
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served

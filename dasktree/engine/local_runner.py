@@ -11,11 +11,13 @@ so both give the same forest bit for bit.
 from __future__ import annotations
 
 import os
+from typing import Callable, Iterator
 
 import numpy as np
 
 from ..binning.spec import BinSpec
-from ..binning.summary import Summary, merge_all
+from ..binning.summary import Summary
+from ..binning.summary_stream import merge_streaming
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
@@ -91,6 +93,27 @@ class LocalRunner(PassCounter):
             self.progress.advance()
         return out
 
+    def _stream(self, func: Callable, items: list, window: int) -> Iterator:
+        """``func`` over ``items`` on the pool, in order, at most ``window`` results outstanding."""
+        if self.threads == 1 or len(items) < 2:
+            for item in items:
+                yield func(item)
+                self.progress.advance()
+            return
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(self.threads, thread_name_prefix="dasktree")
+        queue: list = []
+        for item in items:
+            queue.append(self._pool.submit(func, item))
+            if len(queue) >= window:
+                yield queue.pop(0).result()
+                self.progress.advance()
+        for future in queue:
+            yield future.result()
+            self.progress.advance()
+
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
         self.progress.start("pass 0 (summary)", len(self.source.parts))
@@ -101,10 +124,17 @@ class LocalRunner(PassCounter):
             summary = summarize_tables([table], parts=[part], source=source, roles=roles, max_bins=max_bins)
             return summary, (table if self.keep_tables else None)
 
-        results = self._map(one, self.source.parts)
-        self._tables = [t for _, t in results] if self.keep_tables else None
+        tables = []
+
+        def summaries():  # merged as they come (a continuous column's sketch is larger than its values)
+            for summary, table in self._stream(one, self.source.parts, self.threads + 1):
+                tables.append(table)
+                yield summary
+
+        merged = merge_streaming(summaries())
+        self._tables = tables if self.keep_tables else None
         self.progress.finish()
-        return merge_all([s for s, _ in results])
+        return merged
 
     def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
         """Encode with ``spec`` from now on; codes cached under another spec are dropped.

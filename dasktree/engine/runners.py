@@ -56,11 +56,12 @@ from .tasks import (
     encode_frames,
     encode_parts,
     histogram_of_many,
-    histogram_of_part,
+    histogram_of_parts,
     read_parts,
     search_cells,
     summarize_frame,
     summarize_part,
+    summarize_parts,
     summarize_tables,
 )
 from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, wait_futures, workers_of
@@ -116,6 +117,24 @@ class DaskRunner(PassCounter):
         return self.client.submit(func, *args, workers=None if worker is None else [worker],
                                   allow_other_workers=True, pure=False, **kwargs)
 
+    def _reduce(self, func, futures: list, n: int) -> list:
+        """``futures`` combined by ``func`` on the workers, ``split_every`` at a time, until at most ``n`` are left."""
+        while len(futures) > n:
+            futures = [self.client.submit(func, *futures[i:i + self.split_every], pure=False)
+                       for i in range(0, len(futures), self.split_every)]
+        return list(futures)
+
+    def _drain(self, futures: list, label: str) -> None:
+        """Until ``futures`` are done, the list emptied as they finish: a result nothing else needs
+        is let go on its worker at once (:func:`~dasktree.engine.waits.wait_futures`, bounded)."""
+        self.progress.start(label, len(futures))
+        while futures:
+            wait_futures(self.client, futures[:1])
+            done = [f.done() for f in futures]
+            for _ in range(sum(done)):
+                self.progress.advance()
+            futures[:] = [f for f, d in zip(futures, done) if not d]
+
     def _wait(self, futures: list, label: str) -> None:
         """Until ``futures`` are done, bounded (:func:`~dasktree.engine.waits.wait_futures`)."""
         self.progress.start(label, len(futures))
@@ -130,16 +149,18 @@ class DaskRunner(PassCounter):
             futures = [self._submit(summarize_tables, tables, worker=worker, parts=self._parts(parts),
                                     source=self._source, roles=self.roles, max_bins=max_bins)
                        for tables, (worker, parts) in zip(self._tables, self._groups)]
+        elif self._frames is None:  # a group of parts per worker thread, read one part at a time
+            futures = [self._submit(summarize_parts, self._parts(parts), worker=worker, source=self._source,
+                                    roles=self.roles, max_bins=max_bins) for worker, parts in self._assign()]
         else:
             futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
-        self._wait(futures, "pass 0 (summary)")
-        while len(futures) > 1:
-            futures = [
-                self.client.submit(_merge_many, *futures[i:i + self.split_every], pure=False)
-                for i in range(0, len(futures), self.split_every)
-            ]
-        wait_futures(self.client, futures)
-        result = futures[0].result()
+        # the merges go with the parts' summaries, and each summary is let go once merged: a continuous
+        # column's sketch is larger than its values, so all of them at once grow with the rows
+        root = self._reduce(_merge_many, futures, 1)
+        self._drain(futures, "pass 0 (summary)")
+        wait_futures(self.client, root)
+        result = root[0].result()
+        del root
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)
             sizes = [rows[f"partition-{i}"] for i in range(len(self._frames))]
@@ -285,18 +306,23 @@ class DaskRunner(PassCounter):
         plan = plan.counting_all()
         plan_future = self._send_plan(plan, n_tasks=len(self.encoded) if self.use_cache else len(self.source.parts))
         if not self.use_cache:
-            hists = self._map((histogram_of_part, None), "histogram", roles=self.roles, spec=self._spec,
-                              folds=self.folds, plan=plan_future, shape=self.shape)
+            # a task per worker thread counting its group of parts, one part in memory at a time
+            hists = [self._submit(histogram_of_parts, self._parts(parts), worker=worker, source=self._source,
+                                  roles=self.roles, spec=self._spec, folds=self.folds, plan=plan_future,
+                                  shape=self.shape) for worker, parts in self._assign()]
+            sums = list(hists)
         else:
             hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape)
                      for encoded, (worker, _) in zip(self.encoded, self._groups)]
+            sums = list(hists)
         # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
         if scatter:
-            tasks = [self._search_task(hists, c, plan, **kwargs) for c in chunks]
+            tasks = [self._search_task(sums, c, plan, **kwargs) for c in chunks]
         else:
-            total = _tree_reduce(self.client, hists, self.split_every)
+            total = _tree_reduce(self.client, sums, self.split_every)
             tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
-        self._wait(hists, label)
+        del sums
+        self._drain(hists, label)
         wait_futures(self.client, tasks)
         results = self.client.gather(tasks)
         self.progress.finish()

@@ -14,14 +14,15 @@ Both choose with :func:`choose`:
    imported already, and never started).
 4. Else this process: in-memory data, a dask collection (its partitions
    computed here by dask's threaded scheduler), a dataset whose tables and
-   codes fit in a quarter of the memory, and every one-pass job (it streams the
-   parts). A dataset too large for that goes where :func:`large_dataset_place`
-   says.
+   codes fit in a quarter of ``memory_limit`` (default: this machine's memory),
+   and every one-pass job (it streams the parts). A dataset too large for that, or
+   fit with ``cache=False``, stays here too: every pass streams its row groups
+   through a bounded pool of threads (:class:`~dasktree.engine.stream_runner.StreamRunner`,
+   :func:`~dasktree.engine.memory_plan.runner_kind`).
 
 On a cluster, the job's client is the current one while it runs (``Client.as_current``), so
 ``distributed``'s helpers that look for a client find it, even one made with
-``set_as_default=False``. No process cluster is started unless asked for or needed for a large dataset,
-so a script without ``if __name__ == "__main__":`` never starts workers that
+``set_as_default=False``. No process cluster is started unless asked for (``scheduler="processes"``), so a script without ``if __name__ == "__main__":`` never starts workers that
 re-run it.
 """
 
@@ -36,7 +37,8 @@ from ..errors import ParameterError
 from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, ParquetSource, Part, Source, TableSource
 from .cluster import SCHEDULERS, connect
-from .local_runner import IN_PROCESS, LocalRunner, cores, fits_in_memory
+from .local_runner import IN_PROCESS, LocalRunner, cores
+from .memory_plan import STREAM, runner_kind
 from .progress import Progress, gather_with_progress
 from .waits import LOST_SECONDS, answered, workers_of
 
@@ -52,6 +54,7 @@ class Place:
     kind: str
     client: Any = None
     scheduler: str | None = None
+    stream: bool = False  # here: every pass reads the row groups anew (the data's codes do not fit)
 
 
 def active_client():
@@ -68,16 +71,17 @@ def active_client():
 
 
 def large_dataset_place() -> Place:
-    """Where a dataset too large for this process's memory is learned: on a ``LocalCluster`` of worker
-    processes, whose passes read the parts anew (an in-process streaming runner is to replace this)."""
-    return Place("connect", scheduler="processes")
+    """Where a dataset too large for this process's memory (or fit with ``cache=False``) is learned: in
+    this process, every pass streaming its row groups (:class:`~dasktree.engine.stream_runner.StreamRunner`)."""
+    return Place("here", stream=True)
 
 
 def choose(source: Source, roles: Roles | None = None, *, client=None, scheduler: str | None = None,
-           cache: bool | str | None = "auto", streams: bool = False) -> Place:
+           cache: bool | str | None = "auto", streams: bool = False, memory_limit: int | None = None) -> Place:
     """The place of a job over ``source`` (see the module's rule). ``streams``: the job reads each part
     once and keeps nothing (a one-pass job), so any dataset runs here. ``cache=False`` (read the data
-    anew every pass) asks for a cluster's runner for a dataset."""
+    anew every pass) streams a dataset here; so does one whose tables and codes exceed a quarter of
+    ``memory_limit`` (bytes; None: this machine's memory)."""
     if client is not None:
         return Place("client", client=client)
     if scheduler is not None:
@@ -88,8 +92,7 @@ def choose(source: Source, roles: Roles | None = None, *, client=None, scheduler
         return Place("client", client=active)
     if streams or isinstance(source, (TableSource, DaskFrameSource)):
         return Place("here")
-    if isinstance(source, ParquetSource) and cache is not False and roles is not None \
-            and fits_in_memory(source, roles):
+    if roles is None or runner_kind(source, roles, cache=cache, memory_limit=memory_limit) != STREAM:
         return Place("here")
     return large_dataset_place()
 
@@ -123,18 +126,26 @@ def computed_here(source: DaskFrameSource, roles: Roles) -> TableSource:
 
 @contextmanager
 def open_runner(source: Source, roles: Roles, *, folds=None, client=None, scheduler: str | None = None,
-                cache: bool | str | None = "auto", progress=None, security=None) -> Iterator:
+                cache: bool | str | None = "auto", progress=None, security=None,
+                memory_limit: int | None = None) -> Iterator:
     """A runner for the passes over ``source`` (:class:`~dasktree.engine.runner.Runner`), where
     :func:`choose` says, closed (and any cluster started for it) when the block ends. The runner's
     ``workers`` is the number of Dask workers (0 in this process). ``cache=None``: the runner's
-    choice (no cache on a cluster: a job of few passes)."""
+    choice (no cache on a cluster: a job of few passes). ``memory_limit`` (bytes) is what a streaming
+    runner plans against (:class:`~dasktree.engine.memory_plan.MemoryPlan`)."""
     bar = as_progress(progress)
-    place = choose(source, roles, client=client, scheduler=scheduler, cache=cache)
+    place = choose(source, roles, client=client, scheduler=scheduler, cache=cache, memory_limit=memory_limit)
     if place.kind == "here":
         if isinstance(source, DaskFrameSource):
             source = computed_here(source, roles)
-        runner = LocalRunner(source, roles, folds=folds, progress=bar, threads=cores(),
-                             keep_tables=not isinstance(source, TableSource))
+        if place.stream:
+            from .stream_runner import StreamRunner
+
+            runner = StreamRunner(source, roles, folds=folds, progress=bar, threads=cores(),
+                                  memory_limit=memory_limit)
+        else:
+            runner = LocalRunner(source, roles, folds=folds, progress=bar, threads=cores(),
+                                 keep_tables=not isinstance(source, TableSource))
         runner.workers = 0
         try:
             yield runner

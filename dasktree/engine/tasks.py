@@ -25,7 +25,7 @@ from ..kernels.subtraction import fill_derived, slot_cells
 from .faults import maybe_die
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
-           "encode_frames", "histogram_of", "histogram_of_many", "cells_of", "search_cells"]
+           "encode_frames", "histogram_of", "histogram_of_many", "summarize_parts", "histogram_of_parts", "cells_of", "search_cells"]
 
 
 @dataclass(frozen=True)
@@ -52,6 +52,14 @@ def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -
     table = source.read(part, roles.columns)
     return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                      part=(part.key, part.offset, table.num_rows))
+
+
+def summarize_parts(parts: list[Part], *, source: Source, roles: Roles, max_bins: int) -> Summary:
+    """Pass 0 over a group of parts read one at a time, each summary added to the group's as it comes
+    (:func:`~dasktree.binning.summary_stream.merge_streaming`): one part in memory at a time."""
+    from ..binning.summary_stream import merge_streaming
+
+    return merge_streaming(summarize_part(part, source=source, roles=roles, max_bins=max_bins) for part in parts)
 
 
 def summarize_frame(frame, *, roles: Roles, max_bins: int, index: int) -> Summary:
@@ -187,6 +195,17 @@ def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec
     """Read, encode and count one part: a level pass without a cache."""
     return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
                         plan=plan, shape=shape)
+
+
+def histogram_of_parts(parts: list[Part], *, source: Source, roles: Roles, spec: BinSpec, folds,
+                       plan: PassPlan, shape: PassShape) -> np.ndarray:
+    """Read, encode and count a group of parts one at a time into one histogram: a level pass
+    without a cache, one part in memory at a time (int32 cells while the rows fit; a mixed plan's units)."""
+    total = plan.zeros(_cell_dtype(sum(p.n_rows for p in parts)))
+    for part in parts:
+        histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
+                     plan=plan, shape=shape, out=total)
+    return total
 
 
 def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:

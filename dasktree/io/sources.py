@@ -124,6 +124,7 @@ class ParquetSource(Source):
         self.parts = []
         self.column_bytes: dict[str, int] = {}  # compressed bytes of each column's chunks, all files
         self._signatures: dict[str, tuple] = {}  # file -> its footer's signature, checked at every read
+        self.group_rows: dict[str, list[int]] = {}  # rows of each row group of each file (by its key)
         first_schema = None
         for fragment in fragments:
             try:
@@ -138,6 +139,7 @@ class ParquetSource(Source):
             self._expressions[rel] = (fragment.path, fragment.partition_expression)
             self._signatures[rel] = _signature(metadata)
             sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+            self.group_rows[rel] = sizes
             for i in range(metadata.num_row_groups):
                 group = metadata.row_group(i)
                 for j in range(group.num_columns):

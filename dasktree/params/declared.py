@@ -215,6 +215,11 @@ PARAMS: tuple[Param, ...] = (
           doc="TLS for a ``scheduler`` at ``tls://``: a ``Security``, a directory of "
               "``deploy/make-certs.sh`` or ``{\"ca_file\", \"cert\", \"key\"}`` paths (default: dask's "
               "``distributed.comm.tls.*`` settings; :mod:`dasktree.engine.tls`)."),
+    Param("memory_limit", None, None, "runtime", type_doc="int or str, optional",
+          doc="Bytes (or ``\"1GB\"``, ``\"512MB\"``) a fit in this process plans against (default: this "
+              "machine's memory): a dataset whose tables and codes do not fit in a quarter of it, or with "
+              "``cache=False``, streams its row groups every pass (:mod:`dasktree.engine.stream_runner`), its "
+              "histograms counted in node groups that fit (:mod:`dasktree.engine.memory_plan`)."),
 )
 
 

@@ -24,7 +24,7 @@ def embedded(source, roles, **where) -> bool:
     return choose(source, roles, **where).kind == "here"
 
 
-def test_the_default_runs_in_process_when_the_data_fits_and_on_a_cluster_when_asked(tmp_path):
+def test_the_default_runs_in_process_and_on_a_cluster_only_when_asked(tmp_path):
     path = write_dataset(mixed_frame(500, seed=2), tmp_path / "data", n_files=2)
     source, target = open_source(str(path), target="label")
     roles = _roles(source, target)
@@ -33,7 +33,7 @@ def test_the_default_runs_in_process_when_the_data_fits_and_on_a_cluster_when_as
     assert not embedded(source, roles, scheduler="processes")
     assert not embedded(source, roles, scheduler="tcp://127.0.0.1:8786")
     assert not embedded(source, roles, client=object())
-    assert not embedded(source, roles, cache=False)  # read anew every pass: the cluster streams the parts
+    assert embedded(source, roles, cache=False)  # read anew every pass: streamed here (engine.stream_runner)
     memory, frame = open_source(mixed_frame(50), target="label")
     assert embedded(memory, _roles(memory, frame))
 

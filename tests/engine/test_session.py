@@ -31,7 +31,11 @@ def test_the_rule(tmp_path):
     frame = mixed_frame(100)
     assert _place(path).kind == _place(frame).kind == "here"
     assert _place(dd.from_pandas(frame, npartitions=3)).kind == "here"  # computed here, no cluster
-    assert _place(path, cache=False).kind == "connect"  # read anew every pass: a cluster's runner
+    assert not _place(path).stream
+    streamed = _place(path, cache=False)  # read anew every pass: out of core, here
+    assert streamed.kind == "here" and streamed.stream
+    small = _place(path, memory_limit=512 << 20)  # fits a quarter of 512 MB: codes kept
+    assert small.kind == "here" and not small.stream
     assert _place(path, scheduler="inprocess").kind == "here"
     assert _place(path, scheduler="threads") == _place(path, scheduler="threads")
     assert _place(path, scheduler="tcp://127.0.0.1:8786").scheduler == "tcp://127.0.0.1:8786"

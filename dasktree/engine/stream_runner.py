@@ -1,0 +1,130 @@
+"""Out of core in this process: every pass streams the Parquet row groups through a pool of threads.
+
+When a dataset's codes do not fit in memory (or with ``cache=False``), a fit
+still runs here, without a cluster (:func:`dasktree.engine.memory_plan.runner_kind`).
+Each pass hands the dataset's *pieces* (runs of a file's row groups, at most
+:data:`PIECE_ROWS` rows unless one row group holds more) to ``threads`` threads;
+a thread reads a piece, encodes it and counts it into its own int64 histogram,
+then lets it go. The compiled kernels and Arrow's readers release the GIL, so
+the threads read and count in parallel, and no more than ``threads`` pieces are
+in memory at once. Pass 0 adds each piece's summary to one running sum as it comes
+(:func:`~dasktree.binning.summary_stream.merge_streaming`, bounded by the grid). So the
+peak memory is
+
+    BASE + threads x piece rows x row bytes + (threads + 1) x histogram + summary
+
+whatever the rows (:class:`~dasktree.engine.memory_plan.MemoryPlan` plans it
+against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it).
+
+It runs the same functions of :mod:`dasktree.engine.tasks` as the other runners,
+on rows keyed by their file and offset as always, and the counts are exact
+integers: the forest is the same, bit for bit, as the cached fit's and the
+cluster's.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import numpy as np
+
+from ..binning.spec import BinSpec
+from ..binning.summary import Summary
+from ..binning.summary_stream import merge_streaming
+from ..io.schema import Roles
+from ..io.sources import ParquetSource, Part, Source
+from .local_runner import LocalRunner
+from .memory_plan import MemoryPlan, _row_bytes
+from .progress import Progress
+from .tasks import PassShape, encode_part, histogram_of, summarize_tables
+
+__all__ = ["StreamRunner", "pieces_of", "PIECE_ROWS"]
+
+PIECE_ROWS = 1 << 17  # a piece gathers a file's consecutive row groups up to this many rows
+
+
+def pieces_of(source: Source, rows: int = PIECE_ROWS) -> list[Part]:
+    """The source's parts cut at row groups into runs of at most ``rows`` rows (one row group
+    larger than that is a piece alone). The row keys (file, offset) stay the parts' own."""
+    if not isinstance(source, ParquetSource):
+        return list(source.parts)
+    pieces: list[Part] = []
+    for part in source.parts:
+        sizes = source.group_rows[part.key]
+        offset, run, n = part.offset, [], 0
+        for g in part.row_groups:
+            if run and n + sizes[g] > rows:
+                pieces.append(Part(len(pieces), part.key, offset, n, tuple(run)))
+                offset, run, n = offset + n, [], 0
+            run.append(g)
+            n += sizes[g]
+        if run:
+            pieces.append(Part(len(pieces), part.key, offset, n, tuple(run)))
+    return pieces
+
+
+class StreamRunner(LocalRunner):
+    """Every pass reads the dataset anew, a piece per thread at a time; nothing is cached.
+
+    ``memory_limit`` (bytes; None: this machine's memory) is planned against
+    (:class:`~dasktree.engine.memory_plan.MemoryPlan`): :attr:`max_histogram_mb` is the
+    histogram budget the fit's node groups must keep to."""
+
+    def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None,
+                 threads: int = 1, memory_limit: int | None = None, piece_rows: int = PIECE_ROWS):
+        super().__init__(source, roles, folds=folds, progress=progress, threads=threads, keep_tables=False)
+        self.pieces = pieces_of(source, piece_rows)
+        largest = max((p.n_rows for p in self.pieces), default=0)
+        self.memory = MemoryPlan.of(memory_limit, self.threads, largest, _row_bytes(source, roles))
+        self.max_histogram_mb = self.memory.max_histogram_mb()
+
+    def summary(self, max_bins: int) -> Summary:
+        self._count(True)
+        self.progress.start("pass 0 (summary)", len(self.pieces))
+        source, roles = self.source, self.roles
+
+        def one(piece: Part) -> Summary:
+            table = source.read(piece, roles.columns)
+            return summarize_tables([table], parts=[piece], source=source, roles=roles, max_bins=max_bins)
+
+        merged = merge_streaming(self._stream(one, self.pieces, self.threads + 1))
+        self.progress.finish()
+        return merged
+
+    def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
+        """Count with ``spec`` from now on; raises when one node's histogram cannot fit the memory limit."""
+        self.spec = spec
+        self.shape = PassShape.of(spec, n_folds)
+        slices = n_folds * (self.folds.repeats if self.folds is not None else 1)  # the root's, the most
+        self.memory.check_node(spec.total_bins * spec.n_classes * 8 * slices,
+                               f"{spec.n_features} attributes of {spec.total_bins} bins in all"
+                               f"{f' and {slices} fold parts' if slices > 1 else ''}")
+
+    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+        """One pass: read, encode and count every piece, a thread's pieces into its own histogram;
+        then ``func(total, chunk, **kwargs)`` per chunk."""
+        self._count(True)
+        self.progress.start(label, len(self.pieces))
+        source, roles, spec, folds, shape = self.source, self.roles, self.spec, self.folds, self.shape
+        counters: list[np.ndarray] = []
+        mine = threading.local()
+        lock = threading.Lock()
+
+        def one(piece: Part) -> None:
+            counter = getattr(mine, "counter", None)
+            if counter is None:
+                counter = mine.counter = np.zeros(plan.size, dtype=np.int64)
+                with lock:
+                    counters.append(counter)
+            encoded = encode_part(piece, source=source, roles=roles, spec=spec, folds=folds)
+            histogram_of(encoded, plan=plan, shape=shape, out=counter)
+
+        for _ in self._stream(one, self.pieces, 2 * self.threads):
+            pass
+        total = counters[0] if counters else np.zeros(plan.size, dtype=np.int64)
+        for counter in counters[1:]:  # exact integers: the same sum in any grouping
+            total += counter
+        del counters
+        results = [func(total, chunk, **kwargs) for chunk in chunks]
+        self.progress.finish()
+        return results
