@@ -34,6 +34,7 @@ from ..errors import (
 )
 from .commands import COMMANDS
 from .parser import EXIT_CODES, build_parser
+from ..io import outputs
 from ..io.redact import redact
 from .security import tls_settings
 from .usage import one_line_errors
@@ -102,6 +103,7 @@ def _deadline(seconds: float | None):
 
     def expire(signum, frame):
         signal.setitimer(signal.ITIMER_REAL, 0)
+        outputs.expire(message)  # no output is committed from now on, whatever catches the error below
         raise TransientError(message)
 
     def hard_stop():
@@ -116,10 +118,13 @@ def _deadline(seconds: float | None):
     watchdog.start()
     try:
         yield
+        if outputs.expired():  # the error was swallowed on its way (a library's guarded import): exit 75 all the same
+            raise TransientError(message)
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
         watchdog.cancel()
+        outputs.expire(None)
 
 
 def _leaving(code: int, program: bool) -> int:

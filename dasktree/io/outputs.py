@@ -24,10 +24,31 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
 
-from ..errors import DataError, InputError
+from ..errors import DataError, InputError, TransientError
 
 __all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file",
-           "write_failure"]
+           "write_failure", "expire", "expired"]
+
+_EXPIRED: list[str] = []  # the message of a run's deadline once it expired (set by the command's --timeout)
+
+
+def expire(message: str | None) -> None:
+    """Say the run's deadline expired (``message``: what the error line says), or clear it (None).
+    From then on no output is committed: each atomic write raises :class:`TransientError` instead of
+    renaming its temporary file, even where the interrupt the deadline raised was swallowed by a
+    library (an optional import guarded by ``except Exception``, say)."""
+    _EXPIRED[:] = [] if message is None else [message]
+
+
+def expired() -> str | None:
+    """The expired deadline's message, or None."""
+    return _EXPIRED[0] if _EXPIRED else None
+
+
+def _check_deadline() -> None:
+    if _EXPIRED:
+        raise TransientError(_EXPIRED[0])
+
 
 DISK_ERRNOS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO)
 """A write's errors that are the disk's: full, over quota, a file too large, read-only, failing."""
@@ -138,6 +159,7 @@ def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | No
     try:
         fs.makedirs(tmp, exist_ok=True)
         yield Staging(fs, tmp, out_path)
+        _check_deadline()
         if fs.exists(out_path):
             _remove(fs, out_path)
         fs.mv(tmp, out_path, recursive=True)
@@ -175,6 +197,7 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
             yield f
             f.flush()
             os.fsync(f.fileno())
+        _check_deadline()
         os.replace(tmp, path)
     except BaseException as exc:
         if os.path.exists(tmp):
