@@ -78,3 +78,13 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
             raise DataError(f"{where}: node {i}'s test is of unknown kind {test.kind!r}")
     if np.any(parent[1:] == -1):
         raise DataError(f"{where}: node {int(np.flatnonzero(parent[1:] == -1)[0]) + 1} is no node's child")
+    # every row of a node went to one child: a node's counts (and held-out counts) are its children's sum
+    for name, counts in (("class counts", tree.counts), ("held-out counts", tree.validation)):
+        if counts is None:
+            continue
+        summed = np.zeros_like(counts)
+        np.add.at(summed, parent[1:], counts[1:])
+        inner = np.array([test is not None for test in tree.tests])
+        bad = np.flatnonzero(inner & np.any(summed != counts, axis=1))
+        if bad.size:
+            raise DataError(f"{where}: node {int(bad[0])}'s {name} are not the sum of its children's")

@@ -1,0 +1,40 @@
+"""A model file is checked whole when it loads: a damaged one is one line (exit 1), never a wrong answer
+or an internal error later (a NaN CV error that cannot be saved, found by fuzzing)."""
+
+import json
+
+import pytest
+
+from dasktree import DaskTreeClassifier
+from dasktree.errors import DataError
+from dasktree.model.model import load
+from dasktree.testing import mixed_frame
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    frame = mixed_frame(400, seed=3)
+    model = DaskTreeClassifier(cv=3, keep_fold_trees=True, max_depth=3, prune="none").fit(
+        frame.drop(columns=["label"]), frame["label"]).model_
+    path = tmp_path_factory.mktemp("model") / "m.json"
+    model.save(path)
+    return json.loads(path.read_text())
+
+
+def _inner(nodes) -> int:
+    return next(i for i, n in enumerate(nodes) if n["children"])
+
+
+@pytest.mark.parametrize("tree, field", [("tree", "counts"), ("fold_trees", "counts"), ("fold_trees", "validation")])
+def test_counts_that_are_not_their_childrens_sum_are_refused(saved, tmp_path, tree, field):
+    load_ok = tmp_path / "ok.json"
+    load_ok.write_text(json.dumps(saved))
+    load(load_ok)  # as fitted: every node's counts are its children's sum
+    damaged = json.loads(json.dumps(saved))
+    nodes = damaged[tree][0]["nodes"] if tree == "fold_trees" else damaged[tree]["nodes"]
+    child = nodes[nodes[_inner(nodes)]["children"][0]]
+    child[field][0], child[field][1] = child[field][1] + 1, child[field][0]  # a swap, and one row more
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(DataError, match="not the sum of its children's"):
+        load(path)
