@@ -15,6 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.s3 import s3_server
 from deploy_commands import (
     DEPLOY,
     Processes,
@@ -67,12 +68,9 @@ def test_compose_services_and_mounts():
 
 @pytest.fixture(scope="module")
 def s3_endpoint():
-    moto_server = pytest.importorskip("moto.server")
-    port = free_port()
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+    pytest.importorskip("moto.server")
+    with s3_server() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture(scope="module")

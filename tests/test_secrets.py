@@ -8,16 +8,16 @@ stderr) is searched for it.
 """
 
 import os
-import socket
 import subprocess
 import sys
 
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.s3 import s3_server
 
 pytestmark = pytest.mark.cluster
-moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("moto.server")
 s3fs = pytest.importorskip("s3fs")
 
 SECRET = "FAKE-SECRET-b7e1c94d2a"
@@ -26,22 +26,16 @@ KEY_ID = "FAKEKEYID0c3d"
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    env = {"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL_S3": endpoint,
-           "AWS_DEFAULT_REGION": "us-east-1"}
-    fs = s3fs.S3FileSystem(key=KEY_ID, secret=SECRET, client_kwargs={"endpoint_url": endpoint,
-                                                                     "region_name": "us-east-1"})
-    fs.call_s3("create_bucket", Bucket="secrets")
-    local = tmp_path_factory.mktemp("s3-data")
-    agrawal.write_parquet(str(local / "data"), 3000, n_files=2, seed=0, overwrite=True)
-    fs.put(str(local / "data"), "secrets/data", recursive=True)
-    yield dict(env=env, endpoint=endpoint, fs=fs)
-    server.stop()
+    with s3_server() as endpoint:
+        env = {"AWS_ACCESS_KEY_ID": KEY_ID, "AWS_SECRET_ACCESS_KEY": SECRET, "AWS_ENDPOINT_URL_S3": endpoint,
+               "AWS_DEFAULT_REGION": "us-east-1"}
+        fs = s3fs.S3FileSystem(key=KEY_ID, secret=SECRET, client_kwargs={"endpoint_url": endpoint,
+                                                                         "region_name": "us-east-1"})
+        fs.call_s3("create_bucket", Bucket="secrets")
+        local = tmp_path_factory.mktemp("s3-data")
+        agrawal.write_parquet(str(local / "data"), 3000, n_files=2, seed=0, overwrite=True)
+        fs.put(str(local / "data"), "secrets/data", recursive=True)
+        yield dict(env=env, endpoint=endpoint, fs=fs)
 
 
 def _every_byte(root) -> dict[str, bytes]:

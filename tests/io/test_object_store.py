@@ -1,27 +1,21 @@
 """An S3 object store over its real protocol: a moto server on 127.0.0.1, read through s3fs."""
 
-import socket
-
 import numpy as np
 import pytest
 
 from dasktree import DaskTreeClassifier
 from dasktree.testing import mixed_frame
+from dasktree.testing.s3 import s3_server
 
 pytestmark = pytest.mark.cluster
-moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("moto.server")
 s3fs = pytest.importorskip("s3fs")
 
 
 @pytest.fixture(scope="module")
 def s3_endpoint():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    yield f"http://127.0.0.1:{port}"
-    server.stop()
+    with s3_server() as endpoint:
+        yield endpoint
 
 
 def test_fit_from_s3_url_equals_local_fit(tmp_path, s3_endpoint, cluster_client):

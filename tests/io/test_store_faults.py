@@ -7,7 +7,6 @@ vanishes or changes between pass 0 and a later pass is a data error naming it (e
 a wrong model.
 """
 
-import socket
 
 import pytest
 
@@ -16,9 +15,10 @@ from dasktree.datasets import agrawal
 from dasktree.engine.progress import Progress
 from dasktree.errors import DataError, TransientError, exit_code
 from dasktree.testing.faulty_store import FaultyProxy
+from dasktree.testing.s3 import s3_server
 
 pytestmark = pytest.mark.cluster
-moto_server = pytest.importorskip("moto.server")
+pytest.importorskip("moto.server")
 s3fs = pytest.importorskip("s3fs")
 
 BUCKET = "dasktree-faults"
@@ -28,19 +28,13 @@ PARAMS = dict(max_depth=5)
 @pytest.fixture(scope="module")
 def store(tmp_path_factory):
     """(upstream endpoint, local copy of the data): 4 files of Agrawal rows in s3://BUCKET/data."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = moto_server.ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)
-    server.start()
-    endpoint = f"http://127.0.0.1:{port}"
-    local = tmp_path_factory.mktemp("store") / "data"
-    agrawal.write_parquet(str(local), 20000, n_files=4, function=7, perturbation=0.05, seed=2)
-    fs = s3fs.S3FileSystem(**_options(endpoint))
-    fs.call_s3("create_bucket", Bucket=BUCKET)
-    fs.put(str(local), f"{BUCKET}/data", recursive=True)
-    yield endpoint, local
-    server.stop()
+    with s3_server() as endpoint:
+        local = tmp_path_factory.mktemp("store") / "data"
+        agrawal.write_parquet(str(local), 20000, n_files=4, function=7, perturbation=0.05, seed=2)
+        fs = s3fs.S3FileSystem(**_options(endpoint))
+        fs.call_s3("create_bucket", Bucket=BUCKET)
+        fs.put(str(local), f"{BUCKET}/data", recursive=True)
+        yield endpoint, local
 
 
 @pytest.fixture(scope="module")
