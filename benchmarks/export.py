@@ -48,8 +48,8 @@ from dasktree.model.model import load
 from dasktree.export.onnx_model import onnx_input
 model = load(sys.argv[1])
 table = pq.read_table(sorted(glob.glob(sys.argv[2] + "/*.parquet")), columns=model.features)
-session = onnxruntime.InferenceSession(sys.argv[3], providers=["CPUExecutionProvider"])
-label, proba = session.run(["label", "probabilities"], {"X": onnx_input(model, table)})
+scorer = onnxruntime.InferenceSession(sys.argv[3], providers=["CPUExecutionProvider"])
+label, proba = scorer.run(["label", "probabilities"], {"X": onnx_input(model, table)})
 columns = {"prediction": pa.array(label)}
 columns.update({f"proba_{c}": pa.array(proba[:, i]) for i, c in enumerate(model.classes)})
 pq.write_table(pa.table(columns), sys.argv[4])

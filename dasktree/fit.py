@@ -2,7 +2,7 @@
 
 A short pipeline of named steps: the parameters validated once
 (:func:`dasktree.params.validate`), the input opened as parts with its column
-roles (:func:`_open_input`), a runner where :func:`dasktree.engine.session.open_runner`
+roles (:func:`_open_input`), a runner where :func:`dasktree.engine.place.open_runner`
 puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
 (:func:`dasktree.forest.grow.grow`), the model and its fit report
 (:func:`_model`), then pruning (:func:`_prune`).
@@ -22,7 +22,7 @@ from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
 from .engine.memory_plan import parse_memory_limit
 from .engine.progress import Progress
-from .engine.session import open_runner
+from .engine.place import open_runner
 from .errors import InputError, ParameterError
 from .forest.grow import grow
 from .forest.settings import Grid
@@ -99,7 +99,7 @@ def fit(
         a thread per core, for in-memory data, dask collections and a dataset
         whose tables and codes fit in a quarter of this machine's memory; a
         larger dataset, or one with ``cache=False``, on a ``LocalCluster``
-        started (and closed) for the fit (:mod:`dasktree.engine.session`).
+        started (and closed) for the fit (:mod:`dasktree.engine.place`).
     cache : bool or "auto"
         Keep the encoded data on the workers between passes ("auto": when it
         takes at most a quarter of the cluster's memory; a worker without a

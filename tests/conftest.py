@@ -6,7 +6,7 @@ import pytest
 @pytest.fixture(scope="session")
 def cluster_client():
     """A real 2-process LocalCluster (one thread each), shared by the integration tests. Not the
-    default client: a fit finds an active default client by itself (dasktree.engine.session), and the
+    default client: a fit finds an active default client by itself (dasktree.engine.place), and the
     tests that use this one say so with ``client=``."""
     from distributed import Client, LocalCluster
 

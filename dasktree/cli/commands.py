@@ -77,7 +77,7 @@ def _cmd_discretize(args) -> dict:
 
     from ..discretize import Discretizer
     from ..discretize.discretizer import CUTS_FILE
-    from ..engine.session import cluster_for
+    from ..engine.place import cluster_for
     from ..io.outputs import check_out
 
     started = time.perf_counter()

@@ -118,7 +118,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         Without either, on the ``distributed`` client already active in this
         process if any, else in this process (a dataset too large for memory
         on a ``LocalCluster`` started for the fit), by the rule of
-        :mod:`dasktree.engine.session`, as ``fit`` does.
+        :mod:`dasktree.engine.place`, as ``fit`` does.
     progress : bool, default False
         A progress bar per pass on stderr.
     security : distributed.security.Security, str or dict, optional
@@ -187,7 +187,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
                               where=source.description)
         numeric = Roles(roles.target, tuple(f for f, k in zip(roles.features, roles.kinds) if k == NUMERIC),
                         tuple(k for k in roles.kinds if k == NUMERIC))
-        from ..engine.session import open_runner
+        from ..engine.place import open_runner
 
         with open_runner(source, numeric, client=self.client, scheduler=self.scheduler, cache=None,
                          progress=bar, security=self.security) as runner:
@@ -317,9 +317,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
         beside ``out`` and renamed to ``out`` when complete, so a failure
         leaves nothing behind; an existing ``out`` is an error unless
         ``overwrite``. One read of the data, a part at a time, where
-        :func:`dasktree.engine.session.open_parts` says (by default in this process).
+        :func:`dasktree.engine.place.open_parts` says (by default in this process).
         """
-        from ..engine.session import open_parts
+        from ..engine.place import open_parts
 
         cut_points = self._check_fitted()
         source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)

@@ -1,5 +1,5 @@
 """A saved model evaluated on a labelled dataset: one pass (in process or on a cluster, as
-:func:`dasktree.engine.session.open_parts` puts it), a leaves x classes table back.
+:func:`dasktree.engine.place.open_parts` puts it), a leaves x classes table back.
 
 Each part's task routes its rows to the model's leaves and counts the true
 classes there (``counts[node, class]``, int64); the driver sums the parts'
@@ -60,7 +60,7 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
     row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`)."""
-    from .session import open_parts
+    from .place import open_parts
 
     source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]

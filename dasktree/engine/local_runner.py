@@ -1,7 +1,7 @@
 """The in-process runner: every pass in this process, on a pool of threads.
 
 On one machine, with data whose encoded rows fit in memory, this is the
-embedded default (:mod:`dasktree.engine.session`): no worker processes to start, no data
+embedded default (:mod:`dasktree.engine.place`): no worker processes to start, no data
 moved between processes; the compiled kernels release the GIL, so the threads
 count in parallel. It runs the same functions of :mod:`dasktree.engine.tasks` and
 :func:`dasktree.forest.level_search.search_group` as :class:`dasktree.engine.runners.DaskRunner`,
@@ -45,7 +45,7 @@ def cores() -> int:
 
 def fits_in_memory(source: Source, roles: Roles) -> bool:
     """Whether a Parquet dataset's Arrow tables and codes of ``roles``' columns fit in a quarter of
-    this machine's memory, as this runner keeps them (:func:`dasktree.engine.session.choose` decides
+    this machine's memory, as this runner keeps them (:func:`dasktree.engine.place.choose` decides
     with it where a fit runs)."""
     columns = roles.columns
     row_bytes = arrow_row_bytes(source.schema, columns) + 2 * len(columns) + 6

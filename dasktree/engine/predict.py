@@ -18,7 +18,7 @@ from ..io.outputs import atomic_directory
 from ..io.sources import ParquetSource, Part, Source
 from ..model.model import Model
 from ..model.predict import predict_table
-from .session import open_parts
+from .place import open_parts
 
 __all__ = ["predict_dataset"]
 
@@ -44,7 +44,7 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
                     counts: dict | None = None, security=None) -> list[str]:
     """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
 
-    Where :func:`dasktree.engine.session.open_parts` says: ``client``'s or ``scheduler``'s cluster,
+    Where :func:`dasktree.engine.place.open_parts` says: ``client``'s or ``scheduler``'s cluster,
     an active ``distributed`` client, else this process on a thread per core (a part at a time per
     thread, so any size of dataset streams through). ``counts``, if given,
     receives the rows written (``"rows"``) and the rows predicted as each class

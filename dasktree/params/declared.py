@@ -14,7 +14,7 @@ folds    the fold hash (:class:`dasktree.io.folds.FoldSpec`)
 prune    :func:`dasktree.model.pruning.apply_pruning`
 weights  :func:`dasktree.io.weights.weighting`
 model    what the fit keeps in the model (:mod:`dasktree.fit`)
-runtime  where the passes run (:mod:`dasktree.engine.session`); not validated here
+runtime  where the passes run (:mod:`dasktree.engine.place`); not validated here
 ======== ======================================================================
 
 The parameters of the layers grow, split, bins, folds and prune are saved in
@@ -201,7 +201,7 @@ PARAMS: tuple[Param, ...] = (
               "process if there is one; else in this process on a thread per core, for in-memory data, "
               "dask collections and a dataset whose tables and codes fit in a quarter of this machine's "
               "memory; a larger dataset on a ``LocalCluster`` started for the fit "
-              "(:mod:`dasktree.engine.session`)."),
+              "(:mod:`dasktree.engine.place`)."),
     Param("cache", "auto", None, "runtime", type_doc='bool or "auto"',
           doc='Keep the encoded data on the workers between passes ("auto": when it takes at most a '
               "quarter of the cluster's memory); when the tables read in pass 0 fit too, they stay for the "

@@ -107,8 +107,8 @@ def score_onnx(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
 
     from ..export.onnx_model import onnx_input
 
-    session = onnxruntime.InferenceSession(model.export("onnx"), providers=["CPUExecutionProvider"])
-    label, proba = session.run(["label", "probabilities"], {"X": onnx_input(model, table)})
+    scorer = onnxruntime.InferenceSession(model.export("onnx"), providers=["CPUExecutionProvider"])
+    label, proba = scorer.run(["label", "probabilities"], {"X": onnx_input(model, table)})
     return [v.item() if isinstance(v, np.generic) else v for v in label.tolist()], proba
 
 

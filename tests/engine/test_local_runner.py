@@ -8,12 +8,12 @@ import pytest
 
 from dasktree import fit
 from dasktree.engine.local_runner import IN_PROCESS
-from dasktree.engine.session import choose
+from dasktree.engine.place import choose
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
 from dasktree.testing import mixed_frame, write_dataset
 
-session_module = importlib.import_module("dasktree.engine.session")
+place_module = importlib.import_module("dasktree.engine.place")
 
 
 def _roles(source, target):
@@ -53,7 +53,7 @@ def test_threads_and_files_change_nothing_of_the_model(tmp_path, monkeypatch, cl
     the same whatever the files."""
     frame = mixed_frame(3000, seed=7)
     params = dict(target="label", max_depth=6, criterion="entropy", max_bins=32)
-    monkeypatch.setattr(session_module, "cores", lambda: threads)
+    monkeypatch.setattr(place_module, "cores", lambda: threads)
     plain = []
     for n_files in (1, 4, 9):
         path = str(write_dataset(frame, tmp_path / f"files-{n_files}", n_files=n_files, row_group_size=300))

@@ -1,4 +1,4 @@
-"""One rule for where a job runs (dasktree.engine.session), for fit, Discretizer, predict and
+"""One rule for where a job runs (dasktree.engine.place), for fit, Discretizer, predict and
 evaluate alike: client, scheduler, an active client, else this process; never a process cluster
 nobody asked for."""
 
@@ -14,7 +14,7 @@ import pytest
 
 import dasktree
 from dasktree import Discretizer
-from dasktree.engine.session import choose
+from dasktree.engine.place import choose
 from dasktree.errors import ParameterError
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
