@@ -16,6 +16,7 @@ from .model.model import Model  # noqa: E402
 
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
+    "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit",
 }
 
 

@@ -161,10 +161,11 @@ def _join_frames(frame, parts, *, offset: int, rows: int, name: str):
     return frame.reset_index(drop=True).assign(**{name: values})
 
 
-def check_fit_input(est, X, y):
+def check_fit_input(est, X, y, regression: bool = False):
     """Validate in-memory ``X, y`` as scikit-learn does; returns them (a DataFrame stays one).
 
-    Sets ``n_features_in_`` (and ``feature_names_in_`` for string column names) on ``est``.
+    Sets ``n_features_in_`` (and ``feature_names_in_`` for string column names) on ``est``. With
+    ``regression``, ``y`` must be finite numbers (float64).
     """
     import pandas as pd
     from sklearn.utils.multiclass import check_classification_targets
@@ -187,6 +188,9 @@ def check_fit_input(est, X, y):
     y = column_or_1d(y, warn=True) if not isinstance(y, pd.Series) else y
     check_array(np.asarray(y), ensure_2d=False, dtype=None, ensure_all_finite=True, input_name="y")
     check_consistent_length(X, y)
+    if regression:
+        y = check_array(np.asarray(y), ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
+        return X, y
     check_classification_targets(y)
     if len(pd.unique(np.asarray(y))) < 2:
         raise ValueError(f"y has one class ({np.asarray(y)[0]!r}): a classifier needs at least 2 classes")

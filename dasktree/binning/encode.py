@@ -195,12 +195,13 @@ def _encode_block(loads: list[tuple[int, Load]], spec: BinSpec, target: str) -> 
     lo = 0
     for i, (_, load) in enumerate(loads):
         table, fold_part = load()
-        y = class_codes(table.column(target), spec.classes)
+        y = class_codes(table.column(target), spec.classes) if spec.target is None \
+            else spec.target.encode(table.column(target), target)
         valid = y >= 0
         if weighting is not None:
             column = weighting.column
             weights = np.ones(y.size) if column is None else weight_values(table.column(column), column, "")
-            weight = weighting.multiplicities(weights, np.maximum(y, 0))
+            weight = weighting.multiplicities(weights, np.maximum(y, 0) if spec.target is None else np.zeros_like(y))
             valid &= weight > 0
         keep = None if bool(valid.all()) else valid
         hi = lo + (y.size if keep is None else int(keep.sum()))

@@ -22,6 +22,7 @@ from ..io.schema import NOMINAL, NUMERIC, Roles
 from ..io.weights import Weighting
 from ..kernels.ragged import firsts
 from .summary import Summary, numeric_edges
+from .target import MAX_TOTAL, TargetScale
 
 __all__ = ["OTHER", "FeatureBins", "BinSpec", "bin_spec"]
 
@@ -73,6 +74,11 @@ class BinSpec:
     features: tuple[FeatureBins, ...]
     classes: tuple
     weighting: Weighting | None = field(default=None, compare=False)
+    target: TargetScale | None = None  # a regression target's fixed point (:mod:`dasktree.binning.target`)
+
+    @property
+    def regression(self) -> bool:
+        return self.target is not None
 
     @property
     def n_classes(self) -> int:
@@ -101,11 +107,15 @@ class BinSpec:
         return np.dtype(np.uint8) if self.widths.max() <= 256 else np.dtype(np.uint16)
 
     def to_json(self) -> dict:
-        return {"classes": list(self.classes), "features": [f.to_json() for f in self.features]}
+        out = {"classes": list(self.classes), "features": [f.to_json() for f in self.features]}
+        if self.target is not None:
+            out["target"] = self.target.to_json()
+        return out
 
     @classmethod
     def from_json(cls, d: dict) -> "BinSpec":
-        return cls(tuple(FeatureBins.from_json(f) for f in d["features"]), tuple(d["classes"]))
+        target = TargetScale.from_json(d["target"]) if d.get("target") is not None else None
+        return cls(tuple(FeatureBins.from_json(f) for f in d["features"]), tuple(d["classes"]), target=target)
 
 
 def _sorted_labels(labels) -> tuple:
@@ -125,8 +135,15 @@ def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: i
         raise DataError(f"every row of {where} has a null target {roles.target!r}")
     if summary.weights is not None and not any(summary.weights.max.values()):
         raise DataError(f"every row of {where} with a target has weight 0 in {roles.weight!r}: nothing to learn")
-    classes = _sorted_labels(summary.classes)
-    if len(classes) < 2:
+    target = None
+    if roles.regression:
+        target = TargetScale.of(summary.target_range, roles.target)
+        if rows >= MAX_TOTAL:
+            raise DataError(f"{where} has {rows} rows with a target: exact regression sums hold up to {MAX_TOTAL}")
+        classes: tuple = ()
+    else:
+        classes = _sorted_labels(summary.classes)
+    if len(classes) < 2 and target is None:
         raise DataError(
             f"target {roles.target!r} has a single class ({classes[0]!r}) in {where}: nothing to learn"
         )
@@ -141,7 +158,7 @@ def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: i
             features.append(FeatureBins(name, NUMERIC, upper, values, exact))
         else:
             features.append(FeatureBins(name, NOMINAL, categories=_categories(counts, max_categories)))
-    return BinSpec(tuple(features), classes)
+    return BinSpec(tuple(features), classes, target=target)
 
 
 def _categories(counts: dict[str, int], max_categories: int) -> tuple[str, ...]:

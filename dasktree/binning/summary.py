@@ -31,6 +31,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from .target import TargetRange, target_range
 from ..errors import DataError
 from ..io.schema import NUMERIC, Roles, nominal_values, numeric_values
 from ..io.weights import WeightStats, merge_weight_stats, weight_stats, weight_values
@@ -191,6 +192,7 @@ class Summary:
     max_bins: int = 255
     parts: list[tuple[str, int, int]] = field(default_factory=list)  # (key, offset, rows)
     weights: WeightStats | None = None  # with a weight column: its statistics (:mod:`dasktree.io.weights`)
+    target_range: TargetRange | None = None  # a regression target's range (:mod:`dasktree.binning.target`)
 
     @property
     def n_zero_weight(self) -> int:
@@ -215,7 +217,13 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
     if pa.types.is_dictionary(target.type):
         target = target.cast(target.type.value_type)
     target = target.combine_chunks() if isinstance(target, pa.ChunkedArray) else target
-    classes = _value_counts(target)
+    seen = None
+    if roles.regression:  # a number per row: its range, and one "class" for the weights' statistics
+        seen = target_range(target, roles.target, where)
+        classes: dict = {}
+        target = pa.array(np.zeros(len(target), dtype=np.int8), mask=np.asarray(target.is_null()))
+    else:
+        classes = _value_counts(target)
     if len(classes) > MAX_CLASSES:
         raise DataError(
             f"target {roles.target!r} has more than {MAX_CLASSES} distinct values in {where}: "
@@ -261,6 +269,7 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
         max_bins=max_bins,
         parts=[part] if part is not None else [],
         weights=stats,
+        target_range=seen,
     )
 
 
@@ -301,4 +310,14 @@ def merge_all(summaries: Sequence[Summary]) -> Summary:
         max_bins=first.max_bins,
         parts=sorted(p for s in summaries for p in s.parts),
         weights=merge_weight_stats([s.weights for s in summaries]),
+        target_range=_merge_ranges([s.target_range for s in summaries]),
     )
+
+
+def _merge_ranges(ranges: list) -> TargetRange | None:
+    if ranges[0] is None:
+        return None
+    out = ranges[0]
+    for more in ranges[1:]:
+        out = out.merge(more)
+    return out

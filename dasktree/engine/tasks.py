@@ -19,6 +19,7 @@ from ..forest.results import PackedResults, concat
 from ..gc_pause import collector_paused
 from ..io.schema import Roles
 from ..io.sources import Part, Source
+from ..kernels.regression_pass import regression_histogram
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
 from ..kernels.subtraction import fill_derived, slot_cells
@@ -159,7 +160,10 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
 
 def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
     """The level histogram of one encoded part (int32 while its rows, weighted, count below 2**31),
-    or added to ``out``; its rows' start nodes move down in place."""
+    or added to ``out``; its rows' start nodes move down in place. A regression plan
+    (:class:`~dasktree.kernels.regression_pass.RegressionPlan`) sums targets instead, into int64."""
+    if getattr(plan, "regression", False):
+        return regression_histogram(encoded.codes, encoded.y, encoded.part, plan, weight=encoded.weight, out=out)
     if plan.hist_bytes > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     if out is None:

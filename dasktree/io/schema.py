@@ -49,6 +49,7 @@ class Roles:
     kinds: tuple[str, ...]
     extra: tuple[str, ...] = ()  # read but not learned from: a row-key or folds column
     weight: str | None = None  # the rows' weights (:mod:`dasktree.io.weights`), read but not learned from
+    regression: bool = False  # the target is a number to predict (:mod:`dasktree.regress`), not a class label
 
     @property
     def columns(self) -> list[str]:

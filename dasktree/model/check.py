@@ -23,7 +23,7 @@ __all__ = ["check_model_parts"]
 def check_model_parts(spec: BinSpec, trees: dict[str, object], where: str) -> None:
     """Raise :class:`DataError` unless ``spec`` and every tree of ``trees`` (name -> TreeModel) hold
     together as the module says."""
-    n_classes = len(spec.classes)
+    n_classes = len(spec.classes) if spec.target is None else 2  # a regression node's sums: n and s
     if n_classes < 1:
         raise DataError(f"{where}: malformed model: no classes")
     for f in spec.features:

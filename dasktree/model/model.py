@@ -136,6 +136,10 @@ class Model:
         """The tree as grown, before any pruning (``tree`` is the one predictions use)."""
         return self.tree if self.full_tree is None else self.full_tree
 
+    task = "classification"
+    """What the model predicts: class labels (``"classification"``) or numbers (``"regression"``,
+    :class:`dasktree.regress.model.RegressionModel`)."""
+
     @property
     def classes(self) -> tuple:
         return self.spec.classes
@@ -181,6 +185,7 @@ class Model:
         return {
             "format": FORMAT,
             "version": VERSION,
+            **({} if self.spec.target is None else {"task": "regression", "target_scale": self.spec.target.to_json()}),
             "target": self.target,
             "classes": _jsonable(list(self.classes)),
             "bins": self.spec.to_json()["features"],
@@ -204,7 +209,13 @@ class Model:
         if version not in READS:
             raise DataError(f"{where}: model format version {version!r}; this dasktree reads {list(READS)}")
         try:
-            spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"]})
+            spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
+            if d.get("task", "classification") not in ("classification", "regression"):
+                raise ValueError(f"unknown task {d.get('task')!r}")
+            if d.get("task") == "regression" and cls is Model:  # the class that reads it
+                from ..regress.model import RegressionModel
+
+                cls = RegressionModel
             model = cls(
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
                 params=d.get("params", {}), report=d.get("report", {}),

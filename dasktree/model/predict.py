@@ -21,6 +21,7 @@ __all__ = ["predict_table", "prediction_columns", "as_table"]
 
 
 def prediction_columns(model: Model) -> list[str]:
+    """The prediction, then (classification) one probability column per class."""
     return ["prediction", *[f"proba_{c}" for c in model.classes]]
 
 
@@ -41,7 +42,12 @@ def as_table(model: Model, X) -> pa.Table:
 
 
 def predict_table(model: Model, table: pa.Table, keep: Sequence[str] = ()) -> pa.Table:
-    """Prediction and class probabilities for every row of ``table``."""
+    """Prediction and class probabilities for every row of ``table`` (a regression model's: the
+    predicted number, float64)."""
+    if model.task == "regression":
+        columns = {name: table.column(name) for name in keep}
+        columns["prediction"] = pa.array(model.predict_values(table), type=pa.float64())
+        return pa.table(columns)
     proba = model.predict_proba_table(table)
     labels = np.asarray(model.classes, dtype=object)[np.argmax(proba, axis=1)] if len(proba) else []
     label_type = pa.array(list(model.classes)).type

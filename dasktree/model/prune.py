@@ -66,6 +66,7 @@ __all__ = [
     "leaf_errors",
     "node_risk",
     "weakest_link",
+    "weakest_link_of",
     "leaves_at",
     "sums_at",
     "cp_table",
@@ -158,6 +159,12 @@ def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterio
     again on a heap and stale entries are skipped: ``O(n log n + sum of
     depths)`` in the compiled :func:`_collapse_order`.
     """
+    return weakest_link_of(children, node_risk(counts, criterion))
+
+
+def weakest_link_of(children: Sequence[Sequence[int]], risk: np.ndarray) -> PruningPath:
+    """:func:`weakest_link` from each node's risk ``R(t)`` as a leaf (any additive cost: a regression
+    tree's sum of squared errors per row, :mod:`dasktree.regress.prune`)."""
     n_nodes = len(children)
     parent = _parents(children)
     sizes = np.fromiter((len(k) for k in children), dtype=np.int64, count=n_nodes)
@@ -165,7 +172,7 @@ def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterio
     np.cumsum(sizes, out=start[1:])
     flat = np.fromiter((c for k in children for c in k), dtype=np.int64, count=int(start[-1]))
     internal = sizes > 0
-    steps, step_alphas = _collapse_order(parent, start, flat, node_risk(counts, criterion), internal)
+    steps, step_alphas = _collapse_order(parent, start, flat, np.asarray(risk, dtype=np.float64), internal)
     leaf_from = np.where(internal, np.inf, -np.inf)
     leaf_from[steps] = np.maximum.accumulate(step_alphas) if steps.size else step_alphas
     _inherit(leaf_from, parent, internal)

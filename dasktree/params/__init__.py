@@ -95,24 +95,25 @@ def layer_fields() -> dict[str, set[str]]:
     return {"grow": {f.name for f in fields(GrowParams)} - {"split"}, "split": {f.name for f in fields(SplitParams)}}
 
 
-def parameters_doc() -> str:
+def parameters_doc(params: tuple[Param, ...] | None = None) -> str:
     """The numpydoc Parameters section (without its heading) of every declared parameter."""
-    return "\n".join(p.docstring() for p in declared.PARAMS)
+    return "\n".join(p.docstring() for p in (declared.PARAMS if params is None else params))
 
 
-def install_estimator_params(cls, template: str) -> None:
+def install_estimator_params(cls, template: str, params: tuple[Param, ...] | None = None) -> None:
     """Give ``cls`` an ``__init__`` taking every declared parameter (keyword-only, with its default)
     that only stores them, as scikit-learn's estimators do, and the docstring ``template`` with
     ``{parameters}`` replaced by :func:`parameters_doc` (indented for a class docstring)."""
-    names = [p.name for p in declared.PARAMS]
+    params = declared.PARAMS if params is None else params
+    names = [p.name for p in params]
     source = ("def __init__(self, *, " + ", ".join(f"{n}=_defaults[{n!r}]" for n in names) + "):\n"
               + "".join(f"    self.{n} = {n}\n" for n in names) + ("    pass\n" if not names else ""))
-    scope: dict = {"_defaults": {p.name: p.default for p in declared.PARAMS}}
+    scope: dict = {"_defaults": {p.name: p.default for p in params}}
     exec(compile(source, f"<{cls.__name__}.__init__ from dasktree.params>", "exec"), scope)  # noqa: S102
     init = scope["__init__"]
     init.__qualname__ = f"{cls.__name__}.__init__"
     init.__module__ = cls.__module__
     init.__doc__ = "Store the parameters (see the class's Parameters); ``fit`` validates them."
     cls.__init__ = init
-    section = "\n".join("    " + line if line else line for line in parameters_doc().split("\n"))
+    section = "\n".join("    " + line if line else line for line in parameters_doc(params).split("\n"))
     cls.__doc__ = template.replace("{parameters}", section.lstrip())

@@ -1,0 +1,79 @@
+"""The parameters of a regression fit (:class:`dasktree.DaskTreeRegressor`, ``fit --task regression``).
+
+Those a regression tree reads as a classification tree does are the same
+declarations (:data:`dasktree.params.declared.PARAMS`, taken by name); the
+three whose values differ are declared here: ``criterion`` (the regression
+criteria of :mod:`dasktree.split.regression`), ``cv`` (fold trees; no repeats)
+and ``prune`` (cost complexity only: C4.5's pessimistic pruning counts errors
+of labels). :func:`validate_regression` checks them, once per fit.
+"""
+
+from __future__ import annotations
+
+from numbers import Integral
+from typing import Any, Mapping
+
+from ..errors import ParameterError
+from ..split.regression import REGRESSION_CRITERIA
+from .constraints import Interval, Options
+from .declared import CV, LEARNING, PARAMS, PRUNING
+from .param import Param
+
+__all__ = ["REGRESSION_PARAMS", "validate_regression", "REGRESSION_PRUNE"]
+
+REGRESSION_PRUNE = ("auto", "cv", "cv-min", "none")
+
+_SHARED = ("max_depth", "min_samples_split", "min_samples_leaf", "min_impurity_decrease", "max_leaf_nodes",
+           "max_bins", "max_categories", "max_histogram_mb", "seed", "ccp_alpha", "keep_fold_trees",
+           "client", "scheduler", "cache", "progress", "security", "memory_limit")
+_BY_NAME = {p.name: p for p in PARAMS}
+
+REGRESSION_PARAMS: tuple[Param, ...] = (
+    Param("criterion", "squared_error", [Options(REGRESSION_CRITERIA)], "split", LEARNING,
+          help="what a test must decrease: squared_error (CART's variance), friedman_mse (Friedman's "
+               "improvement) or poisson (the Poisson deviance: a target >= 0 with a positive sum)",
+          doc='What a test must decrease: "squared_error" (the sum of squared errors, CART\'s), '
+              '"friedman_mse" (Friedman\'s improvement) or "poisson" (the Poisson deviance; the target must be '
+              "non-negative with a positive sum). Each is chosen from a node's exact sums "
+              "(:mod:`dasktree.split.regression`)."),
+    *(_BY_NAME[n] for n in _SHARED[:8]),
+    Param("cv", None, [Interval(Integral, 2, None), None], "folds", CV, metavar="K",
+          help="K-fold cross-validation grown in the same passes: MSE, RMSE and R^2 per fold and pooled "
+               "(default: none)",
+          doc="Grow ``cv`` fold trees in the same passes as the main tree and report their cross-validated "
+              'MSE, RMSE and R^2 in ``report_["cv"]``; no extra pass over the data.'),
+    *(_BY_NAME[n] for n in _SHARED[8:9]),
+    Param("prune", "auto", [Options(REGRESSION_PRUNE), None], "prune", PRUNING,
+          help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
+               "least CV error; none: the grown tree (default auto: cv-min with --cv, else none)",
+          doc='How the grown tree is pruned, with no pass: "cv" (CART\'s cost complexity, alpha by the 1-SE '
+              'rule over the fold trees\' held-out sums, rpart\'s ``anova`` cp table), "cv-min" (the least CV '
+              'error), None or "none" (the grown tree); "auto" is "cv-min" with ``cv``, else "none".'),
+    *(_BY_NAME[n] for n in _SHARED[9:]),
+)
+
+
+def _checked() -> dict[str, Param]:
+    return {p.name: p for p in REGRESSION_PARAMS if p.layer != "runtime"}
+
+
+def regression_defaults() -> dict[str, Any]:
+    """The defaults of the parameters a regression model keeps."""
+    return {p.name: p.default for p in _checked().values() if p.saved}
+
+
+def validate_regression(values: Mapping[str, Any]) -> dict[str, Any]:
+    """Every regression parameter checked (the others take their defaults), then the rules between
+    them; :class:`~dasktree.errors.ParameterError` names the first bad one."""
+    known = _checked()
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ParameterError(f"unknown parameter {unknown[0]!r} for a regression tree; known are {sorted(known)}")
+    out = {name: p.check(values.get(name, p.default)) for name, p in known.items()}
+    if out["prune"] in ("cv", "cv-min") and out["cv"] is None:
+        raise ParameterError(f"prune={out['prune']!r} chooses alpha by cross-validation: give cv=k too "
+                             "(or ccp_alpha=)")
+    if out["ccp_alpha"] is not None and out["prune"] not in (None, "auto", "none"):
+        raise ParameterError(f"give prune= or ccp_alpha=, not both (got prune={out['prune']!r}, "
+                             f"ccp_alpha={out['ccp_alpha']!r})")
+    return out

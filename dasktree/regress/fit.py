@@ -1,0 +1,132 @@
+"""``fit_regression(data, ...) -> RegressionModel``: the regression fit, as :func:`dasktree.fit.fit` is
+the classification one, and through the same steps: the parameters validated once
+(:func:`dasktree.params.regression.validate_regression`), the input opened with its roles, a runner
+where :func:`dasktree.engine.place.open_runner` puts the job, pass 0 (the bins and the target's
+range, :mod:`dasktree.binning.target`), the level passes (:func:`dasktree.regress.grow.grow_regression`),
+then the trees, ``max_leaf_nodes``, pruning and the report, with no further pass.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+
+from ..binning.spec import bin_spec as make_bin_spec
+from ..engine.memory_plan import parse_memory_limit
+from ..engine.place import open_runner
+from ..errors import DataError, ParameterError
+from ..fit import _open_input
+from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
+from ..io.weights import WeightStats, weighting
+from ..params.regression import validate_regression
+from .grow import RegressionGrowParams, grow_regression
+from .model import RegressionModel
+from .report import cv_report, fit_report
+from .trees import tree_models
+from . import prune as pruning
+
+__all__ = ["fit_regression"]
+
+
+def fit_regression(data, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
+                   exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None,
+                   folds: str | None = None, client=None, scheduler: str | None = None, cache: bool | str = "auto",
+                   part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None, progress=False,
+                   sample_weight=None, security=None, memory_limit: int | str | None = None,
+                   **params) -> RegressionModel:
+    """Learn a regression tree from ``data`` (the arguments of :func:`dasktree.fit.fit`; ``y`` or the
+    ``target`` column holds numbers). ``params``: :data:`dasktree.params.regression.REGRESSION_PARAMS`."""
+    settings = validate_regression(params)
+    started = time.perf_counter()
+    limit = parse_memory_limit(memory_limit)
+    given = _open_input(data, y, {**settings, "repeats": 1}, target=target, features=features, exclude=exclude,
+                        nominal=nominal, key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
+                        sample_weight=sample_weight)
+    roles = dataclasses.replace(given.roles, regression=True)
+    given = dataclasses.replace(given, roles=roles)
+    with open_runner(given.source, roles, folds=given.fold_spec, client=client, scheduler=scheduler, cache=cache,
+                     progress=progress, security=security, memory_limit=limit) as runner:
+        spec, summary = _bins(runner, given, settings)
+        pass0 = time.perf_counter() - started
+        k = settings["cv"] or 1
+        holdout = np.arange(-1, k if settings["cv"] else 0)
+        grow_params = RegressionGrowParams(
+            criterion=settings["criterion"], max_depth=settings["max_depth"],
+            min_samples_split=settings["min_samples_split"], min_samples_leaf=settings["min_samples_leaf"],
+            min_impurity_decrease=float(settings["min_impurity_decrease"]),
+            max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf))
+
+        def describe(level: int, nodes: int) -> None:
+            runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows))
+
+        nodes, levels = grow_regression(runner, spec, grow_params, holdout=holdout, describe=describe)
+        passes, workers = runner.passes, runner.workers
+        reads = runner.parquet_reads if isinstance(given.source, ParquetSource) else 0
+    trees, train_q, fold_qs = tree_models(nodes, holdout.size)
+    grown = trees[0]
+    if settings["max_leaf_nodes"] is not None:
+        trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
+                                    spec.target.step) for t in trees]
+    tree, fold_trees = trees[0], trees[1:]
+    report = fit_report(summary, spec, tree, passes, train_q)
+    prune_report, tree, pruned_folds = _prune(settings, tree, fold_trees, train_q, fold_qs, spec.target.step)
+    report["prune"] = prune_report
+    if fold_trees:
+        report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
+    run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, "levels": levels,
+           "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}}
+    saved = {name: settings[name] for name in settings if name not in ("keep_fold_trees",)}
+    return RegressionModel(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree,
+                           params=saved, report=report, run=run,
+                           fold_trees=fold_trees if settings["keep_fold_trees"] else [],
+                           full_tree=None if tree is grown else grown)
+
+
+def _bins(runner, given, settings: dict):
+    """Pass 0: the summary, then the bins and the target's fixed point; the runner prepared."""
+    source, roles = given.source, given.roles
+    runner.progress.describe(rows=source.n_rows)
+    summary = runner.summary(settings["max_bins"])
+    spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
+                         where=source.description)
+    if settings["criterion"] == "poisson" and spec.target.lo < 0:
+        raise DataError(f"criterion 'poisson' needs a target >= 0; {roles.target!r} goes down to "
+                        f"{spec.target.lo} in {source.description}")
+    if roles.weight is not None:
+        rows = int(summary.n_rows - summary.n_null_target)
+        stats = summary.weights or WeightStats({0: 1.0}, {0: rows})
+        spec = dataclasses.replace(spec, weighting=weighting(roles.weight, stats, (0,), {0: rows}))
+    runner.prepare(spec, settings["cv"] or 1)
+    return spec, summary
+
+
+def _prune(settings: dict, tree, fold_trees, train_q: int, fold_qs, step: float):
+    """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees."""
+    mode = settings["prune"]
+    alpha = settings["ccp_alpha"]
+    if alpha is not None:
+        mode = "alpha"
+    elif mode in (None, "none") or (mode == "auto" and not fold_trees):
+        mode = "none"
+    elif mode == "auto":
+        mode = "cv-min"
+    if mode in ("cv", "cv-min") and not fold_trees:
+        raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
+    table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step)
+    if mode == "none":
+        chosen, fold_at = 0, 0.0
+        alpha = 0.0
+    elif mode == "alpha":
+        rows = [i for i, r in enumerate(table) if r["alpha"] <= alpha]
+        chosen, fold_at = (rows[-1] if rows else 0), alpha
+    else:
+        chosen = pruning.choose_alpha(table, mode)
+        alpha, fold_at = table[chosen]["alpha"], pruning.fold_alpha(table, chosen)
+    pruned = pruning.prune_at(tree, alpha, step)
+    folds = [pruning.prune_at(f, fold_at, step) for f in fold_trees]
+    report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None if np.isinf(fold_at) else float(fold_at),
+              "leaves": pruned.n_leaves, "cp_table": table}
+    return report, pruned, folds

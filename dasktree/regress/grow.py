@@ -1,0 +1,212 @@
+"""The level passes of regression trees: the main tree and every fold tree in the same passes.
+
+Each pass counts the open frontier nodes of every tree
+(:class:`~dasktree.kernels.regression_pass.RegressionPlan`), in groups whose sums fit
+``max_histogram_mb``; next to the summed bins (on a worker, in a Dask fit),
+:func:`search_slots` chooses each node's test (:mod:`dasktree.split.regression`)
+and only the decisions come back. A fold tree ``t`` holds out part ``t - 1``:
+its rows there are summed apart, so every node of it knows the held-out sums
+that cross-validation and pruning read (Blockeel & Struyf, 004, Section 2.2.2),
+with no pass of their own. Fold trees do not share nodes here: each walks its own
+tree, which costs a walk per tree and row, but no pass.
+
+A node becomes a leaf before it is counted when it is at ``max_depth`` or has
+fewer than ``min_samples_split`` rows (or fewer than twice ``min_samples_leaf``);
+after, when its training targets are all equal, no test has a positive size on
+both sides, or its decrease is below ``min_impurity_decrease`` (scikit-learn's
+rule: the decrease of the weighted impurity, per row of the whole data).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..binning.spec import BinSpec
+from ..binning.target import square_sum
+from ..io.schema import NUMERIC
+from ..kernels.regression_pass import CHANNELS, NODE_CELLS, RegressionPlan
+from ..split.node_tests import Test
+from ..split.regression import RegressionLayout, best_splits
+
+__all__ = ["RegressionGrowParams", "RNode", "grow_regression", "search_slots", "layout_of"]
+
+
+@dataclass(frozen=True)
+class RegressionGrowParams:
+    criterion: str = "squared_error"
+    max_depth: int | None = None
+    min_samples_split: int = 2
+    min_samples_leaf: int = 1
+    min_impurity_decrease: float = 0.0
+    max_histogram_mb: float = 256.0
+
+
+@dataclass
+class RNode:
+    """One node of one tree: its training and held-out sums ``(n, s)``, its sums of squares once
+    counted (Python ints: training, held out), and its test and children once split."""
+
+    tree: int
+    depth: int
+    sums: np.ndarray  # (4,) int64: training n, s, held-out n, s
+    squares: tuple[int, int] | None = None
+    test: Test | None = None
+    children: list[int] = field(default_factory=list)
+    gain: float = 0.0
+    leaf: str = ""
+
+
+def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
+    numeric = np.array([f.kind == NUMERIC for f in spec.features], dtype=bool)
+    empty = np.zeros(0)
+    return RegressionLayout(
+        offsets=np.asarray(spec.offsets, dtype=np.int64), widths=np.asarray(spec.widths, dtype=np.int64),
+        numeric=numeric, upper=tuple(f.upper if f.kind == NUMERIC else empty for f in spec.features),
+        values=tuple(f.values if f.kind == NUMERIC else empty for f in spec.features),
+        criterion=params.criterion, min_samples_leaf=params.min_samples_leaf,
+        lo=spec.target.lo, step=spec.target.step)
+
+
+def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout):
+    """Next to the summed sums of a pass: each slot's sums (m, 4), sums of squares (m, 2, 3) and
+    best test (:class:`~dasktree.split.regression.NodeSplits`). Small: what goes back to the client."""
+    bins = plan.bins(hist)
+    first = int(layout.offsets[0]) if len(layout.offsets) else 0
+    width = int(layout.widths[0]) if len(layout.widths) else 0
+    sums = bins[:, first:first + width].sum(axis=1)
+    return sums, plan.node_cells(hist).copy(), best_splits(bins, layout)
+
+
+class _Forest:
+    """The trees' nodes as the plan's flat arrays grow: node ``e``'s test and code table."""
+
+    def __init__(self, n_trees: int, root_sums: np.ndarray):
+        self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
+        self.attribute: list[int] = [-1] * n_trees
+        self.offset: list[int] = [0] * n_trees
+        self.tables: list[np.ndarray] = []
+        self.table_size = 0
+
+    def split(self, e: int, test: Test, children: np.ndarray) -> list[int]:
+        node = self.nodes[e]
+        first = len(self.nodes)
+        ids = [first, first + 1]
+        for c in (0, 1):
+            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy()))
+            self.attribute.append(-1)
+            self.offset.append(0)
+        node.test, node.children = test, ids
+        self.attribute[e] = test.attribute
+        self.offset[e] = self.table_size
+        table = np.asarray(ids, dtype=np.int32)[test.bin_children.astype(np.int64)]
+        self.tables.append(table)
+        self.table_size += table.size
+        return ids
+
+    def plan(self, counted: list[int], holdout: np.ndarray, spec: BinSpec) -> RegressionPlan:
+        slot = np.full(len(self.nodes), -1, dtype=np.int32)
+        slot[counted] = np.arange(len(counted), dtype=np.int32)
+        table = np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32)
+        return RegressionPlan(root=np.arange(holdout.size, dtype=np.int64),
+                              attribute=np.asarray(self.attribute, dtype=np.int32),
+                              offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot,
+                              holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted),
+                              total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64))
+
+
+def _groups(nodes: list[int], node_bytes: int, budget_mb: float) -> list[list[int]]:
+    per = max(1, int(budget_mb * 2**20 // max(1, node_bytes)))
+    return [nodes[i:i + per] for i in range(0, len(nodes), per)]
+
+
+def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
+    n = int(node.sums[0])
+    if params.max_depth is not None and node.depth >= params.max_depth:
+        return "max_depth"
+    if n < params.min_samples_split or n < 2 * params.min_samples_leaf:
+        return "min_samples"
+    return ""
+
+
+def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, holdout: np.ndarray,
+                    describe=None) -> tuple[list[RNode], list[dict]]:
+    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node, and a report
+    line per level (its frontier, passes and seconds)."""
+    layout = layout_of(spec, params)
+    forest = _Forest(holdout.size, np.zeros(CHANNELS, dtype=np.int64))
+    node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
+    frontier = list(range(holdout.size))
+    total_n: int | None = None
+    levels: list[dict] = []
+    level = 0
+    while frontier:
+        started = time.perf_counter()
+        counted = []
+        for e in frontier:
+            node = forest.nodes[e]
+            reason = _leaf_before(node, params) if level > 0 else ""
+            if reason:
+                node.leaf = reason
+            else:
+                counted.append(e)
+        if describe is not None:
+            describe(level, len(counted))
+        groups = _groups(counted, node_bytes, params.max_histogram_mb)
+        children: list[int] = []
+        for g, group in enumerate(groups):
+            plan = forest.plan(group, holdout, spec)
+            label = f"level {level}" + (f" ({g + 1}/{len(groups)})" if len(groups) > 1 else "")
+            [(sums, squares, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout)
+            if total_n is None:
+                total_n = int(sums[0, 0] + sums[0, 2])  # the main tree's root: every row, as counted
+            for k, e in enumerate(group):
+                children += _decide(forest, e, k, sums, squares, splits, params, spec, total_n)
+        levels.append({"level": level, "frontier": len(counted), "groups": len(groups),
+                       "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4)})
+        frontier = children
+        level += 1
+    return forest.nodes, levels
+
+
+def _decide(forest: _Forest, e: int, k: int, sums, squares, splits, params: RegressionGrowParams, spec: BinSpec,
+            total_n: int) -> list[int]:
+    """Node ``e`` (slot ``k`` of the pass): its sums as counted, then its test and children or a leaf."""
+    node = forest.nodes[e]
+    node.sums = sums[k].astype(np.int64)
+    node.squares = (square_sum(*squares[k, 0]), square_sum(*squares[k, 1]))
+    n, s = int(node.sums[0]), int(node.sums[1])
+    if n == 0 or n * node.squares[0] == s * s:  # every training target equal: nothing to decrease
+        node.leaf = "pure"
+        return []
+    gain = float(splits.gain[k])
+    if not np.isfinite(gain):
+        node.leaf = "no_split"
+        return []
+    if params.min_impurity_decrease > 0 and _decrease(node, splits.children[k], spec, total_n) \
+            < params.min_impurity_decrease:
+        node.leaf = "min_impurity_decrease"
+        return []
+    from ..split.node_tests import Test as _Test
+
+    a = int(splits.attribute[k])
+    feature = spec.features[a]
+    table = splits.tables[k]
+    if feature.kind == NUMERIC:
+        c = int(splits.cut[k])
+        test = _Test(a, "numeric", table, int(splits.default[k]), (float(feature.upper[c - 1]),))
+    else:
+        groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+        test = _Test(a, "nominal", table, int(splits.default[k]), groups=groups)
+    node.gain = gain
+    return forest.split(e, test, splits.children[k])
+
+
+def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) -> float:
+    """scikit-learn's impurity decrease of a split, in the target's units: the decrease of the sum of
+    squared errors per row of the whole data (the sums of squares cancel)."""
+    n, s = float(node.sums[0]), float(node.sums[1])
+    kids = sum(float(c[1]) ** 2 / float(c[0]) for c in children if c[0] > 0)
+    return (kids - s * s / n) * spec.target.step ** 2 / total_n
