@@ -82,8 +82,10 @@ def add_learning(p: argparse.ArgumentParser) -> None:
             choices = list(dict.fromkeys([*(choices or ()), *(c for c in other.choices or () if isinstance(c, str))])) \
                 or None
             default = None
-            text = (f"{param.help.split(' (default')[0]} (default: {param.default}); --task regression: "
-                    f"{other.help.split(' (default')[0]} (default: {other.default})")
+            def said(q):
+                return q.help if "(default" in q.help else f"{q.help} (default: {q.default})"
+
+            text = f"{said(param)}; --task regression: {said(other)}"
         g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=default,
                        metavar=param.metavar if choices is None or param.metavar else None, help=text)
     g = groups.get(CV_GROUP) or p.add_argument_group(CV_GROUP)
