@@ -20,7 +20,7 @@ def _node(rng, widths, n_rows):
     """One node's bins: random rows, each with a code per attribute and a target."""
     codes = [rng.integers(0, w, size=n_rows) for w in widths]
     q = rng.integers(0, 1000, size=n_rows)
-    hist = np.zeros((int(sum(widths)), 4), np.int64)
+    hist = np.zeros((int(sum(widths)), 2), np.int64)
     offsets = np.concatenate([[0], np.cumsum(widths)[:-1]])
     for a, c in enumerate(codes):
         np.add.at(hist[:, 0], offsets[a] + c, 1)
@@ -56,7 +56,7 @@ def test_best_split_is_the_brute_force_best(seed, criterion, min_leaf):
 def test_nominal_categories_are_ordered_by_mean():
     # categories with means 5, 1, 3: the best cut puts {1} (code 2) alone or {1, 3} together
     layout = _layout([4], [False])
-    hist = np.zeros((4, 4), np.int64)
+    hist = np.zeros((4, 2), np.int64)
     hist[1:, 0] = [10, 10, 10]
     hist[1:, 1] = [50, 10, 30]
     found = best_splits(hist[None], layout)
@@ -68,7 +68,7 @@ def test_nominal_categories_are_ordered_by_mean():
 
 def test_missing_values_go_where_the_gain_is_larger():
     layout = _layout([4], [True])
-    hist = np.zeros((4, 4), np.int64)
+    hist = np.zeros((4, 2), np.int64)
     hist[:, 0] = [5, 10, 10, 10]  # code 0: 5 missing rows, with large targets like bin 3's
     hist[:, 1] = [500, 0, 10, 1000]
     found = best_splits(hist[None], layout)
