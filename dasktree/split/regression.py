@@ -17,9 +17,14 @@ node is the same on both sides of any split, so it cancels
 A numeric attribute is cut between two non-empty bins (the cut nearest the
 middle of their values, :func:`~dasktree.split.binary_kernel.centred`); a nominal one
 is ordered by the mean target of its categories and cut in that order, which
-finds the best binary partition of the categories for squared error (CART,
-Theorem 4.5). Missing values go to whichever child gives the larger gain (the
-larger child when the node has none). Ties go to the first attribute, then the
+finds the best binary partition of the categories (CART, Theorem 4.5, for
+squared error; the same holds for any criterion that is a convex function of the
+children's means, the Poisson deviance's among them). Missing values go to
+whichever child gives the larger gain (the larger child when the node has none);
+with missing values at a nominal attribute, the cut is the best of those in the
+order of the categories' means with the missing rows on either side, which need
+not be the best of every partition (the categories on the side of the missing
+rows are then not always contiguous in that order). Ties go to the first attribute, then the
 first cut: the choice depends on exact sums only, so never on the partitioning.
 
 Pure numpy: vectorised over the nodes of a pass and the bins of an attribute.
