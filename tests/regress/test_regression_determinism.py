@@ -65,3 +65,22 @@ def test_a_lost_worker_gives_the_same_model(tmp_path, keyed):
         model = DaskTreeRegressor(client=client, progress=killer, **PARAMS).fit(path, target="y", key="id").model_
         assert killer.killed
     assert model.dumps() == reference
+
+
+def test_a_checkpoint_replays_to_the_same_model(tmp_path, keyed):
+    import os
+
+    path = _write(keyed, tmp_path / "data", 4)
+    reference = _bytes(path, scheduler="inprocess")
+    saved = tmp_path / "checkpoint"
+    first = DaskTreeRegressor(**PARAMS).fit(path, target="y", key="id", checkpoint=str(saved)).model_.dumps()
+    assert first == reference
+    passes = sorted(p for p in os.listdir(saved) if p.startswith("pass-"))
+    assert len(passes) == 7  # depth 6: levels 0..5, then the fold trees' leaves at depth 6 (held-out rows)
+    for name in passes[4:]:  # as if the client was lost after the fourth pass
+        os.remove(saved / name)
+    again = DaskTreeRegressor(**PARAMS).fit(path, target="y", key="id", checkpoint=str(saved))
+    assert again.model_.dumps() == reference
+    other = dict(PARAMS, max_depth=5)
+    with pytest.raises(Exception, match="checkpoint"):
+        DaskTreeRegressor(**other).fit(path, target="y", key="id", checkpoint=str(saved))
