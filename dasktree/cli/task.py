@@ -67,12 +67,12 @@ def regression_values(args) -> dict:
     return out
 
 
-def cmd_fit_regression(args) -> dict:
+def cmd_fit_regression(args, columns) -> dict:
+    """``dasktree fit`` of a regression tree; ``columns``: the command's comma-separated list reader."""
     from ..engine.memory_plan import parse_memory_limit
     from ..io.outputs import check_file_out
     from ..params.regression import validate_regression
     from ..regress.fit import fit_regression
-    from .parser import columns
 
     params = regression_values(args)
     validate_regression(params)  # bad usage (exit 2) before an output's trouble (exit 1)

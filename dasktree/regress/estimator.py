@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..engine.predict import predict_dataset
 from ..errors import InputError
-from ..estimator import FittedModel
+from ..fitted import FittedModel
 from ..errors import ParameterError
 from ..estimator_input import (check_fit_input, check_predict_input, dask_frame, folds_of_splits, is_dask, is_dataset,
                                join_dask, with_column)
