@@ -60,6 +60,7 @@ __all__ = [
     "check_method_params",
     "cut_indices",
     "cut_attribute",
+    "finish_column",
     "finish_refined",
     "refine_attributes",
     "fine_spec",
@@ -196,6 +197,7 @@ class AttributeCuts:
     refined: dict | None = None  # what the refinement read: bins, rows, distinct values
     plan: RefinePlan | None = None
     counts: np.ndarray | None = None
+    high: np.ndarray | None = None  # the fine bins' largest values, while waiting
 
 
 def _finish(name: str, bins: np.ndarray, cuts: np.ndarray, points: np.ndarray, high: np.ndarray,
@@ -225,15 +227,20 @@ def cut_attribute(hist: np.ndarray, job: AttributeJob, *, layout, method: str,
         if plan is not None:
             empty = np.zeros(0)
             return AttributeCuts(job.name, np.zeros(0, np.intp), bins, rows[0].copy(), empty, empty,
-                                 plan=plan, counts=bins)
+                                 plan=plan, counts=bins, high=job.values)
     cuts = cut_indices(bins, job.values, method, params)
     return _finish(job.name, bins, cuts, np.asarray(job.upper, dtype=np.float64)[cuts], job.values, rows[0])
 
 
-def finish_refined(waiting: AttributeCuts, refined: Refined, high: np.ndarray, method: str,
-                   params: dict[str, Any]) -> AttributeCuts:
+def finish_column(refined: dict[str, Refined], waiting: AttributeCuts, *, method: str,
+                  params: dict[str, Any]) -> AttributeCuts:
+    """A task next to the refinement's total: the cuts of one attribute from its refined counts."""
+    return finish_refined(waiting, refined[waiting.name], method, params)
+
+
+def finish_refined(waiting: AttributeCuts, refined: Refined, method: str, params: dict[str, Any]) -> AttributeCuts:
     """The cuts of an attribute from its refined counts (:func:`~dasktree.discretize.refine.refined_rows`)."""
-    rows = refined_rows(waiting.counts, high, waiting.plan, refined)
+    rows = refined_rows(waiting.counts, waiting.high, waiting.plan, refined)
     cuts = cut_indices(rows.counts, None, method, params)
     report = {"bins": int(waiting.plan.refine.sum()), "rows": int(refined.rows),
               "values": int(refined.values.size)}
@@ -311,11 +318,11 @@ def refine_attributes(runner, spec: BinSpec, results: list[AttributeCuts], metho
     weighting = spec.weighting
     columns = [target, *([] if weighting is None or weighting.column is None else [weighting.column]),
                *(r.name for r in waiting)]
-    refined = reduce_parts(runner, refine_table, merge_tables, columns, f"{label} (refinement)",
-                           plans=[r.plan for r in waiting], bins={r.name: by_name[r.name] for r in waiting},
-                           classes=spec.classes, target=target, weighting=weighting)
-    done = {r.name: finish_refined(r, refined[r.name], np.asarray(by_name[r.name].values, dtype=np.float64),
-                                   method, params) for r in waiting}
+    finished = reduce_parts(runner, refine_table, merge_tables, columns, f"{label} (refinement)",
+                            plans=[r.plan for r in waiting], bins={r.name: by_name[r.name] for r in waiting},
+                            classes=spec.classes, target=target, weighting=weighting,
+                            then=finish_column, items=waiting, then_kwargs=dict(method=method, params=params))
+    done = {r.name: r for r in finished}
     return [done.get(r.name, r) for r in results]
 
 

@@ -140,12 +140,21 @@ def merge_refined(parts: list[Refined]) -> Refined:
     """The refinement of the rows of all ``parts`` (combine): exact, in any order or grouping."""
     if len(parts) == 1:
         return parts[0]
-    values = np.concatenate([p.values for p in parts])
-    counts = np.concatenate([p.counts for p in parts])
-    order = np.argsort(values, kind="stable")  # runs already sorted: a merge
-    values, counts = values[order], counts[order]
+    if len(parts) == 2:  # a merge of two sorted runs: each value of the second goes after its place in the first
+        a, b = parts
+        at = np.searchsorted(a.values, b.values, side="right") + np.arange(b.values.size)
+        mine = np.ones(a.values.size + b.values.size, dtype=bool)
+        mine[at] = False
+        values = np.empty(mine.size)
+        values[mine], values[at] = a.values, b.values
+        counts = np.empty((mine.size, a.counts.shape[1]), dtype=np.int64)
+        counts[mine], counts[at] = a.counts, b.counts
+    else:
+        values = np.concatenate([p.values for p in parts])
+        order = np.argsort(values, kind="stable")
+        values, counts = values[order], np.concatenate([p.counts for p in parts])[order]
     first = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]])) if values.size else np.zeros(0, np.intp)
-    summed = np.add.reduceat(counts, first, axis=0) if values.size else counts
+    summed = counts if first.size == values.size else np.add.reduceat(counts, first, axis=0)
     low = np.minimum.reduce([p.low for p in parts])
     return Refined(values[first], summed, low, sum(p.rows for p in parts))
 
@@ -163,13 +172,16 @@ def refined_rows(counts: np.ndarray, high: np.ndarray, plan: RefinePlan, refined
         raise AssertionError(f"column {plan.name!r}: the refinement's counts differ from the histogram's; "
                              "it's a bug, please report it")
     whole = np.flatnonzero(~plan.refine)
-    bin_of = np.concatenate([whole, where])
-    value_of = np.concatenate([np.full(whole.size, -np.inf), refined.values])  # a whole bin sorts once in its bin
-    order = np.lexsort((value_of, bin_of))
-    rows = np.concatenate([counts[whole], refined.counts])[order]
-    low = np.concatenate([refined.low[whole], refined.values])[order]
-    high_of = np.concatenate([np.asarray(high, dtype=np.float64)[whole], refined.values])[order]
-    assert rows.shape[0] == whole.size + refined.values.size and n_bins >= whole.size
+    # The values are sorted, hence so are their bins: a whole bin goes before the values of later bins.
+    at = np.searchsorted(where, whole, side="left") + np.arange(whole.size)
+    mine = np.ones(whole.size + refined.values.size, dtype=bool)
+    mine[at] = False
+    rows = np.empty((mine.size, counts.shape[1]), dtype=np.int64)
+    rows[at], rows[mine] = counts[whole], refined.counts
+    low, high_of = np.empty(mine.size), np.empty(mine.size)
+    low[at], low[mine] = refined.low[whole], refined.values
+    high_of[at], high_of[mine] = np.asarray(high, dtype=np.float64)[whole], refined.values
+    assert n_bins >= whole.size
     return RefinedRows(rows, low, high_of)
 
 

@@ -3,7 +3,9 @@
 ``reduce_parts(runner, func, combine, columns, label)`` runs ``func(table)`` on
 each part's Arrow table of ``columns`` (chunk) and adds the results with
 ``combine(*results)`` (combine; associative and commutative, so the grouping
-does not matter): on the runner's own parts and threads in process
+does not matter), and with ``then`` returns ``then(total, item)`` for each of
+``items`` (aggregate, a task per item next to the total, as
+:meth:`~dasktree.engine.runner.Runner.apply_pass` does with its chunks): on the runner's own parts and threads in process
 (:class:`~dasktree.engine.local_runner.LocalRunner`, or the pieces of the
 :class:`~dasktree.engine.stream_runner.StreamRunner`, one piece in memory per
 thread), or as a task per worker thread's group of parts on a cluster
@@ -21,12 +23,15 @@ from ..io.sources import Part, Source
 __all__ = ["reduce_parts"]
 
 
-def reduce_parts(runner, func: Callable, combine: Callable, columns: Sequence[str], label: str,
+def reduce_parts(runner, func: Callable, combine: Callable, columns: Sequence[str], label: str, *,
+                 then: Callable | None = None, items: Sequence = (), then_kwargs: dict | None = None,
                  **kwargs) -> Any:
-    """``combine`` of ``func(table, **kwargs)`` over every part's table of ``columns``."""
+    """``combine`` of ``func(table, **kwargs)`` over every part's table of ``columns``; with
+    ``then``, the list of ``then(total, item, **then_kwargs)`` for each of ``items``."""
     columns = list(dict.fromkeys(columns))
+    then_kwargs = then_kwargs or {}
     if hasattr(runner, "client"):
-        return _on_cluster(runner, func, combine, columns, label, kwargs)
+        return _on_cluster(runner, func, combine, columns, label, kwargs, then, list(items), then_kwargs)
     parts = getattr(runner, "pieces", None) or runner.source.parts
     runner._count(True)
     runner.progress.start(label, len(parts))
@@ -35,21 +40,35 @@ def reduce_parts(runner, func: Callable, combine: Callable, columns: Sequence[st
     def one(part: Part):
         return func(source.read(part, columns), **kwargs)
 
-    total = None
-    for result in runner._stream(one, parts, runner.threads + 1):  # added as they come: one sum in memory
-        total = result if total is None else combine(total, result)
+    total = _merged(runner._stream(one, parts, runner.threads + 1), combine)
     runner.progress.finish()
+    if then is None:
+        return total
+    return runner._map(lambda item: then(total, item, **then_kwargs), list(items))
+
+
+def _merged(results, combine: Callable):
+    """``combine`` of ``results`` as they come, as a binary counter: a sum of 2**k results is added to
+    another of 2**k only, so each result takes part in log2(parts) combines (a sum that grows with
+    its parts, such as sorted distinct values, costs O(n log parts), not O(n parts)), and at most
+    log2(parts) sums are held."""
+    stack: list[tuple[int, Any]] = []
+    for result in results:
+        size = 1
+        while stack and stack[-1][0] == size:
+            result, size = combine(stack.pop()[1], result), 2 * size
+        stack.append((size, result))
+    total = None
+    while stack:
+        _, result = stack.pop()
+        total = result if total is None else combine(result, total)
     return total
 
 
 def read_apply(parts: list[Part], *, source: Source, columns: list[str], apply: Callable, combine: Callable,
                kwargs: dict):
     """A task: ``func`` over a group of parts read one at a time, combined as they come."""
-    total = None
-    for part in parts:
-        result = apply(source.read(part, columns), **kwargs)
-        total = result if total is None else combine(total, result)
-    return total
+    return _merged((apply(source.read(part, columns), **kwargs) for part in parts), combine)
 
 
 def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
@@ -59,7 +78,7 @@ def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
     return apply(frame_to_table(frame[columns]), **kwargs)
 
 
-def _on_cluster(runner, func, combine, columns, label, kwargs):
+def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
     from .waits import wait_futures
 
     client = runner.client
@@ -72,9 +91,10 @@ def _on_cluster(runner, func, combine, columns, label, kwargs):
         futures = [runner._submit(read_apply, runner._parts(parts), worker=worker, source=runner._source,
                                   columns=columns, apply=func, combine=combine, kwargs=kwargs)
                    for worker, parts in runner._assign()]
-    root = runner._reduce(combine, list(futures), 1)
+    [root] = runner._reduce(combine, list(futures), 1)
+    tasks = [root] if then is None else [client.submit(then, root, item, pure=False, **then_kwargs) for item in items]
     runner._drain(futures, label)
-    wait_futures(client, root)
-    result = root[0].result()
+    wait_futures(client, tasks)
+    results = client.gather(tasks)
     runner.progress.finish()
-    return result
+    return results[0] if then is None else results
