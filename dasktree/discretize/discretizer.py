@@ -164,6 +164,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         self.security = security
 
     _RUNTIME = ("client", "scheduler", "progress", "security")
+    _refine = True  # the refinement (off only to measure what it costs: benchmarks/discretize.py)
 
     def _learning_params(self) -> dict:
         return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
@@ -209,7 +210,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
         summary = runner.summary(self.max_bins)
         spec, passed = fine_spec(summary, numeric, max_bins=self.max_bins, where=source.description)
         pass0 = time.perf_counter()
-        results = run_histogram_pass(runner, spec, self.method, kernel_params) if spec.features else []
+        results = (run_histogram_pass(runner, spec, self.method, kernel_params, refine=self._refine)
+                   if spec.features else [])
         done = time.perf_counter()
         refined = {r.name: r.refined for r in results if r.refined is not None}
         by_name = {r.name: r for r in results}
