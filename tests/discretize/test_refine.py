@@ -207,6 +207,11 @@ def test_refinement_on_a_cluster_equals_in_process(tmp_path, cluster_client):
     remote = Discretizer("mdlp", max_bins=16, client=cluster_client).fit(path, target="y")
     assert remote.cut_points_ == local.cut_points_
     assert remote.report_["refined"] == local.report_["refined"] and remote.report_["passes"] == 3
+    import dask.dataframe as dd
+
+    lazy = Discretizer("mdlp", max_bins=16, client=cluster_client).fit(dd.from_pandas(data, npartitions=4),
+                                                                     target="y")
+    assert lazy.cut_points_ == local.cut_points_ and lazy.report_["refined"] == local.report_["refined"]
 
 
 # --------------------------------------------------------------------------
