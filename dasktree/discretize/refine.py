@@ -125,9 +125,15 @@ def refine_values(values: np.ndarray, codes: np.ndarray, y: np.ndarray, weight: 
     safe = np.where(present, bins, 0)
     keep = present & plan.refine[safe]
     v = values[keep] + 0.0  # + 0.0 turns -0.0 into 0.0, as pass 0 does
-    distinct, inverse = np.unique(v, return_inverse=True)
-    w = None if weight is None else weight[keep]
-    flat = np.bincount(inverse * n_classes + y[keep], weights=w, minlength=distinct.size * n_classes)
+    order = np.argsort(v)  # np.unique's return_inverse costs several sorts' time
+    v = v[order]
+    new = np.empty(v.size, dtype=bool)
+    new[:1] = True
+    np.not_equal(v[1:], v[:-1], out=new[1:])
+    distinct = v[new]
+    inverse = np.cumsum(new) - 1  # the distinct value of each sorted row
+    w = None if weight is None else weight[keep][order]
+    flat = np.bincount(inverse * n_classes + y[keep][order], weights=w, minlength=distinct.size * n_classes)
     counts = np.rint(flat).astype(np.int64).reshape(distinct.size, n_classes)
     low = np.full(n_bins, np.inf)
     asked = present & plan.low[safe]
@@ -140,19 +146,9 @@ def merge_refined(parts: list[Refined]) -> Refined:
     """The refinement of the rows of all ``parts`` (combine): exact, in any order or grouping."""
     if len(parts) == 1:
         return parts[0]
-    if len(parts) == 2:  # a merge of two sorted runs: each value of the second goes after its place in the first
-        a, b = parts
-        at = np.searchsorted(a.values, b.values, side="right") + np.arange(b.values.size)
-        mine = np.ones(a.values.size + b.values.size, dtype=bool)
-        mine[at] = False
-        values = np.empty(mine.size)
-        values[mine], values[at] = a.values, b.values
-        counts = np.empty((mine.size, a.counts.shape[1]), dtype=np.int64)
-        counts[mine], counts[at] = a.counts, b.counts
-    else:
-        values = np.concatenate([p.values for p in parts])
-        order = np.argsort(values, kind="stable")
-        values, counts = values[order], np.concatenate([p.counts for p in parts])[order]
+    values = np.concatenate([p.values for p in parts])
+    order = np.argsort(values, kind="stable")  # sorted runs: timsort merges them
+    values, counts = np.take(values, order), np.take(np.concatenate([p.counts for p in parts]), order, axis=0)
     first = np.flatnonzero(np.concatenate([[True], values[1:] != values[:-1]])) if values.size else np.zeros(0, np.intp)
     summed = counts if first.size == values.size else np.add.reduceat(counts, first, axis=0)
     low = np.minimum.reduce([p.low for p in parts])

@@ -47,22 +47,29 @@ def reduce_parts(runner, func: Callable, combine: Callable, columns: Sequence[st
     return runner._map(lambda item: then(total, item, **then_kwargs), list(items))
 
 
-def _merged(results, combine: Callable):
-    """``combine`` of ``results`` as they come, as a binary counter: a sum of 2**k results is added to
-    another of 2**k only, so each result takes part in log2(parts) combines (a sum that grows with
-    its parts, such as sorted distinct values, costs O(n log parts), not O(n parts)), and at most
-    log2(parts) sums are held."""
-    stack: list[tuple[int, Any]] = []
+FAN_IN = 8  # results combined at once (as a Dask tree reduction's split_every)
+
+
+def _merged(results, combine: Callable, fan_in: int = FAN_IN):
+    """``combine`` of ``results`` as they come, as a tree: ``fan_in`` results of one level are
+    combined at once into one of the next level, so each result takes part in log_fan_in(parts)
+    combines (a sum that grows with its parts, such as sorted distinct values, costs
+    O(n log parts), not O(n parts)), and at most ``fan_in`` results per level are held."""
+    levels: list[list] = []
     for result in results:
-        size = 1
-        while stack and stack[-1][0] == size:
-            result, size = combine(stack.pop()[1], result), 2 * size
-        stack.append((size, result))
-    total = None
-    while stack:
-        _, result = stack.pop()
-        total = result if total is None else combine(result, total)
-    return total
+        level = 0
+        while True:
+            if level == len(levels):
+                levels.append([])
+            levels[level].append(result)
+            if len(levels[level]) < fan_in:
+                break
+            result, levels[level] = combine(*levels[level]), []
+            level += 1
+    rest = [r for level in levels for r in level]
+    if not rest:
+        return None
+    return rest[0] if len(rest) == 1 else combine(*rest)
 
 
 def read_apply(parts: list[Part], *, source: Source, columns: list[str], apply: Callable, combine: Callable,
