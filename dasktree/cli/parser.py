@@ -183,8 +183,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-arity", type=int, default=5, metavar="K",
                    help="optimal without --n-intervals: the most intervals tried")
     p.add_argument("--max-bins", type=int, default=DEFAULT_MAX_BINS, metavar="N",
-                   help="candidate cut points: exact between distinct values up to N, else N quantile bins' "
-                        "edges")
+                   help="fine bins of pass 0: one per distinct value up to N, else N quantile bins (mdlp, "
+                        "distance and optimal refine the bins holding several classes: exact cuts either way)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--exclude", help="comma-separated columns to leave untouched (default: none)")
     p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal (default: none)")

@@ -4,7 +4,12 @@ A fit is two passes over the data, whatever its size: pass 0 (the fine bins of
 each numeric column, see :mod:`dasktree.discretize.jobs`) and one histogram
 pass, after which one task per numeric column runs the method on that column's
 class counts, on the worker that holds the summed histogram. Only the cut
-points come back. ``transform`` maps each discretized column to its interval
+points come back. For ``mdlp``, ``distance`` and ``optimal``, a column with
+more distinct values than ``max_bins`` costs at most one more pass, shared by
+all such columns: the refinement (:mod:`dasktree.discretize.refine`) reads
+only those columns and keeps the exact distinct values inside the fine bins
+that hold more than one class, so the cuts are exactly the method's on the raw
+values. ``transform`` maps each discretized column to its interval
 code (or a readable label); it reads the data once more.
 
 Conventions
@@ -48,7 +53,6 @@ from .jobs import (
     check_method_params,
     fine_spec,
     run_histogram_pass,
-    thresholds,
 )
 from .transform import (
     check_columns,
@@ -99,11 +103,14 @@ class Discretizer(TransformerMixin, BaseEstimator):
         entropy (Elomaa & Rousu's Block-Opt-P), or with ``n_intervals=None``
         the ``k <= max_arity`` of best balanced gain ``gain / log2 k``.
     max_bins : int, default 1024
-        Fine bins of pass 0, the candidate cut points: a column with at most
-        this many distinct values gets one bin per value (cuts between any two
-        adjacent values, exactly the method's result on the raw values); a
-        column with more gets this many approximate quantile bins, and its cut
-        points are chosen among their edges.
+        Fine bins of pass 0: a column with at most this many distinct values
+        gets one bin per value (cuts between any two adjacent values, exactly
+        the method's result on the raw values); a column with more gets this
+        many approximate quantile bins. ``mdlp``, ``distance`` and ``optimal``
+        then refine the bins that hold rows of more than one class (one more
+        pass reading only those columns), and their cuts are still exactly the
+        method's on the raw values; ``chimerge`` and the unsupervised methods
+        choose their cuts among the quantile bins' edges.
     n_intervals : int or None, default None
         ``equal_width`` / ``equal_frequency``: the number of intervals (None:
         10). ``chimerge``: merge until at most this many (None: no limit).
@@ -135,7 +142,10 @@ class Discretizer(TransformerMixin, BaseEstimator):
         "all missing".
     report_ : dict
         Rows, class counts, passes, and per column of the data its status,
-        fine bins, cut count and class counts per interval.
+        fine bins, cut count and class counts per interval. ``refined`` names
+        the columns the refinement read, with the rows it read inside their
+        refined bins and the distinct values it kept (in all, and per column
+        under ``columns``: ``{"bins", "rows", "values"}``, or None).
     run_ : dict
         Timings, parts and workers of the fit (not saved).
     """
@@ -154,6 +164,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         self.security = security
 
     _RUNTIME = ("client", "scheduler", "progress", "security")
+    _refine = True  # the refinement (off only to measure what it costs: benchmarks/discretize.py)
 
     def _learning_params(self) -> dict:
         return {k: v for k, v in self.get_params(deep=False).items() if k not in self._RUNTIME}
@@ -199,17 +210,20 @@ class Discretizer(TransformerMixin, BaseEstimator):
         summary = runner.summary(self.max_bins)
         spec, passed = fine_spec(summary, numeric, max_bins=self.max_bins, where=source.description)
         pass0 = time.perf_counter()
-        results = run_histogram_pass(runner, spec, self.method, kernel_params) if spec.features else []
+        results = (run_histogram_pass(runner, spec, self.method, kernel_params, refine=self._refine)
+                   if spec.features else [])
         done = time.perf_counter()
+        refined = {r.name: r.refined for r in results if r.refined is not None}
         by_name = {r.name: r for r in results}
         cut_points: dict[str, list[float]] = {}
         columns: dict[str, dict[str, Any]] = {}
         missing_of = dict(zip(numeric.features, summary.n_missing.tolist()))
         for bins in spec.features:
             result = by_name[bins.name]
-            cut_points[bins.name] = thresholds(bins, result.cuts)
+            cut_points[bins.name] = [float(t) for t in result.points]
             columns[bins.name] = {
                 "status": "discretized", "fine_bins": bins.n_bins, "exact": bool(bins.exact),
+                "refined": result.refined,
                 "cuts": len(result.cuts), "intervals": len(result.cuts) + 1, "missing": int(missing_of[bins.name]),
                 "interval_counts": result.interval_counts.tolist(),
             }
@@ -242,6 +256,8 @@ class Discretizer(TransformerMixin, BaseEstimator):
             "classes": list(spec.classes),
             "passes": runner.passes,
             "discretized": list(self.cut_points_),
+            "refined": {"columns": list(refined), "rows": sum(r["rows"] for r in refined.values()),
+                        "values": sum(r["values"] for r in refined.values())},
             "passed_through": dict(self.passed_through_),
             "columns": {name: columns[name] for name in source.schema.names if name in columns},
         })

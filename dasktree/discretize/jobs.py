@@ -14,8 +14,15 @@ The job has three steps, whatever the input's size:
    ``optimal``) runs on that attribute's ``(n_bins, n_classes)`` counts and
    returns its cut indices, the class counts of the intervals and of the
    missing values. Only these small results reach the client.
+4. **The refinement**, for ``mdlp``, ``distance`` and ``optimal`` on quantile
+   fine bins: the task returns instead which fine bins hold rows of more than
+   one class (a boundary point may lie inside them), and ONE more pass reads
+   only those columns, keeping the exact distinct values inside those bins with
+   their class counts (:mod:`dasktree.discretize.refine`); the method then runs
+   on the refined counts, whose blocks are the exact ones: its cuts are exactly
+   those it finds on the raw values, placed midway between adjacent values.
 
-Cut ``j`` (between fine bins ``j`` and ``j + 1``, 0-based) becomes the
+Without refinement, cut ``j`` (between fine bins ``j`` and ``j + 1``, 0-based) becomes the
 threshold ``upper[j]``, a fine-bin edge: interval ``i`` holds
 ``t[i-1] < x <= t[i]``. For the supervised methods the cuts lie on boundary
 points (block borders), hence so do the thresholds.
@@ -42,6 +49,7 @@ from ..errors import DataError, ParameterError
 from ..io.schema import NUMERIC, Roles
 from ..kernels.plans import PassPlan
 from .methods import METHODS
+from .refine import REFINING_METHODS, Refined, RefinePlan, merge_tables, refine_plan, refine_table, refined_rows
 
 __all__ = [
     "DISCRETIZERS",
@@ -52,6 +60,9 @@ __all__ = [
     "check_method_params",
     "cut_indices",
     "cut_attribute",
+    "finish_column",
+    "finish_refined",
+    "refine_attributes",
     "fine_spec",
     "run_histogram_pass",
     "thresholds",
@@ -166,21 +177,44 @@ class AttributeJob:
     offset: int
     width: int
     values: np.ndarray  # a value per fine bin (exact value, or the largest value of the bin)
+    upper: np.ndarray  # the fine bins' upper edges
+    exact: bool  # a fine bin per distinct value
 
 
 @dataclass(frozen=True)
 class AttributeCuts:
-    """What a task returns: cut indices, class counts per interval and of the missing values."""
+    """What a task returns: the cuts, class counts per interval and of the missing values.
+
+    ``plan`` is set (and ``cuts`` empty) while the attribute waits for its refinement
+    (:mod:`dasktree.discretize.refine`); ``counts`` then holds its fine bins' class counts."""
 
     name: str
-    cuts: np.ndarray  # (n_cuts,) intp, fine-bin cut indices
+    cuts: np.ndarray  # (n_cuts,) intp cut indices (into the fine bins, or the refined rows)
     interval_counts: np.ndarray  # (n_cuts + 1, n_classes) int64
     missing_counts: np.ndarray  # (n_classes,) int64
+    points: np.ndarray  # (n_cuts,) float64 cut points: interval i holds points[i-1] < x <= points[i]
+    maxima: np.ndarray  # (n_cuts + 1,) float64 the largest value of each interval
+    refined: dict | None = None  # what the refinement read: bins, rows, distinct values
+    plan: RefinePlan | None = None
+    counts: np.ndarray | None = None
+    high: np.ndarray | None = None  # the fine bins' largest values, while waiting
+
+
+def _finish(name: str, bins: np.ndarray, cuts: np.ndarray, points: np.ndarray, high: np.ndarray,
+            missing: np.ndarray, refined: dict | None = None) -> AttributeCuts:
+    """The cuts of ``bins`` (counts per bin, ``high`` its largest values) as an :class:`AttributeCuts`."""
+    edges = np.concatenate([[0], cuts + 1]).astype(np.intp)
+    intervals = np.add.reduceat(bins, edges, axis=0) if bins.shape[0] else np.zeros((1, bins.shape[1]), np.int64)
+    maxima = np.append(np.asarray(high, dtype=np.float64)[cuts], float(high[-1]))
+    return AttributeCuts(name, cuts, intervals.astype(np.int64), missing.copy(), np.asarray(points, np.float64),
+                         maxima, refined)
 
 
 def cut_attribute(hist: np.ndarray, job: AttributeJob, *, layout, method: str,
-                  params: dict[str, Any]) -> AttributeCuts:
-    """Run on a worker next to the summed histogram: the cuts of one attribute.
+                  params: dict[str, Any], refine: bool = True) -> AttributeCuts:
+    """Run on a worker next to the summed histogram: the cuts of one attribute, or (``refine``, a
+    method of :data:`~dasktree.discretize.refine.REFINING_METHODS`, quantile fine bins) the plan of
+    its refinement.
 
     ``layout`` is the pass's plan: ``layout.view(hist, 0)[0]`` is the
     ``(total_bins, n_classes)`` histogram of all rows.
@@ -188,10 +222,30 @@ def cut_attribute(hist: np.ndarray, job: AttributeJob, *, layout, method: str,
     whole = layout.view(hist, 0)[0]
     rows = np.asarray(whole[job.offset:job.offset + job.width], dtype=np.int64)
     bins = rows[1:]
+    if refine and not job.exact and method in REFINING_METHODS:
+        plan = refine_plan(job.name, bins, job.upper)
+        if plan is not None:
+            empty = np.zeros(0)
+            return AttributeCuts(job.name, np.zeros(0, np.intp), bins, rows[0].copy(), empty, empty,
+                                 plan=plan, counts=bins, high=job.values)
     cuts = cut_indices(bins, job.values, method, params)
-    edges = np.concatenate([[0], cuts + 1]).astype(np.intp)
-    intervals = np.add.reduceat(bins, edges, axis=0) if bins.shape[0] else np.zeros((1, bins.shape[1]), np.int64)
-    return AttributeCuts(job.name, cuts, intervals.astype(np.int64), rows[0].copy())
+    return _finish(job.name, bins, cuts, np.asarray(job.upper, dtype=np.float64)[cuts], job.values, rows[0])
+
+
+def finish_column(refined: dict[str, Refined], waiting: AttributeCuts, *, method: str,
+                  params: dict[str, Any]) -> AttributeCuts:
+    """A task next to the refinement's total: the cuts of one attribute from its refined counts."""
+    return finish_refined(waiting, refined[waiting.name], method, params)
+
+
+def finish_refined(waiting: AttributeCuts, refined: Refined, method: str, params: dict[str, Any]) -> AttributeCuts:
+    """The cuts of an attribute from its refined counts (:func:`~dasktree.discretize.refine.refined_rows`)."""
+    rows = refined_rows(waiting.counts, waiting.high, waiting.plan, refined)
+    cuts = cut_indices(rows.counts, None, method, params)
+    report = {"bins": int(waiting.plan.refine.sum()), "rows": int(refined.rows),
+              "values": int(refined.values.size)}
+    return _finish(waiting.name, rows.counts, cuts, rows.cut_points(cuts), rows.high, waiting.missing_counts,
+                   report)
 
 
 # ---------------------------------------------------------------- fine bins (pass 0)
@@ -231,14 +285,45 @@ def fine_spec(summary: Summary, roles: Roles, *, max_bins: int,
 
 # ---------------------------------------------------------------- the histogram pass
 def run_histogram_pass(runner, spec: BinSpec, method: str, params: dict[str, Any], *,
-                       n_folds: int = 1, n_repeats: int = 1, label: str = "discretize") -> list[AttributeCuts]:
-    """``runner.prepare(spec)`` and ONE histogram pass; a task per numeric attribute of ``spec`` cuts it."""
+                       n_folds: int = 1, n_repeats: int = 1, label: str = "discretize",
+                       refine: bool = True) -> list[AttributeCuts]:
+    """``runner.prepare(spec)`` and ONE histogram pass; a task per numeric attribute of ``spec`` cuts it.
+
+    With ``refine`` (the default), the attributes of quantile fine bins that a method of
+    :data:`~dasktree.discretize.refine.REFINING_METHODS` could cut inside a bin are refined by
+    one more pass reading only their columns (:func:`refine_attributes`): their cuts are then
+    exactly the method's on the raw values."""
     offsets, widths = spec.offsets, spec.widths
-    jobs = [AttributeJob(a, f.name, int(offsets[a]), int(widths[a]), np.asarray(f.values, dtype=np.float64))
+    jobs = [AttributeJob(a, f.name, int(offsets[a]), int(widths[a]), np.asarray(f.values, dtype=np.float64),
+                         np.asarray(f.upper, dtype=np.float64), bool(f.exact))
             for a, f in enumerate(spec.features) if f.kind == NUMERIC]
     runner.prepare(spec, n_folds, level_passes=False)
     plan = PassPlan.root(widths, spec.n_classes, n_folds, n_repeats)
-    return runner.apply_pass(plan, cut_attribute, jobs, label, layout=plan, method=method, params=params)
+    results = runner.apply_pass(plan, cut_attribute, jobs, label, layout=plan, method=method, params=params,
+                                refine=refine)
+    if any(r.plan is not None for r in results):
+        results = refine_attributes(runner, spec, results, method, params, label=label)
+    return results
+
+
+def refine_attributes(runner, spec: BinSpec, results: list[AttributeCuts], method: str, params: dict[str, Any],
+                      *, label: str = "discretize") -> list[AttributeCuts]:
+    """The refinement pass (:mod:`dasktree.discretize.refine`): one pass reading the target (and
+    the weight) and the columns waiting in ``results``; each of them is then cut on its refined counts."""
+    from ..engine.part_pass import reduce_parts
+
+    waiting = [r for r in results if r.plan is not None]
+    by_name = {f.name: f for f in spec.features}
+    target = runner.roles.target
+    weighting = spec.weighting
+    columns = [target, *([] if weighting is None or weighting.column is None else [weighting.column]),
+               *(r.name for r in waiting)]
+    finished = reduce_parts(runner, refine_table, merge_tables, columns, f"{label} (refinement)",
+                            plans=[r.plan for r in waiting], bins={r.name: by_name[r.name] for r in waiting},
+                            classes=spec.classes, target=target, weighting=weighting,
+                            then=finish_column, items=waiting, then_kwargs=dict(method=method, params=params))
+    done = {r.name: r for r in finished}
+    return [done.get(r.name, r) for r in results]
 
 
 def thresholds(bins: FeatureBins, cuts: np.ndarray) -> list[float]:
@@ -247,18 +332,16 @@ def thresholds(bins: FeatureBins, cuts: np.ndarray) -> list[float]:
 
 
 # ---------------------------------------------------------------- binning= of the learner
-def interval_bins(bins: FeatureBins, cuts: np.ndarray) -> FeatureBins:
-    """The intervals of ``cuts`` as the bins of one numeric attribute.
+def interval_bins(bins: FeatureBins, result: AttributeCuts) -> FeatureBins:
+    """The intervals of an attribute's cuts as its bins.
 
-    Interval ``i`` holds ``upper[i-1] < x <= upper[i]`` with ``upper`` the
-    cut points; its value is the largest value of its last fine bin, as for
-    quantile bins. The bins stay ``exact`` only if no two fine bins merged.
+    Interval ``i`` holds ``points[i-1] < x <= points[i]`` with ``points`` the
+    cut points; its value is its largest value, as for quantile bins. The bins
+    stay ``exact`` only if no two fine bins merged.
     """
-    cuts = np.asarray(cuts, dtype=np.intp)
-    upper = np.asarray(bins.upper, dtype=np.float64)[cuts]
-    values = np.append(np.asarray(bins.values, dtype=np.float64)[cuts], float(bins.values[-1]))
-    exact = bool(bins.exact and cuts.size == bins.n_bins - 1)
-    return FeatureBins(bins.name, NUMERIC, upper, values, exact)
+    exact = bool(bins.exact and result.points.size == bins.n_bins - 1)
+    return FeatureBins(bins.name, NUMERIC, np.asarray(result.points, dtype=np.float64),
+                       np.asarray(result.maxima, dtype=np.float64), exact)
 
 
 def interval_spec(runner, fine: BinSpec, method: str, *, n_folds: int = 1, n_repeats: int = 1) -> BinSpec:
@@ -276,5 +359,5 @@ def interval_spec(runner, fine: BinSpec, method: str, *, n_folds: int = 1, n_rep
     by_name = {r.name: r for r in results}
     for a, bins in enumerate(fine.features):
         if bins.kind == NUMERIC:
-            features[a] = interval_bins(bins, by_name[bins.name].cuts)
+            features[a] = interval_bins(bins, by_name[bins.name])
     return dataclasses.replace(fine, features=tuple(features))  # the classes and row weighting as they were

@@ -25,6 +25,7 @@ import dasktree
 from dasktree import DaskTreeClassifier, Discretizer
 from dasktree.discretize import DISCRETIZERS
 from dasktree.discretize.discretizer import interval_labels
+from dasktree.discretize.refine import REFINING_METHODS
 from dasktree.testing import write_dataset
 
 # --------------------------------------------------------------------------
@@ -198,7 +199,10 @@ def test_same_cut_points_for_1_and_16_files_and_for_pandas(tmp_path, cluster_cli
     assert set(d_pandas.cut_points_) == {"a", "b"}
     assert d_pandas.report_["columns"]["a"]["exact"] is False and d_pandas.report_["columns"]["b"]["exact"] is True
     assert d_many.run_["parts"] == 16 and d_many.run_["workers"] == 2
-    assert d_many.report_["passes"] == 2
+    refined = method in REFINING_METHODS  # a's quantile bins hold rows of both classes: refined in one more pass
+    assert d_many.report_["passes"] == 2 + refined
+    assert d_many.report_["refined"]["columns"] == (["a"] if refined else [])
+    assert d_many.report_["refined"] == d_pandas.report_["refined"]
     if method in ("mdlp", "chimerge", "equal_width", "equal_frequency"):
         assert d_pandas.cut_points_["a"] and d_pandas.cut_points_["b"]
 
@@ -423,7 +427,8 @@ def test_binning_tree_thresholds_are_discretizer_cut_points(method):
         assert th in cuts[name], (name, th, cuts[name])
     bins = {f.name: f for f in clf.model_.spec.features}
     assert bins["a"].upper.tolist() == cuts["a"] and bins["b"].upper.tolist() == cuts["b"]
-    assert clf.report_["passes"] == clf.report_["depth"] + 2  # pass 0, the discretization pass, the levels
+    # pass 0, the discretization pass (and the refinement of a's bins), the levels
+    assert clf.report_["passes"] == clf.report_["depth"] + 2 + (method in REFINING_METHODS)
     assert clf.model_.params["binning"] == method
 
 
@@ -483,7 +488,7 @@ def test_cli_discretize_then_fit(tmp_path):
     report = json.loads(run.stdout)
     assert sorted(os.listdir(out)) == ["_discretizer.json", "part-00000.parquet", "part-00001.parquet",
                                        "part-00002.parquet"]
-    assert report["run"]["passes"] == 3
+    assert report["run"]["passes"] == 4  # pass 0, the histogram pass, the refinement, the write
     table = pq.read_table(out).to_pandas()
     assert len(table) == len(frame) and list(table.columns) == list(frame.columns)
     assert str(table.b.dtype) == "int32" and table.colour.tolist() == frame.colour.tolist()
@@ -517,7 +522,7 @@ def test_cli_discretize_then_fit(tmp_path):
     binned = _cli("fit", data, "--target", "y", "--out", str(tmp_path / "binned.json"), "--binning", "mdlp",
                   "--max-depth", "3", "--json", "--scheduler", "threads")
     assert binned.returncode == 0, binned.stderr
-    assert json.loads(binned.stdout)["report"]["passes"] == json.loads(binned.stdout)["report"]["depth"] + 2
+    assert json.loads(binned.stdout)["report"]["passes"] == json.loads(binned.stdout)["report"]["depth"] + 3
 
 
 # --------------------------------------------------------------------------
