@@ -142,6 +142,9 @@ def format_cp(model) -> str:
     """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
     from ..model.pruning import cp_rows
 
+    if model.task == "regression":  # rpart's printcp for anova: MSE columns
+        from ..regress.show import format_cp as regression_cp
+        return regression_cp(model)
     info = model.report.get("prune") or {}
     table = cp_rows(model)
     cv = model.report.get("cv")
