@@ -173,6 +173,9 @@ def _cmd_prune(args) -> dict:
     from ..errors import DaskTreeError, DataError
 
     loaded = load(args.model)
+    if loaded.task == "regression":  # cost complexity by the fit's cp table: dasktree.regress.reprune
+        from .reprune import cmd_prune_regression
+        return cmd_prune_regression(args, loaded)
     try:  # the trees are checked when loaded; the report's CV section is read only here
         model = prune_model(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
     except DaskTreeError:
