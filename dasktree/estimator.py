@@ -326,6 +326,12 @@ def _proba_frame(frame, *, model: Model) -> np.ndarray:
     return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
 
 
-def load(path) -> DaskTreeClassifier:
-    """A fitted :class:`DaskTreeClassifier` from a JSON model file."""
-    return DaskTreeClassifier.from_model(load_model(path))
+def load(path):
+    """A fitted :class:`DaskTreeClassifier` (or, for a regression model,
+    :class:`~dasktree.regress.estimator.DaskTreeRegressor`) from a JSON model file."""
+    model = load_model(path)
+    if model.task == "regression":
+        from .regress.estimator import DaskTreeRegressor
+
+        return DaskTreeRegressor.from_model(model)
+    return DaskTreeClassifier.from_model(model)

@@ -12,6 +12,7 @@ from .export import cmd_export
 from .grid import format_grid, param_grid
 from .parser import columns, learning_values
 from .say import progress as _progress, say as _say, warn
+from .task import cmd_fit_regression, resolve_task
 
 __all__ = ["COMMANDS", "format_cp"]
 
@@ -22,6 +23,8 @@ def _cmd_fit(args) -> dict:
     from ..io.outputs import check_file_out
     from ..params import validate
 
+    if resolve_task(args) == "regression":
+        return cmd_fit_regression(args)
     # bad usage (exit 2) before an output's trouble (exit 1)
     settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
     parse_memory_limit(args.memory_limit)
@@ -68,7 +71,8 @@ def _cmd_predict(args) -> dict:
     files = predict_dataset(model, args.data, args.out, keep=columns(args.keep), overwrite=args.overwrite,
                             scheduler=args.scheduler, progress=_progress(args), counts=written)
     classes = ", ".join(f"{c}: {n}" for c, n in written["class_counts"].items())
-    _say(args, f"wrote {written['rows']} rows in {len(files)} files to {args.out} (predicted {classes})")
+    predicted = f" (predicted {classes})" if classes else ""
+    _say(args, f"wrote {written['rows']} rows in {len(files)} files to {args.out}{predicted}")
     return {"out": args.out, "files": files, "rows": written["rows"], "class_counts": written["class_counts"]}
 
 

@@ -12,6 +12,7 @@ from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
 from .suggest import Parser
 from .security import add_security
+from .task import add_task
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
 
@@ -62,7 +63,9 @@ def add_learning(p: argparse.ArgumentParser) -> None:
     (:mod:`dasktree.params.declared`: flag, type, choices, default and help all
     come from there), and the fold columns ``--key`` / ``--folds``."""
     from ..params import declared_params
+    from ..params.regression import REGRESSION_PARAMS
 
+    regression = {q.name: q for q in REGRESSION_PARAMS}
     groups: dict[str, argparse._ArgumentGroup] = {}
     for param in declared_params():
         if param.group is None:
@@ -73,8 +76,18 @@ def add_learning(p: argparse.ArgumentParser) -> None:
             continue
         choices = [c for c in param.choices or () if isinstance(c, str)] or None
         kind = param.from_text or _option_type(param)
-        g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=param.default,
-                       metavar=param.metavar if choices is None or param.metavar else None, help=param.help)
+        default, text = param.default, param.help
+        other = regression.get(param.name)
+        if other is not None and other is not param:  # the tasks differ: both tasks' values, each its default
+            choices = list(dict.fromkeys([*(choices or ()), *(c for c in other.choices or () if isinstance(c, str))])) \
+                or None
+            default = None
+            def said(q):
+                return q.help if "(default" in q.help else f"{q.help} (default: {q.default})"
+
+            text = f"{said(param)}; --task regression: {said(other)}"
+        g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=default,
+                       metavar=param.metavar if choices is None or param.metavar else None, help=text)
     g = groups.get(CV_GROUP) or p.add_argument_group(CV_GROUP)
     g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
     g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
@@ -100,8 +113,12 @@ def learning_values(args: argparse.Namespace) -> dict:
     :func:`dasktree.params.validate` takes (a runtime parameter's option is the command's to pass on)."""
     from ..params import declared_params
 
-    return {param.name: getattr(args, param.name) for param in declared_params()
-            if param.group is not None and param.layer != "runtime"}
+    out = {}
+    for param in declared_params():
+        if param.group is not None and param.layer != "runtime":
+            value = getattr(args, param.name)
+            out[param.name] = param.default if value is None else value  # None: the task's default
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -116,7 +133,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("fit", help="learn a tree from a Parquet dataset and save it as JSON")
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
-    p.add_argument("--target", required=True, help="the class column")
+    p.add_argument("--target", required=True, help="the class column (or, --task regression, the number to predict)")
     p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--checkpoint", metavar="DIR",
@@ -134,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weight", metavar="COL",
                    help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
                         "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")
+    add_task(p)
     add_learning(p)
     add_grid(p)
     add_runtime(p)

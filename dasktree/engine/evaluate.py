@@ -66,6 +66,9 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    if model.task == "regression":
+        return _evaluate_regression(model, source, target, client=client, scheduler=scheduler, progress=progress,
+                                    weight=weight, security=security)
     with open_parts(source, client=client, scheduler=scheduler, progress=progress, security=security) as parts:
         results = parts.map(_count_part, "evaluate", model=model, target=target, weight=weight)
     counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64 if weight is None else np.float64)
@@ -83,3 +86,39 @@ def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler:
     report["confusion_matrix"] = {"classes": [str(c) for c in model.classes],
                                   "rows_true_columns_predicted": confusion.tolist()}
     return report
+
+
+def _error_part(part: Part, *, source: Source, model: Model, target: str, weight: str | None = None):
+    """A regression model's error sums on one part (:mod:`dasktree.regress.metrics`), and its rows
+    without a target."""
+    import pyarrow.compute as pc
+
+    from ..regress.metrics import part_stats
+
+    where = f"{source.description} part {part.index}"
+    table = source.read(part, [*model.features, target, *([weight] if weight else [])])
+    column = table.column(target)
+    keep = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    try:
+        y = np.asarray(pc.cast(column, "float64").to_numpy(zero_copy_only=False), dtype=np.float64)[keep]
+    except Exception:  # noqa: BLE001  (arrow's cast errors are many; each means: not numbers)
+        raise DataError(f"{where}: target {target!r} is {column.type}, not numeric") from None
+    if not np.isfinite(y).all():
+        raise DataError(f"{where}: target {target!r} has a non-finite value")
+    w = weight_values(table.column(weight), weight, where)[keep] if weight else None
+    predicted = model.predict_values(table.filter(keep) if not keep.all() else table)
+    return part_stats(y, predicted, w), int((~keep).sum())
+
+
+def _evaluate_regression(model: Model, source: Source, target: str, *, client, scheduler, progress, weight,
+                         security) -> dict:
+    from ..regress.metrics import ErrorSums, merge, metrics_of
+    from .place import open_parts
+
+    with open_parts(source, client=client, scheduler=scheduler, progress=progress, security=security) as parts:
+        results = parts.map(_error_part, "evaluate", model=model, target=target, weight=weight)
+    total, skipped = ErrorSums(), 0
+    for sums, part_skipped in results:  # in the parts' order: the same floats whatever the cluster
+        total = merge(total, sums)
+        skipped += part_skipped
+    return {**metrics_of(total), "rows_skipped_null_target": skipped}

@@ -109,6 +109,9 @@ def format_metrics(metrics: dict) -> str:
     """A readable table of :func:`dasktree.metrics.classification_metrics`' result."""
     if not metrics.get("rows"):
         return "no labelled rows\n"
+    if "mse" in metrics:  # a regression model's (dasktree.regress.metrics)
+        names = ("mse", "rmse", "mae", "r2", "max_error")
+        return "".join(f"{n.replace('_', ' '):>20} {metrics[n]:.6g}\n" for n in names) + f"{'rows':>20} {metrics['rows']:g}\n"
     lines = [f"{'class':>12} {'precision':>9} {'recall':>9} {'f1':>9} {'support':>9}"]
     for c in metrics["per_class"]:
         lines.append(f"{c['class']:>12} {_f(c['precision'])} {_f(c['recall'])} {_f(c['f1'])} {c['support']:>9}")

@@ -24,7 +24,7 @@ from ..io.weights import WeightStats, weighting
 from ..params.regression import validate_regression
 from .grow import RegressionGrowParams, grow_regression
 from .model import RegressionModel
-from .report import cv_report, fit_report
+from .report import cv_report, fit_report, training_error
 from .trees import tree_models
 from . import prune as pruning
 
@@ -74,6 +74,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     report = fit_report(summary, spec, tree, passes, train_q)
     prune_report, tree, pruned_folds = _prune(settings, tree, fold_trees, train_q, fold_qs, spec.target.step)
     report["prune"] = prune_report
+    report["training"] = training_error(tree, train_q, spec.target.step)
     if fold_trees:
         report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
     run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, "levels": levels,

@@ -15,7 +15,12 @@ import numpy as np
 
 from .prune import held_out_sse, node_means
 
-__all__ = ["fit_report", "cv_report"]
+__all__ = ["fit_report", "cv_report", "training_error"]
+
+
+def _r2(sse: float, sst: float) -> float:
+    """1 - SSE / SST; for a constant target, 1 when the predictions are exact, else 0 (as r2_score)."""
+    return 1.0 - sse / sst if sst > 0 else (1.0 if sse <= 0 else 0.0)
 
 
 def _sst(n: int, s: int, q: int) -> float:
@@ -53,7 +58,8 @@ def training_error(tree, train_q: int, step: float) -> dict:
     sse = float(train_q) + float(np.sum(m * m * n - 2 * m * s))
     total = int(tree.counts[0, 0])
     sst = _sst(total, int(tree.counts[0, 1]), train_q)
-    return {"mse": sse * step * step / max(1, total), "r2": 1.0 - sse / sst if sst > 0 else 0.0}
+    mse = sse * step * step / max(1, total)
+    return {"mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))), "r2": _r2(sse, sst)}
 
 
 def cv_report(fold_trees: list, fold_qs: list[int], train_q: int, tree, step: float) -> dict:
@@ -67,12 +73,12 @@ def cv_report(fold_trees: list, fold_qs: list[int], train_q: int, tree, step: fl
         sst = _sst(hn, hs, q)
         mse = sse * step * step / max(1, hn)
         per_fold.append({"fold": f, "rows": hn, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
-                         "r2": 1.0 - sse / sst if sst > 0 else 0.0, "leaves": len(leaves)})
+                         "r2": _r2(sse, sst), "leaves": len(leaves)})
         sse_all += sse
         n_all += hn
     sst_all = _sst(int(tree.counts[0, 0]), int(tree.counts[0, 1]), train_q)
     mse = sse_all * step * step / max(1, n_all)
     r2s = [p["r2"] for p in per_fold]
     return {"k": len(fold_trees), "folds": per_fold, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
-            "r2": 1.0 - sse_all / sst_all if sst_all > 0 else 0.0,
+            "r2": _r2(sse_all, sst_all),
             "r2_mean": float(np.mean(r2s)), "r2_std": float(np.std(r2s))}

@@ -214,7 +214,7 @@ def best_split_naive(bins_of: list[np.ndarray], layout: RegressionLayout) -> tup
                 if min(a_n, b_n) < layout.min_samples_leaf:
                     continue
                 g = float(proxy(layout.criterion, a_n, a_s, b_n, b_s, layout.lo, layout.step)) - parent
-                if g > best + 1e-9 * max(1.0, abs(best)):
+                if not np.isfinite(best) or g > best + 1e-9 * max(1.0, abs(best)):
                     side = np.full(n.size, -1)
                     side[full] = 1
                     side[left] = 0

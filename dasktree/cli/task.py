@@ -1,0 +1,103 @@
+"""``dasktree fit --task``: a classification or a regression tree, and the regression fit's command.
+
+The rule for ``--task auto`` (the default), said in one line on stderr when it
+chooses regression: a target column of floating-point (or decimal) numbers is
+regressed; any other type (strings, integers, booleans, categories) is
+classified. ``--task classification`` classifies a float column's values;
+``--task regression`` regresses an integer one.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import InputError, ParameterError
+from .say import progress as _progress, say as _say
+
+__all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit_regression", "TASKS"]
+
+TASKS = ("auto", "classification", "regression")
+
+
+def add_task(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--task", choices=TASKS, default="auto",
+                   help="classification (class labels) or regression (numbers); auto: regression for a "
+                        "floating-point target column, else classification (said on stderr when it regresses)")
+
+
+def resolve_task(args) -> str:
+    """The task of ``dasktree fit``: as given, or by the target column's type in the dataset's schema."""
+    if args.task != "auto":
+        return args.task
+    import pyarrow as pa
+
+    from ..io.sources import ParquetSource
+
+    schema = ParquetSource(args.data).schema
+    if args.target not in schema.names:
+        return "classification"  # the fit names the missing column, with the columns there are
+    kind = schema.field(args.target).type
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    if pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        _say(args, f"--task auto: target {args.target!r} holds {kind} numbers: a regression tree "
+                   "(--task classification to classify its values)")
+        return "regression"
+    return "classification"
+
+
+def regression_values(args) -> dict:
+    """The regression parameters the command line gave; an option only classification reads, given, is
+    bad usage (exit 2)."""
+    from ..params import declared_params
+    from ..params.regression import REGRESSION_PARAMS
+
+    regression = {p.name: p for p in REGRESSION_PARAMS if p.layer != "runtime"}
+    out = {}
+    for p in declared_params():
+        if p.group is None or p.layer == "runtime":
+            continue
+        value = getattr(args, p.name)
+        if p.name not in regression:
+            if value != p.default:
+                raise ParameterError(f"{p.flag} is for classification trees, not --task regression")
+            continue
+        if value is not None or regression[p.name].default is None:
+            out[p.name] = value
+    return out
+
+
+def cmd_fit_regression(args) -> dict:
+    from ..engine.memory_plan import parse_memory_limit
+    from ..io.outputs import check_file_out
+    from ..params.regression import validate_regression
+    from ..regress.fit import fit_regression
+    from .parser import columns
+
+    params = regression_values(args)
+    validate_regression(params)  # bad usage (exit 2) before an output's trouble (exit 1)
+    if args.grid:
+        raise ParameterError("--grid is for classification trees, not --task regression")
+    if args.checkpoint:
+        raise ParameterError("--checkpoint is for classification trees, not --task regression")
+    parse_memory_limit(args.memory_limit)
+    check_file_out(args.out, overwrite=args.overwrite)
+    model = fit_regression(args.data, None, target=args.target, features=columns(args.features) or None,
+                           exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
+                           scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+                           sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+    model.save(args.out)
+    r = model.report
+    pruned = r["prune"]
+    if pruned["mode"] != "none":
+        _say(args, f"pruned ({pruned['mode']}) at alpha {pruned['alpha']:.6g}: {pruned['leaves']} leaves")
+    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training RMSE "
+               f"{r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f}), {r['passes']} passes over "
+               f"{r['rows_used']} rows in {model.run['seconds']['total']:.2f}s")
+    if "cv" in r:
+        cv = r["cv"]
+        _say(args, f"{cv['k']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "
+                   f"(per fold {cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f})")
+    if not r["rows_used"]:
+        raise InputError(f"{args.data}: no row with a target")
+    return {"model": args.out, "report": model.report, "run": model.run}

@@ -1,0 +1,75 @@
+"""The regression level pass against its numpy twin, and the sums it keeps."""
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dasktree.binning.target import square_pieces, square_sum
+from dasktree.kernels.regression_pass import RegressionPlan, regression_histogram, regression_histogram_numpy
+
+
+def _plan(n_attributes: int, widths: list[int], n_trees: int, rng) -> RegressionPlan:
+    """Trees of depth up to 2 on random attributes: every tree's root tested, its children counted."""
+    offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
+    attribute, offset, tables, slot = [], [], [], []
+    size = 0
+    roots = list(range(n_trees))
+    attribute += [-1] * n_trees
+    offset += [0] * n_trees
+    slot += [-1] * n_trees
+    for t in roots:
+        a = int(rng.integers(n_attributes))
+        kids = [len(attribute), len(attribute) + 1]
+        attribute += [-1, -1]
+        offset += [0, 0]
+        slot += [-1, -1]
+        attribute[t], offset[t] = a, size
+        tables.append(np.asarray(kids, np.int32)[rng.integers(0, 2, size=widths[a])])
+        size += widths[a]
+    counted = [e for e in range(len(attribute)) if attribute[e] < 0]
+    slots = np.full(len(attribute), -1, np.int32)
+    slots[counted] = np.arange(len(counted))
+    holdout = np.arange(-1, n_trees - 1)
+    return RegressionPlan(root=np.arange(n_trees, dtype=np.int64), attribute=np.asarray(attribute, np.int32),
+                          offset=np.asarray(offset, np.int64), table=np.concatenate(tables).astype(np.int32),
+                          slot=slots, holdout=holdout, n_slots=len(counted), total_bins=int(sum(widths)),
+                          offsets=offsets)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 200), st.integers(1, 4), st.booleans())
+def test_kernel_equals_the_numpy_twin(seed, n_rows, n_trees, weighted):
+    rng = np.random.default_rng(seed)
+    widths = [int(w) for w in rng.integers(2, 9, size=3)]
+    plan = _plan(3, widths, n_trees, rng)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    q = rng.integers(0, 2**30 + 1, size=n_rows).astype(np.int32)
+    part = rng.integers(0, max(1, n_trees - 1), size=(1, n_rows)).astype(np.int16)
+    weight = rng.integers(1, 5, size=n_rows).astype(np.int32) if weighted else None
+    fast = regression_histogram(codes, q, part, plan, weight=weight)
+    slow = regression_histogram_numpy(codes, q, part, plan, weight)
+    np.testing.assert_array_equal(fast, slow)
+    # each tree's slots hold every row once per attribute: training and held out together
+    bins = plan.bins(fast)
+    w = np.ones(n_rows, np.int64) if weight is None else weight.astype(np.int64)
+    assert bins[:, :widths[0], 0::2].sum() == n_trees * w.sum()
+    assert bins[:, :widths[0], 1::2].sum() == n_trees * (w * q).sum()
+
+
+def test_parts_add_to_the_whole_in_any_order():
+    rng = np.random.default_rng(3)
+    widths = [5, 4]
+    plan = _plan(2, widths, 3, rng)
+    codes = np.stack([rng.integers(0, w, size=500) for w in widths]).astype(np.uint8)
+    q = rng.integers(0, 2**30, size=500).astype(np.int32)
+    part = rng.integers(0, 2, size=(1, 500)).astype(np.int16)
+    whole = regression_histogram(codes, q, part, plan)
+    pieces = [regression_histogram(codes[:, s], q[s], part[:, s], plan) for s in np.array_split(rng.permutation(500), 7)]
+    np.testing.assert_array_equal(sum(pieces[::-1]), whole)
+
+
+@given(st.lists(st.integers(0, 2**30), min_size=1, max_size=50))
+def test_square_pieces_sum_to_the_exact_sum_of_squares(values):
+    q = np.asarray(values, dtype=np.int64)
+    hh, hl, ll = (p.sum() for p in square_pieces(q))
+    assert square_sum(hh, hl, ll) == sum(v * v for v in values)
