@@ -9,7 +9,7 @@ grown tree, or with ``max_leaf_nodes`` its best-first subtree, taken again): "no
 ``T(alpha)``, "cv" / "cv-min" the row :func:`~dasktree.model.prune.choose_alpha` picks, the fold
 trees pruned at CART's ``beta`` (:func:`~dasktree.model.prune.fold_alpha`).
 
-The CV report follows the new tree. With the fold trees kept it is counted again on them, pruned
+The training error (``report["training"]``) and the CV report follow the new tree. With the fold trees kept it is counted again on them, pruned
 alike (:func:`dasktree.regress.report.cv_report`). That needs each fold's held-out sum of squares
 ``HQ`` and the training one, which the model does not store: they are recovered from the saved
 report (a fold's ``HQ`` from its MSE less its old leaves' part, the training one from the target's
@@ -30,7 +30,7 @@ from ..model.prune import choose_alpha, fold_alpha
 from ..params.regression import REGRESSION_PRUNE
 from .model import RegressionModel
 from .prune import best_first, held_out_sse, prune_at
-from .report import cv_report
+from .report import cv_report, training_error
 
 __all__ = ["reprune", "MODES"]
 
@@ -78,9 +78,10 @@ def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | N
     report.update({"prune": {"mode": mode, "alpha": float(alpha), "fold_alpha": None if math.isinf(fold_at) else fold_at,
                              "leaves": tree.n_leaves, "cp_table": table, "leaves_grown": base.n_leaves}})
     # depth, nodes and leaves stay the fit's (they describe the tree before pruning, as a fit's report does)
+    train_q, fold_qs = _squares(model)
+    report["training"] = training_error(tree, train_q, step)
     old_cv = model.report.get("cv")
     if old_cv and model.fold_trees and old_cv.get("folds"):
-        train_q, fold_qs = _squares(model)
         folds = [prune_at(f, fold_at, step) for f in model.fold_trees]
         report["cv"] = cv_report(folds, fold_qs, train_q, tree, step)
     elif old_cv:
@@ -97,7 +98,7 @@ def _squares(model: RegressionModel) -> tuple[int, list[int]]:
     old_at = (model.report.get("prune") or {}).get("fold_alpha")
     old_at = math.inf if old_at is None else float(old_at)
     qs = []
-    for fold, figures in zip(model.fold_trees, model.report["cv"]["folds"]):
+    for fold, figures in zip(model.fold_trees, (model.report.get("cv") or {}).get("folds") or []):
         old = prune_at(fold, old_at, step)
         leaves = [i for i, t in enumerate(old.tests) if t is None]
         sse = float(figures["mse"]) * int(fold.validation[0, 0]) / (step * step)

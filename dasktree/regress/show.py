@@ -82,7 +82,8 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
         out.append(f"  {mark} {key:<22} {value!r}")
     table = (r.get("prune") or {}).get("cp_table") or []
     chosen = _chosen(model, table)
-    train = "" if chosen is None else f", training MSE {table[chosen]['train_mse']:.6g}"
+    training = r.get("training")
+    train = "" if training is None else f", training MSE {training['mse']:.6g}, R^2 {training['r2']:.4f}"
     out += ["", "tree", f"  depth {model.tree.max_depth}, {model.tree.n_nodes} nodes, {model.tree.n_leaves} leaves"
                         f"{train}, {r.get('passes', '?')} passes over the data"]
     cv = r.get("cv")

@@ -44,6 +44,8 @@ def _same_model(got, want):
     prune = {k: v for k, v in got.report["prune"].items() if k != "leaves_grown"}
     assert prune == want.report["prune"]
     assert got.report["prune"]["leaves_grown"] == want.report["prune"]["cp_table"][0]["leaves"]  # the tree pruned
+    for key, value in want.report["training"].items():
+        assert got.report["training"][key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
 
 
 @pytest.mark.parametrize("mode", ["cv", "cv-min"])

@@ -123,7 +123,7 @@ def test_report_has_the_target_the_folds_and_the_cp_rows(models, capsys):
     cv = model.report["cv"]
     for needle in ("a dasktree regression tree of 'y'", "target mean", "(30-bit fixed point)", "* cv ", "* prune",
                    "cross-validation (5-fold", f"pooled: MSE {cv['mse']:.6g}", "pruning (cv, chosen alpha",
-                   f"{model.tree.n_leaves} leaves, training MSE"):
+                   f"{model.tree.n_leaves} leaves, training MSE {model.report['training']['mse']:.6g}"):
         assert needle in text, needle
     assert text.count("\n      ") >= 5  # a line per fold
     assert "accuracy" not in text and "classes" not in text
