@@ -151,3 +151,54 @@ def test_random_regression_trees_and_rows(name):
         np.testing.assert_array_equal(np.asarray(got, dtype=np.float64), model.predict_values(table))
 
     check()
+
+
+def test_a_constant_target_is_one_leaf_in_every_engine():
+    frame = _mixed(500, 0).assign(y=4.25)
+    model = fit_regression(frame, target="y", scheduler="inprocess", max_depth=4)
+    assert model.tree.n_leaves == 1
+    table = pa.Table.from_pandas(frame.drop(columns=["y"]), preserve_index=False)
+    for fmt, score in SCORERS.items():
+        if missing_engine(fmt):
+            continue
+        got, _ = score(model, table)
+        assert got == [4.25] * table.num_rows, fmt
+
+
+def _temporal(n, seed):
+    rng = np.random.default_rng(seed)
+    days = rng.integers(17000, 19000, size=n)
+    micros = rng.integers(1_500_000_000_000_000, 1_600_000_000_000_000, size=n)
+    y = (days > 18000) * 10.0 + (micros % 7 > 3) * 2.5 + (micros > 1.55e15) * 0.125 + rng.normal(size=n)
+    return pa.table({"day": pa.array(days.astype("int32"), pa.date32()), "at": pa.array(micros, pa.timestamp("us")),
+                     "y": pa.array(y)})
+
+
+def test_typed_sql_compares_dates_and_timestamps_as_dasktree_does():
+    """Given the columns' types, the SQL compares DATE / TIMESTAMP literals; every row, the counts
+    at each threshold and either side too, gets the value dasktree predicts."""
+    duckdb = pytest.importorskip("duckdb")
+    from dasktree.export.sql_types import count_bound
+
+    model = fit_regression(_temporal(3000, 0).to_pandas(), target="y", scheduler="inprocess", max_depth=6)
+    held_out = _temporal(600, 1).drop_columns(["y"])
+    tested = {model.spec.features[t.attribute].name for t in model.tree.tests if t is not None}
+    assert tested == {"day", "at"}
+    bounds = []
+    for test in model.tree.tests:
+        if test is None:
+            continue
+        field = held_out.schema.field(model.spec.features[test.attribute].name)
+        storage = pa.int64() if pa.types.is_timestamp(field.type) else pa.int32()
+        for t in test.thresholds:
+            for count in (count_bound(t) - 1, count_bound(t), count_bound(t) + 1):
+                row = held_out.slice(len(bounds) % held_out.num_rows, 1)
+                k = row.schema.get_field_index(field.name)
+                bounds.append(row.set_column(k, field.name, pa.array([count], storage).cast(field.type)))
+    sql = model.export("sql", dialect="duckdb", table="held_out", keep=(), types=held_out.schema)
+    assert "DATE '" in sql and "TIMESTAMP '" in sql
+    for table in (held_out, pa.concat_tables(bounds)):
+        con = duckdb.connect()
+        con.register("held_out", table)
+        got = con.sql(sql).to_arrow_table().column("prediction").to_numpy()
+        np.testing.assert_array_equal(got, model.predict_values(table))
