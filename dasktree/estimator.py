@@ -28,7 +28,7 @@ from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
 from .params import declared_params, install_estimator_params, validate
 
-__all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
+__all__ = ["DaskTreeClassifier", "FittedModel", "NotFittedError", "load"]
 
 
 class NotFittedError(InputError, SklearnNotFittedError):
@@ -47,7 +47,36 @@ _DOC = """A decision tree grown one level pass at a time, on Dask or in process.
     """
 
 
-class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
+class FittedModel:
+    """What both estimators do with the model they hold (``model_``): made from one, checked fitted,
+    saved, shown, its feature importances."""
+
+    @classmethod
+    def from_model(cls, model: Model):
+        """A fitted estimator holding ``model``, with the parameters it was learned with."""
+        names = set(cls._get_param_names())
+        est = cls(**{k: v for k, v in model.params.items() if k in names})
+        est._set_model(model)
+        return est
+
+    def _check_fitted(self) -> Model:
+        if not hasattr(self, "model_"):
+            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
+        return self.model_
+
+    @property
+    def feature_importances_(self) -> np.ndarray:
+        return self._check_fitted().feature_importances()
+
+    def export_text(self, max_depth: int | None = None) -> str:
+        return export_text(self._check_fitted(), max_depth=max_depth)
+
+    def save(self, path) -> None:
+        """Save the model as versioned JSON (atomically)."""
+        self._check_fitted().save(path)
+
+
+class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimator):
     # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
 
     def __sklearn_tags__(self):
@@ -144,18 +173,6 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
         self.report_ = model.report
         self.run_ = model.run
         self.tree_ = model.tree
-
-    @classmethod
-    def from_model(cls, model: Model) -> "DaskTreeClassifier":
-        names = set(cls._get_param_names())
-        est = cls(**{k: v for k, v in model.params.items() if k in names})
-        est._set_model(model)
-        return est
-
-    def _check_fitted(self) -> Model:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-        return self.model_
 
     def _table(self, X):
         model = self._check_fitted()
@@ -277,19 +294,8 @@ class DaskTreeClassifier(GridResults, ClassifierMixin, BaseEstimator):
         """The cross-validation report (accuracy mean and std, per fold, confusion matrix), or None."""
         return self._check_fitted().report.get("cv")
 
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        return self._check_fitted().feature_importances()
-
-    def export_text(self, max_depth: int | None = None) -> str:
-        return export_text(self._check_fitted(), max_depth=max_depth)
-
     def export_dot(self) -> str:
         return export_dot(self._check_fitted())
-
-    def save(self, path) -> None:
-        """Save the model as versioned JSON (atomically)."""
-        self._check_fitted().save(path)
 
     def to_sql(self, **options) -> str:
         """A SQL ``SELECT`` predicting as this estimator does (:func:`dasktree.export.sql.sql_select`)."""

@@ -9,11 +9,10 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..engine.predict import predict_dataset
 from ..errors import InputError
-from ..estimator import NotFittedError
+from ..estimator import FittedModel
 from ..errors import ParameterError
 from ..estimator_input import (check_fit_input, check_predict_input, dask_frame, folds_of_splits, is_dask, is_dataset,
                                join_dask, with_column)
-from ..model.export import export_text
 from ..model.predict import as_table
 from ..params import install_estimator_params
 from ..params.regression import REGRESSION_PARAMS
@@ -36,7 +35,7 @@ _DOC = """A regression tree grown one level pass at a time, on Dask or in proces
     """
 
 
-class DaskTreeRegressor(RegressorMixin, BaseEstimator):
+class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
     # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
 
     def __sklearn_tags__(self):
@@ -90,18 +89,6 @@ class DaskTreeRegressor(RegressorMixin, BaseEstimator):
             self.feature_names_in_ = np.asarray(model.features, dtype=object)
         self.report_, self.run_, self.tree_ = model.report, model.run, model.tree
 
-    @classmethod
-    def from_model(cls, model: RegressionModel) -> "DaskTreeRegressor":
-        names = set(cls._get_param_names())
-        est = cls(**{k: v for k, v in model.params.items() if k in names})
-        est._set_model(model)
-        return est
-
-    def _check_fitted(self) -> RegressionModel:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-        return self.model_
-
     def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
         """Predicted values (float64). On a dask DataFrame or array: a lazy dask Series named
         ``prediction``. On a dataset path with ``out``: Parquet (``prediction`` plus ``keep`` columns)
@@ -148,16 +135,6 @@ class DaskTreeRegressor(RegressorMixin, BaseEstimator):
         """The CV report (MSE, RMSE, R^2 per fold and pooled), or None without ``cv``."""
         return self._check_fitted().report.get("cv")
 
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        return self._check_fitted().feature_importances()
-
-    def export_text(self, max_depth: int | None = None) -> str:
-        return export_text(self._check_fitted(), max_depth=max_depth)
-
-    def save(self, path) -> None:
-        """Save the model as versioned JSON (atomically)."""
-        self._check_fitted().save(path)
 
 
 install_estimator_params(DaskTreeRegressor, _DOC, REGRESSION_PARAMS)

@@ -16,7 +16,9 @@ import time
 from contextlib import contextmanager
 from typing import Iterator
 
-__all__ = ["scheduler_and_workers", "cluster_processes", "ClusterProcesses"]
+from ..engine.progress import Progress
+
+__all__ = ["scheduler_and_workers", "cluster_processes", "ClusterProcesses", "KillAtLevel"]
 
 
 def _free_port() -> int:
@@ -120,3 +122,20 @@ def scheduler_and_workers(n_workers: int = 2, env: dict | None = None, nanny: bo
     """Yield the address of a scheduler with ``n_workers`` workers (:func:`cluster_processes`)."""
     with cluster_processes(n_workers, env=env, nanny=nanny) as procs:
         yield procs.address
+
+
+
+class KillAtLevel(Progress):
+    """A progress sink that SIGKILLs one worker process of ``client``'s cluster when the pass
+    ``label`` ("level 2") starts (its nanny starts a new one); ``killed`` says it did."""
+
+    def __init__(self, client, label: str):
+        super().__init__(enabled=False)
+        self.client, self.label, self.killed = client, label, False
+
+    def start(self, label, total):
+        super().start(label, total)
+        if label == self.label and not self.killed:
+            victim = sorted(self.client.scheduler_info()["workers"])[0]
+            os.kill(self.client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+            self.killed = True

@@ -9,7 +9,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-__all__ = ["write_dataset", "mixed_frame"]
+__all__ = ["write_dataset", "mixed_frame", "regression_frame"]
 
 
 def write_dataset(frame: pd.DataFrame, path: str | os.PathLike, n_files: int = 1,
@@ -39,3 +39,16 @@ def mixed_frame(n: int = 2000, seed: int = 0, missing: float = 0.05) -> pd.DataF
         frame.loc[rng.random(n) < missing, "x"] = np.nan
         frame["colour"] = frame["colour"].where(rng.random(n) >= missing, None)
     return frame
+
+
+def regression_frame(n: int = 3000, seed: int = 0, missing: float = 0.05) -> pd.DataFrame:
+    """Columns ``x1`` (normal, ``missing`` of it null), ``x2`` (20 values), ``colour`` (5 categories) and
+    the target ``y = 2 x1 + sin(x2) + effect(colour) + noise``."""
+    rng = np.random.default_rng(seed)
+    x1 = rng.normal(size=n)
+    x2 = rng.integers(0, 20, size=n).astype(np.float64)
+    colour = rng.choice(["red", "green", "blue", "grey", "teal"], size=n)
+    effect = pd.Series(colour).map({"red": 3.0, "green": -1.0, "blue": 0.5, "grey": 2.0, "teal": -2.5}).to_numpy()
+    y = 2 * np.nan_to_num(x1) + np.sin(x2) + effect + rng.normal(scale=0.3, size=n)
+    x1[rng.random(n) < missing] = np.nan
+    return pd.DataFrame({"x1": x1, "x2": x2, "colour": colour, "y": y})

@@ -1,32 +1,14 @@
 """A worker lost in the middle of a fit: Dask reruns its tasks and the model is the same, bit for bit."""
 
 import logging
-import os
-import signal
 
 import pytest
 
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
-from dasktree.engine.progress import Progress
+from dasktree.testing.cluster import KillAtLevel
 
 pytestmark = pytest.mark.cluster
-
-
-class KillAtLevel(Progress):
-    """A progress sink that kills one worker process when a given level pass starts."""
-
-    def __init__(self, client, label: str):
-        super().__init__(enabled=False)
-        self.client, self.label, self.killed = client, label, False
-
-    def start(self, label, total):
-        super().start(label, total)
-        if label == self.label and not self.killed:
-            victim = sorted(self.client.scheduler_info()["workers"])[0]
-            pid = self.client.run(os.getpid, workers=[victim])[victim]
-            os.kill(pid, signal.SIGKILL)  # the nanny starts a new worker; the lost tasks rerun
-            self.killed = True
 
 
 def test_fit_survives_a_lost_worker(tmp_path):

@@ -1,26 +1,19 @@
 """The same regression model, bit for bit, whatever the partitioning, the runner or the workers."""
 
 import logging
-import os
-import signal
 
 import numpy as np
 import pytest
 
 from dasktree import DaskTreeRegressor
-from dasktree.engine.progress import Progress
-
-from dasktree.testing.regression_data import regression_frame
+from dasktree.testing.cluster import KillAtLevel
+from dasktree.testing.data import regression_frame, write_dataset
 
 PARAMS = dict(max_depth=6, cv=4, keep_fold_trees=True, criterion="squared_error")
 
 
 def _write(frame, path, n_files: int) -> str:
-    path.mkdir()
-    for i, rows in enumerate(np.array_split(np.arange(len(frame)), n_files)):
-        part = frame.iloc[rows]
-        part.to_parquet(path / f"part-{i:03d}.parquet", index=False, row_group_size=max(1, len(part) // 3))
-    return str(path)
+    return write_dataset(frame, path, n_files, row_group_size=max(1, len(frame) // (3 * n_files)))
 
 
 def _bytes(data, **kw) -> str:
@@ -60,19 +53,6 @@ def test_same_model_on_a_cluster_of_processes(tmp_path, keyed, cluster_client):
     assert _bytes(path, client=cluster_client, cache=False) == reference
 
 
-class _KillAtLevel(Progress):
-    def __init__(self, client, label: str):
-        super().__init__(enabled=False)
-        self.client, self.label, self.killed = client, label, False
-
-    def start(self, label, total):
-        super().start(label, total)
-        if label == self.label and not self.killed:
-            victim = sorted(self.client.scheduler_info()["workers"])[0]
-            os.kill(self.client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
-            self.killed = True
-
-
 @pytest.mark.cluster
 def test_a_lost_worker_gives_the_same_model(tmp_path, keyed):
     from distributed import Client, LocalCluster
@@ -81,7 +61,7 @@ def test_a_lost_worker_gives_the_same_model(tmp_path, keyed):
     reference = _bytes(path, scheduler="inprocess")
     with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
                       silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
-        killer = _KillAtLevel(client, "level 2")
+        killer = KillAtLevel(client, "level 2")
         model = DaskTreeRegressor(client=client, progress=killer, **PARAMS).fit(path, target="y", key="id").model_
         assert killer.killed
     assert model.dumps() == reference
