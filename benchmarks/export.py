@@ -87,7 +87,7 @@ def _datasets(quick: bool) -> dict:
 def _regression_datasets(quick: bool) -> dict:
     from sklearn import datasets
 
-    from dasktree.testing.regression_data import regression_frame
+    from dasktree.testing.data import regression_frame
 
     n = 5_000 if quick else 20_000
     out = {}
