@@ -79,3 +79,16 @@ def test_cut_tree_plot_colours_by_value(models, tmp_path):
     pixels = imread(str(out))[..., :3].reshape(-1, 3)
     coloured = {tuple(np.round(p, 2)) for p in pixels if p.max() - p.min() > 0.1}
     assert len(coloured) > 3  # leaves on the viridis ramp, not one class colour
+
+
+def test_cv_plot_of_a_model_repruned_without_fold_trees_draws_the_cp_table(models, tmp_path, capsys):
+    """Re-pruned with no fold trees kept, the CV report is the cp table's row: no per-fold bars."""
+    pruned = tmp_path / "pruned.json"
+    assert main(["prune", models["cv"], "--mode", "cv-min", "--out", str(pruned)]) == 0
+    assert "(the cp table's)" in capsys.readouterr().out
+    out = tmp_path / "cv.svg"
+    assert main(["plot", str(pruned), "--cv", "--out", str(out)]) == 0
+    svg = out.read_text()
+    assert 'id="cv-mse"' in svg and 'id="chosen"' in svg and 'id="fold-mse"' not in svg
+    assert main(["show", str(pruned), "--format", "report"]) == 0
+    assert "the cp table's CV MSE of this tree" in capsys.readouterr().out
