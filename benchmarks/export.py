@@ -90,13 +90,13 @@ def _regression_datasets(quick: bool) -> dict:
     from dasktree.testing.data import regression_frame
 
     n = 5_000 if quick else 20_000
-    out = {}
-    X, y = datasets.load_diabetes(return_X_y=True)
-    out["diabetes (regression)"] = (pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(label=y), {})
-    X, y = datasets.make_friedman1(n, random_state=0)
-    out["Friedman #1 (regression)"] = (pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(label=y), {})
-    X, y = datasets.make_regression(n, 100, n_informative=20, noise=5.0, random_state=0)
-    out["wide (100 columns, regression)"] = (pd.DataFrame(X, columns=[f"x{i}" for i in range(100)]).assign(label=y), {})
+    def frame(X, y):
+        return pd.DataFrame(X, columns=[f"x{i}" for i in range(X.shape[1])]).assign(label=y), {}
+
+    out = {"diabetes (regression)": frame(*datasets.load_diabetes(return_X_y=True)),
+           "Friedman #1 (regression)": frame(*datasets.make_friedman1(n, random_state=0)),
+           "wide (100 columns, regression)": frame(*datasets.make_regression(n, 100, n_informative=20, noise=5.0,
+                                                                             random_state=0))}
     frame = regression_frame(n).rename(columns={"y": "label"})
     out["mixed, integer target (regression)"] = (frame.assign(label=np.round(frame["label"] * 100)), {})
     return out

@@ -3,8 +3,8 @@
 Outputs are dasktree's prediction columns (:func:`dasktree.model.predict.prediction_columns`):
 ``prediction`` (the class label) and ``proba_<class>`` per class, as ``dasktree predict`` writes
 them; for a regression tree ``prediction`` alone, the leaf's value as a double literal that
-reads back as the very double dasktree predicts. Each internal node is one ``CASE`` whose ``WHEN`` arms are its children's conditions
-(:mod:`dasktree.export.walk`), the child that takes missing values first (``col IS NULL OR ...``,
+reads back as the very double dasktree predicts. Each internal node is one ``CASE`` whose
+``WHEN`` arms are its children's conditions (:mod:`dasktree.export.walk`), the child that takes missing values first (``col IS NULL OR ...``,
 and NaN where the dialect has it) unless it is the last arm; the last child is the ``ELSE``. A
 numeric arm is ``lo < col AND col <= hi`` with the bin edges written as shortest round-trip
 doubles (``repr``), so a value at a threshold goes where dasktree sends it; a nominal arm is
