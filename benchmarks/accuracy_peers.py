@@ -9,7 +9,8 @@ sum of squared errors of each fold, instead of ``"correct"``.
 - scikit-learn's ``DecisionTreeClassifier(random_state=0)``, its defaults, in this process; nominal
   columns one-hot encoded (``OneHotEncoder``, a missing value its own category), numeric columns as
   they are (the tree's own missing-value support); the encoder's fit is timed with the tree's.
-- dasktree's ``DaskTreeClassifier(**setting)`` in this process, nominal columns named.
+- dasktree's ``DaskTreeClassifier(**setting)`` (``DaskTreeRegressor`` for regression) in this process,
+  nominal columns named.
 - Weka's J48 (C4.5, ``-C 0.25 -M 2``), all folds in one JVM (``peers/J48Folds.java``, run by Java's
   source-file launcher) from an ARFF file that keeps nominal attributes nominal and missing values as ``?``.
 - R's rpart (``method="class"``, its defaults; pruned by the 1-SE rule from its cp table), all folds in
@@ -103,6 +104,15 @@ def dasktree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarra
 
     return _each_fold(X, y, fold, lambda Xtr, ytr: DaskTreeClassifier(**setting).fit(Xtr, ytr, nominal=nominal),
                       lambda m: m.model_.tree.n_leaves)
+
+
+def dasktree_regression(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, setting: dict) -> dict:
+    """``DaskTreeRegressor(**setting)`` on each training fold (with ``cv``, its inner folds split that
+    training fold alone), scored by the sum of squared errors of its held-out fold."""
+    from dasktree import DaskTreeRegressor
+
+    return _each_fold(X, y, fold, lambda Xtr, ytr: DaskTreeRegressor(**setting).fit(Xtr, ytr, nominal=nominal),
+                      lambda m: m.model_.tree.n_leaves, _sse)
 
 
 # ---------------------------------------------------------------- peers in other processes

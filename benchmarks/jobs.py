@@ -13,6 +13,10 @@ and samples the peak memory of its process tree.
   (255 bins, ``num_boost_round=1``, learning rate 1).
 - ``lightgbm-cv PATH DEPTH FOLDS``: LightGBM's ``cv(nfold=FOLDS)`` of that one tree,
   then the final train.
+- ``sklearn-reg PATH DEPTH TARGET``, ``lightgbm-reg PATH DEPTH TARGET`` and
+  ``lightgbm-reg-cv PATH DEPTH FOLDS TARGET``: the same three for a regression tree of the
+  number TARGET on every other column (``DecisionTreeRegressor``; LightGBM's
+  ``objective="regression"``, ``cv`` unstratified); each gives its training R^2.
 - ``levels PATH DEPTH REPEAT``: dasktree's warm level passes: a 2-process cluster as
   dasktree starts one, warmed by small fits (every kernel loaded on every worker,
   as on a long-running cluster), then REPEAT fits; each level's median seconds.
@@ -33,14 +37,34 @@ FEATURES = ["salary", "commission", "age", "elevel", "car", "zipcode", "hvalue",
 TARGET = "class"
 
 
-def load(path: str):
-    """The Agrawal columns as float32 features and the class, as the peers' scripts load them."""
+def load(path: str, features: list[str] = FEATURES, target: str = TARGET):
+    """The ``features`` as float32 columns and the ``target`` (the Agrawal columns and the class unless
+    told), as the peers' scripts load them."""
     import numpy as np
     import pyarrow.parquet as pq
 
-    table = pq.read_table(path, columns=FEATURES + [TARGET])
-    X = np.column_stack([table.column(c).to_numpy().astype(np.float32) for c in FEATURES])
-    return X, table.column(TARGET).to_numpy()
+    table = pq.read_table(path, columns=features + [target])
+    X = np.column_stack([table.column(c).to_numpy().astype(np.float32) for c in features])
+    return X, table.column(target).to_numpy()
+
+
+def load_regression(path: str, target: str):
+    """Every column but ``target`` as float32 features, and the ``target`` as float64 numbers."""
+    import pyarrow.parquet as pq
+
+    features = [name for name in pq.read_schema(_first_file(path)).names if name != target]
+    X, y = load(path, features, target)
+    return X, y.astype("float64")
+
+
+def _first_file(path: str) -> str:
+    if not os.path.isdir(path):
+        return path
+    return os.path.join(path, sorted(f for f in os.listdir(path) if f.endswith(".parquet"))[0])
+
+
+def _r2(predicted, y) -> float:
+    return float(1.0 - ((y - predicted) ** 2).sum() / ((y - y.mean()) ** 2).sum())
 
 
 def scan(path: str) -> dict:
@@ -96,6 +120,47 @@ def lightgbm_cv(path: str, depth: str, folds: str) -> dict:
     done = time.perf_counter()
     return {"load": loaded - t, "cv_and_train": done - loaded,
             "cv_accuracy": 1.0 - float(scores["valid binary_error-mean"][-1])}
+
+
+def sklearn_reg(path: str, depth: str, target: str) -> dict:
+    from sklearn.tree import DecisionTreeRegressor
+
+    t = time.perf_counter()
+    X, y = load_regression(path, target)
+    loaded = time.perf_counter()
+    tree = DecisionTreeRegressor(max_depth=int(depth), random_state=0).fit(X, y)
+    fitted = time.perf_counter()
+    return {"load": loaded - t, "fit": fitted - loaded, "training_r2": _r2(tree.predict(X), y)}
+
+
+def _lightgbm_reg_params(depth: int) -> dict:
+    return {**_lightgbm_params(depth), "objective": "regression", "metric": "l2"}
+
+
+def lightgbm_reg(path: str, depth: str, target: str) -> dict:
+    import lightgbm as lgb
+
+    t = time.perf_counter()
+    X, y = load_regression(path, target)
+    loaded = time.perf_counter()
+    booster = lgb.train(_lightgbm_reg_params(int(depth)), lgb.Dataset(X, y), num_boost_round=1)
+    trained = time.perf_counter()
+    return {"load": loaded - t, "train": trained - loaded, "training_r2": _r2(booster.predict(X), y)}
+
+
+def lightgbm_reg_cv(path: str, depth: str, folds: str, target: str) -> dict:
+    import lightgbm as lgb
+
+    t = time.perf_counter()
+    X, y = load_regression(path, target)
+    loaded = time.perf_counter()
+    params = _lightgbm_reg_params(int(depth))
+    scores = lgb.cv(params, lgb.Dataset(X, y), num_boost_round=1, nfold=int(folds), stratified=False, seed=0)
+    booster = lgb.train(params, lgb.Dataset(X, y), num_boost_round=1)
+    done = time.perf_counter()
+    mse = float(scores["valid l2-mean"][-1])
+    return {"load": loaded - t, "cv_and_train": done - loaded, "cv_mse": mse, "cv_r2": 1.0 - mse / float(y.var()),
+            "training_r2": _r2(booster.predict(X), y)}
 
 
 def warm_cluster():
@@ -166,7 +231,7 @@ def cv(path: str, depth: str, folds: str, repeat: str) -> dict:
 
 
 JOBS = {"scan": scan, "sklearn": sklearn, "lightgbm": lightgbm, "lightgbm-cv": lightgbm_cv, "levels": levels,
-        "cv": cv}
+        "cv": cv, "sklearn-reg": sklearn_reg, "lightgbm-reg": lightgbm_reg, "lightgbm-reg-cv": lightgbm_reg_cv}
 
 if __name__ == "__main__":
     print(json.dumps(JOBS[sys.argv[1]](*sys.argv[2:])))

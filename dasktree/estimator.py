@@ -6,7 +6,6 @@ from typing import Sequence
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
 from .errors import InputError, ParameterError
 from .fit import fit_validated
@@ -21,6 +20,7 @@ from .estimator_input import (
     join_dask,
     with_column,
 )
+from .fitted import FittedModel, NotFittedError
 from .model.export import export_dot, export_text
 from .model.grid import GridResults
 from .model.model import Model
@@ -28,11 +28,7 @@ from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
 from .params import declared_params, install_estimator_params, validate
 
-__all__ = ["DaskTreeClassifier", "FittedModel", "NotFittedError", "load"]
-
-
-class NotFittedError(InputError, SklearnNotFittedError):
-    """Predicting before fitting: scikit-learn's error, and a dasktree input error (one line)."""
+__all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
 
 
 _DOC = """A decision tree grown one level pass at a time, on Dask or in process.
@@ -45,35 +41,6 @@ _DOC = """A decision tree grown one level pass at a time, on Dask or in process.
     ----------
     {parameters}
     """
-
-
-class FittedModel:
-    """What both estimators do with the model they hold (``model_``): made from one, checked fitted,
-    saved, shown, its feature importances."""
-
-    @classmethod
-    def from_model(cls, model: Model):
-        """A fitted estimator holding ``model``, with the parameters it was learned with."""
-        names = set(cls._get_param_names())
-        est = cls(**{k: v for k, v in model.params.items() if k in names})
-        est._set_model(model)
-        return est
-
-    def _check_fitted(self) -> Model:
-        if not hasattr(self, "model_"):
-            raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
-        return self.model_
-
-    @property
-    def feature_importances_(self) -> np.ndarray:
-        return self._check_fitted().feature_importances()
-
-    def export_text(self, max_depth: int | None = None) -> str:
-        return export_text(self._check_fitted(), max_depth=max_depth)
-
-    def save(self, path) -> None:
-        """Save the model as versioned JSON (atomically)."""
-        self._check_fitted().save(path)
 
 
 class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimator):

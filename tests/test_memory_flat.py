@@ -80,6 +80,10 @@ def test_the_peak_of_a_fit_in_process_does_not_grow_with_the_rows(datasets, tmp_
     _flat(datasets, tmp_path)
 
 
+def test_the_peak_of_a_regression_fit_does_not_grow_with_the_rows(datasets, tmp_path):
+    _flat(datasets, tmp_path, "--task", "regression", "--cv", "3")
+
+
 class _TreePeak:
     """The peak resident memory of this process and its children (the shared cluster's workers)
     while the block runs, sampled every 10 ms."""

@@ -24,7 +24,7 @@ def _cmd_fit(args) -> dict:
     from ..params import validate
 
     if resolve_task(args) == "regression":
-        return cmd_fit_regression(args)
+        return cmd_fit_regression(args, columns)
     # bad usage (exit 2) before an output's trouble (exit 1)
     settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
     parse_memory_limit(args.memory_limit)

@@ -67,26 +67,29 @@ def regression_values(args) -> dict:
     return out
 
 
-def cmd_fit_regression(args) -> dict:
+def cmd_fit_regression(args, columns) -> dict:
+    """``dasktree fit`` of a regression tree; ``columns``: the command's comma-separated list reader."""
     from ..engine.memory_plan import parse_memory_limit
     from ..io.outputs import check_file_out
     from ..params.regression import validate_regression
     from ..regress.fit import fit_regression
-    from .parser import columns
 
     params = regression_values(args)
     validate_regression(params)  # bad usage (exit 2) before an output's trouble (exit 1)
     if args.grid:
         raise ParameterError("--grid is for classification trees, not --task regression")
-    if args.checkpoint:
-        raise ParameterError("--checkpoint is for classification trees, not --task regression")
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)
     model = fit_regression(args.data, None, target=args.target, features=columns(args.features) or None,
                            exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
                            scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
-                           sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+                           sample_weight=args.weight, memory_limit=args.memory_limit, checkpoint=args.checkpoint,
+                           **params)
     model.save(args.out)
+    if args.checkpoint:  # the model is safe: the checkpoint has served
+        from ..engine.checkpoint import remove_checkpoint
+
+        remove_checkpoint(args.checkpoint)
     r = model.report
     pruned = r["prune"]
     if pruned["mode"] != "none":

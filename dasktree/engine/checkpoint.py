@@ -45,7 +45,10 @@ TUPLE_FIELDS = ("reasons", "kind", "thresholds", "groups")  # saved as JSON, the
 class Checkpoint:
     """The checkpoint directory of one fit: ``identity`` (JSON-able) says what it is valid for."""
 
-    def __init__(self, directory: str | os.PathLike, identity: dict):
+    def __init__(self, directory: str | os.PathLike, identity: dict, *, to_arrays=None, from_arrays=None):
+        """``to_arrays`` / ``from_arrays``: a pass's results as named arrays and back (default: a
+        classification pass's :class:`~dasktree.forest.results.PackedResults`)."""
+        self._to_arrays, self._from_arrays = to_arrays or _packed_arrays, from_arrays or _packed_results
         self.directory = os.path.abspath(os.fspath(directory))
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))
         if os.path.exists(self.directory) and not os.path.isdir(self.directory):
@@ -95,22 +98,18 @@ class Checkpoint:
             raise InputError(f"checkpoint {self.directory} was made of other data: pass 0's bins differ "
                              "(remove the directory to start afresh)")
 
-    def save_pass(self, number: int, packed: PackedResults) -> None:
+    def save_pass(self, number: int, packed) -> None:
         """Write level pass ``number``'s results (1, 2, ...), whole or not at all."""
-        arrays = {f.name: getattr(packed, f.name) for f in fields(packed) if f.name not in TUPLE_FIELDS}
-        arrays["tuples"] = np.array(json.dumps({name: getattr(packed, name) for name in TUPLE_FIELDS},
-                                               default=_plain))
+        arrays = self._to_arrays(packed)
         with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
             np.savez(f, **arrays)
 
-    def _load_passes(self) -> list[PackedResults]:
+    def _load_passes(self) -> list:
         passes = []
         while os.path.exists(path := os.path.join(self.directory, f"pass-{len(passes) + 1:05d}.npz")):
             try:
                 with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
-                    values = {name: npz[name] for name in npz.files if name != "tuples"}
-                    tuples = json.loads(str(npz["tuples"]))
-                passes.append(PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS}))
+                    passes.append(self._from_arrays({name: npz[name] for name in npz.files}))
             except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
                     zipfile.BadZipFile) as exc:
                 raise _damaged(self.directory, os.path.basename(path), exc) from None
@@ -119,6 +118,19 @@ class Checkpoint:
     def _write_meta(self, spec_json: dict | None) -> None:
         text = json.dumps({"format": FORMAT, "identity": self.identity, "spec": spec_json}, indent=1, sort_keys=True)
         atomic_write_text(os.path.join(self.directory, META), text)
+
+
+def _packed_arrays(packed: PackedResults) -> dict:
+    """A classification pass's results as arrays (its tuple fields as one JSON string)."""
+    arrays = {f.name: getattr(packed, f.name) for f in fields(packed) if f.name not in TUPLE_FIELDS}
+    arrays["tuples"] = np.array(json.dumps({name: getattr(packed, name) for name in TUPLE_FIELDS}, default=_plain))
+    return arrays
+
+
+def _packed_results(arrays: dict) -> PackedResults:
+    tuples = json.loads(str(arrays["tuples"]))
+    values = {name: value for name, value in arrays.items() if name != "tuples"}
+    return PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS})
 
 
 def remove_checkpoint(directory: str | os.PathLike) -> None:

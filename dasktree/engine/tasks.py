@@ -19,7 +19,7 @@ from ..forest.results import PackedResults, concat
 from ..gc_pause import collector_paused
 from ..io.schema import Roles
 from ..io.sources import Part, Source
-from ..kernels.regression_pass import regression_histogram
+from ..kernels.regression_pass import node_order, regression_histogram
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
 from ..kernels.subtraction import fill_derived, slot_cells
@@ -163,6 +163,9 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
     or added to ``out``; its rows' start nodes move down in place. A regression plan
     (:class:`~dasktree.kernels.regression_pass.RegressionPlan`) sums targets instead, into int64."""
     if getattr(plan, "regression", False):
+        order = node_order(encoded.codes, plan)
+        if order is not None:  # rows of a node together, kept so for the passes after (the sums do not change)
+            encoded.reorder(order)
         return regression_histogram(encoded.codes, encoded.y, encoded.part, plan, weight=encoded.weight, out=out)
     if plan.hist_bytes > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)

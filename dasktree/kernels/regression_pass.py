@@ -1,18 +1,22 @@
 """The level pass of regression trees: walk rows down every tree, sum their targets at the frontier.
 
 A :class:`RegressionPlan` holds the trees of a forest (the main tree and the
-fold trees) as one array of nodes; a frontier node being counted has a *slot*.
-Each row walks each tree from its root to the node it reaches (tests are code
--> child tables, as in :class:`~dasktree.kernels.plans.RoutingPlan`). At a slot,
-for every attribute, the row adds its multiplicity ``w`` and ``w * q`` (its
-target in fixed point, :mod:`dasktree.binning.target`) to the channels of its
-bin: channels 0 and 1 when the tree trains on it, 2 and 3 when the tree holds
-out its fold part. The slot's node-level cells add the pieces of ``w * q**2``
-(:func:`~dasktree.binning.target.square_pieces`): training, then held out.
+fold trees) as one array of nodes; a node being counted has a *slot*. Each row
+walks each tree from its root to the node it reaches (tests are code -> child
+tables, as in :class:`~dasktree.kernels.plans.RoutingPlan`). At a slot whose tree
+trains on the row, for every attribute, the row adds its multiplicity ``w`` and
+``w * q`` (its target in fixed point, :mod:`dasktree.binning.target`) to the two
+channels of its bin, and the pieces of ``w * q**2``
+(:func:`~dasktree.binning.target.square_pieces`) to the slot's node cells. A row
+the tree holds out (its fold part) adds only to the node cells: ``w``, ``w * q``
+and the pieces of ``w * q**2``, held out. The first ``n_bin_slots`` slots count
+bins (the open frontier, to be searched); the others count held-out rows only
+(leaves whose training sums are known, whose held-out ones the CV error needs).
 
-The sums are int64 integers, so partial histograms add in any order to the
-same total. :func:`regression_histogram` is the numba kernel (GIL released);
-:func:`regression_histogram_numpy` the twin the tests compare against.
+:data:`CELLS` are a slot's node cells. The sums are int64 integers, so partial
+histograms add in any order to the same total. :func:`regression_histogram` is
+the numba kernel (GIL released); :func:`regression_histogram_numpy` the twin
+the tests compare against.
 """
 
 from __future__ import annotations
@@ -21,10 +25,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["RegressionPlan", "regression_histogram", "regression_histogram_numpy", "CHANNELS", "NODE_CELLS"]
+from .histogram import order_by_node
 
-CHANNELS = 4  # per bin: training n, training sum of q, held-out n, held-out sum of q
-NODE_CELLS = 6  # per slot: the pieces of the sum of q**2, training then held out
+__all__ = ["RegressionPlan", "regression_histogram", "regression_histogram_numpy", "node_order", "CHANNELS", "NODE_CELLS",
+           "TRAIN_SQUARES", "HELD_N", "HELD_S", "HELD_SQUARES"]
+
+CHANNELS = 2  # per bin: training n, training sum of q
+NODE_CELLS = 8  # per slot: training q**2 pieces (3); held-out n, sum of q, q**2 pieces (3)
+TRAIN_SQUARES, HELD_N, HELD_S, HELD_SQUARES = slice(0, 3), 3, 4, slice(5, 8)
 HALF = 15
 
 try:
@@ -51,6 +59,7 @@ class RegressionPlan:
     n_slots: int
     total_bins: int
     offsets: np.ndarray  # (n_attributes,) int64 first bin of each attribute
+    n_bin_slots: int = -1  # slots 0 .. n_bin_slots - 1 count bins (-1: every slot)
 
     # what the runners ask of any plan (:mod:`dasktree.engine.tasks`)
     fills: tuple = ()
@@ -58,12 +67,17 @@ class RegressionPlan:
     regression: bool = True
 
     @property
+    def binned(self) -> int:
+        """Slots that count bins (the first ones)."""
+        return self.n_slots if self.n_bin_slots < 0 else self.n_bin_slots
+
+    @property
     def cells(self) -> int:
         return self.total_bins * CHANNELS
 
     @property
     def size(self) -> int:
-        return self.n_slots * (self.cells + NODE_CELLS)
+        return self.binned * self.cells + self.n_slots * NODE_CELLS
 
     @property
     def hist_bytes(self) -> int:
@@ -76,12 +90,12 @@ class RegressionPlan:
         return self
 
     def bins(self, hist: np.ndarray) -> np.ndarray:
-        """The bins of every slot: (n_slots, total_bins, CHANNELS), a view."""
-        return hist[:self.n_slots * self.cells].reshape(self.n_slots, self.total_bins, CHANNELS)
+        """The bins of the binned slots: (binned, total_bins, CHANNELS), a view."""
+        return hist[:self.binned * self.cells].reshape(self.binned, self.total_bins, CHANNELS)
 
     def node_cells(self, hist: np.ndarray) -> np.ndarray:
-        """Each slot's pieces of the sums of squares: (n_slots, 2, 3), a view."""
-        return hist[self.n_slots * self.cells:].reshape(self.n_slots, 2, 3)
+        """Every slot's node cells: (n_slots, NODE_CELLS), a view."""
+        return hist[self.binned * self.cells:].reshape(self.n_slots, NODE_CELLS)
 
 
 def _walk_numpy(codes: np.ndarray, plan: RegressionPlan, t: int) -> np.ndarray:
@@ -101,32 +115,54 @@ def regression_histogram_numpy(codes, q, part, plan: RegressionPlan, weight=None
     """Reference implementation of :func:`regression_histogram` (numpy, tree by tree)."""
     out = plan.zeros()
     bins = plan.bins(out)
-    squares = plan.node_cells(out)
+    node = plan.node_cells(out)
     n_rows = codes.shape[1]
     w = np.ones(n_rows, dtype=np.int64) if weight is None else weight.astype(np.int64)
     q = q.astype(np.int64)
-    pieces = np.stack([(q >> HALF) ** 2, (q >> HALF) * (q & ((1 << HALF) - 1)), (q & ((1 << HALF) - 1)) ** 2])
+    hi, lo = q >> HALF, q & ((1 << HALF) - 1)
+    pieces = np.stack([hi * hi, hi * lo, lo * lo])
     for t in range(plan.root.size):
         slot = plan.slot[_walk_numpy(codes, plan, t)]
         held = (part[0].astype(np.int64) == plan.holdout[t]) if plan.holdout[t] >= 0 else np.zeros(n_rows, bool)
         for i in np.flatnonzero(slot >= 0):
-            s, h = int(slot[i]), 2 * int(held[i])
-            for a in range(codes.shape[0]):
-                b = plan.offsets[a] + int(codes[a, i])
-                bins[s, b, h] += w[i]
-                bins[s, b, h + 1] += w[i] * q[i]
-            squares[s, int(held[i])] += w[i] * pieces[:, i]
+            s = int(slot[i])
+            if held[i]:
+                node[s, HELD_N] += w[i]
+                node[s, HELD_S] += w[i] * q[i]
+                node[s, HELD_SQUARES] += w[i] * pieces[:, i]
+            elif s < plan.binned:
+                for a in range(codes.shape[0]):
+                    b = plan.offsets[a] + int(codes[a, i])
+                    bins[s, b, 0] += w[i]
+                    bins[s, b, 1] += w[i] * q[i]
+                node[s, TRAIN_SQUARES] += w[i] * pieces[:, i]
     return out
 
 
 if numba is not None:
 
     @numba.njit(cache=True, nogil=True)
-    def _pass(codes, q, part, weight, root, attribute, offset, table, slot, holdout, offsets, cells, node_base, out):
+    def _main_nodes(codes, root, attribute, offset, table):
+        """The node each row reaches in the first tree (the main tree)."""
+        out = np.empty(codes.shape[1], dtype=np.int64)
+        for i in range(codes.shape[1]):
+            e = root[0]
+            a = attribute[e]
+            while a >= 0:
+                e = table[offset[e] + codes[a, i]]
+                a = attribute[e]
+            out[i] = e
+        return out
+
+    @numba.njit(cache=True, nogil=True)
+    def _pass(codes, q, part, weight, root, attribute, offset, table, slot, holdout, offsets, cells, node_base, out,
+              order, binned):
         n_attributes = codes.shape[0]
         weighted = weight.size > 0
         mask = (1 << HALF) - 1
-        for i in range(codes.shape[1]):
+        ordered = order.size > 0
+        for k_row in range(codes.shape[1]):
+            i = order[k_row] if ordered else k_row
             w = np.int64(weight[i]) if weighted else np.int64(1)
             qi = np.int64(q[i])
             wq = w * qi
@@ -140,22 +176,35 @@ if numba is not None:
                 s = slot[e]
                 if s < 0:
                     continue
-                held = 1 if (holdout[t] >= 0 and part[0, i] == holdout[t]) else 0
-                base = s * cells + 2 * held
-                for b in range(n_attributes):
-                    k = base + (offsets[b] + codes[b, i]) * 4
-                    out[k] += w
-                    out[k + 1] += wq
-                k = node_base + s * 6 + 3 * held
-                out[k] += w * hi * hi
-                out[k + 1] += w * hi * lo
-                out[k + 2] += w * lo * lo
+                k = node_base + s * 8
+                if holdout[t] >= 0 and part[0, i] == holdout[t]:
+                    out[k + 3] += w
+                    out[k + 4] += wq
+                    out[k + 5] += w * hi * hi
+                    out[k + 6] += w * hi * lo
+                    out[k + 7] += w * lo * lo
+                elif s < binned:
+                    base = s * cells
+                    for b in range(n_attributes):
+                        j = base + (offsets[b] + codes[b, i]) * 2
+                        out[j] += w
+                        out[j + 1] += wq
+                    out[k] += w * hi * hi
+                    out[k + 1] += w * hi * lo
+                    out[k + 2] += w * lo * lo
 
 
 _NO_WEIGHT = np.zeros(0, dtype=np.int32)
+_NO_ORDER = np.zeros(0, dtype=np.int64)
+ORDER_BYTES = 4 << 20
+"""Sums larger than this (a deep level's) are counted with the rows in order of their node in the main
+tree: a row's nodes in the fold trees are mostly those of its neighbours there too, so consecutive
+rows add to the same few slots (SPRINT's attribute lists partitioned by node) instead of missing the
+cache on every add. The order changes no sum."""
 
 
-def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, out=None) -> np.ndarray:
+def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, out=None,
+                         order: np.ndarray | None = None) -> np.ndarray:
     """The sums of the plan's slots over these rows: flat int64 of ``plan.size`` cells, added to
     ``out`` when given.
 
@@ -163,6 +212,7 @@ def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, o
     q : (n_rows,) int32 targets in fixed point
     part : (n_repeats, n_rows) fold part of each row (the first repetition's is read)
     weight : (n_rows,) int32 multiplicities, or None
+    order : the rows in the order to count them (:func:`node_order`), or None: as they are
     """
     if out is None:
         out = plan.zeros()
@@ -172,5 +222,17 @@ def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, o
     if codes.shape[1] and plan.n_slots:
         _pass(np.ascontiguousarray(codes), q, part, _NO_WEIGHT if weight is None else weight, plan.root,
               plan.attribute, plan.offset, plan.table, plan.slot, plan.holdout, np.asarray(plan.offsets, np.int64),
-              plan.cells, plan.n_slots * plan.cells, out)
+              plan.cells, plan.binned * plan.cells, out, _NO_ORDER if order is None else order, plan.binned)
     return out
+
+
+def node_order(codes: np.ndarray, plan: RegressionPlan) -> np.ndarray | None:
+    """The rows in order of the node they reach in the main tree (a stable counting sort), when the
+    plan's sums are large enough for the order to matter (:data:`ORDER_BYTES`) and the rows are not
+    in that order already; else None."""
+    if plan.hist_bytes <= ORDER_BYTES or codes.shape[1] < 2 or numba is None:
+        return None
+    nodes = _main_nodes(np.ascontiguousarray(codes), plan.root, plan.attribute, plan.offset, plan.table)
+    if bool(np.all(nodes[1:] >= nodes[:-1])):
+        return None
+    return order_by_node(nodes, plan.attribute.size)

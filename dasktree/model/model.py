@@ -118,6 +118,10 @@ class TreeModel:
         )
 
 
+TASKS: dict[str, type] = {}
+"""Each task's model class, by the name a model file gives (``"task"``; none: classification)."""
+
+
 @dataclass
 class Model:
     """A fitted dasktree model: what ``fit`` returns and ``load`` reads."""
@@ -139,6 +143,10 @@ class Model:
     task = "classification"
     """What the model predicts: class labels (``"classification"``) or numbers (``"regression"``,
     :class:`dasktree.regress.model.RegressionModel`)."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        TASKS[cls.task] = cls  # a model file's "task" names the class that reads it
 
     @property
     def classes(self) -> tuple:
@@ -210,12 +218,11 @@ class Model:
             raise DataError(f"{where}: model format version {version!r}; this dasktree reads {list(READS)}")
         try:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
-            if d.get("task", "classification") not in ("classification", "regression"):
-                raise ValueError(f"unknown task {d.get('task')!r}")
-            if d.get("task") == "regression" and cls is Model:  # the class that reads it
-                from ..regress.model import RegressionModel
-
-                cls = RegressionModel
+            task = d.get("task", "classification")
+            if task not in TASKS:
+                raise ValueError(f"unknown task {task!r}; this dasktree reads {sorted(TASKS)}")
+            if cls is Model:  # the class of the task reads it
+                cls = TASKS[task]
             model = cls(
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
                 params=d.get("params", {}), report=d.get("report", {}),
@@ -262,3 +269,6 @@ def _jsonable(values: list) -> list:
 def load(path: str | os.PathLike) -> Model:
     """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
     return Model.from_json(read_json_file(path, "model"), where=os.fspath(path))
+
+
+TASKS[Model.task] = Model

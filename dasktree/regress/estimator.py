@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..engine.predict import predict_dataset
 from ..errors import InputError
-from ..estimator import FittedModel
+from ..fitted import FittedModel
 from ..errors import ParameterError
 from ..estimator_input import (check_fit_input, check_predict_input, dask_frame, folds_of_splits, is_dask, is_dataset,
                                join_dask, with_column)
@@ -50,10 +50,11 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
 
     def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
             features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            key: str | None = None, folds: str | None = None, storage_options: dict | None = None):
+            key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
+            checkpoint: str | None = None):
         """Learn the tree from in-memory ``X, y``, a dask DataFrame (``y`` a dask Series or ``target``),
         or a Parquet dataset (path or URL) with its ``target`` column; the arguments as
-        :meth:`dasktree.DaskTreeClassifier.fit`'s."""
+        :meth:`dasktree.DaskTreeClassifier.fit`'s (``checkpoint``: :mod:`dasktree.regress.checkpoint`)."""
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
         in_memory = not (is_dataset(X) or is_dask(X))
@@ -77,7 +78,7 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
                                key=key, folds=folds, storage_options=storage_options, sample_weight=sample_weight,
                                client=self.client, scheduler=self.scheduler, cache=self.cache,
                                progress=self.progress, security=self.security, memory_limit=self.memory_limit,
-                               **params)
+                               checkpoint=checkpoint, **params)
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None
         return self

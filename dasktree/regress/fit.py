@@ -22,6 +22,7 @@ from ..fit import _open_input
 from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
 from ..io.weights import WeightStats, weighting
 from ..params.regression import validate_regression
+from .checkpoint import RegressionResuming, regression_checkpoint
 from .grow import RegressionGrowParams, grow_regression
 from .model import RegressionModel
 from .report import cv_report, fit_report, training_error
@@ -36,9 +37,11 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
                    folds: str | None = None, client=None, scheduler: str | None = None, cache: bool | str = "auto",
                    part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None, progress=False,
                    sample_weight=None, security=None, memory_limit: int | str | None = None,
-                   **params) -> RegressionModel:
+                   checkpoint: str | None = None, **params) -> RegressionModel:
     """Learn a regression tree from ``data`` (the arguments of :func:`dasktree.fit.fit`; ``y`` or the
-    ``target`` column holds numbers). ``params``: :data:`dasktree.params.regression.REGRESSION_PARAMS`."""
+    ``target`` column holds numbers). ``params``: :data:`dasktree.params.regression.REGRESSION_PARAMS`.
+    ``checkpoint``: a directory where every pass's results are saved (:mod:`dasktree.regress.checkpoint`);
+    the same fit started again replays them and gives the same model."""
     settings = validate_regression(params)
     started = time.perf_counter()
     limit = parse_memory_limit(memory_limit)
@@ -47,9 +50,14 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
                         sample_weight=sample_weight)
     roles = dataclasses.replace(given.roles, regression=True)
     given = dataclasses.replace(given, roles=roles)
+    saving = None if checkpoint is None else _checkpoint(checkpoint, given, settings, part_rows,
+                                                         dict(features=features, exclude=exclude, nominal=nominal,
+                                                              key=key, folds=folds))
     with open_runner(given.source, roles, folds=given.fold_spec, client=client, scheduler=scheduler, cache=cache,
                      progress=progress, security=security, memory_limit=limit) as runner:
         spec, summary = _bins(runner, given, settings)
+        if saving is not None:
+            saving.check_spec(spec)
         pass0 = time.perf_counter() - started
         k = settings["cv"] or 1
         holdout = np.arange(-1, k if settings["cv"] else 0)
@@ -62,7 +70,8 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
         def describe(level: int, nodes: int) -> None:
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows))
 
-        nodes, levels = grow_regression(runner, spec, grow_params, holdout=holdout, describe=describe)
+        passes = runner if saving is None else RegressionResuming(runner, saving)
+        nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe)
         passes, workers = runner.passes, runner.workers
         reads = runner.parquet_reads if isinstance(given.source, ParquetSource) else 0
     trees, train_q, fold_qs = tree_models(nodes, holdout.size)
@@ -84,6 +93,19 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
                            params=saved, report=report, run=run,
                            fold_trees=fold_trees if settings["keep_fold_trees"] else [],
                            full_tree=None if tree is grown else grown)
+
+
+def _checkpoint(directory, given, settings: dict, part_rows: int, columns: dict):
+    """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
+    if not isinstance(given.source, ParquetSource):
+        raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                             "gone with the process that held it")
+    from .. import __version__
+
+    return regression_checkpoint(directory, {
+        "data": given.source.fingerprint(), "params": settings, "version": __version__, "part_rows": part_rows,
+        "target": given.roles.target, "weight": given.roles.weight,
+        "columns": {k: (list(v) if isinstance(v, (list, tuple)) else v) for k, v in columns.items()}})
 
 
 def _bins(runner, given, settings: dict):

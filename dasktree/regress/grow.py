@@ -5,16 +5,21 @@ Each pass counts the open frontier nodes of every tree
 ``max_histogram_mb``; next to the summed bins (on a worker, in a Dask fit),
 :func:`search_slots` chooses each node's test (:mod:`dasktree.split.regression`)
 and only the decisions come back. A fold tree ``t`` holds out part ``t - 1``:
-its rows there are summed apart, so every node of it knows the held-out sums
-that cross-validation and pruning read (Blockeel & Struyf, 004, Section 2.2.2),
+its rows there add to the node's held-out sums, so every node of it knows
+what cross-validation and pruning read (Blockeel & Struyf, 004, Section 2.2.2),
 with no pass of their own. Fold trees do not share nodes here: each walks its own
-tree, which costs a walk per tree and row, but no pass.
+tree, which costs a walk per tree and row, but no pass. (On continuous data the
+fold trees choose thresholds apart from the first levels on, so sharing would
+save little where the passes cost most.)
 
 A node becomes a leaf before it is counted when it is at ``max_depth`` or has
 fewer than ``min_samples_split`` rows (or fewer than twice ``min_samples_leaf``);
 after, when its training targets are all equal, no test has a positive size on
 both sides, or its decrease is below ``min_impurity_decrease`` (scikit-learn's
-rule: the decrease of the weighted impurity, per row of the whole data).
+rule: the decrease of the weighted impurity, per row of the whole data). A fold
+tree's leaf made before it is counted still needs its held-out sums: it is
+counted, held-out rows only, in the next pass (one more pass after the last
+level when there is any).
 """
 
 from __future__ import annotations
@@ -27,7 +32,8 @@ import numpy as np
 from ..binning.spec import BinSpec
 from ..binning.target import square_sum
 from ..io.schema import NUMERIC
-from ..kernels.regression_pass import CHANNELS, NODE_CELLS, RegressionPlan
+from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
+                                       RegressionPlan)
 from ..split.node_tests import Test
 from ..split.regression import RegressionLayout, best_splits
 
@@ -71,8 +77,9 @@ def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
 
 
 def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout):
-    """Next to the summed sums of a pass: each slot's sums (m, 4), sums of squares (m, 2, 3) and
-    best test (:class:`~dasktree.split.regression.NodeSplits`). Small: what goes back to the client."""
+    """Next to the summed sums of a pass: each binned slot's training sums (m, 2), every slot's node
+    cells (n_slots, 8) and each binned slot's best test (:class:`~dasktree.split.regression.NodeSplits`).
+    Small: what goes back to the client."""
     bins = plan.bins(hist)
     first = int(layout.offsets[0]) if len(layout.offsets) else 0
     width = int(layout.widths[0]) if len(layout.widths) else 0
@@ -90,6 +97,13 @@ class _Forest:
         self.tables: list[np.ndarray] = []
         self.table_size = 0
 
+    def total_n(self, sums, cells) -> int:
+        """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
+        root = self.nodes[0]
+        if root.squares is None and len(sums):  # the first pass: the root is slot 0
+            return int(sums[0, 0] + cells[0, HELD_N])
+        return int(root.sums[0] + root.sums[2])
+
     def split(self, e: int, test: Test, children: np.ndarray) -> list[int]:
         node = self.nodes[e]
         first = len(self.nodes)
@@ -106,15 +120,18 @@ class _Forest:
         self.table_size += table.size
         return ids
 
-    def plan(self, counted: list[int], holdout: np.ndarray, spec: BinSpec) -> RegressionPlan:
+    def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec) -> RegressionPlan:
+        """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only)."""
         slot = np.full(len(self.nodes), -1, dtype=np.int32)
         slot[counted] = np.arange(len(counted), dtype=np.int32)
+        slot[held_only] = np.arange(len(counted), len(counted) + len(held_only), dtype=np.int32)
         table = np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32)
         return RegressionPlan(root=np.arange(holdout.size, dtype=np.int64),
                               attribute=np.asarray(self.attribute, dtype=np.int32),
                               offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot,
-                              holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted),
-                              total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64))
+                              holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted) + len(held_only),
+                              total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64),
+                              n_bin_slots=len(counted))
 
 
 def _groups(nodes: list[int], node_bytes: int, budget_mb: float) -> list[list[int]]:
@@ -136,34 +153,41 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node, and a report
     line per level (its frontier, passes and seconds)."""
     layout = layout_of(spec, params)
-    forest = _Forest(holdout.size, np.zeros(CHANNELS, dtype=np.int64))
+    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))
     node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
     frontier = list(range(holdout.size))
-    total_n: int | None = None
+    held_only: list[int] = []  # fold trees' leaves made before they were counted: their held-out sums
     levels: list[dict] = []
     level = 0
-    while frontier:
+    while frontier or held_only:
         started = time.perf_counter()
         counted = []
         for e in frontier:
             node = forest.nodes[e]
             reason = _leaf_before(node, params) if level > 0 else ""
-            if reason:
-                node.leaf = reason
-            else:
+            if not reason:
                 counted.append(e)
+                continue
+            node.leaf = reason
+            if holdout[node.tree] >= 0:
+                held_only.append(e)
         if describe is not None:
             describe(level, len(counted))
-        groups = _groups(counted, node_bytes, params.max_histogram_mb)
+        groups = _groups(counted, node_bytes, params.max_histogram_mb) or [[]]
         children: list[int] = []
         for g, group in enumerate(groups):
-            plan = forest.plan(group, holdout, spec)
-            label = f"level {level}" + (f" ({g + 1}/{len(groups)})" if len(groups) > 1 else "")
-            [(sums, squares, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout)
-            if total_n is None:
-                total_n = int(sums[0, 0] + sums[0, 2])  # the main tree's root: every row, as counted
+            extra, held_only = (held_only, []) if g == 0 else ([], held_only)
+            if not group and not extra:
+                continue
+            plan = forest.plan(group, extra, holdout, spec)
+            label = f"level {level}" if group else "held-out leaves"
+            label += f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
+            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout)
+            for k, e in enumerate(extra):
+                _held(forest.nodes[e], cells[len(group) + k])
+            total_n = forest.total_n(sums, cells)
             for k, e in enumerate(group):
-                children += _decide(forest, e, k, sums, squares, splits, params, spec, total_n)
+                children += _decide(forest, e, k, sums, cells, splits, params, spec, total_n)
         levels.append({"level": level, "frontier": len(counted), "groups": len(groups),
                        "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4)})
         frontier = children
@@ -171,12 +195,19 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     return forest.nodes, levels
 
 
-def _decide(forest: _Forest, e: int, k: int, sums, squares, splits, params: RegressionGrowParams, spec: BinSpec,
+def _held(node: RNode, cells: np.ndarray) -> None:
+    """A node's held-out sums and sum of squares, from its node cells."""
+    node.sums[2], node.sums[3] = cells[HELD_N], cells[HELD_S]
+    train = node.squares[0] if node.squares else 0
+    node.squares = (train, square_sum(*cells[HELD_SQUARES]))
+
+
+def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: RegressionGrowParams, spec: BinSpec,
             total_n: int) -> list[int]:
     """Node ``e`` (slot ``k`` of the pass): its sums as counted, then its test and children or a leaf."""
     node = forest.nodes[e]
-    node.sums = sums[k].astype(np.int64)
-    node.squares = (square_sum(*squares[k, 0]), square_sum(*squares[k, 1]))
+    node.sums = np.array([sums[k, 0], sums[k, 1], cells[k, HELD_N], cells[k, HELD_S]], dtype=np.int64)
+    node.squares = (square_sum(*cells[k, TRAIN_SQUARES]), square_sum(*cells[k, HELD_SQUARES]))
     n, s = int(node.sums[0]), int(node.sums[1])
     if n == 0 or n * node.squares[0] == s * s:  # every training target equal: nothing to decrease
         node.leaf = "pure"
@@ -189,19 +220,19 @@ def _decide(forest: _Forest, e: int, k: int, sums, squares, splits, params: Regr
             < params.min_impurity_decrease:
         node.leaf = "min_impurity_decrease"
         return []
-    from ..split.node_tests import Test as _Test
-
     a = int(splits.attribute[k])
     feature = spec.features[a]
     table = splits.tables[k]
     if feature.kind == NUMERIC:
         c = int(splits.cut[k])
-        test = _Test(a, "numeric", table, int(splits.default[k]), (float(feature.upper[c - 1]),))
+        test = Test(a, "numeric", table, int(splits.default[k]), (float(feature.upper[c - 1]),))
     else:
         groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
-        test = _Test(a, "nominal", table, int(splits.default[k]), groups=groups)
+        test = Test(a, "nominal", table, int(splits.default[k]), groups=groups)
     node.gain = gain
-    return forest.split(e, test, splits.children[k])
+    kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
+    kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted
+    return forest.split(e, test, kids)
 
 
 def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) -> float:

@@ -1,8 +1,7 @@
 """The split search of regression trees: the best binary test of a node from its bins' sums.
 
 A node's bins hold, per attribute and bin, the training rows' weight ``n`` and
-target sum ``s`` (fixed point, :mod:`dasktree.binning.target`), and the same of
-the rows a fold tree holds out (channels 2 and 3, unused by the search). Every
+target sum ``s`` (fixed point, :mod:`dasktree.binning.target`). Every
 criterion here chooses from ``n`` and ``s`` alone: the sum of squares of a
 node is the same on both sides of any split, so it cancels
 (Breiman et al., CART, Section 8.4):
@@ -18,9 +17,14 @@ node is the same on both sides of any split, so it cancels
 A numeric attribute is cut between two non-empty bins (the cut nearest the
 middle of their values, :func:`~dasktree.split.binary_kernel.centred`); a nominal one
 is ordered by the mean target of its categories and cut in that order, which
-finds the best binary partition of the categories for squared error (CART,
-Theorem 4.5). Missing values go to whichever child gives the larger gain (the
-larger child when the node has none). Ties go to the first attribute, then the
+finds the best binary partition of the categories (CART, Theorem 4.5, for
+squared error; the same holds for any criterion that is a convex function of the
+children's means, the Poisson deviance's among them). Missing values go to
+whichever child gives the larger gain (the larger child when the node has none);
+with missing values at a nominal attribute, the cut is the best of those in the
+order of the categories' means with the missing rows on either side, which need
+not be the best of every partition (the categories on the side of the missing
+rows are then not always contiguous in that order). Ties go to the first attribute, then the
 first cut: the choice depends on exact sums only, so never on the partitioning.
 
 Pure numpy: vectorised over the nodes of a pass and the bins of an attribute.
@@ -38,8 +42,8 @@ from .binary_kernel import centred
 __all__ = ["REGRESSION_CRITERIA", "RegressionLayout", "NodeSplits", "best_splits", "best_split_naive", "proxy", "parent_proxy"]
 
 REGRESSION_CRITERIA = ("squared_error", "friedman_mse", "poisson")
-TRAIN_N, TRAIN_S, HELD_N, HELD_S = 0, 1, 2, 3  # channels of a bin
-CHANNELS = 4
+TRAIN_N, TRAIN_S = 0, 1  # channels of a bin
+CHANNELS = 2
 
 
 @dataclass(frozen=True)
@@ -61,14 +65,14 @@ class RegressionLayout:
 @dataclass
 class NodeSplits:
     """The best test of each node searched (``gain`` -inf: none): its attribute, the code table of a
-    binary test (code -> child 0/1), and the children's training and held-out sums."""
+    binary test (code -> child 0/1), and the children's training sums."""
 
     gain: np.ndarray  # (m,) float64
     attribute: np.ndarray  # (m,) int64
     cut: np.ndarray  # (m,) last code of child 0 (numeric), -1 for nominal
     default: np.ndarray  # (m,) child of the missing code and of bins without training rows (nominal)
     tables: list  # per node: (width,) int16 child of each code, or None
-    children: np.ndarray  # (m, 2, 4) int64: per child, n, s, held-out n, held-out s
+    children: np.ndarray  # (m, 2, 2) int64: per child, n and s
 
 
 def proxy(criterion: str, nl, sl, nr, sr, lo: float = 0.0, step: float = 1.0) -> np.ndarray:
@@ -127,7 +131,7 @@ def _scan(n, s, n0, s0, layout: RegressionLayout, parent):
 
 
 def best_splits(hist: np.ndarray, layout: RegressionLayout) -> NodeSplits:
-    """The best binary test of each of ``m`` nodes from their bins ``hist`` (m, total_bins, 4) int64."""
+    """The best binary test of each of ``m`` nodes from their bins ``hist`` (m, total_bins, 2) int64."""
     m = hist.shape[0]
     n_tot = hist[:, layout.offsets[0]:layout.offsets[0] + layout.widths[0], TRAIN_N].sum(axis=1) if len(layout.widths) \
         else np.zeros(m, np.int64)
@@ -155,7 +159,7 @@ def best_splits(hist: np.ndarray, layout: RegressionLayout) -> NodeSplits:
 
 
 def _splits(hist, layout: RegressionLayout, best, attribute, position, default, orders) -> NodeSplits:
-    """The tests chosen: their code tables and children's sums (training and held out)."""
+    """The tests chosen: their code tables and children's sums."""
     m = hist.shape[0]
     tables: list = [None] * m
     cut = np.full(m, -1, dtype=np.int64)
@@ -189,7 +193,7 @@ def _splits(hist, layout: RegressionLayout, best, attribute, position, default, 
 def best_split_naive(bins_of: list[np.ndarray], layout: RegressionLayout) -> tuple[float, int, np.ndarray | None]:
     """One node, by brute force: every attribute, every binary partition its kind allows (every
     threshold of a numeric attribute, every subset of a nominal one's categories), both sides for
-    missing. ``bins_of[a]``: (width, 4) sums of attribute ``a``. Returns (gain, attribute, the
+    missing. ``bins_of[a]``: (width, 2) sums of attribute ``a``. Returns (gain, attribute, the
     training rows' child of each code, -1 for codes without rows), the first best in that order."""
     import itertools
 

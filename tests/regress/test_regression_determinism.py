@@ -4,6 +4,8 @@ import logging
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dasktree import DaskTreeRegressor
 from dasktree.testing.cluster import KillAtLevel
@@ -65,3 +67,63 @@ def test_a_lost_worker_gives_the_same_model(tmp_path, keyed):
         model = DaskTreeRegressor(client=client, progress=killer, **PARAMS).fit(path, target="y", key="id").model_
         assert killer.killed
     assert model.dumps() == reference
+
+
+def test_a_checkpoint_replays_to_the_same_model(tmp_path, keyed):
+    import os
+
+    path = _write(keyed, tmp_path / "data", 4)
+    reference = _bytes(path, scheduler="inprocess")
+    saved = tmp_path / "checkpoint"
+    first = DaskTreeRegressor(**PARAMS).fit(path, target="y", key="id", checkpoint=str(saved)).model_.dumps()
+    assert first == reference
+    passes = sorted(p for p in os.listdir(saved) if p.startswith("pass-"))
+    assert len(passes) == 7  # depth 6: levels 0..5, then the fold trees' leaves at depth 6 (held-out rows)
+    for name in passes[4:]:  # as if the client was lost after the fourth pass
+        os.remove(saved / name)
+    again = DaskTreeRegressor(**PARAMS).fit(path, target="y", key="id", checkpoint=str(saved))
+    assert again.model_.dumps() == reference
+    other = dict(PARAMS, max_depth=5)
+    with pytest.raises(Exception, match="checkpoint"):
+        DaskTreeRegressor(**other).fit(path, target="y", key="id", checkpoint=str(saved))
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.integers(1, 9), st.integers(50, 900), st.booleans())
+def test_any_partitioning_gives_the_same_bytes(n_files, part_rows, weighted):
+    import tempfile
+
+    frame = regression_frame(1200, seed=9)
+    frame["id"] = np.arange(len(frame))
+    weight = "w" if weighted else None
+    if weighted:
+        frame["w"] = (np.arange(len(frame)) % 3 + 1).astype(np.int64)
+    with tempfile.TemporaryDirectory() as root:
+        one = write_dataset(frame, f"{root}/one", 1)
+        many = write_dataset(frame.sample(frac=1.0, random_state=n_files), f"{root}/many", n_files,
+                             row_group_size=max(1, part_rows // 2))
+        fits = [DaskTreeRegressor(max_depth=4, cv=3).fit(path, target="y", key="id", sample_weight=weight)
+                for path in (one, many)]
+    assert fits[0].model_.dumps() == fits[1].model_.dumps()
+
+
+def test_fold_trees_are_the_trees_of_their_training_rows(keyed):
+    """Fold tree t is the tree grown on the rows outside part t (exact bins; the forest keeps the whole
+    data's fixed point, so the two agree up to its rounding)."""
+    import pyarrow as pa
+
+    folds = (keyed["id"] % 4).astype(np.int64)
+    data = keyed.assign(fold=folds).drop(columns=["w"])
+    forest = DaskTreeRegressor(max_depth=5, cv=4, prune="none", keep_fold_trees=True, max_bins=8192).fit(
+        data, target="y", folds="fold").model_
+    rows = pa.Table.from_pandas(data, preserve_index=False)
+    span = float(np.ptp(data["y"]))
+    for t, fold_tree in enumerate(forest.fold_trees):
+        alone = DaskTreeRegressor(max_depth=5, max_bins=8192).fit(
+            data[data.fold != t].drop(columns=["fold", "id"]), target="y").model_
+        assert fold_tree.n_leaves == alone.tree.n_leaves
+        own = rows.filter(pa.array((folds != t).to_numpy()))  # its rows (a held-out value between two of
+        # them may fall on either side: the forest's bins have it, the tree alone's do not)
+        np.testing.assert_allclose(forest.predict_values(own, fold_tree), alone.predict_values(own),
+                                   rtol=0, atol=1e-8 * span)
+        assert fold_tree.validation[0, 0] == int((folds == t).sum())

@@ -5,11 +5,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.binning.target import square_pieces, square_sum
-from dasktree.kernels.regression_pass import RegressionPlan, regression_histogram, regression_histogram_numpy
+from dasktree.kernels.regression_pass import (HELD_N, HELD_S, RegressionPlan, regression_histogram,
+                                              regression_histogram_numpy)
 
 
-def _plan(n_attributes: int, widths: list[int], n_trees: int, rng) -> RegressionPlan:
-    """Trees of depth up to 2 on random attributes: every tree's root tested, its children counted."""
+def _plan(n_attributes: int, widths: list[int], n_trees: int, rng, held_only: bool = False) -> RegressionPlan:
+    """Trees of depth 1 on random attributes: every tree's root tested, its children counted (with
+    ``held_only``, the last slots held-out rows only)."""
     offsets = np.concatenate([[0], np.cumsum(widths)[:-1]]).astype(np.int64)
     attribute, offset, tables, slot = [], [], [], []
     size = 0
@@ -30,10 +32,11 @@ def _plan(n_attributes: int, widths: list[int], n_trees: int, rng) -> Regression
     slots = np.full(len(attribute), -1, np.int32)
     slots[counted] = np.arange(len(counted))
     holdout = np.arange(-1, n_trees - 1)
+    binned = int(rng.integers(0, len(counted) + 1)) if held_only else len(counted)
     return RegressionPlan(root=np.arange(n_trees, dtype=np.int64), attribute=np.asarray(attribute, np.int32),
                           offset=np.asarray(offset, np.int64), table=np.concatenate(tables).astype(np.int32),
                           slot=slots, holdout=holdout, n_slots=len(counted), total_bins=int(sum(widths)),
-                          offsets=offsets)
+                          offsets=offsets, n_bin_slots=binned)
 
 
 @settings(max_examples=40, deadline=None)
@@ -49,11 +52,11 @@ def test_kernel_equals_the_numpy_twin(seed, n_rows, n_trees, weighted):
     fast = regression_histogram(codes, q, part, plan, weight=weight)
     slow = regression_histogram_numpy(codes, q, part, plan, weight)
     np.testing.assert_array_equal(fast, slow)
-    # each tree's slots hold every row once per attribute: training and held out together
-    bins = plan.bins(fast)
+    # each tree's slots hold every row once: in an attribute's bins when trained on, else held out
+    bins, node = plan.bins(fast), plan.node_cells(fast)
     w = np.ones(n_rows, np.int64) if weight is None else weight.astype(np.int64)
-    assert bins[:, :widths[0], 0::2].sum() == n_trees * w.sum()
-    assert bins[:, :widths[0], 1::2].sum() == n_trees * (w * q).sum()
+    assert bins[:, :widths[0], 0].sum() + node[:, HELD_N].sum() == n_trees * w.sum()
+    assert bins[:, :widths[0], 1].sum() + node[:, HELD_S].sum() == n_trees * (w * q).sum()
 
 
 def test_parts_add_to_the_whole_in_any_order():
@@ -73,3 +76,16 @@ def test_square_pieces_sum_to_the_exact_sum_of_squares(values):
     q = np.asarray(values, dtype=np.int64)
     hh, hl, ll = (p.sum() for p in square_pieces(q))
     assert square_sum(hh, hl, ll) == sum(v * v for v in values)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 100))
+def test_held_out_only_slots_equal_the_twin(seed, n_rows):
+    rng = np.random.default_rng(seed)
+    widths = [int(w) for w in rng.integers(2, 6, size=2)]
+    plan = _plan(2, widths, 3, rng, held_only=True)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    q = rng.integers(0, 2**30 + 1, size=n_rows).astype(np.int32)
+    part = rng.integers(0, 2, size=(1, n_rows)).astype(np.int16)
+    np.testing.assert_array_equal(regression_histogram(codes, q, part, plan),
+                                  regression_histogram_numpy(codes, q, part, plan))
