@@ -146,6 +146,9 @@ def format_cp(model) -> str:
     """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
     from ..model.pruning import cp_rows
 
+    if model.task == "regression":  # rpart's printcp for anova: MSE columns
+        from ..regress.show import format_cp as regression_cp
+        return regression_cp(model)
     info = model.report.get("prune") or {}
     table = cp_rows(model)
     cv = model.report.get("cv")
@@ -174,6 +177,9 @@ def _cmd_prune(args) -> dict:
     from ..errors import DaskTreeError, DataError
 
     loaded = load(args.model)
+    if loaded.task == "regression":  # cost complexity by the fit's cp table: dasktree.regress.reprune
+        from .reprune import cmd_prune_regression
+        return cmd_prune_regression(args, loaded)
     try:  # the trees are checked when loaded; the report's CV section is read only here
         model = prune_model(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
     except DaskTreeError:

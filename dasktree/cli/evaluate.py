@@ -32,7 +32,8 @@ def add_plot_parser(add) -> None:
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--cv", action="store_true",
                    help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "
-                        "tree size with the 1-SE line (rpart's plotcp); default: the tree")
+                        "tree size with the 1-SE line (rpart's plotcp; a regression tree: MSE per fold and the CV "
+                        "MSE against alpha and leaves); default: the tree")
     p.add_argument("--grid", action="store_true",
                    help="plot a --grid fit's settings by CV accuracy (each split, mean +/- std, the chosen one)")
     p.add_argument("--max-depth", type=int, default=None, metavar="D",

@@ -196,7 +196,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=["text", "dot", "json", "report", "cp", "grid"], default="text",
                    help="text: the tree as indented rules; dot: graphviz; json: the model file, indented; "
                         "report: a readable summary (data, parameters, tree size, CV table); "
-                        "cp: the cost-complexity table (alpha, leaves, training and CV error), as rpart's printcp; "
+                        "cp: the cost-complexity table (alpha, leaves, training and CV error; a regression tree's "
+                        "train_mse, cv_mse, cv_se), as rpart's printcp; "
                         "grid: a --grid fit's settings by CV accuracy")
 
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
@@ -205,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at (default: none: give --alpha or --mode)")
     how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
                      help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree); "
-                          "cv and cv-min need a model saved with --keep-fold-trees (default: none: give --alpha or --mode)")
+                          "cv and cv-min need a model saved with --keep-fold-trees (a regression tree: cv, cv-min or none, "
+                          "by its cp table) (default: none: give --alpha or --mode)")
     p.add_argument("--confidence", type=float, default=0.25, metavar="CF",
                    help="with --mode pessimistic (default 0.25)")
     p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")

@@ -11,7 +11,9 @@ from an Arrow table.
 
 Outputs: ``label`` ``[N]`` (the class dasktree predicts, typed as the classes are: string,
 int64, bool or double) and ``probabilities`` ``[N, n_classes]`` (double, classes in the order
-of ``metadata_props["classes"]``), equal to ``predict_proba``.
+of ``metadata_props["classes"]``), equal to ``predict_proba``. A regression tree's one output
+is ``prediction`` ``[N]`` (double), its leaf's value gathered from a table of the model's own
+doubles, equal to ``predict``.
 
 Why ``TreeEnsemble`` (ai.onnx.ml 5) and not ``TreeEnsembleClassifier``: it compares doubles with
 double thresholds (``nodes_splits`` is a double tensor), so no threshold is rounded to float32
@@ -37,7 +39,7 @@ import pyarrow.compute as pc
 from ..errors import InputError
 from ..io.schema import NUMERIC, nominal_values, numeric_values
 from ..model.model import Model, TreeModel
-from .walk import branches, check_tree, describe, label_kind, leaf_outputs
+from .walk import branches, check_tree, describe, label_kind, leaf_outputs, leaf_values, regression
 
 __all__ = ["onnx_model", "onnx_bytes", "onnx_input", "CONTRACT"]
 
@@ -147,9 +149,7 @@ def onnx_model(model: Model):
     from onnx import TensorProto, helper, numpy_helper
 
     tree = check_tree(model)
-    kind = label_kind(model.classes)
     nodes, leaves = _build(model, tree)
-    outputs = leaf_outputs(tree)
     n_features, classes = model.spec.n_features, list(model.classes)
     members = [v for s in nodes.members for v in (*s, math.nan)][:-1] if nodes.members else []
     ensemble = helper.make_node(
@@ -166,26 +166,34 @@ def onnx_model(model: Model):
         **({"membership_values": numpy_helper.from_array(np.asarray(members, dtype=np.float64), "membership_values")}
            if members else {}),
     )
-    label_table, label_type = _label_tensor(classes, kind, outputs.label[leaves])
-    proba_table = numpy_helper.from_array(np.ascontiguousarray(outputs.proba[leaves]), "proba_table")
+    index = [
+        ensemble,
+        helper.make_node("Constant", [], ["flat"], value=numpy_helper.from_array(np.array([-1], np.int64), "flat")),
+        helper.make_node("Reshape", ["leaf", "flat"], ["leaf_flat"]),
+        helper.make_node("Cast", ["leaf_flat"], ["leaf_index"], to=TensorProto.INT64)]
+    if regression(model):
+        value_table = numpy_helper.from_array(np.ascontiguousarray(leaf_values(model, tree)[leaves]), "value_table")
+        gathers = [helper.make_node("Gather", ["value_table", "leaf_index"], ["prediction"], axis=0)]
+        outs = [helper.make_tensor_value_info("prediction", TensorProto.DOUBLE, ["N"])]
+        tables = [value_table]
+    else:
+        outputs = leaf_outputs(tree)
+        label_table, label_type = _label_tensor(classes, label_kind(model.classes), outputs.label[leaves])
+        gathers = [helper.make_node("Gather", ["label_table", "leaf_index"], ["label"], axis=0),
+                   helper.make_node("Gather", ["proba_table", "leaf_index"], ["probabilities"], axis=0)]
+        outs = [helper.make_tensor_value_info("label", label_type, ["N"]),
+                helper.make_tensor_value_info("probabilities", TensorProto.DOUBLE, ["N", len(classes)])]
+        tables = [label_table, numpy_helper.from_array(np.ascontiguousarray(outputs.proba[leaves]), "proba_table")]
     graph = helper.make_graph(
-        [ensemble,
-         helper.make_node("Constant", [], ["flat"], value=numpy_helper.from_array(np.array([-1], np.int64), "flat")),
-         helper.make_node("Reshape", ["leaf", "flat"], ["leaf_flat"]),
-         helper.make_node("Cast", ["leaf_flat"], ["leaf_index"], to=TensorProto.INT64),
-         helper.make_node("Gather", ["label_table", "leaf_index"], ["label"], axis=0),
-         helper.make_node("Gather", ["proba_table", "leaf_index"], ["probabilities"], axis=0)],
-        "dasktree", [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", n_features])],
-        [helper.make_tensor_value_info("label", label_type, ["N"]),
-         helper.make_tensor_value_info("probabilities", TensorProto.DOUBLE, ["N", len(classes)])],
-        initializer=[label_table, proba_table])
+        index + gathers, "dasktree", [helper.make_tensor_value_info("X", TensorProto.DOUBLE, ["N", n_features])],
+        outs, initializer=tables)
     meta = describe(model)
     proto = helper.make_model(graph, producer_name="dasktree", producer_version=meta["dasktree_version"],
                               opset_imports=[helper.make_opsetid("", ONNX_OPSET), helper.make_opsetid("ai.onnx.ml", ML_OPSET)],
                               doc_string=f"dasktree tree predicting {model.target!r}. {CONTRACT}")
     helper.set_model_props(proto, {
         "dasktree_version": str(meta["dasktree_version"]), "model_format_version": str(meta["model_format_version"]),
-        "target": json.dumps(meta["target"]), "classes": json.dumps(meta["classes"]),
+        "task": meta["task"], "target": json.dumps(meta["target"]), "classes": json.dumps(meta["classes"]),
         "features": json.dumps(meta["features"]), "input_contract": CONTRACT,
         "thresholds": "float64 (nodes_splits as a double tensor): none rounded",
     })

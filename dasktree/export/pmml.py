@@ -17,6 +17,11 @@ direction; a child that takes only missing values tests ``isMissing``. Numeric f
 ``NaN`` a missing value, and every field is read ``asIs`` when invalid, so a category the
 model never saw goes where dasktree sends it.
 
+A regression tree is a ``TreeModel`` of ``functionName="regression"``: each ``Node``'s
+``score`` is its value (the shortest decimal that reads back as the double dasktree predicts;
+a node without training rows its parent's), the target a continuous double, and the output
+``prediction`` the ``predictedValue``; no ``ScoreDistribution``.
+
 Input contract: numeric fields are doubles as dasktree reads them (dates as days since the
 epoch, timestamps in their unit), nominal fields strings as dasktree casts them (``"true"``
 for a boolean true). The ``Header``'s ``Extension`` elements carry the dasktree and model format
@@ -33,7 +38,7 @@ from typing import Any
 from ..errors import InputError
 from ..io.schema import NUMERIC
 from ..model.model import Model, TreeModel
-from .walk import Branch, branches, check_tree, describe, label_kind, leaf_outputs
+from .walk import Branch, branches, check_tree, describe, label_kind, leaf_outputs, leaf_values, regression
 
 __all__ = ["pmml_text", "NAMESPACE"]
 
@@ -102,7 +107,8 @@ def _predicate(branch: Branch, field: str, numeric: bool, others: list[str]) -> 
 class _Writer:
     def __init__(self, model: Model, tree: TreeModel, kind: str):
         self.model, self.tree, self.kind = model, tree, kind
-        self.outputs = leaf_outputs(tree)
+        self.values = leaf_values(model, tree) if kind == "regression" else None
+        self.outputs = None if kind == "regression" else leaf_outputs(tree)
         self.classes = [_label(c, kind) for c in model.classes]
         self.source = list(range(tree.n_nodes))  # the node whose counts give node i's probabilities
         for i in range(tree.n_nodes):  # parents come first (breadth-first order)
@@ -112,14 +118,18 @@ class _Writer:
 
     def node(self, i: int, predicate: ET.Element) -> ET.Element:
         tree = self.tree
-        element = ET.Element("Node", id=str(i), score=self.classes[int(self.outputs.label[i])],
-                             recordCount=str(int(tree.counts[i].sum())))
-        source = self.source[i]
-        if source != i:
-            ET.SubElement(element, "Extension", name="dasktree_distribution_of", value=str(source))
-        element.append(predicate)
-        for k, label in enumerate(self.classes):
-            ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[source, k])))
+        if self.values is not None:  # regression: the value, the rows (counts[:, 0]), no distribution
+            element = ET.Element("Node", id=str(i), score=_number(self.values[i]), recordCount=str(int(tree.counts[i, 0])))
+            element.append(predicate)
+        else:
+            element = ET.Element("Node", id=str(i), score=self.classes[int(self.outputs.label[i])],
+                                 recordCount=str(int(tree.counts[i].sum())))
+            source = self.source[i]
+            if source != i:
+                ET.SubElement(element, "Extension", name="dasktree_distribution_of", value=str(source))
+            element.append(predicate)
+            for k, label in enumerate(self.classes):
+                ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[source, k])))
         test = tree.tests[i]
         if test is None:
             return element
@@ -138,7 +148,7 @@ class _Writer:
 def pmml_text(model: Model) -> str:
     """The model as a PMML 4.4 document (UTF-8 XML text)."""
     tree = check_tree(model)
-    kind = label_kind(model.classes)
+    kind = "regression" if regression(model) else label_kind(model.classes)
     meta = describe(model)
     pmml = ET.Element("PMML", xmlns=NAMESPACE, version="4.4")
     header = ET.SubElement(pmml, "Header", description=_text(f"dasktree tree predicting {model.target!r}", "target"))
@@ -157,11 +167,13 @@ def pmml_text(model: Model) -> str:
         ET.SubElement(field, "Extension", name="dasktree_kind", value=feature.kind)
         if numeric:
             ET.SubElement(field, "Value", value="NaN", property="missing")
-    field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical", dataType=_TYPES[kind])
-    labels = [_label(c, kind) for c in model.classes]
-    for label in labels:
-        ET.SubElement(field, "Value", value=label)
-    tree_model = ET.SubElement(pmml, "TreeModel", modelName="dasktree", functionName="classification",
+    if kind == "regression":
+        ET.SubElement(dictionary, "DataField", name=target, optype="continuous", dataType="double")
+    else:
+        field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical", dataType=_TYPES[kind])
+        for label in (_label(c, kind) for c in model.classes):
+            ET.SubElement(field, "Value", value=label)
+    tree_model = ET.SubElement(pmml, "TreeModel", modelName="dasktree", functionName=model.task,
                                algorithmName="dasktree", splitCharacteristic="multiSplit",
                                missingValueStrategy="defaultChild", noTrueChildStrategy="returnNullPrediction")
     schema = ET.SubElement(tree_model, "MiningSchema")
@@ -169,9 +181,13 @@ def pmml_text(model: Model) -> str:
     for name in names:
         ET.SubElement(schema, "MiningField", name=name, invalidValueTreatment="asIs")
     output = ET.SubElement(tree_model, "Output")
-    ET.SubElement(output, "OutputField", name="prediction", optype="categorical", dataType=_TYPES[kind],
-                  feature="predictedValue")
-    for c, label in zip(model.classes, labels):
+    if kind == "regression":
+        ET.SubElement(output, "OutputField", name="prediction", optype="continuous", dataType="double",
+                      feature="predictedValue")
+    else:
+        ET.SubElement(output, "OutputField", name="prediction", optype="categorical", dataType=_TYPES[kind],
+                      feature="predictedValue")
+    for c, label in zip(model.classes, (_label(c, kind) for c in model.classes)):
         ET.SubElement(output, "OutputField", name=_text(f"proba_{c}", "class label"), optype="continuous",
                       dataType="double", feature="probability", value=label)
     tree_model.append(_Writer(model, tree, kind).node(0, ET.Element("True")))

@@ -2,8 +2,9 @@
 
 Outputs are dasktree's prediction columns (:func:`dasktree.model.predict.prediction_columns`):
 ``prediction`` (the class label) and ``proba_<class>`` per class, as ``dasktree predict`` writes
-them. Each internal node is one ``CASE`` whose ``WHEN`` arms are its children's conditions
-(:mod:`dasktree.export.walk`), the child that takes missing values first (``col IS NULL OR ...``,
+them; for a regression tree ``prediction`` alone, the leaf's value as a double literal that
+reads back as the very double dasktree predicts. Each internal node is one ``CASE`` whose
+``WHEN`` arms are its children's conditions (:mod:`dasktree.export.walk`), the child that takes missing values first (``col IS NULL OR ...``,
 and NaN where the dialect has it) unless it is the last arm; the last child is the ``ELSE``. A
 numeric arm is ``lo < col AND col <= hi`` with the bin edges written as shortest round-trip
 doubles (``repr``), so a value at a threshold goes where dasktree sends it; a nominal arm is
@@ -31,7 +32,7 @@ from ..errors import InputError, ParameterError
 from ..io.schema import NUMERIC
 from ..model.model import Model, TreeModel
 from .sql_types import column_types, literal_writer
-from .walk import Branch, branches, check_tree, describe, label_kind, leaf_outputs
+from .walk import Branch, branches, check_tree, describe, label_kind, leaf_outputs, leaf_values, regression
 
 __all__ = ["DIALECTS", "Dialect", "sql_expressions", "sql_select", "quote_identifier"]
 
@@ -242,7 +243,8 @@ class _Writer:
 def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
                     types: pa.Schema | Mapping[str, pa.DataType] | None = None,
                     shape: str | None = None) -> dict[str, str]:
-    """One SQL expression per output column, by name: ``prediction``, then ``proba_<class>``.
+    """One SQL expression per output column, by name: ``prediction``, then ``proba_<class>`` (a
+    regression model: ``prediction``, its value as a double).
 
     Parameters
     ----------
@@ -264,8 +266,6 @@ def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
     """
     d = _dialect(dialect)
     tree = check_tree(model)
-    kind = label_kind(model.classes)
-    outputs = leaf_outputs(tree)
     shape = shape or ("flat" if d.name == "sqlite" else "nested")
     if shape not in SHAPES:
         raise ParameterError(f"shape must be one of {list(SHAPES)}, got {shape!r}")
@@ -281,6 +281,11 @@ def sql_expressions(model: Model, *, dialect: str = "ansi", indent: str = "  ",
             return f"CASE{whens}{pad}ELSE {leaf(paths[-1][0])}\nEND"
     else:
         expression = writer.expression
+    if regression(model):
+        values = leaf_values(model, tree)
+        return {"prediction": f"CAST({expression(lambda i: _double(values[i], d))} AS {d.double})"}
+    kind = label_kind(model.classes)
+    outputs = leaf_outputs(tree)
     classes = list(model.classes)
     out = {"prediction": expression(lambda i: _label(classes[int(outputs.label[i])], kind, d))}
     for k, c in enumerate(classes):
@@ -299,8 +304,9 @@ def sql_select(model: Model, *, table: str = "data", dialect: str = "ansi", keep
     ``types``, ``shape``: as for :func:`sql_expressions`.
     """
     meta = describe(model)
+    what = "(regression: each leaf's value)" if regression(model) else f"with classes {meta['classes']!r}"
     head = [f"-- dasktree {meta['dasktree_version']} model (format version {meta['model_format_version']}), "
-            f"dialect {dialect}: predicts {model.target!r} with classes {meta['classes']!r}",
+            f"dialect {dialect}: predicts {model.target!r} {what}",
             "-- features (name: kind): " + ", ".join(f"{f['name']}: {f['kind']}" for f in meta["features"]),
             "-- null (and NaN where the dialect has it) is missing; categories outside the model's go where "
             "dasktree sends them"]

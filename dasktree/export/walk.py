@@ -17,10 +17,11 @@ dasktree sends it:
   direction, its ``default``).
 
 Leaves carry their outputs (:func:`leaf_outputs`): the class dasktree predicts and the class
-probabilities, the same arrays :meth:`~dasktree.model.Model.predict_proba_table` reads. The
-formats write a leaf only through these outputs (SQL: a literal per output; ONNX: a row of a
-leaf table; PMML: ``score`` and ``ScoreDistribution``), so a regression tree's value per leaf
-is one more field here and one more output in each format; the routing above is unchanged.
+probabilities, the same arrays :meth:`~dasktree.model.Model.predict_proba_table` reads; a
+regression tree's leaf its value (:func:`leaf_values`: the double
+:meth:`~dasktree.regress.model.RegressionModel.predict_values` gives). The formats write a leaf
+only through these outputs (SQL: a literal per output; ONNX: a row of a leaf table; PMML:
+``score`` and, for classes, ``ScoreDistribution``); the routing above is the same for both tasks.
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ from ..io.schema import NUMERIC
 from ..model.model import VERSION, Model, TreeModel
 from ..split.node_tests import Test
 
-__all__ = ["Branch", "branches", "LeafOutputs", "leaf_outputs", "describe", "label_kind", "MAX_DEPTH"]
+__all__ = ["Branch", "branches", "LeafOutputs", "leaf_outputs", "describe", "label_kind", "leaf_values",
+           "regression", "MAX_DEPTH"]
 
 INF = float("inf")
 MAX_DEPTH = 200
@@ -112,6 +114,17 @@ def leaf_outputs(tree: TreeModel) -> LeafOutputs:
     return LeafOutputs(np.argmax(proba, axis=1), proba)
 
 
+def leaf_values(model: Model, tree: TreeModel) -> np.ndarray:
+    """A regression tree's prediction at every node (float64; a node without training rows its
+    parent's), as :meth:`~dasktree.regress.model.RegressionModel.node_values`."""
+    return np.asarray(model.node_values(tree), dtype=np.float64)
+
+
+def regression(model: Model) -> bool:
+    """Whether the model predicts numbers (its leaves' values) rather than classes."""
+    return model.task == "regression"
+
+
 def label_kind(classes: tuple) -> str:
     """``"string"``, ``"integer"``, ``"double"`` or ``"boolean"``: the type every class label has."""
     kinds = {_label_kind(c) for c in classes}
@@ -132,8 +145,8 @@ def _label_kind(value: Any) -> str | None:
 
 
 def describe(model: Model) -> dict:
-    """What every export carries: versions, target, classes, and each feature's name and kind
-    (with a nominal feature's categories, in code order)."""
+    """What every export carries: versions, the task, target, classes (none for regression), and
+    each feature's name and kind (with a nominal feature's categories, in code order)."""
     from .. import __version__
 
     features = []
@@ -143,7 +156,8 @@ def describe(model: Model) -> dict:
             feature["categories"] = list(bins.categories)
         features.append(feature)
     return {"producer": "dasktree", "dasktree_version": __version__, "model_format_version": VERSION,
-            "target": model.target, "classes": [_plain(c) for c in model.classes], "features": features}
+            "task": model.task, "target": model.target, "classes": [_plain(c) for c in model.classes],
+            "features": features}
 
 
 def _plain(value: Any) -> Any:
@@ -156,5 +170,6 @@ def check_tree(model: Model) -> TreeModel:
     if tree.max_depth > MAX_DEPTH:
         raise InputError(f"the tree is {tree.max_depth} levels deep; exports nest at most {MAX_DEPTH} "
                          "(prune it or fit with a smaller max_depth)")
-    label_kind(model.classes)
+    if not regression(model):
+        label_kind(model.classes)
     return tree

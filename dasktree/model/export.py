@@ -1,4 +1,8 @@
-"""Readable forms of a tree: indented text and graphviz dot. They take the model's arrays."""
+"""Readable forms of a tree: indented text and graphviz dot. They take the model's arrays.
+
+A classification leaf shows its class, rows and probability; a regression leaf its value (its
+training mean, as scikit-learn's ``export_text`` shows ``value: [x]`` for a regressor) and rows.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +10,7 @@ from ..binning.spec import BinSpec
 from ..split.node_tests import Test
 from .model import Model, TreeModel
 
-__all__ = ["export_text", "export_dot", "branch_labels"]
+__all__ = ["export_text", "export_dot", "branch_labels", "node_rows"]
 
 
 def _fmt(x: float) -> str:
@@ -37,7 +41,15 @@ def branch_labels(test: Test, spec: BinSpec) -> list[str]:
     return labels
 
 
+def node_rows(model: Model, tree: TreeModel, i: int) -> int:
+    """The training rows (weighted) of node ``i``: a regression node's ``counts[i, 0]`` (the other
+    column is its sum of targets), a classification node's class counts added."""
+    return int(tree.counts[i, 0]) if model.task == "regression" else int(tree.counts[i].sum())
+
+
 def _leaf_text(model: Model, tree: TreeModel, i: int) -> str:
+    if model.task == "regression":
+        return f"value: [{_fmt(model.node_values(tree)[i])}] (n={node_rows(model, tree, i)})"
     counts = tree.counts[i]
     value = tree.value[i]
     label = model.classes[int(value.argmax())]
@@ -72,7 +84,7 @@ def export_dot(model: Model, *, tree: TreeModel | None = None) -> str:
     tree = tree or model.tree
     out = ["digraph dasktree {", '  node [shape=box, fontname="helvetica"];']
     for i, test in enumerate(tree.tests):
-        n = int(tree.counts[i].sum())
+        n = node_rows(model, tree, i)
         if test is None:
             out.append(f'  n{i} [label="{_dot_quote(_leaf_text(model, tree, i))}", style=rounded];')
             continue

@@ -8,7 +8,10 @@ depth-first order and every parent centred over its children.
 :func:`plot_cv` draws the accuracy of every fold tree and, when the model was
 pruned with cross-validation (``report["prune"]["cp_table"]``), the CV error
 against the tree size with one standard error bars and the 1-SE line, as
-rpart's ``plotcp``. matplotlib is the optional extra ``dasktree[plot]``.
+rpart's ``plotcp``. A regression tree's leaves show their value and are
+coloured by it; its ``--cv`` picture is :func:`dasktree.model.plot_regression.plot_cv_regression`'s
+(MSE per fold, and the CV MSE against alpha and leaves). matplotlib is the optional extra
+``dasktree[plot]``.
 """
 
 from __future__ import annotations
@@ -124,14 +127,29 @@ def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float,
 
 
 def _node_text(model: Model, i: int, cut: bool) -> str:
+    from .export import node_rows
+
     tree = model.tree
-    n = int(tree.counts[i].sum())
+    n = node_rows(model, tree, i)
     test = tree.tests[i]
     if test is not None and not cut:
         return f"{model.spec.features[test.attribute].name}\nn={n}"
-    value = tree.value[i]
     more = "\n(subtree)" if test is not None else ""
+    if model.task == "regression":
+        return f"{model.node_values()[i]:.4g}\nn={n}{more}"
+    value = tree.value[i]
     return f"{model.classes[int(value.argmax())]}\nn={n}, p={value.max():.2f}{more}"
+
+
+def _leaf_colours(model: Model, plt):
+    """Each node's face colour as a leaf: its class's (tab10), or (regression) its value on viridis."""
+    if model.task != "regression":
+        colours = plt.get_cmap("tab10")
+        return lambda i: colours(int(model.tree.value[i].argmax()) % 10)
+    values = model.node_values()
+    lo, hi = float(values.min()), float(values.max())
+    ramp = plt.get_cmap("viridis")
+    return lambda i: ramp((values[i] - lo) / (hi - lo) if hi > lo else 0.5)
 
 
 def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
@@ -145,10 +163,10 @@ def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
         ax.plot([x0, x1], [-d0, -d1], color="0.6", linewidth=0.8, zorder=1)
         ax.text(x0 + 0.6 * (x1 - x0), -(d0 + 0.6 * (d1 - d0)), label, fontsize=6, ha="center", va="center",
                 bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2)
-    colours = plt.get_cmap("tab10")
+    colour = _leaf_colours(model, plt)
     for i, (x, d) in pos.items():
         leaf = model.tree.tests[i] is None or (max_depth is not None and d >= max_depth)
-        face = colours(int(model.tree.value[i].argmax()) % 10) if leaf else "white"
+        face = colour(i) if leaf else "white"
         ax.text(x, -d, _node_text(model, i, leaf), fontsize=7, ha="center", va="center", zorder=3,
                 bbox=dict(boxstyle="round" if leaf else "square", facecolor=face, alpha=0.35 if leaf else 1.0,
                           edgecolor="0.3"))
@@ -162,6 +180,10 @@ def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
 def plot_cv(model: Model, out: str) -> None:
     """CV accuracy per fold tree, and (pruned models) CV error against leaves with the 1-SE line."""
     ext = _format(out)
+    if model.task == "regression":
+        from .plot_regression import plot_cv_regression
+
+        return plot_cv_regression(model, out, ext)
     cv = model.report.get("cv")
     if not cv:
         raise InputError("--cv: the model has no cross-validation report: fit it with --cv K")

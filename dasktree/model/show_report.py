@@ -14,6 +14,10 @@ __all__ = ["format_report"]
 
 def format_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
     """The report; ``defaults`` (the learning parameters' defaults) marks the changed parameters."""
+    if model.task == "regression":  # its own sections: the target, MSE and R^2, the anova cp table
+        from ..regress.show import format_report as regression_report
+
+        return regression_report(model, name)
     from .metrics import format_metrics
 
     defaults = defaults or {}

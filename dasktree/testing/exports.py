@@ -2,7 +2,7 @@
 and random models.
 
 The scorers take a model and held-out rows and return ``(labels, proba)`` as the exported model
-computes them: :func:`score_duckdb` and :func:`score_sqlite` run the SQL export, :func:`score_onnx`
+computes them (a regression model's: its predicted values, and no probability columns): :func:`score_duckdb` and :func:`score_sqlite` run the SQL export, :func:`score_onnx`
 runs the ONNX export in onnxruntime, :func:`score_pmml` the PMML export in JPMML's evaluator
 (``jpmml_evaluator``, Java). :func:`reference` is what dasktree predicts for the same rows.
 """
@@ -24,7 +24,7 @@ from ..model.predict import predict_table
 from ..split.node_tests import nominal_test, numeric_test
 
 __all__ = ["reference", "score_duckdb", "score_sqlite", "score_onnx", "score_pmml", "edge_rows", "random_model",
-           "random_rows", "UNSEEN", "missing_engine"]
+           "random_regression_model", "random_rows", "UNSEEN", "missing_engine", "pmml_xsd"]
 
 UNSEEN = "never-seen-category"
 
@@ -47,10 +47,29 @@ def missing_engine(fmt: str) -> str | None:
     return None
 
 
+def pmml_xsd(directory) -> str | None:
+    """The PMML 4.4 XML schema as JPMML's pmml-model jar ships it (no PyPI package ships DMG's own
+    file), extracted into ``directory``; None where ``jpmml_evaluator`` or its jar is missing."""
+    import glob
+    import importlib.util
+    import zipfile
+
+    spec = importlib.util.find_spec("jpmml_evaluator")
+    if spec is None or spec.origin is None:
+        return None
+    jars = glob.glob(os.path.join(os.path.dirname(spec.origin), "dependencies", "pmml-model-[0-9]*.jar"))
+    if not jars:
+        return None
+    with zipfile.ZipFile(jars[0]) as jar:
+        jar.extract("pmml.xsd", directory)
+    return os.path.join(os.fspath(directory), "pmml.xsd")
+
+
 def _split(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
     labels = table.column("prediction").to_pylist()
     proba = np.column_stack([table.column(f"proba_{c}").to_numpy(zero_copy_only=False).astype(np.float64)
-                             for c in model.classes]) if table.num_rows else np.zeros((0, len(model.classes)))
+                             for c in model.classes]) if table.num_rows and model.classes else \
+        np.zeros((table.num_rows, len(model.classes)))
     return labels, proba
 
 
@@ -89,8 +108,8 @@ def score_sqlite(model: Model, table: pa.Table, **options) -> tuple[list, np.nda
         rows = cursor.fetchall()
     finally:
         con.close()
-    labels = [r[0] for r in rows]
-    if model.spec and all(isinstance(c, (bool, np.bool_)) for c in model.classes):
+    labels = [float(r[0]) if model.task == "regression" else r[0] for r in rows]
+    if model.classes and all(isinstance(c, (bool, np.bool_)) for c in model.classes):
         labels = [bool(v) for v in labels]  # SQLite's TRUE is 1
     proba = np.asarray([r[1:] for r in rows], dtype=np.float64).reshape(len(rows), len(model.classes))
     return labels, proba
@@ -108,6 +127,9 @@ def score_onnx(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
     from ..export.onnx_model import onnx_input
 
     scorer = onnxruntime.InferenceSession(model.export("onnx"), providers=["CPUExecutionProvider"])
+    if model.task == "regression":
+        (values,) = scorer.run(["prediction"], {"X": onnx_input(model, table)})
+        return values.tolist(), np.zeros((len(values), 0))
     label, proba = scorer.run(["label", "probabilities"], {"X": onnx_input(model, table)})
     return [v.item() if isinstance(v, np.generic) else v for v in label.tolist()], proba
 
@@ -127,6 +149,8 @@ def score_pmml(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
         evaluator = make_evaluator(path, backend="jpype").verify()
         result = evaluator.evaluateAll(frame)
     labels = [_pmml_label(v, model.classes) for v in result["prediction"].tolist()]
+    if model.task == "regression":
+        labels = [float(v) for v in labels]
     proba = result[[f"proba_{c}" for c in model.classes]].to_numpy(dtype=np.float64)
     return labels, proba
 
@@ -211,6 +235,26 @@ def random_model(seed: int, *, max_nodes: int = 40) -> Model:
     counts[0, 0] += 1  # a fitted tree's root has rows
     tree = TreeModel(tests, children, counts.astype(np.int64), np.asarray(depth, dtype=np.int64))
     return Model(spec=spec, target="y", tree=tree)
+
+
+def random_regression_model(seed: int, *, max_nodes: int = 40) -> Model:
+    """:func:`random_model`'s tree as a regression tree: each node ``n`` rows (some none) and a random
+    fixed-point sum ``s <= n * 2**30``, on a random target scale (any sign and size, or a constant
+    target's)."""
+    import dataclasses
+
+    from ..binning.target import SCALE, TargetScale
+    from ..regress.model import RegressionModel
+
+    base = random_model(seed, max_nodes=max_nodes)
+    rng = np.random.default_rng(seed + 7)
+    n = base.tree.counts.sum(axis=1)
+    s = np.array([int(rng.integers(0, k * SCALE + 1)) if k else 0 for k in n.tolist()], dtype=np.int64)
+    lo = float(rng.normal() * 10.0 ** int(rng.integers(-5, 8)))
+    step = 1.0 if rng.random() < 0.1 else float(abs(rng.normal()) * 10.0 ** int(rng.integers(-12, 3)) + 1e-300)
+    spec = dataclasses.replace(base.spec, classes=(), target=TargetScale(lo, step))
+    tree = dataclasses.replace(base.tree, counts=np.column_stack([n, s]).astype(np.int64))
+    return RegressionModel(spec=spec, target="y", tree=tree)
 
 
 def _random_test(rng, a: int, bins: FeatureBins):

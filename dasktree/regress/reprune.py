@@ -1,0 +1,119 @@
+"""Pruning a saved regression model again, without a pass (``dasktree prune`` of a regression model).
+
+The model keeps its grown tree (``full_tree`` when pruned) and the fit's cp table
+(``report["prune"]["cp_table"]``, :func:`dasktree.regress.prune.cp_table`): the table is a
+function of the grown tree and the fold trees alone, so it stands whatever the pruning, and its
+CV MSE per subtree chooses alpha for ``cv`` and ``cv-min`` even when the fold trees were not kept.
+The choice is the fit's (:func:`dasktree.regress.fit._prune`), on the tree the fit pruned (the
+grown tree, or with ``max_leaf_nodes`` its best-first subtree, taken again): "none" that tree, an alpha
+``T(alpha)``, "cv" / "cv-min" the row :func:`~dasktree.model.prune.choose_alpha` picks, the fold
+trees pruned at CART's ``beta`` (:func:`~dasktree.model.prune.fold_alpha`).
+
+The training error (``report["training"]``) and the CV report follow the new tree. With the fold trees kept it is counted again on them, pruned
+alike (:func:`dasktree.regress.report.cv_report`). That needs each fold's held-out sum of squares
+``HQ`` and the training one, which the model does not store: they are recovered from the saved
+report (a fold's ``HQ`` from its MSE less its old leaves' part, the training one from the target's
+standard deviation), so the figures agree with a fit pruned that way to about 1e-12, not to the
+bit. Without fold trees the report is the cp table's row of the tree: its CV MSE, RMSE and R^2
+(``estimated_from: "cp table"``), no per-fold figures.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+
+from ..errors import InputError, ParameterError
+from ..model.prune import choose_alpha, fold_alpha
+from ..params.regression import REGRESSION_PRUNE
+from .model import RegressionModel
+from .prune import best_first, held_out_sse, prune_at
+from .report import cv_report, training_error
+
+__all__ = ["reprune", "MODES"]
+
+MODES = tuple(m for m in REGRESSION_PRUNE if m != "auto")
+"""What ``mode`` may be: "cv" (1-SE rule), "cv-min", "none"; or an alpha instead."""
+
+
+def _check(mode, alpha) -> None:
+    if (mode is None) == (alpha is None):
+        raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, none), not both")
+    if mode is not None and mode not in MODES:
+        why = " (C4.5's pessimistic pruning counts errors of labels: a regression tree has none)" \
+            if mode == "pessimistic" else ""
+        raise ParameterError(f"a regression tree prunes with mode one of {list(MODES)} or an alpha, got {mode!r}{why}")
+    if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
+                              or not math.isfinite(alpha) or alpha < 0):
+        raise ParameterError(f"alpha must be a finite number >= 0, got {alpha!r}")
+
+
+def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | None = None) -> RegressionModel:
+    """``model`` pruned anew from its grown tree at ``alpha``, or as ``mode`` says ("cv", "cv-min", "none")."""
+    _check(mode, alpha)
+    info = model.report.get("prune") or {}
+    table = info.get("cp_table")
+    if not table:
+        raise InputError("the model's report has no cp table to prune by: fit it again with this dasktree")
+    has_cv = table[0].get("cv_error") is not None
+    if mode in ("cv", "cv-min") and not has_cv:
+        raise InputError(f"mode {mode!r} chooses alpha by cross-validation, and this model was fitted without it: "
+                         "fit with cv=k (CLI: --cv K), or prune at an alpha")
+    grown, step = model.grown_tree, model.spec.target.step
+    base = grown  # the tree the cp table is of: with max_leaf_nodes, the best-first subtree the fit took
+    if model.params.get("max_leaf_nodes") is not None:
+        base = best_first(grown, int(model.params["max_leaf_nodes"]), model.params.get("criterion", "squared_error"),
+                          model.spec.target.lo, step)
+    if alpha is not None:
+        mode, fold_at = "alpha", float(alpha)
+    elif mode == "none":
+        alpha, fold_at = 0.0, 0.0
+    else:
+        row = choose_alpha(table, mode)
+        alpha, fold_at = table[row]["alpha"], fold_alpha(table, row)
+    tree = prune_at(base, alpha, step)
+    report = dict(model.report)
+    report.update({"prune": {"mode": mode, "alpha": float(alpha), "fold_alpha": None if math.isinf(fold_at) else fold_at,
+                             "leaves": tree.n_leaves, "cp_table": table, "leaves_grown": base.n_leaves}})
+    # depth, nodes and leaves stay the fit's (they describe the tree before pruning, as a fit's report does)
+    train_q, fold_qs = _squares(model)
+    report["training"] = training_error(tree, train_q, step)
+    old_cv = model.report.get("cv")
+    if old_cv and model.fold_trees and old_cv.get("folds"):
+        folds = [prune_at(f, fold_at, step) for f in model.fold_trees]
+        report["cv"] = cv_report(folds, fold_qs, train_q, tree, step)
+    elif old_cv:
+        report["cv"] = _from_cp_table(model, table, tree.n_leaves, int(old_cv["k"]))
+    pruned = tree.n_nodes != grown.n_nodes
+    return dataclasses.replace(model, tree=tree, full_tree=grown if pruned else None, report=report)
+
+
+def _squares(model: RegressionModel) -> tuple[int, list[int]]:
+    """The training sum of squares ``Q`` and each fold's held-out ``HQ`` (fixed point), from the
+    saved report: ``HQ = SSE / step**2 - sum over the old leaves of (m**2 HN - 2 m HS)`` with
+    ``SSE = mse * HN``, and ``Q = n * (std / step)**2 + S**2 / n``."""
+    step = model.spec.target.step
+    old_at = (model.report.get("prune") or {}).get("fold_alpha")
+    old_at = math.inf if old_at is None else float(old_at)
+    qs = []
+    for fold, figures in zip(model.fold_trees, (model.report.get("cv") or {}).get("folds") or []):
+        old = prune_at(fold, old_at, step)
+        leaves = [i for i, t in enumerate(old.tests) if t is None]
+        sse = float(figures["mse"]) * int(fold.validation[0, 0]) / (step * step)
+        qs.append(round(sse - float(held_out_sse(old, 0)[leaves].sum())))
+    n, s = int(model.tree.counts[0, 0]), int(model.tree.counts[0, 1])
+    std = float(model.report["target"]["std"]) / step
+    train_q = round(n * std * std) + (s * s) // max(1, n)
+    return train_q, qs
+
+
+def _from_cp_table(model: RegressionModel, table: list[dict], leaves: int, k: int) -> dict:
+    """The CV report of a tree re-pruned without fold trees: its cp table row's CV MSE."""
+    row = next(r for r in table if r["leaves"] == leaves)
+    mse = float(row["cv_error"])
+    variance = float(model.report["target"]["std"]) ** 2
+    return {"k": k, "estimated_from": "cp table", "folds": [], "mse": mse, "rmse": math.sqrt(max(mse, 0.0)),
+            "r2": 1.0 - mse / variance if variance > 0 else 0.0, "r2_mean": None, "r2_std": None}
+
