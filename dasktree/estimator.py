@@ -264,18 +264,6 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
     def export_dot(self) -> str:
         return export_dot(self._check_fitted())
 
-    def to_sql(self, **options) -> str:
-        """A SQL ``SELECT`` predicting as this estimator does (:func:`dasktree.export.sql.sql_select`)."""
-        return self._check_fitted().export("sql", **options)
-
-    def to_onnx(self, **options) -> bytes:
-        """An ONNX model predicting as this estimator does (:mod:`dasktree.export.onnx_model`)."""
-        return self._check_fitted().export("onnx", **options)
-
-    def to_pmml(self, **options) -> str:
-        """A PMML 4.4 ``TreeModel`` predicting as this estimator does (:mod:`dasktree.export.pmml`)."""
-        return self._check_fitted().export("pmml", **options)
-
 
 install_estimator_params(DaskTreeClassifier, _DOC)
 

@@ -1,5 +1,6 @@
 """What both estimators (:class:`~dasktree.estimator.DaskTreeClassifier`,
-:class:`~dasktree.regress.estimator.DaskTreeRegressor`) do with the model they hold."""
+:class:`~dasktree.regress.estimator.DaskTreeRegressor`) do with the model they hold: make one from a
+model, check it is fitted, save, show and export it."""
 
 from __future__ import annotations
 
@@ -44,3 +45,15 @@ class FittedModel:
     def save(self, path) -> None:
         """Save the model as versioned JSON (atomically)."""
         self._check_fitted().save(path)
+
+    def to_sql(self, **options) -> str:
+        """A SQL ``SELECT`` predicting as this estimator does (:func:`dasktree.export.sql.sql_select`)."""
+        return self._check_fitted().export("sql", **options)
+
+    def to_onnx(self, **options) -> bytes:
+        """An ONNX model predicting as this estimator does (:mod:`dasktree.export.onnx_model`)."""
+        return self._check_fitted().export("onnx", **options)
+
+    def to_pmml(self, **options) -> str:
+        """A PMML 4.4 ``TreeModel`` predicting as this estimator does (:mod:`dasktree.export.pmml`)."""
+        return self._check_fitted().export("pmml", **options)

@@ -93,7 +93,8 @@ def cmd_fit_regression(args, columns) -> dict:
     r = model.report
     pruned = r["prune"]
     if pruned["mode"] != "none":
-        _say(args, f"pruned ({pruned['mode']}) at alpha {pruned['alpha']:.6g}: {pruned['leaves']} leaves")
+        _say(args, f"pruned ({pruned['mode']}) at alpha {pruned['alpha']:.6g}: {pruned['leaves_grown']} -> "
+                   f"{pruned['leaves']} leaves")
     _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training RMSE "
                f"{r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f}), {r['passes']} passes over "
                f"{r['rows_used']} rows in {model.run['seconds']['total']:.2f}s")

@@ -80,9 +80,11 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
         trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
                                     spec.target.step) for t in trees]
     tree, fold_trees = trees[0], trees[1:]
-    report = fit_report(summary, spec, tree, passes, train_q)
-    prune_report, tree, pruned_folds = _prune(settings, tree, fold_trees, train_q, fold_qs, spec.target.step)
-    report["prune"] = prune_report
+    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, train_q, fold_qs, spec.target.step)
+    report = fit_report(summary, spec, pruned, passes, train_q)  # depth, nodes, leaves: the tree that predicts
+    report["prune"] = {**prune_report, "leaves_grown": tree.n_leaves}
+    report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads them
+    tree = pruned
     report["training"] = training_error(tree, train_q, spec.target.step)
     if fold_trees:
         report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)

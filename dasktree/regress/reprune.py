@@ -77,7 +77,7 @@ def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | N
     report = dict(model.report)
     report.update({"prune": {"mode": mode, "alpha": float(alpha), "fold_alpha": None if math.isinf(fold_at) else fold_at,
                              "leaves": tree.n_leaves, "cp_table": table, "leaves_grown": base.n_leaves}})
-    # depth, nodes and leaves stay the fit's (they describe the tree before pruning, as a fit's report does)
+    report.update({"depth": tree.max_depth, "nodes": tree.n_nodes, "leaves": tree.n_leaves})
     train_q, fold_qs = _squares(model)
     report["training"] = training_error(tree, train_q, step)
     old_cv = model.report.get("cv")
@@ -91,9 +91,12 @@ def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | N
 
 
 def _squares(model: RegressionModel) -> tuple[int, list[int]]:
-    """The training sum of squares ``Q`` and each fold's held-out ``HQ`` (fixed point), from the
-    saved report: ``HQ = SSE / step**2 - sum over the old leaves of (m**2 HN - 2 m HS)`` with
+    """The training sum of squares ``Q`` and each fold's held-out ``HQ`` (fixed point): as the fit kept
+    them (``report["sums_of_squares"]``), else (a model saved before it kept them) from the report: ``HQ = SSE / step**2 - sum over the old leaves of (m**2 HN - 2 m HS)`` with
     ``SSE = mse * HN``, and ``Q = n * (std / step)**2 + S**2 / n``."""
+    saved = model.report.get("sums_of_squares")
+    if saved:  # kept by the fit, exact
+        return int(saved["training"]), [int(q) for q in saved["folds"]]
     step = model.spec.target.step
     old_at = (model.report.get("prune") or {}).get("fold_alpha")
     old_at = math.inf if old_at is None else float(old_at)

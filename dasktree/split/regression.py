@@ -24,7 +24,8 @@ whichever child gives the larger gain (the larger child when the node has none);
 with missing values at a nominal attribute, the cut is the best of those in the
 order of the categories' means with the missing rows on either side, which need
 not be the best of every partition (the categories on the side of the missing
-rows are then not always contiguous in that order). Ties go to the first attribute, then the
+rows are then not always contiguous in that order); so is the cut when
+``min_samples_leaf`` rules out the best one. Ties go to the first attribute, then the
 first cut: the choice depends on exact sums only, so never on the partitioning.
 
 Pure numpy: vectorised over the nodes of a pass and the bins of an attribute.

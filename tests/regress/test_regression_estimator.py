@@ -70,3 +70,9 @@ def test_bad_parameters_name_themselves():
         DaskTreeRegressor(prune="cv-min").fit(X, y)
     with pytest.raises(ValueError, match="Input y contains NaN"):
         DaskTreeRegressor().fit(X, np.r_[np.nan, y[1:]])
+
+
+def test_the_regressor_exports_as_the_classifier_does(frame):
+    reg = DaskTreeRegressor(max_depth=3).fit(frame, target="y")
+    assert "prediction" in reg.to_sql() and reg.to_pmml().lstrip().startswith("<?xml")
+    assert len(reg.to_onnx()) > 0

@@ -18,7 +18,8 @@ def _layout(widths, numeric, criterion="squared_error", min_leaf=1, lo=0.0, step
 
 def _node(rng, widths, n_rows, numeric=None):
     """One node's bins: random rows, each with a code per attribute and a target (a nominal attribute
-    without missing values: ordering its categories by mean is exact only then, see the module)."""
+    without missing values, and only with min_samples_leaf 1: ordering its categories by mean finds the
+    best partition only then, see the module)."""
     numeric = numeric or [True] * len(widths)
     codes = [rng.integers(0 if num else 1, w, size=n_rows) for w, num in zip(widths, numeric)]
     q = rng.integers(0, 1000, size=n_rows)
@@ -36,7 +37,7 @@ def _node(rng, widths, n_rows, numeric=None):
 def test_best_split_is_the_brute_force_best(seed, criterion, min_leaf):
     rng = np.random.default_rng(seed)
     widths = [int(w) for w in rng.integers(2, 7, size=3)]
-    numeric = [bool(b) for b in rng.integers(0, 2, size=3)]
+    numeric = [bool(b) or min_leaf > 1 for b in rng.integers(0, 2, size=3)]  # see _node
     layout = _layout(widths, numeric, criterion, min_leaf, lo=0.5 if criterion == "poisson" else 0.0)
     hist = _node(rng, widths, int(rng.integers(2, 40)), numeric)
     found = best_splits(hist[None], layout)

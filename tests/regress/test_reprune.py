@@ -41,11 +41,9 @@ def _same_model(got, want):
     assert got.grown_tree.to_json() == want.grown_tree.to_json()
     for key in ("depth", "nodes", "leaves"):
         assert got.report[key] == want.report[key]
-    prune = {k: v for k, v in got.report["prune"].items() if k != "leaves_grown"}
-    assert prune == want.report["prune"]
+    assert got.report["prune"] == want.report["prune"]
     assert got.report["prune"]["leaves_grown"] == want.report["prune"]["cp_table"][0]["leaves"]  # the tree pruned
-    for key, value in want.report["training"].items():
-        assert got.report["training"][key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    assert got.report["training"] == want.report["training"]  # from the sums of squares the fit kept: exact
 
 
 @pytest.mark.parametrize("mode", ["cv", "cv-min"])
@@ -54,15 +52,8 @@ def test_reprune_by_cv_is_the_fit_pruned_so(unpruned, mode):
     got = reprune(unpruned, mode=mode)
     assert got.tree.n_leaves < unpruned.tree.n_leaves or mode == "cv-min"
     _same_model(got, want)
-    # counted again on the fold trees: the held-out sums of squares recovered from the saved report
-    cv, fitted = got.report["cv"], want.report["cv"]
-    assert cv.keys() == fitted.keys() and cv["k"] == 5
-    for a, b in zip(cv["folds"], fitted["folds"]):
-        assert a["rows"] == b["rows"] and a["leaves"] == b["leaves"]
-        for key in ("mse", "rmse", "r2"):
-            assert a[key] == pytest.approx(b[key], rel=1e-9, abs=1e-12)
-    for key in ("mse", "rmse", "r2", "r2_mean", "r2_std"):
-        assert cv[key] == pytest.approx(fitted[key], rel=1e-9, abs=1e-12)
+    # counted again on the fold trees, with the held-out sums of squares the fit kept: the same figures
+    assert got.report["cv"] == want.report["cv"] and got.report["cv"]["k"] == 5
 
 
 def test_reprune_at_an_alpha_is_the_fit_with_ccp_alpha(unpruned):
