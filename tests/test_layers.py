@@ -43,7 +43,9 @@ def _imports(name: str, loading: bool = True) -> set[str]:
     return found
 
 
-GRAPH = {name: {m for m in _imports(name) if m in MODULES and m != name} for name in MODULES}
+# a module's own packages are left out: Python has begun loading them before it
+GRAPH = {name: {m for m in _imports(name) if m in MODULES and m != name and not name.startswith(m + ".")}
+         for name in MODULES}
 
 
 def _cycle() -> list[str] | None:

@@ -1,7 +1,7 @@
 """Runners make the passes: in this process, or as Dask work on a cluster.
 
 Both run the same functions of :mod:`dasktree.engine.tasks` and
-:func:`dasktree.forest.grow.search_group`, so they give the same forest bit for bit.
+:func:`dasktree.forest.level_search.search_group`, so they give the same forest bit for bit.
 
 :class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
 pool of threads in this process, and keeps the codes in memory; it is the
