@@ -3,7 +3,7 @@
 On a real ``dask scheduler`` with two ``dask worker`` processes (each under its
 nanny) on 127.0.0.1, ``dasktree fit --cv 10`` of Agrawal F7 rows runs first
 undisturbed (the reference model and time), then once per kill: the workers
-are armed (:mod:`dasktree.engine.faults`) to SIGKILL themselves at a random stage
+are armed (:mod:`dasktree.testing.hooks`) to SIGKILL themselves at a random stage
 (pass 0, encoding in the first level pass, or counting, serving cells or searching
 in a random level pass). Every
 run must end (a bound of 10x the reference time), exit 0 and write the
@@ -52,8 +52,8 @@ def _measure(tmp: str, rows: int, kills: int, depth: int, repeat: int, rng: rand
     from distributed import Client
 
     from dasktree.datasets import agrawal
-    from dasktree.engine.faults import arm
     from dasktree.testing.cluster import scheduler_and_workers
+    from dasktree.testing.hooks import arm
 
     data = os.path.join(tmp, "data")
     agrawal.write_parquet(data, rows, n_files=8, function=7, perturbation=0.05, seed=1)

@@ -7,7 +7,7 @@ wide table of continuous columns, every value distinct), each first fitted once
 undisturbed for its reference model. A fixed, seeded set of the fits meets a fault:
 
 - ``worker``: a worker SIGKILLs itself at a random stage of a random pass
-  (:mod:`dasktree.engine.faults`); the fit must finish with the reference's bytes;
+  (:mod:`dasktree.testing.hooks`); the fit must finish with the reference's bytes;
 - ``client``: the ``dasktree`` process is SIGKILLed after a random level pass; the
   scheduler must release everything it held (time measured), and the same command
   with ``--checkpoint`` must finish with the reference's bytes;
@@ -124,7 +124,7 @@ def _cluster_state(address: str) -> tuple[int, dict]:
 
 
 def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -> harness.Result:
-    from dasktree.engine.faults import arm
+    from dasktree.testing.hooks import arm
     from dasktree.testing.cluster import cluster_processes
 
     paths = _write_data(tmp, rows)

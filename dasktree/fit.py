@@ -11,7 +11,6 @@ puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Sequence
@@ -27,6 +26,7 @@ from .errors import InputError, ParameterError
 from .forest.grow import grow
 from .forest.settings import Grid
 from .forest.to_model import tree_model
+from . import hook_points
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
 from .io.keys import key_like_columns, key_warnings
@@ -224,12 +224,6 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
             runner.progress.count_reads(None)
 
 
-def _only_fold() -> int | None:
-    """The hook of :mod:`dasktree.testing.hooks` (None unless a test or benchmark set it)."""
-    hooks = sys.modules.get("dasktree.testing.hooks")
-    return None if hooks is None else hooks.only_fold
-
-
 def _open_input(data, y, settings: Settings, *, target, features, exclude, nominal, key, folds, part_rows,
                 storage_options, sample_weight) -> _Input:
     """The input as parts, its weight column, the fold hash and the column roles; bad usage first."""
@@ -239,7 +233,7 @@ def _open_input(data, y, settings: Settings, *, target, features, exclude, nomin
     if (key is not None or folds is not None) and cv is None:
         raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
     fold_spec = None if cv is None else FoldSpec(cv, settings["repeats"], settings["seed"], key, folds)
-    only_fold = _only_fold()
+    only_fold = hook_points.value("only_fold")  # None unless a test or benchmark set it
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,

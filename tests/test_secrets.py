@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.hooks import armed_command
 from dasktree.testing.s3 import s3_server
 
 pytestmark = pytest.mark.cluster
@@ -55,9 +56,9 @@ class Runs:
         self.env, self.cwd, self.printed = env, cwd, []
 
     def __call__(self, *argv, fault=None, expect=0):
-        env = {**os.environ, **self.env, **({"DASKTREE_FAULT": fault} if fault else {})}
-        result = subprocess.run([sys.executable, "-m", "dasktree.cli", *map(str, argv)], capture_output=True,
-                                text=True, timeout=300, env=env, cwd=self.cwd, preexec_fn=lambda: os.umask(0o077))
+        command = armed_command(fault, *argv) if fault else [sys.executable, "-m", "dasktree.cli", *map(str, argv)]
+        result = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, **self.env},
+                                cwd=self.cwd, preexec_fn=lambda: os.umask(0o077))
         self.printed += [result.stdout, result.stderr]
         assert result.returncode == expect, (argv, result.returncode, result.stderr)
         return result

@@ -32,8 +32,8 @@ import numpy as np
 
 from ..errors import InputError
 from ..forest.results import PackedResults
+from ..hook_points import point
 from ..io.outputs import atomic_file, atomic_write_text, write_failure
-from .faults import maybe_die
 
 __all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "FORMAT"]
 
@@ -212,5 +212,5 @@ class Resuming:
             return self._replay.popleft()
         packed = self.runner.level_pass(plan, requests, context, label)
         self.checkpoint.save_pass(self._number, packed)
-        maybe_die("saved", self._number)
+        point("saved", self._number)
         return packed

@@ -36,7 +36,7 @@ import weakref
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
-from .faults import maybe_die
+from ..hook_points import point
 from .progress import Progress
 from .tasks import histogram_of_many, search_cells
 from .waits import LOST_SECONDS, POLL_SECONDS, HolderLost, Watch, answered, wait_calls, wait_futures
@@ -80,12 +80,12 @@ class PartHolder:
         counted = self._counted_by(number)
         try:
             if self.groups is None:  # the first pass encodes (pass 0's tables, or the parts read now)
-                maybe_die("encode", number)
+                point("encode", number)
                 self.groups = list(await asyncio.gather(*(
                     loop.run_in_executor(self._pool, functools.partial(func, *args, **kwargs))
                     for func, args, kwargs in self._jobs)))
                 self._jobs = []
-            maybe_die("count", number)
+            point("count", number)
             if plan.fills and last != self._number:
                 raise RuntimeError(f"pass {number} derives from pass {last}, but this holder has pass {self._number}")
             hists = await asyncio.gather(*(
@@ -101,7 +101,7 @@ class PartHolder:
         for old in [n for n in self._counted if n < number]:
             del self._counted[old]
         pieces = await asyncio.gather(*(self._pieces(chunk, number) for chunk in chunks))
-        maybe_die("search", number)
+        point("search", number)
         return list(await asyncio.gather(*(
             loop.run_in_executor(self._pool, functools.partial(
                 search_cells, *cells, lo=0, hi=chunk.span[1] - chunk.span[0], chunk=chunk, context=context))
@@ -110,7 +110,7 @@ class PartHolder:
     async def cells(self, number: int, lo: int, hi: int) -> list:
         """Cells ``lo:hi`` of this holder's histograms of pass ``number``, once it has counted it."""
         await self._counted_by(number)
-        maybe_die("cells", number)
+        point("cells", number)
         if number != self._number:  # the runner starts a pass only when every search of the last is done
             raise RuntimeError(f"cells of pass {number} asked, but this holder has pass {self._number}")
         return [hist[lo:hi] for hist in self._hists]

@@ -86,6 +86,7 @@ def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
 
 
 def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
+    from .task_graph_passes import drain, tree_reduce
     from .waits import wait_futures
 
     client = runner.client
@@ -98,9 +99,9 @@ def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then
         futures = [runner._submit(read_apply, runner._parts(parts), worker=worker, source=runner._source,
                                   columns=columns, apply=func, combine=combine, kwargs=kwargs)
                    for worker, parts in runner._assign()]
-    [root] = runner._reduce(combine, list(futures), 1)
+    [root] = tree_reduce(client, combine, list(futures), runner.split_every)
     tasks = [root] if then is None else [client.submit(then, root, item, pure=False, **then_kwargs) for item in items]
-    runner._drain(futures, label)
+    drain(client, runner.progress, futures, label)
     wait_futures(client, tasks)
     results = client.gather(tasks)
     runner.progress.finish()

@@ -1,39 +1,36 @@
-"""Runners make the passes: in this process, or as Dask tasks on a cluster.
+"""Runners make the passes: in this process, or as Dask work on a cluster.
 
 Both run the same functions of :mod:`dasktree.engine.tasks` and
-:func:`dasktree.forest.grow.search_group`, so they give the same forest bit for bit.
+:func:`dasktree.forest.level_search.search_group`, so they give the same forest bit for bit.
 
 :class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
 pool of threads in this process, and keeps the codes in memory; it is the
 default for in-memory data and for datasets that fit (no cluster to start). :class:`DaskRunner`
-maps the per-part work over the workers and gathers only the chosen tests.
-A level pass is a *reduce-scatter*: the frontier's slots are cut into
-contiguous search chunks of similar work, and each chunk's task sums only its
-own cells from every worker's histogram, so no worker receives a whole large
-histogram (other passes sum by a tree reduction, ``split_every`` at a time). When the encoded data
-fits (``cache``), it stays on the workers after the first level pass, so later
-passes read no Parquet at all; otherwise every pass reads and encodes anew.
+maps the per-part work over the workers and gathers only the chosen tests. It
+keeps what the workers have of the fit (the source and bin spec scattered, a
+group of parts per worker thread, the cached codes), survives lost workers, and
+makes each pass by one of two strategies:
 
-On a small cluster a task costs the scheduler milliseconds, as much as the
-counting of a deep level at a million rows. So a cached fit gives each worker
-thread a fixed group of parts (:mod:`dasktree.engine.placement`): pass 0 reads a group in one
-task and, while the tables fit in memory, keeps them for the first level pass to
-encode (the data is read from Parquet once). Its level passes then make no
-tasks at all: a holder on each worker (a Dask actor, :mod:`dasktree.engine.part_holders`)
-keeps the worker's groups, counts them, fetches its search chunks' cells from
-the other holders and searches them, and derived slots are filled from each
-group's own histogram of the last pass (:mod:`dasktree.kernels.subtraction`). Without the
-cache a level pass is one histogram task per part and one task per search
-chunk (summing and searching).
+- :class:`~dasktree.engine.holder_passes.HolderPasses`: a cached fit's level passes, with no
+  tasks at all. On a small cluster a task costs the scheduler milliseconds, as much as the
+  counting of a deep level at a million rows; so a cached fit gives each worker thread a
+  fixed group of parts (:mod:`dasktree.engine.placement`): pass 0 reads a group in one task
+  and, while the tables fit in memory, keeps them for the first level pass to encode (the data
+  is read from Parquet once). A holder on each worker (a Dask actor) then keeps the worker's
+  groups and counts, exchanges and searches them; derived slots are filled from each group's
+  own histogram of the last pass (:mod:`dasktree.kernels.subtraction`).
+- :class:`~dasktree.engine.task_graph_passes.TaskGraphPasses`: every other pass as a task
+  graph (pass 0, a fit without the cache, which reads and encodes anew each pass, the first
+  level pass after a lost worker, a discretization's pass): a histogram task per group, then
+  a task per search chunk summing only its own cells (a *reduce-scatter*), or, for the other
+  passes, one tree reduction ``split_every`` at a time (:func:`~dasktree.engine.task_graph_passes.tree_reduce`,
+  which also merges pass 0's summaries).
 """
 
 from __future__ import annotations
 
 import collections
-import dataclasses
 import itertools
-
-import numpy as np
 
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all
@@ -42,23 +39,20 @@ from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults, concat
 from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, Source
-from ..kernels.histogram import add_counts
 from ..kernels.ragged import firsts
-from ..kernels.subtraction import fills_of
-from .part_holders import Holders
+from .holder_passes import HolderPasses
 from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .runner import PassCounter
-from .search_chunks import SearchChunk, in_units, search_chunks
+from .search_chunks import in_units, search_chunks
+from .task_graph_passes import TaskGraphPasses, drain, tree_reduce
 from .tasks import (
     PassShape,
-    cells_of,
     encode_frames,
     encode_parts,
     histogram_of_many,
     histogram_of_parts,
     read_parts,
-    search_cells,
     summarize_frame,
     summarize_part,
     summarize_parts,
@@ -68,24 +62,9 @@ from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, w
 
 __all__ = ["DaskRunner"]
 
-SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
-EMBED_PLAN_BYTES = 2**20  # a pass plan whose copies (one per histogram task) fit in this travels in the tasks
-
-
-def _tree_reduce(client, futures: list, split_every: int):
-    """Sum futures of histograms on the workers, ``split_every`` at a time (int64)."""
-    if len(futures) == 1:
-        return client.submit(add_counts, futures[0], pure=False)
-    while len(futures) > 1:
-        futures = [
-            client.submit(add_counts, *futures[i:i + split_every], pure=False)
-            for i in range(0, len(futures), split_every)
-        ]
-    return futures[0]
-
 
 class DaskRunner(PassCounter):
-    """The passes as Dask tasks on a ``distributed`` cluster."""
+    """The passes as Dask work on a ``distributed`` cluster: on the holders or as task graphs (see the module)."""
 
     def __init__(self, client, source: Source, roles: Roles, *, folds=None, cache: bool | str = "auto",
                  split_every: int = 8, progress: Progress | None = None):
@@ -96,8 +75,8 @@ class DaskRunner(PassCounter):
         self._groups: list[tuple[str | None, tuple[int, ...]]] | None = None  # (worker, its parts)
         self._tables: list | None = None  # pass 0's tables per group, until the first level pass encodes them
         self._memory_bytes: int | None = None  # what the workers may hold (DaskRunner._memory)
-        self._forget_last()
-        self.derived = 0  # nodes derived so far rather than counted
+        self._holder_passes = HolderPasses(client)  # started on the cached groups by the first level pass
+        self._task_passes = TaskGraphPasses(client, split_every, self.progress)
         if isinstance(source, DaskFrameSource):
             self._frames = client.compute(source.frame.to_delayed())  # futures of pandas partitions
             self._source = None
@@ -117,28 +96,10 @@ class DaskRunner(PassCounter):
         return self.client.submit(func, *args, workers=None if worker is None else [worker],
                                   allow_other_workers=True, pure=False, **kwargs)
 
-    def _reduce(self, func, futures: list, n: int) -> list:
-        """``futures`` combined by ``func`` on the workers, ``split_every`` at a time, until at most ``n`` are left."""
-        while len(futures) > n:
-            futures = [self.client.submit(func, *futures[i:i + self.split_every], pure=False)
-                       for i in range(0, len(futures), self.split_every)]
-        return list(futures)
-
-    def _drain(self, futures: list, label: str) -> None:
-        """Until ``futures`` are done, the list emptied as they finish: a result nothing else needs
-        is let go on its worker at once (:func:`~dasktree.engine.waits.wait_futures`, bounded)."""
-        self.progress.start(label, len(futures))
-        while futures:
-            wait_futures(self.client, futures[:1])
-            done = [f.done() for f in futures]
-            for _ in range(sum(done)):
-                self.progress.advance()
-            futures[:] = [f for f, d in zip(futures, done) if not d]
-
-    def _wait(self, futures: list, label: str) -> None:
-        """Until ``futures`` are done, bounded (:func:`~dasktree.engine.waits.wait_futures`)."""
-        self.progress.start(label, len(futures))
-        wait_futures(self.client, futures, self.progress.advance)
+    @property
+    def derived(self) -> int:
+        """Nodes derived so far rather than counted (on the holders)."""
+        return self._holder_passes.derived
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
@@ -156,8 +117,8 @@ class DaskRunner(PassCounter):
             futures = self._map((summarize_part, summarize_frame), "summary", roles=self.roles, max_bins=max_bins)
         # the merges go with the parts' summaries, and each summary is let go once merged: a continuous
         # column's sketch is larger than its values, so all of them at once grow with the rows
-        root = self._reduce(_merge_many, futures, 1)
-        self._drain(futures, "pass 0 (summary)")
+        root = tree_reduce(self.client, _merge_many, futures, self.split_every)
+        drain(self.client, self.progress, futures, "pass 0 (summary)")
         wait_futures(self.client, root)
         result = root[0].result()
         del root
@@ -172,7 +133,7 @@ class DaskRunner(PassCounter):
         """Encode with ``spec`` from now on; codes cached under another spec are dropped. With the
         cache and ``level_passes`` to come, the holders start now, on the workers where the first
         level pass will encode."""
-        self._forget_last()  # the holders hold the codes
+        self._holder_passes.forget()  # the holders hold the codes
         if self.encoded is not None and (getattr(self, "spec", None) is not spec or self.shape.n_folds != n_folds):
             self.client.cancel(self.encoded)
             self.encoded = None
@@ -251,8 +212,11 @@ class DaskRunner(PassCounter):
 
     def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
-        as tasks next to the sum; only their results come back. With ``scatter`` the chunks are
-        :class:`~dasktree.engine.search_chunks.SearchChunk` s of contiguous cells, and each sums only its own (``func`` is the search).
+        next to the sum; only their results come back. With ``scatter`` the chunks are
+        :class:`~dasktree.engine.search_chunks.SearchChunk` s of contiguous cells, and each sums only
+        its own (``func`` is the search): cached, on the holders
+        (:class:`~dasktree.engine.holder_passes.HolderPasses`), else as a task graph
+        (:class:`~dasktree.engine.task_graph_passes.TaskGraphPasses`), as every other pass is.
 
         A worker lost mid-pass is survived: Dask reruns computed tasks from their lineage, but
         data scattered from here (the source, the bin spec, the plan) has none, so when a pass
@@ -277,7 +241,7 @@ class DaskRunner(PassCounter):
         dead worker for a moment (a broadcast to it fails): try again after a pause."""
         import time
 
-        self._forget_last()
+        self._holder_passes.forget()
         if self.encoded:
             self.client.cancel(self.encoded)
         self.encoded, self._tables, self._groups = None, None, None
@@ -296,85 +260,32 @@ class DaskRunner(PassCounter):
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
         if self.use_cache and scatter:  # the level passes of a cached fit: the holders, no tasks
-            return self._holder_pass(plan, chunks, label, **kwargs)
+            if not self._holder_passes.started:
+                self._start_holders()
+            return self._holder_passes.level_pass(self.passes, plan, self.shape, chunks, kwargs["context"],
+                                                  self.progress, label)
         reads = self.encoded is None
         # physical reads (a redone pass reads again); pass 0's kept tables are not read again
         self.parquet_reads += int(reads and not (self.use_cache and self._tables))
         if self.use_cache and reads:
             self.encoded = self._encode()
-        # A histogram task per part, read anew, or (cached, not a search) per group; none derives.
-        plan = plan.counting_all()
-        plan_future = self._send_plan(plan, n_tasks=len(self.encoded) if self.use_cache else len(self.source.parts))
-        if not self.use_cache:
-            # a task per worker thread counting its group of parts, one part in memory at a time
-            hists = [self._submit(histogram_of_parts, self._parts(parts), worker=worker, source=self._source,
-                                  roles=self.roles, spec=self._spec, folds=self.folds, plan=plan_future,
-                                  shape=self.shape) for worker, parts in self._assign()]
-            sums = list(hists)
-        else:
-            hists = [self._submit(histogram_of_many, encoded, worker=worker, plan=plan_future, shape=self.shape)
-                     for encoded, (worker, _) in zip(self.encoded, self._groups)]
-            sums = list(hists)
-        # The whole pass goes to the scheduler at once; waiting on the histograms only shows progress.
-        if scatter:
-            tasks = [self._search_task(sums, c, plan, **kwargs) for c in chunks]
-        else:
-            total = _tree_reduce(self.client, sums, self.split_every)
-            tasks = [self.client.submit(func, total, chunk, pure=False, **kwargs) for chunk in chunks]
-        del sums
-        self._drain(hists, label)
-        wait_futures(self.client, tasks)
-        results = self.client.gather(tasks)
-        self.progress.finish()
-        return results
+        n_tasks = len(self.encoded) if self.use_cache else len(self.source.parts)
+        return self._task_passes.run(plan, func, chunks, label, self._histograms, n_tasks, scatter=scatter, **kwargs)
 
-    def _holder_pass(self, plan, chunks: list, label: str, context: SearchContext) -> list:
-        """A level pass on the holders (:mod:`dasktree.engine.part_holders`), started on the cached groups when
-        the first needs them. Derived slots are filled from the holders' histograms of the last pass
-        (without them, as after a lost worker, every node is counted)."""
-        if self._holders is None:
-            self._start_holders()
-        if not (plan.derived and self._holders.number is not None and self._last_slots):
-            plan = plan.counting_all()
-        # the holders count; which slots are derived from what is in the fills
-        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
-                                       fills=fills_of(plan, *self._last_slots) if plan.derived else ())
-        results = self._holders.level_pass(self.passes, counting, self.shape, chunks, context, self.progress, label)
-        self._last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
-        self.derived += len(plan.derived)
-        return results
+    def _histograms(self, plan) -> list:
+        """A histogram task per group counting every slot of ``plan`` (a future, or the plan itself):
+        cached, from the group's codes; else read anew, one part in memory at a time."""
+        if not self.use_cache:
+            return [self._submit(histogram_of_parts, self._parts(parts), worker=worker, source=self._source,
+                                 roles=self.roles, spec=self._spec, folds=self.folds, plan=plan, shape=self.shape)
+                    for worker, parts in self._assign()]
+        return [self._submit(histogram_of_many, encoded, worker=worker, plan=plan, shape=self.shape)
+                for encoded, (worker, _) in zip(self.encoded, self._groups)]
 
     def _start_holders(self) -> None:
-        """A holder per worker, to encode the groups at the first level pass (:mod:`dasktree.engine.part_holders`)."""
+        """A holder per worker, to encode the groups at the first level pass (:mod:`dasktree.engine.holder_passes`)."""
         self.parquet_reads += int(self._frames is None and not self._tables)  # pass 0's tables are not read again
-        self._holders = Holders(self.client, self._encode_jobs())
-
-    def _send_plan(self, plan, n_tasks: int):
-        """The plan as the histogram tasks' argument: in the tasks while its copies are small (a
-        broadcast scatter costs a round trip to every worker), else scattered once."""
-        arrays = (getattr(plan, f.name) for f in dataclasses.fields(plan))
-        size = sum(a.nbytes for a in arrays if isinstance(a, np.ndarray))  # counting_all: no fills
-        if size * n_tasks <= EMBED_PLAN_BYTES:
-            return plan
-        [future] = answered(lambda: self.client.scatter([plan], broadcast=True, hash=False, timeout=LOST_SECONDS))
-        return future
-
-    def _forget_last(self) -> None:
-        """Drop the holders and what they kept of the last pass (the cached codes stay)."""
-        if getattr(self, "_holders", None) is not None:
-            self._holders.close()
-        self._holders: Holders | None = None  # started on the cached groups by the first level pass
-        self._last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of the last pass
-
-    def _search_task(self, hists: list, chunk: "SearchChunk", plan, **kwargs):
-        """The task summing a search chunk's cells of every worker's histogram and searching them
-        (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
-        lo, hi = chunk.span
-        if len(hists) > 1 and plan.hist_bytes > SCATTER_BYTES:
-            pieces, lo, hi = [self.client.submit(cells_of, h, lo, hi, pure=False) for h in hists], 0, hi - lo
-        else:
-            pieces = hists
-        return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
+        self._holder_passes.start(self._encode_jobs())
 
     def _encode_jobs(self) -> list[tuple[str | None, tuple]]:
         """Per group, (its worker, (function, args, kwargs)) encoding its parts: pass 0's tables when
@@ -400,7 +311,7 @@ class DaskRunner(PassCounter):
         return [self._submit(func, *args, worker=worker, **kwargs) for worker, (func, args, kwargs) in self._encode_jobs()]
 
     def close(self) -> None:
-        self._forget_last()  # the holders hold the codes
+        self._holder_passes.forget()  # the holders hold the codes
         for futures in (self.encoded, self._frames):
             if futures:
                 self.client.cancel(futures)

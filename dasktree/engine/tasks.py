@@ -17,13 +17,13 @@ from ..binning.summary import Summary, merge_all, summarize
 from ..forest.level_search import SearchRequest, search_group
 from ..forest.results import PackedResults, concat
 from ..gc_pause import collector_paused
+from ..hook_points import point
 from ..io.schema import Roles
 from ..io.sources import Part, Source
 from ..kernels.regression_pass import node_order, regression_histogram
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
 from ..kernels.subtraction import fill_derived, slot_cells
-from .faults import maybe_die
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
            "encode_frames", "histogram_of", "histogram_of_many", "summarize_parts", "histogram_of_parts", "cells_of", "search_cells"]
@@ -49,7 +49,7 @@ def _where(source: Source, part: Part) -> str:
 
 def summarize_part(part: Part, *, source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over one part."""
-    maybe_die("summary")
+    point("summary")
     table = source.read(part, roles.columns)
     return summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                      part=(part.key, part.offset, table.num_rows))
@@ -80,7 +80,7 @@ def read_parts(parts: list[Part], *, source: Source, roles: Roles) -> list:
 def summarize_tables(tables: list, *, parts: list[Part], source: Source, roles: Roles, max_bins: int) -> Summary:
     """Pass 0 over a group of parts already read (:func:`read_parts`): their summaries, merged
     (a single part's as it is: merging one summary would only sort its sketches again)."""
-    maybe_die("summary")
+    point("summary")
     summaries = [
         summarize(table, roles, max_bins=max_bins, where=_where(source, part),
                   part=(part.key, part.offset, table.num_rows))

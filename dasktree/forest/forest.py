@@ -25,7 +25,7 @@ import numpy as np
 from ..kernels.plans import PassPlan, RoutingPlan
 from ..kernels.ragged import bounds, firsts
 from ..kernels.subtraction import Derivation, slice_map
-from ..split.node_tests import Test
+from ..split.api import Test
 
 __all__ = ["Branch", "Node", "Forest", "sharing"]
 

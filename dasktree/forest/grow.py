@@ -21,7 +21,7 @@ import numpy as np
 
 from ..binning.spec import BinSpec
 from ..gc_pause import collector_paused, older_objects_frozen
-from ..split.search import AttributeLayout, SplitParams
+from ..split.api import AttributeLayout, SplitParams
 from .forest import Forest, Node, sharing
 from .level_search import SearchContext, SearchRequest, leaf_reasons
 from .results import PackedResults, concat, tests_of

@@ -27,12 +27,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..kernels.ragged import bounds, firsts
-from ..split.binary_kernel import threshold_children
-from ..split.choices import Choices
-from ..split.node_tests import Test, threshold_tables
-from ..split.postponed import choose
-from ..split.search import AttributeLayout, SplitParams
-from ..split.types import TrainBatch
+from ..split.api import (AttributeLayout, Choices, SplitParams, Test, TrainBatch, choose, threshold_children,
+                         threshold_tables)
 from .results import PackedResults
 
 __all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group", "packed_decisions"]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..kernels.ragged import firsts
-from ..split.node_tests import Test
+from ..split.api import Test
 
 __all__ = ["PackedResults", "concat", "tests_of"]
 

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from ..split.search import SplitParams
+from ..split.api import SplitParams
 
 __all__ = ["GROWTH", "PRUNING", "Grid", "expand_grid"]
 

@@ -10,15 +10,17 @@ import pytest
 from dasktree.engine.checkpoint import Checkpoint
 from dasktree.datasets import agrawal
 from dasktree.forest.results import PackedResults
+from dasktree.testing.hooks import armed_command
 
 pytestmark = pytest.mark.cluster
 
 FIT = ["--target", "class", "--max-depth", "6", "--cv", "3", "--quiet", "--scheduler", "threads"]
 
 
-def _fit(*args, env=None):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", *args], capture_output=True, text=True,
-                          timeout=300, env={**os.environ, **(env or {})})
+def _fit(*args, fault=None):
+    """``dasktree fit *args`` in a new process; with ``fault``, armed to die at its point (:mod:`dasktree.testing.hooks`)."""
+    command = armed_command(fault, "fit", *args) if fault else [sys.executable, "-m", "dasktree.cli", "fit", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=300)
 
 
 def test_client_killed_after_a_level_resumes_to_the_same_model(tmp_path):
@@ -28,7 +30,7 @@ def test_client_killed_after_a_level_resumes_to_the_same_model(tmp_path):
     assert _fit(str(data), *FIT, "--out", str(reference)).returncode == 0
     out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
     args = [str(data), *FIT, "--out", str(out), "--checkpoint", str(ckpt)]
-    killed = _fit(*args, env={"DASKTREE_FAULT": f"saved:3:{tmp_path / 'killed'}"})  # SIGKILL after pass 3
+    killed = _fit(*args, fault=f"saved:3:{tmp_path / 'killed'}")  # SIGKILL after pass 3
     assert killed.returncode == -9 and not out.exists()
     assert sorted(n for n in os.listdir(ckpt) if n.startswith("pass-")) == [f"pass-{i:05d}.npz" for i in (1, 2, 3)]
 
@@ -78,7 +80,7 @@ def test_the_estimator_resumes_from_a_checkpoint_the_command_left(tmp_path):
     assert _fit(str(data), *FIT, "--out", str(reference)).returncode == 0
     ckpt = tmp_path / "ckpt"
     killed = _fit(str(data), *FIT, "--out", str(tmp_path / "m.json"), "--checkpoint", str(ckpt),
-                  env={"DASKTREE_FAULT": f"saved:2:{tmp_path / 'killed'}"})  # SIGKILL after pass 2
+                  fault=f"saved:2:{tmp_path / 'killed'}")  # SIGKILL after pass 2
     assert killed.returncode == -9 and (ckpt / "pass-00002.npz").exists()
     clf = DaskTreeClassifier(max_depth=6, cv=3, scheduler="threads")
     clf.fit(str(data), target="class", checkpoint=str(ckpt))
@@ -95,7 +97,7 @@ def test_a_weighted_fit_resumes_to_the_same_model_and_other_weights_are_refused(
     assert _fit(str(data), *weighted, "--out", str(reference)).returncode == 0
     out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
     args = [str(data), *weighted, "--out", str(out), "--checkpoint", str(ckpt)]
-    killed = _fit(*args, env={"DASKTREE_FAULT": f"saved:2:{tmp_path / 'killed'}"})  # SIGKILL after pass 2
+    killed = _fit(*args, fault=f"saved:2:{tmp_path / 'killed'}")  # SIGKILL after pass 2
     assert killed.returncode == -9 and (ckpt / "pass-00002.npz").exists()
     other = _fit(str(data), *FIT, "--weight", "hyears", "--out", str(out), "--checkpoint", str(ckpt))
     assert other.returncode == 1 and "weight" in other.stderr and len(other.stderr.strip().splitlines()) == 1

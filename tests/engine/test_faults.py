@@ -1,6 +1,6 @@
 """Worker loss INSIDE a pass, on a real `dask scheduler` and two `dask worker` processes.
 
-A worker kills itself (SIGKILL, :mod:`dasktree.engine.faults`) at a chosen stage of a
+A worker kills itself (SIGKILL, the ``fault`` hook of :mod:`dasktree.testing.hooks`) at a chosen stage of a
 chosen pass: pass 0, a holder encoding, counting, serving its cells to a peer,
 searching. The fit must end with the model an undisturbed fit gives, byte for
 byte, and the process must exit.
@@ -15,8 +15,8 @@ import time
 import pytest
 
 from dasktree.datasets import agrawal
-from dasktree.engine.faults import arm
 from dasktree.testing.cluster import scheduler_and_workers
+from dasktree.testing.hooks import arm
 
 pytestmark = pytest.mark.cluster
 
@@ -69,12 +69,13 @@ def test_a_cluster_that_cannot_recover_is_a_transient_error(data, tmp_path):
     """One worker kills itself inside a pass, the test kills the other, no nanny restarts them:
     exit 75 within a bounded time, one line, no model."""
     marker = tmp_path / "killed"
-    env = {"DASKTREE_FAULT": f"count:2:{marker}", "DASKTREE_LOST_SECONDS": "5"}
+    env = {"DASKTREE_LOST_SECONDS": "5"}
     with scheduler_and_workers(2, env=env, nanny=False) as address:
         from distributed import Client
 
         with Client(address) as client:
             pids = set(client.run(os.getpid).values())
+            client.run(arm, f"count:2:{marker}")
         fit = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out",
                                 str(tmp_path / "m.json"), "--scheduler", address],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})

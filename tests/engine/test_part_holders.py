@@ -7,7 +7,7 @@ import pytest
 
 from dasktree.binning.spec import bin_spec as make_bin_spec
 from dasktree.datasets import agrawal
-from dasktree.engine.part_holders import Holders, PeerFailed
+from dasktree.engine.part_holders import PeerFailed
 from dasktree.engine.runners import DaskRunner
 from dasktree.forest.grow import GrowParams, grow
 from dasktree.io.schema import resolve_roles
@@ -29,7 +29,7 @@ def test_a_holder_that_cannot_count_fails_the_pass_with_its_own_error(tmp_path, 
     jobs = runner._encode_jobs()
     assert len({worker for worker, _ in jobs}) == 2
     jobs[-1] = (jobs[-1][0], (list, ["not encoded"], {}))  # the last worker's group: a list of characters
-    runner._holders = Holders(cluster_client, jobs)
+    runner._holder_passes.start(jobs)
     raised = []
 
     def fit():
