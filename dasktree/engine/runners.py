@@ -64,7 +64,7 @@ from .tasks import (
     summarize_parts,
     summarize_tables,
 )
-from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, wait_futures, workers_of
+from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, gathered, wait_futures, workers_of
 
 __all__ = ["DaskRunner"]
 
@@ -159,7 +159,7 @@ class DaskRunner(PassCounter):
         root = self._reduce(_merge_many, futures, 1)
         self._drain(futures, "pass 0 (summary)")
         wait_futures(self.client, root)
-        result = root[0].result()
+        [result] = gathered(self.client, root)
         del root
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)
@@ -324,7 +324,7 @@ class DaskRunner(PassCounter):
         del sums
         self._drain(hists, label)
         wait_futures(self.client, tasks)
-        results = self.client.gather(tasks)
+        results = gathered(self.client, tasks)
         self.progress.finish()
         return results
 
