@@ -141,19 +141,21 @@ class Watch:
     ``holders`` are the addresses of the workers whose loss ends the wait at once (the
     workers holding a pass's actors). A worker is *heard from* when its heartbeat (the
     scheduler's ``last_seen`` of it) changes between two checks; :meth:`progressed` (a
-    future or call of the wait finished) counts as hearing from the cluster too."""
+    future or call of the wait finished) counts as hearing from the cluster too, and a
+    stall is counted from the first check after it (a watch kept from pass to pass is
+    not blamed for the time the client spent between them)."""
 
     def __init__(self, client, holders: Iterable[str] = (), lost_seconds: float | None = None):
         self.client = client
         self.holders = {h for h in holders if h is not None}
         self.lost_seconds = LOST_SECONDS if lost_seconds is None else lost_seconds
         self.unwell_since: float | None = None
-        self.heard = time.monotonic()  # when a worker was last heard from, or the wait progressed
-        self._last_seen: dict[str, object] = {}  # worker -> its heartbeat's time, as last asked
+        self.heard = time.monotonic()  # when a worker was last heard from, or the stall began
+        self._last_seen: dict[str, object] | None = None  # worker -> its heartbeat's time (None: a new stall)
 
     def progressed(self) -> None:
         """Something the wait waits on finished: the cluster works, whatever its heartbeats say."""
-        self.heard = time.monotonic()
+        self.heard, self._last_seen = time.monotonic(), None
 
     def check(self) -> None:
         """Ask the scheduler (within ``POLL_SECONDS`` x 5); raise if the cluster cannot go on."""
@@ -183,9 +185,10 @@ class Watch:
             raise TransientError(f"{problem} for {self.lost_seconds:g} s: the cluster was lost; a retry may succeed")
 
     def _listen(self, workers: dict) -> None:
-        """Note each worker's heartbeat; one that changed since the last check is a worker heard from."""
+        """Note each worker's heartbeat; one that changed since the last check is a worker heard from
+        (the first check of a stall takes the heartbeats as they stand, and starts it)."""
         seen = {address: w.get("last_seen") for address, w in workers.items()}
-        if any(self._last_seen.get(address, when) != when for address, when in seen.items()):
+        if self._last_seen is None or any(self._last_seen.get(address, when) != when for address, when in seen.items()):
             self.heard = time.monotonic()
         self._last_seen = seen
 
