@@ -13,12 +13,13 @@ peak memory is
 
     BASE + threads x piece rows x row bytes + (threads + 1) x histogram + summary
 
-whatever the rows. What a pass frees goes back to the system as it goes (glibc's
-``malloc_trim``: every ``threads`` pieces of pass 0, and after each pass):
-otherwise the heap keeps pass 0's sketches, fragmented over the threads' arenas,
-through every later pass, and that residue grows with the pieces read (on 4M
-continuous rows, 914 MB without it, 716 MB with it) (:class:`~dasktree.engine.memory_plan.MemoryPlan` plans it
-against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it).
+whatever the rows (:class:`~dasktree.engine.memory_plan.MemoryPlan` plans it
+against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it). What a pass
+frees goes back to the system as it goes (glibc's ``malloc_trim``: every
+``threads`` pieces of pass 0, and after each pass): otherwise the heap keeps pass
+0's sketches, fragmented over the threads' arenas, through every later pass, and
+that residue grows with the pieces read (on 4M continuous rows, a peak of 914 MB
+without it, 716 MB with it).
 
 It runs the same functions of :mod:`dasktree.engine.tasks` as the other runners,
 on rows keyed by their file and offset as always, and the counts are exact
