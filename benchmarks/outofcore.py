@@ -4,9 +4,14 @@
 pool of threads in the command's own process, :mod:`dasktree.engine.stream_runner`)
 at N and 10N rows: the peak resident memory of the whole process tree (sampled
 every 20 ms, :class:`benchmarks.harness.PeakRSS`) and the wall time, on Agrawal F2
-(16 files) and on continuous columns (50 float64 columns of normal noise, every
-value distinct, 50,000-row files), beside the cached in-process fit (``dasktree
-fit``, Parquet read once) and LightGBM's one-tree script on the larger size.
+(62,500-row files: a row group per file, the same size at every N) and on continuous
+columns (50 float64 columns of normal noise, every value distinct, 50,000-row
+files), beside the cached in-process fit (``dasktree fit``, Parquet read once) and
+LightGBM's one-tree script on the larger size. At 10N Agrawal rows the streamed fit
+also runs on the same rows in 16 files (one row group of 625,000 rows each): the
+peak follows the row group, as the formula says. At full size, 20M continuous rows
+(8 GB of values) are fitted streamed under ``--memory-limit 1GB`` once (written,
+fitted, removed): the rows-vs-peak curve's last point.
 Each streamed peak is set beside what the README's formula predicts from the
 fit's own shape (:func:`predicted`). Runs alternate; the peak is the largest
 over the runs, the time the median.
@@ -26,6 +31,9 @@ CLAIM = "Out of core in one process: peak memory flat in rows, set by threads x 
 DEPTH = {"agrawal": 10, "continuous": 8}
 FILE_ROWS = 50_000
 COLUMNS = 50
+AGRAWAL_FILE_ROWS = 62_500  # 16 files at 1M rows: the row group (a file's) the same at every size
+LARGE_CONTINUOUS = 20_000_000  # fitted streamed under LIMIT at full size
+LIMIT = "1GB"
 
 LIGHTGBM = """
 import sys, numpy as np, pyarrow.parquet as pq, lightgbm as lgb
@@ -40,13 +48,14 @@ lgb.train(params, lgb.Dataset(X, y), num_boost_round=1)
 """
 
 
-def continuous(rows: int) -> str:
-    """50 float64 columns of normal noise and a class, in 50,000-row files under ``benchmarks/data/``."""
+def continuous(rows: int, where: str | None = None) -> str:
+    """50 float64 columns of normal noise and a class, in 50,000-row files under ``benchmarks/data/``
+    (or ``where``)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    path = os.path.join(harness.DATA, f"continuous-{COLUMNS}-{rows}")
+    path = os.path.join(where or harness.DATA, f"continuous-{COLUMNS}-{rows}")
     n_files = rows // FILE_ROWS
     if os.path.isdir(path) and len(os.listdir(path)) == n_files:
         return path
@@ -83,11 +92,16 @@ def predicted(path: str, target: str, model: dict) -> float:
 def _measure(kind: str, sizes: tuple[int, int], repeat: int, out: str) -> dict:
     figures: dict = {}
     for rows in sizes:
-        path, target = (harness.agrawal(rows), "class") if kind == "agrawal" else (continuous(rows), "y")
+        path, target = ((harness.agrawal(rows, files=rows // AGRAWAL_FILE_ROWS), "class") if kind == "agrawal"
+                        else (continuous(rows), "y"))
         fit = harness.dasktree_command("fit", path, "--target", target, "--out", out, "--overwrite",
                                        "--max-depth", str(DEPTH[kind]), "--quiet")
         commands = {"dasktree fit --no-cache": [*fit, "--no-cache"]}
         if rows == sizes[1]:
+            if kind == "agrawal":  # the same rows in 16 files: a row group 10x larger
+                commands["dasktree fit --no-cache, 16 files"] = harness.dasktree_command(
+                    "fit", harness.agrawal(rows), "--target", target, "--out", out, "--overwrite",
+                    "--max-depth", str(DEPTH[kind]), "--quiet", "--no-cache")
             commands["dasktree fit"] = fit
             commands["LightGBM one-tree script"] = (  # the peers' script for Agrawal's columns, else every column
                 harness.job("lightgbm", path, DEPTH[kind]) if kind == "agrawal"
@@ -99,6 +113,22 @@ def _measure(kind: str, sizes: tuple[int, int], repeat: int, out: str) -> dict:
         model = harness.last_json(harness.run_process([*fit, "--no-cache", "--json"]))  # its report and run
         figures[rows]["predicted_peak_bytes"] = predicted(path, target, model)
     return figures
+
+
+def _largest(out: str) -> dict:
+    """20M continuous rows (8 GB of values, written to a temporary directory and removed), fitted
+    streamed once under ``--memory-limit LIMIT``: the peak of the process tree and the time."""
+    import shutil
+
+    where = tempfile.mkdtemp(prefix="dasktree-bench-20m-")
+    try:
+        path = continuous(LARGE_CONTINUOUS, where)
+        fit = harness.dasktree_command("fit", path, "--target", "y", "--out", out, "--overwrite", "--max-depth",
+                                       str(DEPTH["continuous"]), "--quiet", "--no-cache", "--memory-limit", LIMIT)
+        [run] = harness.alternate({"dasktree fit --no-cache --memory-limit 1GB": fit}, 1).values()
+        return {"peak_bytes": run[0]["peak_bytes"], "seconds": run[0]["seconds"]}
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
 
 
 def run(quick: bool) -> harness.Result:
@@ -136,6 +166,18 @@ def run(quick: bool) -> harness.Result:
             (f"{kind}: streamed peak / the formula's, {large:,} rows",
              harness.ratio(f[large][stream]["peak_bytes"], f[large]["predicted_peak_bytes"])),
         ]
+    if not quick:
+        curve = figures["continuous"]
+        big = curve[LARGE_CONTINUOUS] = _largest(out)
+        small = plans["continuous"][0]
+        points = "; ".join(f"{r:,} rows {(curve[r].get(stream) or curve[r])['peak_bytes'] / 2**20:.0f} MB"
+                           for r in sorted(curve))
+        md += [f"**continuous, {LARGE_CONTINUOUS:,} rows** (8 GB of values, written for the run and removed): "
+               f"`dasktree fit --no-cache --memory-limit {LIMIT}` peaks at {big['peak_bytes'] / 2**20:.0f} MB "
+               f"({big['peak_bytes'] / 1e9:.2f} GB) in {big['seconds']:.0f} s. Streamed peak against rows: {points}.", ""]
+        summary.append((f"continuous: streamed peak, {LARGE_CONTINUOUS:,} rows under --memory-limit {LIMIT}",
+                        f"{big['peak_bytes'] / 1e9:.2f} GB ({harness.ratio(big['peak_bytes'], curve[small][stream]['peak_bytes'])} "
+                        f"the {small:,}-row peak)"))
     return harness.Result(summary, "\n".join(md), {k: {str(r): v for r, v in f.items()} for k, f in figures.items()})
 
 

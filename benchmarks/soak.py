@@ -17,7 +17,8 @@ undisturbed for its reference model. A fixed, seeded set of the fits meets a fau
   reference's bytes.
 
 Every run has a bound (10x its reference time, at least 120 s): a run past it is a
-hang. Reported: fits done, models identical to their reference, exits by code,
+hang. ``SOAK_MINUTES`` in the environment bounds the whole soak: no fit starts after
+it, and the results say how many of the planned fits and faults ran. Reported: fits done, models identical to their reference, exits by code,
 the time each fault kind adds (the faulted fit and its rerun, less the reference
 time), the scheduler's task count after each fit and the workers' memory drift
 (resident memory after a worker process's last fit against after its third, when each
@@ -47,6 +48,7 @@ CONFIGS = {  # name: (dataset, fit arguments)
     "wide": ("wide", ["--max-depth", "6"]),
 }
 KINDS = ("worker", "worker", "client", "worker", "client", "scheduler")  # the faults' mix, in turn
+MINUTES = float(os.environ.get("SOAK_MINUTES", "inf"))  # no fit starts after this long
 
 
 def run(quick: bool) -> harness.Result:
@@ -144,6 +146,9 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
                 assert code == 0, f"reference fit of {name} failed"
             references[name], ref_seconds[name] = open(out, "rb").read(), seconds
         for i in range(n_fits):
+            if time.perf_counter() - started > 60 * MINUTES:
+                print(f"SOAK_MINUTES={MINUTES:g} reached: {i} of {n_fits} fits done", flush=True)
+                break
             name = names[i % len(names)]
             dataset, args = CONFIGS[name]
             kind = at_fault.get(i)
@@ -222,7 +227,7 @@ def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total)
 ({rows // 2:,} rows, every value distinct, `--max-depth 6`). Reference fits (undisturbed):
 {", ".join(f"{k} {v:.1f} s" for k, v in ref_seconds.items())}. Whole soak: {total / 60:.1f} min.
 
-Fits: {len(runs)}; identical to their reference: **{identical}/{len(runs)}**; hangs: {hangs};
+Fits: {len(runs)}{"" if len(runs) == n_fits else f" of the {n_fits} planned (SOAK_MINUTES={MINUTES:g} reached)"}; identical to their reference: **{identical}/{len(runs)}**; hangs: {hangs};
 first exits by code: {dict(sorted(exits.items()))} (75: the scheduler killed, as it must be).
 Faults: {len(faulted)} planned, {len(fired)} fired (a worker fault armed for a pass the fit did not reach
 does not fire). Median time added per fault (the faulted fit and its rerun, less the reference):
@@ -242,7 +247,7 @@ The issue's size: `python -m benchmarks.soak` (200 fits, 40 faults, 100,000 rows
                  ("tasks left / memory drift", f"max {max(tasks_left)} / {worst:+.1%}"),
                  ("time added per fault", ", ".join(f"{k} {v:+.1f} s" for k, v in added.items()))],
         markdown=markdown,
-        figures={"fits": n_fits, "faults": n_faults, "rows": rows, "runs": runs, "reference_seconds": ref_seconds,
+        figures={"fits": n_fits, "fits_done": len(runs), "faults": n_faults, "rows": rows, "runs": runs, "reference_seconds": ref_seconds,
                  "tasks_left": tasks_left, "drift": {str(k): v for k, v in drift.items()}, "hangs": hangs,
                  "identical": identical, "exits": dict(exits), "added_seconds": added, "released_seconds": released,
                  "total_seconds": total},

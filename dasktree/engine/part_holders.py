@@ -39,7 +39,7 @@ from ..gc_pause import freeze_older_objects, unfreeze_older_objects
 from ..hook_points import point
 from .progress import Progress
 from .tasks import histogram_of_many, search_cells
-from .waits import LOST_SECONDS, POLL_SECONDS, HolderLost, Watch, answered, wait_calls, wait_futures
+from .waits import LOST_SECONDS, POLL_SECONDS, HolderLost, Watch, answered, gathered, wait_calls, wait_futures
 
 __all__ = ["PartHolder", "Holders", "HolderLost"]
 
@@ -170,7 +170,7 @@ class Holders:
         self.lost = False  # a holder's worker was lost: the others are released, not closed
         wait_futures(client, self._futures)  # bounded: a worker lost now is seen by the scheduler
         with client.as_current():  # the actors' handles call through this client, default or not
-            self.actors = [future.result() for future in self._futures]
+            self.actors = gathered(client, self._futures)
         where = answered(lambda: client.sync(client.scheduler.who_has, keys=[f.key for f in self._futures],
                                              callback_timeout=LOST_SECONDS))
         self._watch = Watch(client, [address for f in self._futures for address in where.get(f.key, ())])

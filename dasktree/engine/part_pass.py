@@ -87,7 +87,7 @@ def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
 
 def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
     from .task_graph_passes import drain, tree_reduce
-    from .waits import wait_futures
+    from .waits import gathered, wait_futures
 
     client = runner.client
     runner.passes += 1
@@ -103,6 +103,6 @@ def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then
     tasks = [root] if then is None else [client.submit(then, root, item, pure=False, **then_kwargs) for item in items]
     drain(client, runner.progress, futures, label)
     wait_futures(client, tasks)
-    results = client.gather(tasks)
+    results = gathered(client, tasks)
     runner.progress.finish()
     return results[0] if then is None else results

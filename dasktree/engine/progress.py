@@ -138,14 +138,17 @@ class Progress:
 
 
 def gather_with_progress(client, futures: list, progress, label: str) -> list:
-    """Results of ``futures``, advancing ``progress`` (if any) as each finishes."""
-    if progress is not None:
-        from distributed import as_completed
+    """Results of ``futures``, advancing ``progress`` (if any) as each finishes. Every wait is
+    bounded (:func:`~dasktree.engine.waits.wait_futures`, :func:`~dasktree.engine.waits.gathered`):
+    a cluster lost, or whose workers all stop answering, ends it with a
+    :class:`~dasktree.errors.TransientError`."""
+    from .waits import Watch, gathered, wait_futures
 
+    if progress is not None:
         progress.start(label, len(futures))
-        for _ in as_completed(futures, loop=client.loop):  # this client's, default or not
-            progress.advance()
-    results = client.gather(futures)
+    watch = Watch(client)
+    wait_futures(client, futures, None if progress is None else progress.advance, watch)
+    results = gathered(client, futures, watch)
     if progress is not None:
         progress.finish()
     return results

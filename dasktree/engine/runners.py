@@ -58,7 +58,7 @@ from .tasks import (
     summarize_parts,
     summarize_tables,
 )
-from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, wait_futures, workers_of
+from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, gathered, wait_futures, workers_of
 
 __all__ = ["DaskRunner"]
 
@@ -120,7 +120,7 @@ class DaskRunner(PassCounter):
         root = tree_reduce(self.client, _merge_many, futures, self.split_every)
         drain(self.client, self.progress, futures, "pass 0 (summary)")
         wait_futures(self.client, root)
-        result = root[0].result()
+        [result] = gathered(self.client, root)
         del root
         if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
             rows = dict((key, n) for key, _, n in result.parts)

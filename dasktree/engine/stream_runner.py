@@ -14,7 +14,12 @@ peak memory is
     BASE + threads x piece rows x row bytes + (threads + 1) x histogram + summary
 
 whatever the rows (:class:`~dasktree.engine.memory_plan.MemoryPlan` plans it
-against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it).
+against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it). What a pass
+frees goes back to the system as it goes (glibc's ``malloc_trim``: every
+``threads`` pieces of pass 0, and after each pass): otherwise the heap keeps pass
+0's sketches, fragmented over the threads' arenas, through every later pass, and
+that residue grows with the pieces read (on 4M continuous rows, a peak of 914 MB
+without it, 716 MB with it).
 
 It runs the same functions of :mod:`dasktree.engine.tasks` as the other runners,
 on rows keyed by their file and offset as always, and the counts are exact
@@ -87,7 +92,14 @@ class StreamRunner(LocalRunner):
             table = source.read(piece, roles.columns)
             return summarize_tables([table], parts=[piece], source=source, roles=roles, max_bins=max_bins)
 
-        merged = merge_streaming(self._stream(one, self.pieces, self.threads + 1))
+        def trimmed(summaries):  # the sketches merged so far, given back every few pieces
+            for i, summary in enumerate(summaries):
+                if i % self.threads == 0:
+                    _trim()
+                yield summary
+
+        merged = merge_streaming(trimmed(self._stream(one, self.pieces, self.threads + 1)))
+        _trim()
         self.progress.finish()
         return merged
 
@@ -126,5 +138,24 @@ class StreamRunner(LocalRunner):
             total += counter
         del counters
         results = [func(total, chunk, **kwargs) for chunk in chunks]
+        del total
+        _trim()
         self.progress.finish()
         return results
+
+
+def _trim() -> None:
+    """Give the memory freed by a pass back to the system (glibc's ``malloc_trim``; elsewhere nothing)."""
+    global _MALLOC_TRIM
+    if _MALLOC_TRIM is None:
+        try:
+            import ctypes
+
+            _MALLOC_TRIM = ctypes.CDLL("libc.so.6").malloc_trim
+        except (OSError, AttributeError):
+            _MALLOC_TRIM = False
+    if _MALLOC_TRIM:
+        _MALLOC_TRIM(0)
+
+
+_MALLOC_TRIM = None

@@ -22,7 +22,7 @@ from ..kernels.histogram import add_counts
 from .progress import Progress
 from .search_chunks import SearchChunk
 from .tasks import cells_of, search_cells
-from .waits import LOST_SECONDS, answered, wait_futures
+from .waits import LOST_SECONDS, answered, gathered, wait_futures
 
 __all__ = ["TaskGraphPasses", "tree_reduce", "drain", "SCATTER_BYTES", "EMBED_PLAN_BYTES"]
 
@@ -76,7 +76,7 @@ class TaskGraphPasses:
         del sums
         drain(self.client, self.progress, hists, label)
         wait_futures(self.client, tasks)
-        results = self.client.gather(tasks)
+        results = gathered(self.client, tasks)
         self.progress.finish()
         return results
 

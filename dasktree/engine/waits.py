@@ -12,6 +12,11 @@ client asks the scheduler which workers there are:
 - the scheduler cannot be reached, or the cluster has had no worker, for
   :data:`LOST_SECONDS`: :class:`~dasktree.errors.TransientError`, a
   one-line error that a retry may fix (exit 75);
+- no worker has been heard from (none sent the scheduler its heartbeat: every
+  one stopped, say by SIGSTOP, or its machine frozen) and the wait made no
+  progress, for :data:`LOST_SECONDS`: :class:`~dasktree.errors.TransientError`
+  too. The scheduler lists a silent worker until its ``worker-ttl`` (5 minutes
+  by default), so the workers' heartbeats are what tells a stall;
 - the client lost its connection to the scheduler, or the scheduler answering is
   another one than the run started with (restarted at the same address): at
   once :class:`~dasktree.errors.TransientError`. distributed cancels every future
@@ -21,6 +26,8 @@ client asks the scheduler which workers there are:
 A single call to the scheduler (a scatter, a question about its workers) is
 bounded too (:func:`answered`): a scheduler that stops answering without
 dying (a stopped process, a full machine) ends the run after :data:`LOST_SECONDS`.
+Fetching the results of finished futures (:func:`gathered`) is watched the same
+way: the workers holding them may stop answering while the scheduler does.
 
 ``DASKTREE_LOST_SECONDS`` in the environment sets :data:`LOST_SECONDS` (a job
 on a cluster that scales from zero may want minutes).
@@ -36,8 +43,8 @@ from typing import Callable, Iterable, TypeVar
 
 from ..errors import TransientError
 
-__all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls", "answered",
-           "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler"]
+__all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls", "gathered",
+           "answered", "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler"]
 
 T = TypeVar("T")
 
@@ -45,7 +52,8 @@ POLL_SECONDS = 1.0
 """How often a waiting client asks the scheduler about its workers."""
 
 LOST_SECONDS = float(os.environ.get("DASKTREE_LOST_SECONDS", 60))
-"""How long a cluster without workers, or a scheduler that does not answer, is waited for."""
+"""How long a cluster without workers, a scheduler that does not answer, or workers none of which
+is heard from while a wait makes no progress, is waited for."""
 
 
 class HolderLost(Exception):
@@ -76,7 +84,8 @@ def answered(call: Callable[[], T], seconds: float | None = None) -> T:
     thread.join(seconds)
     error = outcome.get("error")
     if thread.is_alive() or isinstance(error, TimeoutError):
-        raise TransientError(f"the Dask scheduler did not answer for {seconds:g} s: the cluster was lost; "
+        raise TransientError(f"the Dask cluster (its scheduler, or the workers a call needs) did not answer for "
+                             f"{seconds:g} s: the cluster was lost; "
                              "a retry may succeed") from None
     if isinstance(error, OSError):  # distributed's CommClosedError among them: the connection is gone
         raise TransientError(f"the connection to the Dask scheduler was lost ({type(error).__name__}); "
@@ -130,13 +139,23 @@ class Watch:
     """The health of a cluster as one wait sees it: raises when it cannot go on.
 
     ``holders`` are the addresses of the workers whose loss ends the wait at once (the
-    workers holding a pass's actors)."""
+    workers holding a pass's actors). A worker is *heard from* when its heartbeat (the
+    scheduler's ``last_seen`` of it) changes between two checks; :meth:`progressed` (a
+    future or call of the wait finished) counts as hearing from the cluster too, and a
+    stall is counted from the first check after it (a watch kept from pass to pass is
+    not blamed for the time the client spent between them)."""
 
     def __init__(self, client, holders: Iterable[str] = (), lost_seconds: float | None = None):
         self.client = client
         self.holders = {h for h in holders if h is not None}
         self.lost_seconds = LOST_SECONDS if lost_seconds is None else lost_seconds
         self.unwell_since: float | None = None
+        self.heard = time.monotonic()  # when a worker was last heard from, or the stall began
+        self._last_seen: dict[str, object] | None = None  # worker -> its heartbeat's time (None: a new stall)
+
+    def progressed(self) -> None:
+        """Something the wait waits on finished: the cluster works, whatever its heartbeats say."""
+        self.heard, self._last_seen = time.monotonic(), None
 
     def check(self) -> None:
         """Ask the scheduler (within ``POLL_SECONDS`` x 5); raise if the cluster cannot go on."""
@@ -151,15 +170,27 @@ class Watch:
             check_scheduler(self.client, info)  # another scheduler than the run's: its state is gone
             workers = set(info.get("workers", {}))
             problem = None if workers else "the cluster has no workers"
+            self._listen(info.get("workers", {}))
         if workers is not None and self.holders - workers:
             raise HolderLost(f"worker {sorted(self.holders - workers)[0]} holding part of the data was lost")
         now = time.monotonic()
+        if workers and now - self.heard > self.lost_seconds:
+            raise TransientError(f"no Dask worker has answered for {self.lost_seconds:g} s (stopped, or their "
+                                 "machines frozen) and nothing finished: the cluster was lost; a retry may succeed")
         if problem is None:
             self.unwell_since = None
         elif self.unwell_since is None:
             self.unwell_since = now
         elif now - self.unwell_since > self.lost_seconds:
             raise TransientError(f"{problem} for {self.lost_seconds:g} s: the cluster was lost; a retry may succeed")
+
+    def _listen(self, workers: dict) -> None:
+        """Note each worker's heartbeat; one that changed since the last check is a worker heard from
+        (the first check of a stall takes the heartbeats as they stand, and starts it)."""
+        seen = {address: w.get("last_seen") for address, w in workers.items()}
+        if self._last_seen is None or any(self._last_seen.get(address, when) != when for address, when in seen.items()):
+            self.heard = time.monotonic()
+        self._last_seen = seen
 
 
 def wait_futures(client, futures: list, on_done: Callable[[], None] | None = None,
@@ -177,6 +208,7 @@ def wait_futures(client, futures: list, on_done: Callable[[], None] | None = Non
         except TimeoutError:
             watch.check()
             continue
+        watch.progressed()
         if on_done is not None:
             for _ in done:
                 on_done()
@@ -191,6 +223,7 @@ def wait_calls(calls: list, watch: Watch, on_done: Callable[[], None] | None = N
         while True:
             try:
                 outcomes.append((True, call.result(timeout=POLL_SECONDS)))
+                watch.progressed()
                 break
             except TimeoutError:
                 if call.done():  # it ended just now, or its outcome is a TimeoutError: ask once more
@@ -203,6 +236,32 @@ def wait_calls(calls: list, watch: Watch, on_done: Callable[[], None] | None = N
         if on_done is not None:
             on_done()
     return outcomes
+
+
+def gathered(client, futures: list, watch: Watch | None = None) -> list:
+    """``client.gather(futures)`` (futures done, :func:`wait_futures`), checking the cluster every
+    ``POLL_SECONDS`` while the results come: their workers may stop answering while the scheduler
+    does, and a gather waits on them unbounded. Given up on, the gather is left to its (daemon) thread."""
+    watch = watch or Watch(client)
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            with client.as_current():  # an actor's handle binds to the current client as it arrives
+                outcome["value"] = client.gather(futures)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run, name="dasktree-gather", daemon=True)
+    thread.start()
+    while True:
+        thread.join(POLL_SECONDS)
+        if not thread.is_alive():
+            break
+        watch.check()
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 def _outcome(call) -> tuple[bool, object]:

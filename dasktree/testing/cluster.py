@@ -2,7 +2,7 @@
 
 :func:`cluster_processes` yields a :class:`ClusterProcesses` whose scheduler can be killed and
 started again on the same port, or stopped (SIGSTOP) and let go on, as a scheduler's machine
-that restarts or hangs would; :func:`scheduler_and_workers` yields only the address.
+that restarts or hangs would (its workers can be stopped too); :func:`scheduler_and_workers` yields only the address.
 """
 
 from __future__ import annotations
@@ -84,10 +84,18 @@ class ClusterProcesses:
         """SIGSTOP the scheduler (it keeps its sockets and answers nothing), or SIGCONT it."""
         os.kill(self.scheduler.pid, signal.SIGSTOP if stopped else signal.SIGCONT)
 
+    def pause_workers(self, stopped: bool = True) -> None:
+        """SIGSTOP every worker and its nanny (they keep their sockets, answer nothing and send no
+        heartbeat; the scheduler lists them until its ``worker-ttl``), or SIGCONT them."""
+        for worker in self.workers:
+            if worker.poll() is None:
+                os.killpg(worker.pid, signal.SIGSTOP if stopped else signal.SIGCONT)
+
     def close(self) -> None:
-        """End every process (a stopped scheduler is let go on first, so it can end)."""
+        """End every process (stopped ones are let go on first, so they can end)."""
         if self.scheduler.poll() is None:
             os.kill(self.scheduler.pid, signal.SIGCONT)
+        self.pause_workers(False)
         self._end([self.scheduler, *self.workers])
 
     @staticmethod

@@ -62,7 +62,7 @@ def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: st
         fit.wait(timeout=120)  # bounded: LOST_SECONDS, a poll, a close
     finally:
         fit.kill()
-    assert faulted, f"the fit ended before its pass {passes_done}: the test did not test"
+    assert faulted, f"the fit ended before its pass {passes_done} (exit {fit.returncode}: {errors}): the test did not test"
     return fit.returncode, "".join(errors), passes
 
 
