@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .model import Model
 
-__all__ = ["format_report"]
+__all__ = ["format_report", "features_and_parameters", "cp_rows_shown"]
 
 
 def format_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
@@ -35,17 +35,7 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
         factors = ", ".join(f"{c}: {f:g}" for c, f in weights["class_factors"].items())
         out.append(f"  weights {column} ({rule}), class factors {factors}; counted as {weights['counted']} rows, "
                    f"skipped (weight 0) {r.get('rows_skipped_zero_weight', 0)}")
-    features = r.get("features", [])
-    out.append(f"  {len(features)} features")
-    for f in features:
-        exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
-        out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
-    for warning in r.get("warnings", []):
-        out.append(f"  warning: {warning}")
-    out += ["", "parameters (* changed from the default)"]
-    for key, value in model.params.items():
-        mark = "*" if key in defaults and defaults[key] != value else " "
-        out.append(f"  {mark} {key:<22} {value!r}")
+    out += features_and_parameters(model, defaults)
     out += ["", "tree"]
     out.append(f"  depth {r.get('depth', model.tree.max_depth)}, {r.get('nodes', model.tree.n_nodes)} nodes, "
                f"{r.get('leaves', model.tree.n_leaves)} leaves, training accuracy "
@@ -106,3 +96,22 @@ def cp_rows_shown(n_rows: int, chosen: int | None) -> set[int]:
 
 def _cell(x) -> str:
     return "-" if x is None else f"{x:.4f}"
+
+
+def features_and_parameters(model, defaults: dict) -> list[str]:
+    """The report's lines on the features (kind, bins), its warnings and the parameters (``*`` where
+    changed from ``defaults``): the same for a classification and a regression model."""
+    r = model.report
+    out = []
+    features = r.get("features", [])
+    out.append(f"  {len(features)} features")
+    for f in features:
+        exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
+        out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
+    for warning in r.get("warnings", []):
+        out.append(f"  warning: {warning}")
+    out += ["", "parameters (* changed from the default)"]
+    for key, value in model.params.items():
+        mark = "*" if key in defaults and defaults[key] != value else " "
+        out.append(f"  {mark} {key:<22} {value!r}")
+    return out

@@ -11,7 +11,7 @@ subtree the model predicts with.
 from __future__ import annotations
 
 from ..model.model import Model
-from ..model.show_report import cp_rows_shown
+from ..model.show_report import cp_rows_shown, features_and_parameters
 
 __all__ = ["format_cp", "format_report"]
 
@@ -69,17 +69,7 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     if t:
         out.append(f"  target mean {t['mean']:.6g}, std {t['std']:.6g}, range [{t['min']:.6g}, {t['max']:.6g}], "
                    f"kept to {t['resolution']:.3g} (30-bit fixed point)")
-    features = r.get("features", [])
-    out.append(f"  {len(features)} features")
-    for f in features:
-        exact = "" if f.get("kind") != "numeric" else (", exact" if f.get("exact") else ", quantile")
-        out.append(f"    {f['name']:<24} {f['kind']:<8} {f['bins']} bins{exact}")
-    for warning in r.get("warnings", []):
-        out.append(f"  warning: {warning}")
-    out += ["", "parameters (* changed from the default)"]
-    for key, value in model.params.items():
-        mark = "*" if key in defaults and defaults[key] != value else " "
-        out.append(f"  {mark} {key:<22} {value!r}")
+    out += features_and_parameters(model, defaults)
     table = (r.get("prune") or {}).get("cp_table") or []
     chosen = _chosen(model, table)
     training = r.get("training")
