@@ -16,3 +16,16 @@ def cluster_client():
     yield client
     client.close()
     cluster.close()
+
+
+@pytest.fixture(scope="module")
+def postgres_root():
+    """A throwaway PostgreSQL server on a Unix socket for a test module (:mod:`dasktree.testing.postgres`);
+    the test skips, saying why, where PostgreSQL is not installed."""
+    from dasktree.testing.postgres import postgres_missing, postgres_server
+
+    reason = postgres_missing()
+    if reason:
+        pytest.skip(reason)
+    with postgres_server() as root:
+        yield root
