@@ -102,7 +102,22 @@ class DaskRunner(PassCounter):
         return self._holder_passes.derived
 
     def summary(self, max_bins: int) -> Summary:
+        """Pass 0 on the workers; a worker lost while it runs (a merged summary it held is gone, and the
+        parts' summaries it came from were let go) makes the pass again from the Parquet files, as a
+        level pass does: the summary is a pure function of the data."""
         self._count(True)
+        for attempt in range(3):
+            try:
+                return self._summary(max_bins)
+            except _lost_worker_errors() as exc:
+                check_scheduler(self.client)
+                if attempt == 2:
+                    raise TransientError(f"pass 0 (summary): workers lost three times over ({exc}); a retry may "
+                                         "succeed") from exc
+                self._rescatter()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _summary(self, max_bins: int) -> Summary:
         if self._frames is None and self._tables_fit():  # read each group once, keep it, summarize it
             self._groups = self._assign()
             self._tables = [self._submit(read_parts, self._parts(parts), worker=worker, source=self._source,
@@ -250,7 +265,8 @@ class DaskRunner(PassCounter):
             try:
                 if self._frames is None:
                     [self._source] = self.client.scatter([self.source], broadcast=True, hash=False, timeout=5)
-                [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
+                if getattr(self, "spec", None) is not None:  # pass 0 has none yet
+                    [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
                 return
             except (*_lost_worker_errors(), TimeoutError, OSError) as exc:
                 watch.check()
