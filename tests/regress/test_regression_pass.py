@@ -89,3 +89,36 @@ def test_held_out_only_slots_equal_the_twin(seed, n_rows):
     part = rng.integers(0, 2, size=(1, n_rows)).astype(np.int16)
     np.testing.assert_array_equal(regression_histogram(codes, q, part, plan),
                                   regression_histogram_numpy(codes, q, part, plan))
+
+
+def test_rows_in_node_order_give_the_same_sums():
+    """A deep level's rows are counted in order of their main-tree node (node_order); the sums are the
+    same as in the rows' own order, and so is the model of a whole fit with every level ordered."""
+    from dasktree.kernels import regression_pass
+
+    rng = np.random.default_rng(11)
+    widths = [6, 5, 4]
+    plan = _plan(3, widths, 3, rng)
+    codes = np.stack([rng.integers(0, w, size=400) for w in widths]).astype(np.uint8)
+    q = rng.integers(0, 2**30, size=400).astype(np.int32)
+    part = rng.integers(0, 2, size=(1, 400)).astype(np.int16)
+    saved = regression_pass.ORDER_BYTES
+    try:
+        regression_pass.ORDER_BYTES = 0
+        order = regression_pass.node_order(codes, plan)
+    finally:
+        regression_pass.ORDER_BYTES = saved
+    assert order is not None and sorted(order.tolist()) == list(range(400))
+    np.testing.assert_array_equal(regression_histogram(codes, q, part, plan, order=order),
+                                  regression_histogram(codes, q, part, plan))
+
+
+def test_a_fit_with_every_level_ordered_is_the_same_model(monkeypatch):
+    from dasktree import DaskTreeRegressor
+    from dasktree.kernels import regression_pass
+    from dasktree.testing.data import regression_frame
+
+    frame = regression_frame(3000, seed=4)
+    reference = DaskTreeRegressor(max_depth=6, cv=3).fit(frame, target="y").model_.dumps()
+    monkeypatch.setattr(regression_pass, "ORDER_BYTES", 0)  # every pass reorders the rows of its parts
+    assert DaskTreeRegressor(max_depth=6, cv=3).fit(frame, target="y").model_.dumps() == reference
