@@ -2,7 +2,7 @@
 
 A short pipeline of named steps: the parameters validated once
 (:func:`dasktree.params.validate`), the input opened as parts with its column
-roles (:func:`_open_input`), a runner where :func:`dasktree.engine.place.open_runner`
+roles (:func:`open_input`), a runner where :func:`dasktree.engine.place.open_runner`
 puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
 (:func:`dasktree.forest.grow.grow`), the model and its fit report
 (:func:`_model`), then pruning (:func:`_prune`).
@@ -202,7 +202,7 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
     the estimator and the command validate them before their own checks, once per fit."""
     started = time.perf_counter()
     limit = parse_memory_limit(memory_limit)
-    given = _open_input(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
+    given = open_input(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
                         key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
                         sample_weight=sample_weight)
     if bin_spec is not None and settings["binning"] != "quantile":
@@ -224,7 +224,7 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
             runner.progress.count_reads(None)
 
 
-def _open_input(data, y, settings: Settings, *, target, features, exclude, nominal, key, folds, part_rows,
+def open_input(data, y, settings: Settings, *, target, features, exclude, nominal, key, folds, part_rows,
                 storage_options, sample_weight) -> _Input:
     """The input as parts, its weight column, the fold hash and the column roles; bad usage first."""
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)

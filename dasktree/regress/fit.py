@@ -18,7 +18,7 @@ from ..binning.spec import bin_spec as make_bin_spec
 from ..engine.memory_plan import parse_memory_limit
 from ..engine.place import open_runner
 from ..errors import DataError, ParameterError
-from ..fit import _open_input
+from ..fit import open_input
 from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
 from ..io.weights import WeightStats, weighting
 from ..params.regression import validate_regression
@@ -45,7 +45,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     settings = validate_regression(params)
     started = time.perf_counter()
     limit = parse_memory_limit(memory_limit)
-    given = _open_input(data, y, {**settings, "repeats": 1}, target=target, features=features, exclude=exclude,
+    given = open_input(data, y, {**settings, "repeats": 1}, target=target, features=features, exclude=exclude,
                         nominal=nominal, key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
                         sample_weight=sample_weight)
     roles = dataclasses.replace(given.roles, regression=True)

@@ -61,7 +61,6 @@ class RNode:
     squares: tuple[int, int] | None = None
     test: Test | None = None
     children: list[int] = field(default_factory=list)
-    gain: float = 0.0
     leaf: str = ""
 
 
@@ -229,7 +228,6 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
     else:
         groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
         test = Test(a, "nominal", table, int(splits.default[k]), groups=groups)
-    node.gain = gain
     kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
     kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted
     return forest.split(e, test, kids)
