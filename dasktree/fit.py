@@ -22,6 +22,7 @@ from .binning.spec import bin_spec as make_bin_spec
 from .engine.memory_plan import parse_memory_limit
 from .engine.progress import Progress
 from .engine.place import open_runner
+from .engine.spill import spill_record
 from .errors import InputError, ParameterError
 from .forest.grow import grow
 from .forest.settings import Grid
@@ -369,6 +370,7 @@ def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary,
         "parts": len(source.parts),
         "workers": runner.workers,
         "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
+        **spill_record(runner),
         "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
                     "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},
         "levels": [asdict(level) for level in grow_report.levels],

@@ -44,6 +44,8 @@ class Encoded:
         Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
     grouped : (forest id, slots counted) of the pass that last put the rows in order of their
         nodes (:func:`dasktree.engine.tasks.group_rows`), or None.
+    reorders : how many times the rows were put in another order (:meth:`reorder`): what a copy of
+        them on disk (:mod:`dasktree.engine.spill`) compares to know it must write them again.
     """
 
     codes: np.ndarray
@@ -54,6 +56,7 @@ class Encoded:
     start_forest: str = ""
     grouped: tuple[str, int] | None = None
     weight: np.ndarray | None = None
+    reorders: int = 0
 
     @property
     def total(self) -> int:
@@ -90,6 +93,7 @@ class Encoded:
             gathered = scratch[:line.nbytes].view(line.dtype)
             np.take(line, order, out=gathered, mode="clip")  # "clip": not buffered; ``order`` is in range
             line[...] = gathered
+        self.reorders += 1
 
     @property
     def n_rows(self) -> int:

@@ -144,10 +144,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "
                                      "strings, booleans and dictionaries are nominal)")
     p.add_argument("--no-cache", action="store_true",
-                   help="re-read the Parquet files every pass instead of keeping encoded data in memory")
+                   help="do not keep encoded data in memory: in this process, every pass streams the data, "
+                        "its codes spilled to $TMPDIR after the first pass reads Parquet; on a cluster, every "
+                        "pass re-reads the Parquet files")
     p.add_argument("--memory-limit", metavar="SIZE",
                    help="memory a fit in this process plans against, e.g. 1GB or 512MB: data whose codes do not "
-                        "fit in a quarter of it streams its row groups every pass (default: this machine's memory)")
+                        "fit in a quarter of it streams its pieces every pass, as --no-cache (default: this "
+                        "machine's memory)")
     p.add_argument("--weight", metavar="COL",
                    help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
                         "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")

@@ -1,11 +1,15 @@
-"""Out of core in this process: every pass streams the Parquet row groups through a pool of threads.
+"""Out of core in this process: every pass streams the dataset's pieces through a pool of threads.
 
 When a dataset's codes do not fit in memory (or with ``cache=False``), a fit
 still runs here, without a cluster (:func:`dasktree.engine.memory_plan.runner_kind`).
 Each pass hands the dataset's *pieces* (runs of a file's row groups, at most
 :data:`PIECE_ROWS` rows unless one row group holds more) to ``threads`` threads;
-a thread reads a piece, encodes it and counts it into its own int64 histogram,
-then lets it go. The compiled kernels and Arrow's readers release the GIL, so
+a thread takes a piece, counts it into its own int64 histogram, then lets it go.
+The first level pass reads the piece from Parquet and encodes it, and the piece's
+codes go to a spill on local disk (:mod:`dasktree.engine.spill`); the later
+passes read them back with each row's node from the last pass, and skip pieces
+whose rows all reached leaves (without room for a spill, every pass reads
+Parquet). The compiled kernels and Arrow's readers release the GIL, so
 the threads read and count in parallel, and no more than ``threads`` pieces are
 in memory at once. Pass 0 adds each piece's summary to one running sum as it comes
 (:func:`~dasktree.binning.summary_stream.merge_streaming`, bounded by the grid). So the
@@ -41,6 +45,7 @@ from ..io.sources import ParquetSource, Part, Source
 from .local_runner import LocalRunner
 from .memory_plan import MemoryPlan, _row_bytes
 from .progress import Progress
+from .spill import Spill, spill_bytes
 from .tasks import PassShape, encode_part, histogram_of, summarize_tables
 
 __all__ = ["StreamRunner", "pieces_of", "PIECE_ROWS"]
@@ -76,12 +81,26 @@ class StreamRunner(LocalRunner):
     histogram budget the fit's node groups must keep to."""
 
     def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None,
-                 threads: int = 1, memory_limit: int | None = None, piece_rows: int = PIECE_ROWS):
+                 threads: int = 1, memory_limit: int | None = None, piece_rows: int = PIECE_ROWS,
+                 spill_dir: str | bool | None = None):
         super().__init__(source, roles, folds=folds, progress=progress, threads=threads, keep_tables=False)
         self.pieces = pieces_of(source, piece_rows)
         largest = max((p.n_rows for p in self.pieces), default=0)
         self.memory = MemoryPlan.of(memory_limit, self.threads, largest, _row_bytes(source, roles))
         self.max_histogram_mb = self.memory.max_histogram_mb()
+        self.spill_dir, self.spill = spill_dir, None
+        self.spill_read = 0  # bytes the level passes read back from the spill
+        self.spilling = spill_dir is not False  # False: every pass reads Parquet
+
+    def _spill(self) -> Spill | None:
+        """The spill of this spec's pieces, made at the first level pass when its disk has room."""
+        if self.spill is None and self.spilling:
+            spec, repeats = self.spec, (self.folds.repeats if self.folds is not None else 1)
+            need = spill_bytes(self.source.n_rows, spec.n_features, np.dtype(spec.code_dtype).itemsize, repeats,
+                               spec.weighting is not None)
+            self.spill = Spill.create(need, self.spill_dir or None)
+            self.spilling = self.spill is not None
+        return self.spill if self.spill is not None and self.spill.active else None
 
     def summary(self, max_bins: int) -> Summary:
         self._count(True)
@@ -104,7 +123,11 @@ class StreamRunner(LocalRunner):
         return merged
 
     def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
-        """Count with ``spec`` from now on; raises when one node's histogram cannot fit the memory limit."""
+        """Count with ``spec`` from now on; raises when one node's histogram cannot fit the memory limit.
+        Pieces spilled under another spec or folds are dropped."""
+        if self.spill is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
+            self.spill.close()
+            self.spill = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
         slices = n_folds * (self.folds.repeats if self.folds is not None else 1)  # the root's, the most
@@ -113,14 +136,17 @@ class StreamRunner(LocalRunner):
                                f"{f' and {slices} fold parts' if slices > 1 else ''}")
 
     def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
-        """One pass: read, encode and count every piece, a thread's pieces into its own histogram;
-        then ``func(total, chunk, **kwargs)`` per chunk."""
-        self._count(True)
+        """One pass: every piece read back from the spill (else read from Parquet and encoded) and
+        counted, a thread's pieces into its own histogram; then ``func(total, chunk, **kwargs)`` per chunk."""
+        self._count(False)  # a Parquet read is counted below, if a piece needed one
+        read_parquet = []
         self.progress.start(label, len(self.pieces))
         source, roles, spec, folds, shape = self.source, self.roles, self.spec, self.folds, self.shape
         counters: list[np.ndarray] = []
         mine = threading.local()
         lock = threading.Lock()
+        spill = self._spill()
+        walks = not getattr(plan, "regression", False)  # a classification plan's rows keep start nodes
 
         def one(piece: Part) -> None:
             counter = getattr(mine, "counter", None)
@@ -128,11 +154,21 @@ class StreamRunner(LocalRunner):
                 counter = mine.counter = np.zeros(plan.size, dtype=np.int64)
                 with lock:
                     counters.append(counter)
-            encoded = encode_part(piece, source=source, roles=roles, spec=spec, folds=folds)
+            if spill is not None and walks and spill.skips(piece.index, plan.forest_id, plan.start_width):
+                return
+            encoded = None if spill is None else spill.load(piece.index)
+            if encoded is None:
+                encoded = encode_part(piece, source=source, roles=roles, spec=spec, folds=folds)
+                read_parquet.append(True)  # list.append: atomic across the threads
             histogram_of(encoded, plan=plan, shape=shape, out=counter)
+            if spill is not None:
+                spill.store(piece.index, encoded)
 
         for _ in self._stream(one, self.pieces, 2 * self.threads):
             pass
+        self.parquet_reads += int(bool(read_parquet))
+        if spill is not None:
+            self.spill_read, spill.bytes_read = self.spill_read + spill.bytes_read, 0
         total = counters[0] if counters else np.zeros(plan.size, dtype=np.int64)
         for counter in counters[1:]:  # exact integers: the same sum in any grouping
             total += counter
@@ -142,6 +178,12 @@ class StreamRunner(LocalRunner):
         _trim()
         self.progress.finish()
         return results
+
+    def close(self) -> None:
+        if self.spill is not None:
+            self.spill.close()
+            self.spill = None
+        super().close()
 
 
 def _trim() -> None:

@@ -218,7 +218,8 @@ PARAMS: tuple[Param, ...] = (
     Param("memory_limit", None, None, "runtime", type_doc="int or str, optional",
           doc="Bytes (or ``\"1GB\"``, ``\"512MB\"``) a fit in this process plans against (default: this "
               "machine's memory): a dataset whose tables and codes do not fit in a quarter of it, or with "
-              "``cache=False``, streams its row groups every pass (:mod:`dasktree.engine.stream_runner`), its "
+              "``cache=False``, streams its pieces every pass (:mod:`dasktree.engine.stream_runner`; their codes "
+              "spilled to ``$TMPDIR`` after the first, :mod:`dasktree.engine.spill`), its "
               "histograms counted in node groups that fit (:mod:`dasktree.engine.memory_plan`)."),
 )
 

@@ -17,6 +17,7 @@ import numpy as np
 from ..binning.spec import bin_spec as make_bin_spec
 from ..engine.memory_plan import parse_memory_limit
 from ..engine.place import open_runner
+from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
 from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
@@ -74,6 +75,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
         nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe)
         passes, workers = runner.passes, runner.workers
         reads = runner.parquet_reads if isinstance(given.source, ParquetSource) else 0
+        spilled = spill_record(runner)
     trees, train_q, fold_qs = tree_models(nodes, holdout.size)
     grown = trees[0]
     if settings["max_leaf_nodes"] is not None:
@@ -88,7 +90,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     report["training"] = training_error(tree, train_q, spec.target.step)
     if fold_trees:
         report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
-    run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, "levels": levels,
+    run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, **spilled, "levels": levels,
            "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}}
     saved = {name: settings[name] for name in settings if name not in ("keep_fold_trees",)}
     return RegressionModel(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree,

@@ -50,7 +50,10 @@ def test_streamed_fits_are_the_cached_fits_bit_for_bit(tmp_path, params):
     cached = fit(path, target="label", **params)
     streamed = fit(path, target="label", cache=False, **params)
     assert streamed.run["workers"] == 0
-    assert streamed.run["parquet_reads"] == streamed.report["passes"] > 1  # every pass reads anew
+    assert streamed.report["passes"] > 2 and streamed.run["spill_bytes_read"] > 0
+    # Parquet read by pass 0 and the first level pass (the rest read the spill); mdlp's bins are made
+    # by a histogram pass and a refinement pass of their own before it
+    assert streamed.run["parquet_reads"] == (4 if params.get("binning") == "mdlp" else 2)
     assert streamed.dumps() == cached.dumps()
 
 
