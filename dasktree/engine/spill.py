@@ -15,7 +15,8 @@ is not read at all.
 The spill goes under ``where`` (default: :func:`tempfile.gettempdir`, so
 ``$TMPDIR`` chooses the disk) in a ``dasktree-spill-*`` directory removed when the
 fit ends. It is made only when that disk has room for the codes and a margin
-(:func:`spill_bytes`); otherwise, or when a write fails (a disk filling up
+(:func:`spill_bytes`), and, on a file system kept in memory (tmpfs), when the codes
+fit in a quarter of the memory limit, as codes kept in memory must; otherwise, or when a write fails (a disk filling up
 meanwhile), the passes read Parquet as before. Either way the counts, and the
 forest, are the same: the spill holds exactly the arrays the pass would have
 encoded, and a row walked from its last node reaches the node it would reach
@@ -84,12 +85,16 @@ class Spill:
         self._lock = threading.Lock()
 
     @classmethod
-    def create(cls, need: int, where: str | None = None) -> "Spill | None":
+    def create(cls, need: int, where: str | None = None, memory_room: int | None = None) -> "Spill | None":
         """A spill under ``where`` (default: the system's temporary directory) when its disk has
-        ``need`` bytes free beyond :data:`MARGIN_BYTES`; else None."""
+        ``need`` bytes free beyond :data:`MARGIN_BYTES`; else None. On a file system kept in memory
+        (tmpfs, ramfs: ``/tmp`` on some systems) the spill takes memory, so it is made only when
+        ``need`` is at most ``memory_room`` too."""
         where = where or tempfile.gettempdir()
         try:
             if shutil.disk_usage(where).free < need + MARGIN_BYTES:
+                return None
+            if memory_room is not None and need > memory_room and in_memory_file_system(where):
                 return None
             return cls(tempfile.mkdtemp(prefix="dasktree-spill-", dir=where))
         except OSError:
@@ -176,6 +181,29 @@ class Spill:
 
     def close(self) -> None:
         self.stop()
+
+
+MEMORY_FILE_SYSTEMS = ("tmpfs", "ramfs")
+
+
+def in_memory_file_system(path: str) -> bool:
+    """Whether ``path`` lies on a file system kept in memory (the longest mount point of
+    ``/proc/mounts`` holding it; False where that file is absent)."""
+    path = os.path.realpath(path)
+    best, kind = "", ""
+    try:
+        with open("/proc/mounts") as mounts:
+            for line in mounts:
+                fields = line.split()
+                if len(fields) < 3:
+                    continue
+                point = fields[1].replace("\\040", " ")
+                inside = path == point or path.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, fields[2]
+    except OSError:
+        return False
+    return kind in MEMORY_FILE_SYSTEMS
 
 
 def spill_record(runner) -> dict:

@@ -43,7 +43,7 @@ from ..binning.summary_stream import merge_streaming
 from ..io.schema import Roles
 from ..io.sources import ParquetSource, Part, Source
 from .local_runner import LocalRunner
-from .memory_plan import MemoryPlan, _row_bytes
+from .memory_plan import MEMORY_SHARE, MemoryPlan, _row_bytes
 from .progress import Progress
 from .spill import Spill, spill_bytes
 from .tasks import PassShape, encode_part, histogram_of, summarize_tables
@@ -98,7 +98,7 @@ class StreamRunner(LocalRunner):
             spec, repeats = self.spec, (self.folds.repeats if self.folds is not None else 1)
             need = spill_bytes(self.source.n_rows, spec.n_features, np.dtype(spec.code_dtype).itemsize, repeats,
                                spec.weighting is not None)
-            self.spill = Spill.create(need, self.spill_dir or None)
+            self.spill = Spill.create(need, self.spill_dir or None, memory_room=self.memory.limit // MEMORY_SHARE)
             self.spilling = self.spill is not None
         return self.spill if self.spill is not None and self.spill.active else None
 

@@ -110,3 +110,21 @@ def test_a_spill_write_that_fails_falls_back_to_parquet_with_the_same_model(tmp_
     assert out["reads"] > 2  # the spill stopped: later passes read Parquet
     assert out["model"] == fit(path, target="label", max_depth=6, cv=3).dumps()
     assert _spills(temporary) == []
+
+
+def test_a_spill_in_memory_counts_against_the_memory_it_may_take(tmp_path):
+    """/dev/shm is tmpfs: a spill there is memory, made only within ``memory_room``; on disk the
+    room in memory does not matter."""
+    from dasktree.engine.spill import Spill, in_memory_file_system
+
+    if not (os.path.isdir("/dev/shm") and in_memory_file_system("/dev/shm")):
+        pytest.skip("no tmpfs at /dev/shm here")
+    assert Spill.create(10**6, "/dev/shm", memory_room=10**5) is None
+    made = Spill.create(10**6, "/dev/shm", memory_room=10**7)
+    assert made is not None and made.directory.startswith("/dev/shm/")
+    made.close()
+    assert not os.path.exists(made.directory)
+    if not in_memory_file_system(str(tmp_path)):
+        on_disk = Spill.create(10**6, str(tmp_path), memory_room=10**5)
+        assert on_disk is not None
+        on_disk.close()
