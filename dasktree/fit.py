@@ -295,7 +295,7 @@ def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, sp
     n_trees = 1 + (k * repeats if fold_spec else 0)
     holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
     grow_params = settings.grow
-    if getattr(runner, "max_histogram_mb", None) is not None:  # a streaming runner's memory limit
+    if getattr(runner, "max_histogram_mb", None) is not None:  # planned against memory_limit (engine.memory_plan)
         grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
                                                                             runner.max_histogram_mb))
     if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.forest.settings)

@@ -177,6 +177,7 @@ class LocalRunner(PassCounter):
         return results
 
     derived = 0  # the reference runner counts every node
+    max_histogram_mb: float | None = None  # under a memory_limit: the histograms' budget (engine.place)
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
         [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)

@@ -29,8 +29,8 @@ from ..io.schema import Roles
 from ..io.sources import ParquetSource, Source, TableSource
 from .placement import arrow_row_bytes, physical_memory
 
-__all__ = ["parse_memory_limit", "runner_kind", "MemoryPlan", "CACHED", "STREAM", "CLUSTER",
-           "BASE_BYTES", "MEMORY_SHARE"]
+__all__ = ["parse_memory_limit", "runner_kind", "cached_histogram_mb", "MemoryPlan", "CACHED", "STREAM",
+           "CLUSTER", "BASE_BYTES", "MEMORY_SHARE"]
 
 CACHED, STREAM, CLUSTER = "cached", "stream", "cluster"
 MEMORY_SHARE = 4  # the codes are kept in memory when tables and codes fit in this share of the limit
@@ -83,6 +83,15 @@ def runner_kind(source: Source, roles: Roles, *, client=None, scheduler: str | N
     if cache is not False and source.n_rows * _row_bytes(source, roles) <= limit // MEMORY_SHARE:
         return CACHED
     return STREAM
+
+
+def cached_histogram_mb(source: Source, roles: Roles, memory_limit: int, threads: int) -> float:
+    """The histogram budget (MB, int64 cells, as grow's ``max_histogram_mb`` counts it) of a cached
+    fit in this process under ``memory_limit``: what the process, the kept tables and codes leave,
+    shared by a histogram per thread and their sum. (The data takes at most a quarter of the
+    limit, :func:`runner_kind`, so some is always left.)"""
+    data = source.n_rows * _row_bytes(source, roles) if isinstance(source, ParquetSource) else 0
+    return max(memory_limit - BASE_BYTES - data, 0) / (threads + 1) / 2**20
 
 
 @dataclass(frozen=True)

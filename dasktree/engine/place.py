@@ -38,7 +38,7 @@ from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, ParquetSource, Part, Source, TableSource
 from .cluster import SCHEDULERS, connect
 from .local_runner import IN_PROCESS, LocalRunner, cores
-from .memory_plan import STREAM, runner_kind
+from .memory_plan import STREAM, cached_histogram_mb, runner_kind
 from .progress import Progress, gather_with_progress
 from .waits import LOST_SECONDS, answered, workers_of
 
@@ -146,6 +146,8 @@ def open_runner(source: Source, roles: Roles, *, folds=None, client=None, schedu
         else:
             runner = LocalRunner(source, roles, folds=folds, progress=bar, threads=cores(),
                                  keep_tables=not isinstance(source, TableSource))
+            if memory_limit is not None:  # what the kept data leaves goes to the histograms
+                runner.max_histogram_mb = cached_histogram_mb(source, roles, memory_limit, runner.threads)
         runner.workers = 0
         try:
             yield runner

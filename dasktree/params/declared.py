@@ -219,8 +219,9 @@ PARAMS: tuple[Param, ...] = (
           doc="Bytes (or ``\"1GB\"``, ``\"512MB\"``) a fit in this process plans against (default: this "
               "machine's memory): a dataset whose tables and codes do not fit in a quarter of it, or with "
               "``cache=False``, streams its pieces every pass (:mod:`dasktree.engine.stream_runner`; their codes "
-              "spilled to ``$TMPDIR`` after the first, :mod:`dasktree.engine.spill`), its "
-              "histograms counted in node groups that fit (:mod:`dasktree.engine.memory_plan`)."),
+              "spilled to ``$TMPDIR`` after the first, :mod:`dasktree.engine.spill`); either way its "
+              "histograms are counted in node groups that fit what the data leaves of it "
+              "(:mod:`dasktree.engine.memory_plan`)."),
 )
 
 

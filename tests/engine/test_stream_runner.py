@@ -115,3 +115,20 @@ def test_histograms_that_cannot_fit_even_one_node_stop_the_fit_in_one_line(tmp_p
     plan.check_node(plan.histogram_bytes, "x")  # exactly the budget fits
     with pytest.raises(ParameterError):
         plan.check_node(plan.histogram_bytes + 1, "x")
+
+
+def test_a_cached_fit_plans_its_histograms_against_the_memory_limit(tmp_path):
+    """What the process and the kept tables and codes leave of the limit is shared by a histogram
+    per thread and their sum; the fit's node groups keep to it (without a limit: no budget)."""
+    from dasktree.engine.memory_plan import _row_bytes, cached_histogram_mb
+    from dasktree.engine.place import open_runner
+
+    source, target = open_source(_dataset(tmp_path), target="label")
+    roles = resolve_roles(source.schema, target)
+    limit = 10**9
+    budget = cached_histogram_mb(source, roles, limit, 2)
+    assert budget * 3 * 2**20 == pytest.approx(limit - BASE_BYTES - source.n_rows * _row_bytes(source, roles))
+    with open_runner(source, roles, memory_limit=limit) as runner:
+        assert runner.max_histogram_mb == cached_histogram_mb(source, roles, limit, runner.threads)
+    with open_runner(source, roles) as runner:
+        assert runner.max_histogram_mb is None
