@@ -30,7 +30,7 @@ from .forest.to_model import tree_model
 from . import hook_points
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec
-from .io.keys import key_like_columns, key_warnings
+from .io.keys import kept_for_keys, key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, ParquetSource, Source, TableSource, open_source
 from .model.model import Model
@@ -282,7 +282,7 @@ def _bins(runner, given: _Input, settings: Settings, bin_spec: BinSpec | None, s
     if saving is not None:
         saving.check_spec(spec)
     runner.prepare(spec, k)
-    return spec, summary
+    return spec, kept_for_keys(summary, roles, source.schema)
 
 
 def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, spec: BinSpec, summary, saving,

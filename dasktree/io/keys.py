@@ -19,7 +19,7 @@ import math
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["MIN_ROWS", "key_like_columns", "key_warnings"]
+__all__ = ["MIN_ROWS", "key_like_columns", "key_warnings", "kept_for_keys"]
 
 MIN_ROWS = 100
 
@@ -65,6 +65,20 @@ def key_like_columns(summary, roles, schema: pa.Schema) -> list[str]:
         elif values is not None and len(values) == rows and all(c == 1 for c in values.values()):
             out.append(name)
     return out
+
+
+def kept_for_keys(summary, roles, schema: pa.Schema):
+    """``summary`` with only the numeric sketches :func:`key_like_columns` reads (integer columns');
+    the others are let go once the bins are made: on continuous columns they are the largest
+    thing pass 0 leaves (a few MB a column), and a fit would otherwise hold them through every
+    level pass."""
+    import dataclasses
+
+    def integral(name: str) -> bool:
+        return name in schema.names and pa.types.is_integer(schema.field(name).type)
+
+    return dataclasses.replace(summary, numeric=[
+        sketch if sketch is None or integral(name) else None for name, sketch in zip(roles.features, summary.numeric)])
 
 
 def key_warnings(columns: list[str], tree, features: list[str]) -> list[str]:

@@ -20,6 +20,7 @@ from ..engine.place import open_runner
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
+from ..io.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
 from ..io.weights import WeightStats, weighting
 from ..params.regression import validate_regression
@@ -127,7 +128,7 @@ def _bins(runner, given, settings: dict):
         stats = summary.weights or WeightStats({0: 1.0}, {0: rows})
         spec = dataclasses.replace(spec, weighting=weighting(roles.weight, stats, (0,), {0: rows}))
     runner.prepare(spec, settings["cv"] or 1)
-    return spec, summary
+    return spec, kept_for_keys(summary, roles, source.schema)
 
 
 def _prune(settings: dict, tree, fold_trees, train_q: int, fold_qs, step: float):

@@ -51,3 +51,20 @@ def test_the_command_warns_and_the_report_keeps_it(tmp_path):
                            capture_output=True, text=True, timeout=120).stdout
     assert "warning: column 'id' looks like a row key" in shown
     assert "warnings" not in fit(frame.drop(columns=["id"]), target="label", max_depth=3).report
+
+
+def test_the_summary_kept_for_the_keys_lets_go_of_the_other_sketches():
+    """Once the bins are made a fit keeps only the integer columns' sketches (what the key check
+    reads): the same keys are found, the float columns' sketches are gone."""
+    from dasktree.io.keys import kept_for_keys
+
+    n = 5000
+    frame = mixed_frame(n, seed=1).assign(id=np.random.default_rng(0).permutation(n))
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    roles = resolve_roles(table.schema, "label")
+    summary = summarize(table, roles, max_bins=255)
+    kept = kept_for_keys(summary, roles, table.schema)
+    names = list(roles.features)
+    assert kept.numeric[names.index("x")] is None and summary.numeric[names.index("x")] is not None
+    assert kept.numeric[names.index("id")] is summary.numeric[names.index("id")]
+    assert key_like_columns(kept, roles, table.schema) == key_like_columns(summary, roles, table.schema) == ["id"]
