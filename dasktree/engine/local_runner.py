@@ -10,7 +10,9 @@ so both give the same forest bit for bit.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from dataclasses import dataclass
 from typing import Callable, Iterator
 
 import numpy as np
@@ -22,12 +24,25 @@ from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
 from ..io.sources import Source
+from ..kernels.subtraction import fill_derived, fills_of
 from .placement import arrow_row_bytes, assign_parts, physical_memory
 from .progress import Progress
 from .runner import PassCounter
 from .tasks import PassShape, encode_parts, histogram_of, summarize_tables
 
 __all__ = ["LocalRunner", "IN_PROCESS", "fits_in_memory", "cores"]
+
+
+@dataclass
+class _LastPass:
+    """A level pass's summed histogram and where its nodes' slots were: what the next pass's
+    derived slots are filled from."""
+
+    forest_id: str
+    hist: np.ndarray
+    node_slot: np.ndarray  # every node's slot, derived ones included (-1: not in the pass)
+    slot_base: np.ndarray
+    slot_wide: np.ndarray | None
 
 IN_PROCESS = "inprocess"
 """``scheduler=`` naming this runner explicitly (the default picks it when the data fits)."""
@@ -74,6 +89,8 @@ class LocalRunner(PassCounter):
         self._tables: list | None = None  # pass 0's tables per part, until the first level pass encodes them
         self.spec: BinSpec | None = None
         self._pool = None
+        self._last: _LastPass | None = None  # the last level pass's summed histogram, for subtraction
+        self.derived = 0  # nodes derived rather than counted so far
 
     def _map(self, func, items: list) -> list:
         """``func`` over ``items``, in order, on the pool (in this thread when there is one thread)."""
@@ -141,6 +158,7 @@ class LocalRunner(PassCounter):
         (``level_passes`` is the Dask runner's: whether to start its holders. In process there are none.)"""
         if self.encoded is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
             self.encoded = None
+        self._last = None
         self.spec = spec
         self.shape = PassShape.of(spec, n_folds)
 
@@ -160,6 +178,7 @@ class LocalRunner(PassCounter):
     def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
         """One pass: the histogram of ``plan``'s slots, then ``func(hist, chunk, **kwargs)`` per chunk."""
         self._count(self.encoded is None and self._tables is None)
+        self._last = None  # a level pass keeps its histogram once it is searched
         if self.encoded is None:
             self.encoded = self._encode(label)
         self.progress.start(label, len(self.encoded))
@@ -176,14 +195,36 @@ class LocalRunner(PassCounter):
         self.progress.finish()
         return results
 
-    derived = 0  # the reference runner counts every node
     max_histogram_mb: float | None = None  # under a memory_limit: the histograms' budget (engine.place)
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
-        [results] = self.apply_pass(plan.counting_all(), search_group, [requests], label, context=context)
+        """Count ``plan`` and search ``requests``. A branch's largest child is derived, not counted,
+        when the last pass counted its parent (:mod:`dasktree.kernels.subtraction`): the summed
+        histogram of the last pass is kept for it, one histogram more than the pass's own."""
+        last, self._last = self._last, None
+        held = [last]  # let go once the derived slots are filled
+        fills = None
+        if plan.derived and last is not None and last.forest_id == plan.forest_id and not plan.mixed:
+            fills = fills_of(plan, last.node_slot, last.slot_base, last.slot_wide)
+            counting = dataclasses.replace(plan, fills=())  # the derived nodes' rows move, uncounted
+        else:
+            counting = plan.counting_all()
+
+        def search(total: np.ndarray, chunk: list[SearchRequest], *, context: SearchContext) -> PackedResults:
+            if fills is not None:
+                fill_derived(total, [held[0].hist], fills, plan.cells)
+            held.clear()
+            self._last = _LastPass(plan.forest_id, total, plan.counting_all().node_slot, plan.slot_base,
+                                   plan.slot_wide)
+            return search_group(total, chunk, context)
+
+        [results] = self.apply_pass(counting, search, [requests], label, context=context)
+        if fills is not None:
+            self.derived += len(plan.derived)
         return results
 
     def close(self) -> None:
+        self._last = None
         self.encoded, self._tables = None, None
         if self._pool is not None:
             self._pool.shutdown()

@@ -125,6 +125,7 @@ class StreamRunner(LocalRunner):
     def prepare(self, spec: BinSpec, n_folds: int, level_passes: bool = True) -> None:
         """Count with ``spec`` from now on; raises when one node's histogram cannot fit the memory limit.
         Pieces spilled under another spec or folds are dropped."""
+        self._last = None
         if self.spill is not None and (self.spec is not spec or self.shape.n_folds != n_folds):
             self.spill.close()
             self.spill = None
@@ -139,6 +140,7 @@ class StreamRunner(LocalRunner):
         """One pass: every piece read back from the spill (else read from Parquet and encoded) and
         counted, a thread's pieces into its own histogram; then ``func(total, chunk, **kwargs)`` per chunk."""
         self._count(False)  # a Parquet read is counted below, if a piece needed one
+        self._last = None  # a level pass keeps its histogram once it is searched (LocalRunner.level_pass)
         read_parquet = []
         self.progress.start(label, len(self.pieces))
         source, roles, spec, folds, shape = self.source, self.roles, self.spec, self.folds, self.shape

@@ -63,3 +63,21 @@ def test_threads_and_files_change_nothing_of_the_model(tmp_path, monkeypatch, cl
             assert here.dumps() == fit(path, client=cluster_client, **params, **extra).dumps(), (threads, n_files)
         plain.append(fit(path, **params).dumps())
     assert plain[0] == plain[1] == plain[2]
+
+
+@pytest.mark.parametrize("cache", ["auto", False])
+def test_a_fit_in_process_derives_the_largest_children_and_grows_the_same_model(tmp_path, cache):
+    """The in-process runners keep the last level pass's histogram and derive each branch's
+    largest child from it (histogram subtraction); counted in node groups, a level cannot derive
+    (its parents are in another pass), and the model is the same."""
+    path = write_dataset(mixed_frame(4000, seed=5), tmp_path / "d", n_files=4, row_group_size=500)
+    derived = fit(path, target="label", max_depth=7, cv=3, cache=cache)
+    counted = fit(path, target="label", max_depth=7, cv=3, cache=cache, max_histogram_mb=0.05)
+    assert sum(level["derived"] for level in derived.run["levels"]) > 0
+    assert sum(level["derived"] for level in counted.run["levels"]) == 0
+    assert any(level["groups"] > 1 for level in counted.run["levels"])
+    grown, reference = derived.to_json(), counted.to_json()
+    for key in ("bins", "tree", "full_tree"):
+        assert grown[key] == reference[key]
+    assert grown["report"]["cv"] == reference["report"]["cv"]  # the fold trees' held-out counts
+    assert grown["report"]["passes"] < reference["report"]["passes"]  # the groups took more passes
