@@ -7,6 +7,11 @@ default: the encoded codes cached, in the command's own process while they fit i
 a quarter of the memory) and with ``--no-cache`` (every pass streaming the
 Parquet row groups in the command's process, :mod:`benchmarks.outofcore`), beside
 LightGBM's one-tree script on the same files. Runs alternate; the peak is the largest over the runs, the time the median.
+
+Wide data in memory: a 200,000 x 300 float32 array (229 MB of values) fitted by
+``DaskTreeClassifier(max_depth=8).fit(X, y)`` in a script, beside LightGBM's one tree on the same
+array: the script's peak, and what the fit adds to the process as it stood with the array made
+(the peak less that), each against the values' bytes.
 """
 
 from __future__ import annotations
@@ -20,6 +25,36 @@ from benchmarks import harness
 NAME = "memory"
 CLAIM = "Peak memory of the fit's process tree, flat in rows (with and without the cache of codes)"
 DEPTH = 10
+WIDE = (200_000, 300)
+WIDE_SCRIPT = """
+import sys, numpy as np, psutil
+rows, columns = int(sys.argv[2]), int(sys.argv[3])
+rng = np.random.default_rng(0)
+X = rng.standard_normal((rows, columns), dtype=np.float32)
+y = (X[:, 0] + X[:, 1] * X[:, 2] > 0).astype(np.int64)
+import lightgbm, dasktree, sklearn  # imported before the baseline: the libraries are not the fit's
+before = psutil.Process().memory_info().rss
+if sys.argv[1] == "dasktree":
+    dasktree.DaskTreeClassifier(max_depth=8).fit(X, y)
+else:
+    params = {"objective": "binary", "max_depth": 8, "num_leaves": 256, "max_bin": 255, "learning_rate": 1.0,
+              "min_data_in_leaf": 1, "min_sum_hessian_in_leaf": 0.0, "num_threads": 0, "seed": 0, "verbose": -1}
+    lightgbm.train(params, lightgbm.Dataset(X, y), num_boost_round=1)
+print(before, X.nbytes)
+"""
+
+
+def _wide(repeat: int, rows: int, columns: int) -> dict:
+    """The wide in-memory fit's peak (the script's process), the process before the fit, the values' bytes."""
+    commands = {name: [sys.executable, "-c", WIDE_SCRIPT, name, str(rows), str(columns)]
+                for name in ("dasktree", "LightGBM")}
+    runs = harness.alternate(commands, repeat)
+    out = {}
+    for name, rs in runs.items():
+        before, values = map(int, rs[0]["stdout"].split())
+        out[name] = {"peak_bytes": max(r["peak_bytes"] for r in rs), "before_bytes": before, "values_bytes": values,
+                     "seconds": statistics.median(r["seconds"] for r in rs)}
+    return out
 
 
 def run(quick: bool) -> harness.Result:
@@ -57,7 +92,24 @@ def run(quick: bool) -> harness.Result:
     lgb = figures[large]["LightGBM one-tree script"]["peak_bytes"]
     summary.append((f"peak memory at {large:,} rows, `dasktree fit` / LightGBM one-tree script",
                     harness.ratio(figures[large]["dasktree fit"]["peak_bytes"], lgb)))
-    return harness.Result(summary, "\n".join(md), {"sizes": {str(k): v for k, v in figures.items()}})
+    rows, columns = (50_000, 300) if quick else WIDE
+    wide = _wide(repeat, rows, columns)
+    values = wide["dasktree"]["values_bytes"]
+    md += ["", f"**Wide, in memory**: {rows:,} x {columns} float32 ({values / 2**20:.0f} MB of values), depth 8, "
+           "one script each (MB; the fit's share: the peak less the process with the array made and the "
+           "libraries imported).", "",
+           "| learner | peak MB | the fit's share MB | peak / values | the fit's share / values | seconds |",
+           "|---|---|---|---|---|---|"]
+    for name, w in wide.items():
+        added = w["peak_bytes"] - w["before_bytes"]
+        md.append(f"| {name} | {w['peak_bytes'] / 2**20:.0f} | {added / 2**20:.0f} | "
+                  f"{harness.ratio(w['peak_bytes'], values)} | {harness.ratio(added, values)} | {w['seconds']:.1f} |")
+    d = wide["dasktree"]
+    summary.append((f"wide in memory ({rows:,} x {columns} float32): peak / values' bytes, the fit's share / values' bytes",
+                    f"{harness.ratio(d['peak_bytes'], values)}, {harness.ratio(d['peak_bytes'] - d['before_bytes'], values)} "
+                    f"(LightGBM {harness.ratio(wide['LightGBM']['peak_bytes'], values)}, "
+                    f"{harness.ratio(wide['LightGBM']['peak_bytes'] - wide['LightGBM']['before_bytes'], values)})"))
+    return harness.Result(summary, "\n".join(md), {"sizes": {str(k): v for k, v in figures.items()}, "wide": wide})
 
 
 if __name__ == "__main__":
