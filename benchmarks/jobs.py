@@ -11,8 +11,8 @@ and samples the peak memory of its process tree.
   ``DecisionTreeClassifier(max_depth=DEPTH).fit``.
 - ``lightgbm PATH DEPTH``: LightGBM, load and train one tree of that depth
   (255 bins, ``num_boost_round=1``, learning rate 1).
-- ``lightgbm-cv PATH DEPTH FOLDS``: LightGBM's ``cv(nfold=FOLDS)`` of that one tree,
-  then the final train.
+- ``lightgbm-cv PATH DEPTH FOLDS [TARGET]``: LightGBM's ``cv(nfold=FOLDS)`` of that one tree,
+  then the final train (with TARGET, a 0/1 class column, every other column a feature).
 - ``sklearn-reg PATH DEPTH TARGET``, ``lightgbm-reg PATH DEPTH TARGET`` and
   ``lightgbm-reg-cv PATH DEPTH FOLDS TARGET``: the same three for a regression tree of the
   number TARGET on every other column (``DecisionTreeRegressor``; LightGBM's
@@ -50,11 +50,14 @@ def load(path: str, features: list[str] = FEATURES, target: str = TARGET):
 
 def load_regression(path: str, target: str):
     """Every column but ``target`` as float32 features, and the ``target`` as float64 numbers."""
+    X, y = load(path, _features_but(path, target), target)
+    return X, y.astype("float64")
+
+
+def _features_but(path: str, target: str) -> list[str]:
     import pyarrow.parquet as pq
 
-    features = [name for name in pq.read_schema(_first_file(path)).names if name != target]
-    X, y = load(path, features, target)
-    return X, y.astype("float64")
+    return [name for name in pq.read_schema(_first_file(path)).names if name != target]
 
 
 def _first_file(path: str) -> str:
@@ -108,11 +111,11 @@ def lightgbm(path: str, depth: str) -> dict:
     return {"load": loaded - t, "train": trained - loaded, "training_accuracy": accuracy}
 
 
-def lightgbm_cv(path: str, depth: str, folds: str) -> dict:
+def lightgbm_cv(path: str, depth: str, folds: str, target: str | None = None) -> dict:
     import lightgbm as lgb
 
     t = time.perf_counter()
-    X, y = load(path)
+    X, y = load(path) if target is None else load(path, _features_but(path, target), target)
     loaded = time.perf_counter()
     params = _lightgbm_params(int(depth))
     scores = lgb.cv(params, lgb.Dataset(X, y), num_boost_round=1, nfold=int(folds), stratified=True, seed=0)

@@ -54,7 +54,7 @@ SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": FOLDS}}
 
 # ---------------------------------------------------------------- data
 
-def _write_files(path: str, tables) -> str:
+def write_files(path: str, tables) -> str:
     """Write the pyarrow tables of ``tables`` as ``part-NN.parquet`` in ``path``, once (atomically:
     a half-written directory is never taken for the data)."""
     import shutil
@@ -84,7 +84,7 @@ def friedman(rows: int, features: int = 10) -> str:
             X, y = make_friedman1(int(n), n_features=features, noise=1.0, random_state=i)
             yield pa.table({**{f"x{j}": X[:, j] for j in range(features)}, "y": y})
 
-    return _write_files(os.path.join(harness.DATA, f"friedman1-{features}-{rows}-{FILES}"), tables())
+    return write_files(os.path.join(harness.DATA, f"friedman1-{features}-{rows}-{FILES}"), tables())
 
 
 def agrawal_hvalue(rows: int) -> str:
@@ -94,7 +94,7 @@ def agrawal_hvalue(rows: int) -> str:
     source = harness.agrawal(rows)
     files = sorted(f for f in os.listdir(source) if f.endswith(".parquet"))
     tables = (pq.read_table(os.path.join(source, f)).drop_columns(["class"]) for f in files)
-    return _write_files(os.path.join(harness.DATA, f"agrawal-hvalue-{rows}-{FILES}"), tables)
+    return write_files(os.path.join(harness.DATA, f"agrawal-hvalue-{rows}-{FILES}"), tables)
 
 
 # ---------------------------------------------------------------- accuracy

@@ -38,9 +38,20 @@ EXPECTED = {
     "F8 [('cv', 3), ('max_depth', 6)]": 'cf014afe79f605507d87906d811e921e7baa516f51aa206211b993fb5144d491',
     "F9 [('criterion', 'entropy'), ('cv', 2), ('max_arity', 4), ('max_depth', 4), ('repeats', 2)]": '71f03324e71c8c5cc3c966b3a283c270bdf839371c17c8d1ba7045fa13539618',
     "F9 [('cv', 3), ('max_depth', 6)]": '4cf9779b7d763b3ddb9c1abc1f5719a22922ba1e9e5eb48f120a66449e9df415',
+    "F1 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": 'c7db4060e27b0517687b4ee92c922c4a11f9cfd8694a3b416977f2ef3804e7d8',
+    "F2 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '9e939c3ffae53f7dccb8f8a89a04d4fb7f1d33530e75b23d5095d74dd00dc087',
+    "F3 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": 'e18270fb65b31d7d45ea1fa19bedc9fa23758b3648d3e389dd8617b28418efed',
+    "F4 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": 'f166906fe384ee6c4369272e125a5297e7e24e19ff13ab7ae99160136d83c08c',
+    "F5 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '249fba95be9ba0c45daa2e7ce77345dac8d44bd401c765749fe9edc80ca97e28',
+    "F6 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '62b7b7ebbd741bfac1ab839af122fb93e01cda29ddd536db5e5211fa3fc30f89',
+    "F7 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": 'e410b516d394dc1c6a94c7c759ced997087967692fad1d9f695881c5addd38ab',
+    "F8 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '2356abdfcb8268f26060021c8e0fd9f4f4fc763bd61aa69d66bf0dc099c2bf82',
+    "F9 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '3e2358891c297ff9621a056c32ee66cc18c521a6c14fa0b7e31bf67bd6406deb',
+    "F10 [('criterion', 'gain_ratio'), ('cv', 3), ('max_depth', 6)]": '41d419ccea32fb3db09071e42405072a6f44650ff6d1f3a80840d6f8c41fde5f',
 }
 
 CONFIGS = {"binary": dict(max_depth=6, cv=3),
+           "gain ratio": dict(max_depth=6, cv=3, criterion="gain_ratio"),
            "multiway": dict(max_depth=4, max_arity=4, criterion="entropy", cv=2, repeats=2)}
 
 

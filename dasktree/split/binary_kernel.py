@@ -17,7 +17,11 @@ order), the gain is ``I(parent) - (w_left + w_right) / n``. Entropy takes its
 ``log2`` of integers from the table that :mod:`dasktree.split.optimal` caches
 per process (numpy's ``log2``; the C library's differs in the last bit for
 about one argument in 10^4 on AVX-512 machines). Histograms of more rows than
-that table holds are left to the numpy reference by the caller.
+that table holds are left to the numpy reference by the caller. Each class's
+``c log2 c`` in each child (with and without the missing values) is kept as
+the cuts move and made again only for the classes of the bin crossed: the same
+products, summed in the same order (an absent class adds 0.0, as the reference
+skips it), for fewer table reads.
 
 A cut after an empty bin gives the partition of the cut before it, so the
 kernel skips it: its gain is equal and the first cut wins a tie anyway.
@@ -118,13 +122,11 @@ def _gini_weighted(n, squares):
 
 
 @_jit
-def _entropy_weighted(counts, extra, add, n, log2):
-    """``|S| H(S)`` of ``counts + add * extra``: ``n log2 n - sum_c c log2 c``, classes in order."""
+def _weighted_of_terms(terms, n, log2):
+    """``|S| H(S)`` from the classes' ``c log2 c`` terms (0 for an empty class): ``n log2 n - sum_c``, in order."""
     c_log_c = 0.0
-    for c in range(counts.size):
-        x = counts[c] + extra[c] if add else counts[c]
-        if x > 0:
-            c_log_c += float(x) * log2[x]
+    for c in range(terms.size):
+        c_log_c += terms[c]
     return float(n) * log2[n] - c_log_c
 
 
@@ -163,6 +165,12 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
     left = np.zeros(n_classes, dtype=np.int64)
     right = np.zeros(n_classes, dtype=np.int64)
     best_left = np.zeros(n_classes, dtype=np.int64)
+    # entropy: each class's ``c log2 c`` in the left and right children, without and with the missing
+    # values, kept as the cuts move (a class absent from the bins crossed keeps its terms)
+    left_terms = np.zeros(n_classes)
+    right_terms = np.zeros(n_classes)
+    left_miss_terms = np.zeros(n_classes)
+    right_miss_terms = np.zeros(n_classes)
     for r in range(rows.size):
         m = rows[r]
         hist = plus[plus_index[m]]
@@ -220,6 +228,15 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
             left_n = 0
             left_squares = 0
             left_miss = 0
+            if entropy:
+                for c in range(n_classes):
+                    x = total[c]
+                    left_terms[c] = 0.0
+                    right_terms[c] = float(x) * log2[x]
+                    x = miss[c]
+                    left_miss_terms[c] = float(x) * log2[x]
+                    x = total[c] + miss[c]
+                    right_miss_terms[c] = float(x) * log2[x]
             best = -np.inf
             best_i = -1
             best_default = 0
@@ -234,6 +251,16 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                     right_miss -= x * miss[c]
                     left[c] += x
                     right[c] -= x
+                    if entropy and x != 0:
+                        y = left[c]
+                        left_terms[c] = float(y) * log2[y]
+                        z = right[c]
+                        right_terms[c] = float(z) * log2[z]
+                        if miss_n > 0:
+                            y += miss[c]
+                            left_miss_terms[c] = float(y) * log2[y]
+                            z += miss[c]
+                            right_miss_terms[c] = float(z) * log2[z]
                 left_n += sizes[i]
                 right_n = total_n - left_n
                 larger_right = right_n > left_n
@@ -241,8 +268,8 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                     g0 = -np.inf
                     if left_n + miss_n >= min_leaf and right_n >= min_leaf:
                         if entropy:
-                            w = (_entropy_weighted(left, miss, True, left_n + miss_n, log2)
-                                 + _entropy_weighted(right, miss, False, right_n, log2))
+                            w = (_weighted_of_terms(left_miss_terms, left_n + miss_n, log2)
+                                 + _weighted_of_terms(right_terms, right_n, log2))
                         else:
                             w = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
                                  + _gini_weighted(right_n, right_squares))
@@ -250,8 +277,8 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                     g1 = -np.inf
                     if left_n >= min_leaf and right_n + miss_n >= min_leaf:
                         if entropy:
-                            w = (_entropy_weighted(left, miss, False, left_n, log2)
-                                 + _entropy_weighted(right, miss, True, right_n + miss_n, log2))
+                            w = (_weighted_of_terms(left_terms, left_n, log2)
+                                 + _weighted_of_terms(right_miss_terms, right_n + miss_n, log2))
                         else:
                             w = (_gini_weighted(left_n, left_squares)
                                  + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
@@ -262,8 +289,8 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                     g = -np.inf
                     if left_n >= min_leaf and right_n >= min_leaf:
                         if entropy:
-                            w = (_entropy_weighted(left, miss, False, left_n, log2)
-                                 + _entropy_weighted(right, miss, False, right_n, log2))
+                            w = (_weighted_of_terms(left_terms, left_n, log2)
+                                 + _weighted_of_terms(right_terms, right_n, log2))
                         else:
                             w = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
                         g = parent - w / size

@@ -24,6 +24,7 @@ from .binary_kernel import (
     numeric_binary_numba,
 )
 from .criteria import split_information
+from .gain_ratio_kernel import c45_rank
 from .multiway import selection_score
 from .node_tests import Test, numeric_test
 from .search import (
@@ -136,7 +137,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     parent_impurity = impurity_of(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
     if active is None:
-        compiled = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+        compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
         nominal = {}
         if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
             nominal = nominal_binary_columns(
@@ -149,7 +150,8 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
             for a in range(len(layout.kinds))
         ]
     else:
-        compiled, per_attribute = _active_columns(batch, layout, params, parent_impurity, safe_n, engine, active)
+        compiled, scan, per_attribute = _active_columns(batch, layout, params, parent_impurity, safe_n, engine,
+                                                        active)
     m_total = len(batch)
     choices = Choices.none(m_total, node_counts.shape[1], layout.uppers)
     choices.searched = len(layout.kinds) * m_total if active is None else int(np.count_nonzero(active))
@@ -170,7 +172,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
             choices.others[m] = Candidate(test, gain, gain, children.astype(np.int64))
         return choices
     if params.max_arity == 2 and params.criterion == "gain_ratio":
-        _gain_ratio_choices(choices, per_attribute, compiled, n)
+        _gain_ratio_choices(choices, per_attribute, compiled, scan, n)
         return choices
     for m in range(m_total):
         candidate = _choose([column[m] for column in per_attribute], params) if n[m] > 0 else None
@@ -180,10 +182,23 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     return choices
 
 
+@dataclass
+class _Scan:
+    """The compiled scan's numbers for its attributes (in this order), each over the M histograms:
+    the cut, the default child, the children counts (k, M, 2, C), and where the scan made the test."""
+
+    attributes: np.ndarray  # (k,) int64
+    cut: np.ndarray  # (k, M) int64
+    default: np.ndarray  # (k, M) int64
+    children: np.ndarray  # (k, M, 2, C) int64
+    scanned: np.ndarray  # (k, M) bool
+
+
 def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
                       parent_impurity: np.ndarray, n: np.ndarray, engine: str,
-                      active: np.ndarray | None = None) -> dict[int, "Column"]:
-    """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column}.
+                      active: np.ndarray | None = None) -> tuple[dict[int, "Column"], "_Scan | None"]:
+    """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column},
+    and the scan's numbers for all those attributes together (None without a scan).
 
     Empty when ``engine`` (or the search) calls for the numpy reference.
     Histograms too large for the scan to compute exactly the reference's gains
@@ -197,7 +212,7 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
                   if kind == "numeric" and (active is None or active[a].any())]
     integer = np.issubdtype(batch.plus.dtype, np.integer) and np.issubdtype(batch.minus.dtype, np.integer)
     if engine == "numpy" or not kernel_available() or params.max_arity > 2 or not attributes or not integer:
-        return {}
+        return {}, None
     entropy = params.impurity_name == "entropy"
     log2 = log2_table(float(n.max())) if entropy and len(batch) else np.zeros(1)
     # Exact like the reference for: entropy, the sizes the log2 table holds; gini, sums of
@@ -210,6 +225,8 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
         batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2, mask)
     all_rest = np.setdiff1d(searched, rows)
     columns = {}
+    scan = _Scan(np.asarray(attributes, dtype=np.int64), cut, default, children,
+                 np.zeros((len(attributes), len(batch)), dtype=bool))
     for k, a in enumerate(attributes):
         found: dict[int, tuple] = {}
         rest = all_rest if active is None else all_rest[active[a, all_rest]]
@@ -219,18 +236,18 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
                                        params)
             gain[k, rest] = reference.gains
             found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
-        scanned = np.zeros(len(batch), dtype=bool)
+        scanned = scan.scanned[k]
         scanned[rows] = True if active is None else active[a, rows]
         columns[a] = Column(gain[k], _compiled_test(a, layout.uppers[a], cut[k], default[k], gain[k],
                                                     children[k], found), (cut[k], default[k], children[k], scanned))
-    return columns
+    return columns, scan
 
 
 def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, parent_impurity: np.ndarray,
-                    n: np.ndarray, engine: str, active: np.ndarray) -> tuple[dict[int, Column], list]:
+                    n: np.ndarray, engine: str, active: np.ndarray) -> tuple[dict[int, Column], "_Scan | None", list]:
     """The columns of :func:`choose_batch`, each attribute searched only for the histograms ``active`` names."""
     m_total = len(batch)
-    compiled = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active)
+    compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active)
     per_attribute: list = []
     for a in range(len(layout.kinds)):
         rows = np.flatnonzero(active[a])
@@ -245,7 +262,7 @@ def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitPar
                              batch.node_counts[rows])
             column = attribute_candidates(sub, a, layout, params, parent_impurity[rows], n[rows])
             per_attribute.append(_scattered(column, rows, m_total))
-    return compiled, per_attribute
+    return compiled, scan, per_attribute
 
 
 def _scattered(column, rows: np.ndarray, m_total: int):
@@ -276,65 +293,50 @@ def _compiled_test(a: int, upper: np.ndarray, cut: np.ndarray, default: np.ndarr
     return build
 
 
-def _gain_ratio_choices(choices: Choices, per_attribute: list, compiled: dict, n: np.ndarray) -> None:
+def _gain_ratio_choices(choices: Choices, per_attribute: list, compiled: dict, scan: "_Scan | None",
+                        n: np.ndarray) -> None:
     """C4.5's choice (:func:`_choose`'s, bit for bit) for every histogram, building no test it need not.
 
-    The split information of a compiled scan's test comes from its children counts, for all of
-    them at once; only the other attributes' tests (nominal, or beyond the scan) are built to be
-    measured. The histograms are ranked in a few batches, on the
-    same numbers :func:`_choose` ranks (the histograms with as many attributes having a test
-    together, each row's mean gain numpy's sum of that contiguous row, as ``np.mean`` of the row alone). A winner from the scan stays numbers, as gini's winners do."""
+    The split information of the compiled scan's tests comes from their children counts, for all
+    attributes and histograms at once; only the other attributes' tests (nominal, or beyond the
+    scan) are built to be measured. The ranking is :func:`~dasktree.split.gain_ratio_kernel.c45_rank`'s
+    (compiled, every histogram in one call). A winner from the scan stays numbers, as gini's
+    winners do."""
     gains = np.stack([gains_of(column) for column in per_attribute])  # (A, M)
     finite = np.isfinite(gains)
     info = np.zeros(gains.shape)
-    built: dict[tuple[int, int], tuple] = {}
     measured = np.zeros(gains.shape, dtype=bool)
-    for a, column in compiled.items():
-        _, _, children, scanned = column.scan
-        rows = np.flatnonzero(scanned & finite[a])
-        info[a, rows] = split_information(children[rows].sum(axis=2))
-        measured[a, rows] = True
+    if scan is not None:
+        on = scan.scanned & finite[scan.attributes]
+        info_scanned = np.zeros(on.shape)
+        info_scanned[on] = split_information(scan.children[on].sum(axis=2))
+        info[scan.attributes], measured[scan.attributes] = info_scanned, on
     for a, column in enumerate(per_attribute):  # nominal subset tests: their children, no test built
         rows = np.flatnonzero(finite[a] & ~measured[a])
         if rows.size and getattr(column, "children", None) is not None:
             info[a, rows] = split_information(column.children(rows).sum(axis=2))
             measured[a, rows] = True
+    built: dict[tuple[int, int], tuple] = {}
     for a, m in zip(*np.nonzero(finite & ~measured)):
         built[(int(a), int(m))] = result = per_attribute[int(a)][int(m)]
         info[a, m] = float(split_information(result[2].sum(axis=1)))
-    ranked = np.flatnonzero((n > 0) & finite.any(axis=0))
-    has = finite[:, ranked].T  # (ranked histograms, A)
-    count = has.sum(axis=1)
-    # each row's attributes with a test first, in attribute order
-    order = np.argsort(~has, axis=1, kind="stable")
-    winner = np.full(gains.shape[1], -1, dtype=np.int64)
-    score = np.full(gains.shape[1], -np.inf)
-    for k in np.unique(count).tolist():
-        rows = np.flatnonzero(count == k)
-        ms, found = ranked[rows], np.ascontiguousarray(order[rows, :k])  # (histograms, k) attributes
-        g = np.ascontiguousarray(gains.T[ms[:, None], found])  # each row as _choose's array of gains
-        i_m = info.T[ms[:, None], found]
-        ratio = np.where(i_m > 0, g / np.where(i_m > 0, i_m, 1.0), -np.inf)
-        scores = np.where(g >= g.mean(axis=1)[:, None], ratio, -np.inf)
-        none = ~np.isfinite(scores).any(axis=1)
-        scores[none] = ratio[none]
-        best = np.argmax(scores, axis=1)
-        top = scores[np.arange(ms.size), best]
-        ok = np.isfinite(top)
-        winner[ms[ok]], score[ms[ok]] = found[ok, best[ok]], top[ok]
-    for a in np.unique(winner[winner >= 0]).tolist():
-        won = np.flatnonzero(winner == a)
-        choices.attribute[won], choices.gain[won] = a, gains[a, won]
-        if a in compiled:
-            cut, default, children, scanned = compiled[a].scan
-            numbers = won[scanned[won]]
-            choices.cut[numbers], choices.default[numbers] = cut[numbers], default[numbers]
-            choices.children[numbers] = children[numbers]
-            choices.score[numbers] = score[numbers]
-            won = won[~scanned[won]]
-        for m in won.tolist():
-            test, gain, children = built.get((a, m)) or per_attribute[a][m]
-            choices.others[m] = Candidate(test, gain, float(score[m]), children.astype(np.int64))
+    winner, score = c45_rank(gains, info, n)
+    won = np.flatnonzero(winner >= 0)
+    choices.attribute[won], choices.gain[won] = winner[won], gains[winner[won], won]
+    if scan is not None:  # the scan's winners: numbers
+        at = np.full(len(per_attribute), -1, dtype=np.int64)
+        at[scan.attributes] = np.arange(scan.attributes.size)
+        k = at[winner[won]]
+        numbers = np.zeros(won.size, dtype=bool)
+        numbers[k >= 0] = scan.scanned[k[k >= 0], won[k >= 0]]
+        ms, ks = won[numbers], k[numbers]
+        choices.cut[ms], choices.default[ms] = scan.cut[ks, ms], scan.default[ks, ms]
+        choices.children[ms], choices.score[ms] = scan.children[ks, ms], score[ms]
+        won = won[~numbers]
+    for m in won[np.argsort(winner[won], kind="stable")].tolist():  # attribute by attribute
+        a = int(winner[m])
+        test, gain, children = built.get((a, m)) or per_attribute[a][m]
+        choices.others[m] = Candidate(test, gain, float(score[m]), children.astype(np.int64))
 
 
 def _choose(results: list, params: SplitParams) -> Candidate | None:
