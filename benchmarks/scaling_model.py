@@ -12,9 +12,11 @@ The model of one level pass of a cached fit (holders) on ``W`` workers, level ``
 - ``exchange(d) = H(d) * (W - 1) / W / B``: the reduce-scatter, each holder receiving its
   chunk's cells of every peer's histogram (``H`` bytes of one worker's histogram, ``B`` the
   bandwidth into a worker);
-- ``search(d) = c_search * H(d) / cell / W``: the split search per cell summed, chunks in parallel;
-- ``fixed(W) = a + b * W``: an empty pass (the client's calls on the holders, the scheduler
-  passing them on, the peers' messages): the scheduler's and the client's share of a pass;
+- ``search(d) = (c_search / W + c_sum) * H(d) / cell``: the split search per cell, chunks in
+  parallel, and each chunk summing its cells of the W histograms;
+- ``fixed(W)``: an empty pass (the client's calls on the holders, the scheduler passing them
+  on, the peers' messages): here the larger of a line in W and every process's CPU on the
+  cores; on a cluster of machines the client's and scheduler's serial CPU and one holder's;
 - ``passes(d)``: the node groups a level needs under ``max_histogram_mb`` (256 MB).
 
 On this machine every worker shares 2 cores: ``W`` above becomes ``min(W, 2)`` for the CPU
@@ -46,6 +48,46 @@ def _line(points: dict[int, float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
+def _two(xs: list[tuple[float, float]], ys: list[float]) -> tuple[float, float]:
+    """Least squares ``y = p * x0 + q * x1`` (no intercept), both kept non-negative."""
+    sxx, sxy, syy = (sum(x[i] * x[j] for x in xs) for i, j in ((0, 0), (0, 1), (1, 1)))
+    bx, by = sum(x[0] * y for x, y in zip(xs, ys)), sum(x[1] * y for x, y in zip(xs, ys))
+    det = sxx * syy - sxy * sxy
+    p, q = ((bx * syy - by * sxy) / det, (by * sxx - bx * sxy) / det) if det else (bx / sxx, 0.0)
+    if q < 0 or p < 0:  # a degenerate fit: all of it on the first
+        p, q = sum(ys) / sum(x[0] for x in xs), 0.0
+    return p, q
+
+
+def fixed_costs(empty: dict, idle: dict, known: list[int], parts: int) -> dict:
+    """The empty pass (holders, ``parts`` parts) on the ``known`` worker counts: lines ``a + b * W`` of
+    its least wall seconds, of the CPU of every process (client, scheduler, workers, idle taken off)
+    and of the client's and scheduler's alone (serial: they do not spread over the workers), and
+    a holder's own CPU (the workers' over their number, at the most workers known)."""
+    def cpu(w: int, *who: str) -> float:
+        r = empty[(w, parts, "holders")]
+        idle_part = {"client_cpu": 0.0, "scheduler_cpu": idle[w][1], "workers_cpu": idle[w][2]}
+        return sum(r[k] - idle_part[k] * r["seconds"] for k in who)
+
+    every = ("client_cpu", "scheduler_cpu", "workers_cpu")
+    return {"wall": _line({w: empty[(w, parts, "holders")]["least"] for w in known}),
+            "cpu": _line({w: cpu(w, *every) for w in known}),
+            "serial": _line({w: cpu(w, "client_cpu", "scheduler_cpu") for w in known}),
+            "holder": cpu(max(known), "workers_cpu") / max(known)}
+
+
+def fixed_here(fixed: dict, w: int) -> float:
+    """An empty pass on ``w`` workers of this machine: the wall line, or every process's CPU on its cores."""
+    (a, b), (c, d) = fixed["wall"], fixed["cpu"]
+    return max(a + b * w, (c + d * w) / min(w, CORES))
+
+
+def fixed_target(fixed: dict, w: int) -> float:
+    """An empty pass on ``w`` machines: the client's and scheduler's serial CPU, and one holder's."""
+    a, b = fixed["serial"]
+    return a + b * w + fixed["holder"]
+
+
 def _inputs(fits: dict, known: list[int]) -> dict:
     """Per level: the model's costs measured on the ``known`` worker counts (medians over them)."""
     first = fits[known[0]]
@@ -62,26 +104,24 @@ def _inputs(fits: dict, known: list[int]) -> dict:
             "search_per_cell": statistics.median(r["search_cpu_s"] / c for r, c in zip(rows, cells)),
             "client": statistics.median(r["client_cpu_s"] for r in rows),
         })
-    # counting = c_row * rows * attributes + c_cell * cells of every worker's histogram (zeroing it, filling
-    # the derived slots): least squares over the levels after the first, on every known worker count
-    xs = [(lv["rows"] * first["attributes"], lv["hist_bytes"] / lv["cell_bytes"])
-          for w in known for lv in fits[w]["levels"][1:]]
-    ys = [lv["count_cpu_s"] for w in known for lv in fits[w]["levels"][1:]]
-    sxx, sxy, syy = (sum(x[i] * x[j] for x in xs) for i, j in ((0, 0), (0, 1), (1, 1)))
-    bx, by = sum(x[0] * y for x, y in zip(xs, ys)), sum(x[1] * y for x, y in zip(xs, ys))
-    det = sxx * syy - sxy * sxy
-    c_row, c_cell = ((bx * syy - by * sxy) / det, (by * sxx - bx * sxy) / det) if det else (bx / sxx, 0.0)
-    if c_cell < 0 or c_row < 0:  # a degenerate fit: all of it per row
-        c_row, c_cell = sum(ys) / sum(x[0] for x in xs), 0.0
+    # counting = c_row * rows reaching a node * attributes + c_cell * cells of every worker's histogram
+    # (zeroing it, filling the derived slots): least squares over the levels after the first, every known W
+    later = [(w, lv) for w in known for lv in fits[w]["levels"][1:]]
+    c_row, c_cell = _two([(lv["rows"] * first["attributes"], lv["hist_bytes"] / lv["cell_bytes"]) for _, lv in later],
+                         [lv["count_cpu_s"] for _, lv in later])
+    # searching = cells * (c_search + c_sum * W): every chunk sums its cells of the W workers' histograms
+    cells = [lv["hist_bytes"] / lv["workers"] / lv["cell_bytes"] for _, lv in later]
+    c_search, c_sum = _two([(c, c * w) for c, (w, _) in zip(cells, later)], [lv["search_cpu_s"] for _, lv in later])
     served = sum(level["served_bytes"] for w in known for level in fits[w]["levels"] if w > 1)
     fetching = sum(level["fetch_s"] / min(w, CORES) for w in known for level in fits[w]["levels"] if w > 1)
     return {"levels": per_level, "bandwidth": served / max(fetching, 1e-9), "rows": first["rows"],
             "attributes": first["attributes"], "total_bins": first["total_bins"], "c_row": c_row, "c_cell": c_cell,
+            "c_search": c_search, "c_sum": c_sum,
             "sharing": max(lv["frontier"] / 2 ** d for d, lv in enumerate(per_level)),
             "visits": max(lv["rows"] / first["rows"] for lv in per_level)}
 
 
-def _here(inputs: dict, fixed: tuple[float, float], w: int) -> dict:
+def _here(inputs: dict, fixed: dict, w: int) -> dict:
     """The fit's level passes (after the first) on ``w`` workers of this machine, predicted: bytes
     exchanged, counting and search CPU, and wall seconds (the CPU on ``min(w, 2)`` cores)."""
     cpu = min(w, CORES)
@@ -90,11 +130,12 @@ def _here(inputs: dict, fixed: tuple[float, float], w: int) -> dict:
         exchanged = (w - 1) * level["hist_one"]
         count = (inputs["c_row"] * level["rows"] * inputs["attributes"]
                  + inputs["c_cell"] * w * level["hist_one"] / level["cell_bytes"])
+        search = level["hist_one"] / level["cell_bytes"] * (inputs["c_search"] + inputs["c_sum"] * w)
         out["exchanged"] += exchanged
         out["count_cpu"] += count
-        out["search_cpu"] += level["search_cpu"]
-        out["seconds"] += (level["client"] + (count + level["search_cpu"] + exchanged / inputs["bandwidth"]) / cpu
-                           + fixed[0] + fixed[1] * w)
+        out["search_cpu"] += search
+        out["seconds"] += (level["client"] + (count + search + exchanged / inputs["bandwidth"]) / cpu
+                           + fixed_here(fixed, w))
     return out
 
 
@@ -105,7 +146,7 @@ def _measured(fit: dict) -> dict:
             "search_cpu": sum(lv["search_cpu_s"] for lv in levels), "seconds": sum(lv["seconds"] for lv in levels)}
 
 
-def _target(inputs: dict, fixed: tuple[float, float]) -> list[dict]:
+def _target(inputs: dict, fixed: dict) -> list[dict]:
     """The model's levels of ``TARGET``'s fit: full trees, fold trees sharing nodes as measured."""
     t = TARGET
     w, rows_per_worker = t["workers"], t["rows"] / t["workers"]
@@ -124,8 +165,8 @@ def _target(inputs: dict, fixed: tuple[float, float]) -> list[dict]:
         parts = {
             "count": passes * count_rows + inputs["c_cell"] * hist / 4,
             "exchange": hist * (w - 1) / w / t["bandwidth"],
-            "search": measured["search_per_cell"] * hist / 4 / w,
-            "fixed": passes * (fixed[0] + fixed[1] * w),
+            "search": hist / 4 * (inputs["c_search"] / w + inputs["c_sum"]),
+            "fixed": passes * fixed_target(fixed, w),
             "client": measured["client"] / measured["frontier"] * frontier,
         }
         out.append({"level": d, "frontier": frontier, "hist_mb": hist / 2**20, "passes": passes,
@@ -139,7 +180,7 @@ def report(empty: dict, floor: dict, fits: dict, idle: dict, workers, part_count
     many = part_counts[-1]
     holders = {w: empty[(w, many, "holders")]["least"] for w in workers}  # the least disturbed of the passes
     known = [w for w in workers if w <= 4]
-    fixed = _line({w: holders[w] for w in known})
+    fixed = fixed_costs(empty, idle, known, many)
     md = ["On a real `dask scheduler` with single-threaded `dask worker` processes (no nannies) on 127.0.0.1, "
           "reached as `--scheduler ADDRESS` reaches it. **This machine has 2 cores, shared with other work**: "
           "with more worker processes than cores the figures measure the overhead of a pass (every process's "
@@ -169,10 +210,13 @@ def report(empty: dict, floor: dict, fits: dict, idle: dict, workers, part_count
            "that talks to the workers directly (as the cluster `scheduler=\"processes\"` starts), not through "
            "the scheduler.", "",
            f"Holders at {many:,} parts (least ms), per doubling of the workers: {', '.join(steps)} "
-           "(linear: at most 2x). "
-           f"Fitted on 1-4 workers: fixed(W) = {_ms(fixed[0])} + {_ms(fixed[1])} x W ms"
-           + "".join(f"; {w} workers predicted {_ms(fixed[0] + fixed[1] * w)} ms, measured {_ms(holders[w])} ms"
-                     for w in workers if w not in known) + "."]
+           "(linear: at most 2x). Fitted on 1-4 workers, this machine's empty pass is the larger of "
+           f"{_ms(fixed['wall'][0])} + {_ms(fixed['wall'][1])} x W ms (the least wall) and every process's CPU, "
+           f"{_ms(fixed['cpu'][0])} + {_ms(fixed['cpu'][1])} x W ms, on min(W, 2) cores"
+           + "".join(f"; {w} workers predicted {_ms(fixed_here(fixed, w))} ms, measured {_ms(holders[w])} ms"
+                     for w in workers if w not in known) + ". Of that CPU the client's and the scheduler's, "
+           f"{_ms(fixed['serial'][0])} + {_ms(fixed['serial'][1])} x W ms, stay serial on a cluster of "
+           f"machines; a holder's own is {_ms(fixed['holder'])} ms a pass at {max(known)} workers."]
     md += _fit_tables(fits, workers, fit_rows, depth, known, fixed)
     top = max(workers)
     summary = [(f"empty pass, holders, {top} workers x {many:,} parts (target < 50 ms; least of the passes)",
@@ -181,7 +225,7 @@ def report(empty: dict, floor: dict, fits: dict, idle: dict, workers, part_count
                (f"empty pass, holders, {many:,} parts, per doubling of the workers (linear: at most 2x)",
                 ", ".join(steps)),
                ("model fitted on 1-4 workers, predicted / measured empty pass at the most workers",
-                harness.ratio(fixed[0] + fixed[1] * top, holders[top]))]
+                harness.ratio(fixed_here(fixed, top), holders[top]))]
     figures = {"empty": {f"{w}/{p}/{kind}": r for (w, p, kind), r in empty.items()}, "floor": floor,
                "idle_cpu": idle, "fits": fits, "fixed_fit": fixed}
     return harness.Result(summary, "\n".join(md), figures)
@@ -211,14 +255,17 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
                   f"{_ms(level['client_cpu_s'])} | {_ms(level['seconds'])} | {level['search_cpu_s'] / work:.0%} |")
     inputs = _inputs(fits, [w for w in known if w in fits])
     md += ["", "## The model", "", __doc__.split("\n\n", 1)[1].strip(), "",
-           f"Measured inputs (1-4 workers): fixed(W) = {_ms(fixed[0])} + {_ms(fixed[1])} x W ms; loopback "
+           f"Measured inputs (1-4 workers): fixed(W) as above; loopback "
            f"bandwidth into a worker B = {inputs['bandwidth'] / 1e6:.0f} MB/s (bytes handed over / fetch time); "
            f"frontier per 2^d at its widest {inputs['sharing']:.2f} (the fold trees' nodes beside the main "
            f"tree's); a row reaching at most {inputs['visits']:.2f} distinct nodes of a level (the rows the "
            f"passes count against the rows); counting c_row = {inputs['c_row'] * 1e9:.2f} ns per row reaching a "
            f"node and attribute and c_cell = "
-           f"{inputs['c_cell'] * 1e9:.2f} ns per histogram cell (least squares over the levels); per level the "
-           "search CPU per cell and the client per frontier node (in the JSON).", "",
+           f"{inputs['c_cell'] * 1e9:.2f} ns per histogram cell; searching c_search = "
+           f"{inputs['c_search'] * 1e9:.2f} ns per cell and c_sum = {inputs['c_sum'] * 1e9:.2f} ns per cell and "
+           "worker (a chunk sums its cells of every worker's histogram: the search's CPU grows with the "
+           "workers), both least squares over the levels and worker counts; per level the client's CPU "
+           "per frontier node (in the JSON).", "",
            "Predicted / measured, the fit's level passes after the first (which encodes) summed: bytes the "
            "holders exchanged, counting and search CPU (thread CPU seconds on the workers: other work on "
            "the machine aside), and wall seconds (other work not aside).", "",
@@ -236,8 +283,10 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
            "Assumed: every tree full (2^d nodes at depth d), its fold trees sharing nodes with it as the "
            "measured fit's do (frontier / 2^d as measured down to its widest level, then kept); int32 counts; "
            f"level 0's encoding aside; {t['bandwidth'] / 1e9:.2f} GB/s into each worker (10 Gb/s, not "
-           "measured here); the 1-4 worker fixed(W) extrapolated (pessimistic: on this machine every worker's "
-           "CPU adds up on 2 cores). The codes (50 GB at a byte per value) fit in a quarter of 100 workers' "
+           f"measured here); fixed = the client's and scheduler's serial CPU line at {t['workers']} workers "
+           f"({_ms(fixed_target(fixed, t['workers']))} ms a pass, a holder's own included; its messages to "
+           f"{t['workers'] - 1} peers are not: they grow it). The codes (50 GB at a byte per value) fit in a "
+           "quarter of 100 workers' "
            "memory, so the fit is cached and no level pass reads Parquet: reading is pass 0's and the first "
            "level pass's.", "",
            "| level | frontier | histogram MB | passes | count s | exchange s | search s | fixed s | client s | "
