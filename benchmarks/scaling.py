@@ -16,8 +16,8 @@ processes (no nannies) on 127.0.0.1, reached as ``--scheduler ADDRESS`` reaches 
   client's and scheduler's CPU are the fixed cost there). Wall time, and the CPU
   of this process (the client), of the scheduler and of the workers, per pass.
 - **A real fit's levels.** ``fit(cv=10, max_depth=12)`` of Agrawal F2 rows on
-  each cluster, its level passes probed on the workers
-  (:mod:`benchmarks.scaling_probes`): the bytes of each group's histogram, the
+  each cluster (the second of two: the first loads the kernels), its level
+  passes probed on the workers (:mod:`benchmarks.scaling_probes`): the bytes of each group's histogram, the
   bytes the holders hand each other (the reduce-scatter's exchange), counting,
   fetching and the search's share of the pass.
 - **A model** (:mod:`benchmarks.scaling_model`) fitted on the 1-4 worker points,
@@ -26,6 +26,9 @@ processes (no nannies) on 127.0.0.1, reached as ``--scheduler ADDRESS`` reaches 
 
 This machine has 2 cores: 16 worker processes there measure the overhead of a
 pass, not its throughput (the workers take turns on the cores).
+
+``python -m benchmarks.scaling --render`` writes the results again from their JSON
+figures (the analysis and model as this module has them), measuring nothing.
 """
 
 from __future__ import annotations
@@ -105,7 +108,7 @@ def empty_passes(path: str, parts: int, reps: int, *, client=None, cache=True, c
 
 def fit_levels(client, path: str, depth: int, warm: str | None = None) -> dict:
     """A ``cv=10`` fit of ``path`` on ``client``'s cluster, its level passes probed on the workers
-    (after a fit of ``warm``: the workers load the kernels of every layout a deep level uses)."""
+    (after a fit of ``warm``: the workers load the kernels of every layout the levels use)."""
     import dasktree
     from dasktree.engine.progress import Progress
     from dasktree.engine.runners import DaskRunner
@@ -178,8 +181,6 @@ def run(quick: bool) -> harness.Result:
         paths = {p: _empty_data(tmp, p) for p in part_counts}
         fit_path = os.path.join(tmp, "fit")
         write_parquet(fit_path, fit_rows, n_files=16, function=2, perturbation=0.05, seed=0)
-        warm_path = os.path.join(tmp, "warm")
-        write_parquet(warm_path, 20_000, n_files=4, function=2, perturbation=0.05, seed=1)
         floor = empty_passes(paths[part_counts[0]], part_counts[0], reps)  # in this process: the work
         for w in workers:
             print(f"  {w} workers", flush=True)
@@ -192,7 +193,7 @@ def run(quick: bool) -> harness.Result:
                         empty[(w, p, "holders" if cache else "tasks")] = r
                         print(f"    {p} parts, {'holders' if cache else 'tasks'}: {1000 * r['seconds']:.1f} ms",
                               flush=True)
-                fits[w] = fit_levels(client, fit_path, depth, warm_path)
+                fits[w] = fit_levels(client, fit_path, depth, fit_path)  # the first loads every layout's kernels
                 fits[w].pop("model")
                 print(f"    fit: {fits[w]['seconds']:.1f} s", flush=True)
                 with Client(procs.address, direct_to_workers=True) as direct:  # as scheduler="processes" makes it
@@ -204,4 +205,7 @@ def run(quick: bool) -> harness.Result:
 
 
 if __name__ == "__main__":
-    harness.main(sys.modules[__name__])
+    if sys.argv[1:] == ["--render"]:  # the tables and the model again from results/scaling.json, not measured
+        scaling_model.rerender()
+    else:
+        harness.main(sys.modules[__name__])

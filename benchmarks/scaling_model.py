@@ -48,17 +48,6 @@ def _line(points: dict[int, float]) -> tuple[float, float]:
     return my - b * mx, b
 
 
-def _two(xs: list[tuple[float, float]], ys: list[float]) -> tuple[float, float]:
-    """Least squares ``y = p * x0 + q * x1`` (no intercept), both kept non-negative."""
-    sxx, sxy, syy = (sum(x[i] * x[j] for x in xs) for i, j in ((0, 0), (0, 1), (1, 1)))
-    bx, by = sum(x[0] * y for x, y in zip(xs, ys)), sum(x[1] * y for x, y in zip(xs, ys))
-    det = sxx * syy - sxy * sxy
-    p, q = ((bx * syy - by * sxy) / det, (by * sxx - bx * sxy) / det) if det else (bx / sxx, 0.0)
-    if q < 0 or p < 0:  # a degenerate fit: all of it on the first
-        p, q = sum(ys) / sum(x[0] for x in xs), 0.0
-    return p, q
-
-
 def fixed_costs(empty: dict, idle: dict, known: list[int], parts: int) -> dict:
     """The empty pass (holders, ``parts`` parts) on the ``known`` worker counts: lines ``a + b * W`` of
     its least wall seconds, of the CPU of every process (client, scheduler, workers, idle taken off)
@@ -105,13 +94,18 @@ def _inputs(fits: dict, known: list[int]) -> dict:
             "client": statistics.median(r["client_cpu_s"] for r in rows),
         })
     # counting = c_row * rows reaching a node * attributes + c_cell * cells of every worker's histogram
-    # (zeroing it, filling the derived slots): least squares over the levels after the first, every known W
-    later = [(w, lv) for w in known for lv in fits[w]["levels"][1:]]
-    c_row, c_cell = _two([(lv["rows"] * first["attributes"], lv["hist_bytes"] / lv["cell_bytes"]) for _, lv in later],
-                         [lv["count_cpu_s"] for _, lv in later])
+    # (zeroing it, filling the derived slots). c_row from the root's pass (one node, a histogram of a few
+    # cells); c_cell from the levels after it: per level a line in W through the known worker counts,
+    # whose slope is the cost of the W histograms' cells
+    c_row = statistics.median(fits[w]["levels"][0]["count_cpu_s"] / (first["rows"] * first["attributes"])
+                              for w in known)
+    lines = [_line({w: fits[w]["levels"][d]["count_cpu_s"] for w in known}) for d in range(1, len(first["levels"]))]
+    level_cells = [lv["hist_bytes"] / lv["workers"] / lv["cell_bytes"] for lv in first["levels"][1:]]
+    c_cell = max(0.0, sum(b for _, b in lines) / sum(level_cells))
     # searching = cells * (c_search + c_sum * W): every chunk sums its cells of the W workers' histograms
-    cells = [lv["hist_bytes"] / lv["workers"] / lv["cell_bytes"] for _, lv in later]
-    c_search, c_sum = _two([(c, c * w) for c, (w, _) in zip(cells, later)], [lv["search_cpu_s"] for _, lv in later])
+    lines = [_line({w: fits[w]["levels"][d]["search_cpu_s"] for w in known}) for d in range(1, len(first["levels"]))]
+    c_search = max(0.0, sum(a for a, _ in lines) / sum(level_cells))
+    c_sum = max(0.0, sum(b for _, b in lines) / sum(level_cells))
     served = sum(level["served_bytes"] for w in known for level in fits[w]["levels"] if w > 1)
     fetching = sum(level["fetch_s"] / min(w, CORES) for w in known for level in fits[w]["levels"] if w > 1)
     return {"levels": per_level, "bandwidth": served / max(fetching, 1e-9), "rows": first["rows"],
@@ -227,7 +221,8 @@ def report(empty: dict, floor: dict, fits: dict, idle: dict, workers, part_count
                ("model fitted on 1-4 workers, predicted / measured empty pass at the most workers",
                 harness.ratio(fixed_here(fixed, top), holders[top]))]
     figures = {"empty": {f"{w}/{p}/{kind}": r for (w, p, kind), r in empty.items()}, "floor": floor,
-               "idle_cpu": idle, "fits": fits, "fixed_fit": fixed}
+               "idle_cpu": idle, "fits": fits, "fixed": fixed, "workers": list(workers),
+               "part_counts": list(part_counts), "fit_rows": fit_rows, "depth": depth}
     return harness.Result(summary, "\n".join(md), figures)
 
 
@@ -235,8 +230,8 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
     top = max(workers)
     fit = fits[top]
     md = ["", f"## A fit's levels ({top} workers)", "",
-          f"`fit(cv=10, max_depth={depth})` of {fit_rows:,} Agrawal F2 rows in 16 files (after a fit of 20,000 "
-          "rows that loads the kernels), probed on the workers. *histogram*: one worker's (per pass); "
+          f"`fit(cv=10, max_depth={depth})` of {fit_rows:,} Agrawal F2 rows in 16 files (the second fit of "
+          "them: the first loads the kernels), probed on the workers. *histogram*: one worker's (per pass); "
           "*exchanged*: bytes the holders handed each other, against (W - 1) x one histogram; times in ms: "
           "the slowest holder's counting and fetching (its wait for the peers' counts included), the search "
           "summed over the chunks, the client's CPU (its thread running the grow loop and the runner), the "
@@ -260,11 +255,12 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
            f"frontier per 2^d at its widest {inputs['sharing']:.2f} (the fold trees' nodes beside the main "
            f"tree's); a row reaching at most {inputs['visits']:.2f} distinct nodes of a level (the rows the "
            f"passes count against the rows); counting c_row = {inputs['c_row'] * 1e9:.2f} ns per row reaching a "
-           f"node and attribute and c_cell = "
+           f"node and attribute (the root's pass) and c_cell = "
            f"{inputs['c_cell'] * 1e9:.2f} ns per histogram cell; searching c_search = "
            f"{inputs['c_search'] * 1e9:.2f} ns per cell and c_sum = {inputs['c_sum'] * 1e9:.2f} ns per cell and "
            "worker (a chunk sums its cells of every worker's histogram: the search's CPU grows with the "
-           "workers), both least squares over the levels and worker counts; per level the client's CPU "
+           "workers): per level a line in W through the 1-4 worker points, its slopes (and for the search "
+           "its intercepts) summed over the levels and divided by their cells; per level the client's CPU "
            "per frontier node (in the JSON).", "",
            "Predicted / measured, the fit's level passes after the first (which encodes) summed: bytes the "
            "holders exchanged, counting and search CPU (thread CPU seconds on the workers: other work on "
@@ -310,3 +306,26 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
               "first level pass encodes what it kept.")
     fits[top]["model_inputs"] = {**inputs, "target_levels": levels, "pass0_per_row_attribute": pass0}
     return md
+
+
+def rerender(path: str | None = None) -> None:
+    """Write ``results/scaling.md`` again from the figures of ``results/scaling.json`` (this module's
+    analysis of them, as changed since), keeping the stamp of their measurement; RESULTS.md too."""
+    import json
+    import os
+
+    path = path or os.path.join(harness.RESULTS, "scaling.json")
+    with open(path) as f:
+        record = json.load(f)
+    r = record["figures"]
+    empty = {(int(w), int(p), kind): v for w, p, kind in (k.split("/", 2) for k in r["empty"])
+             for v in [r["empty"][f"{w}/{p}/{kind}"]]}
+    result = report(empty, r["floor"], {int(k): v for k, v in r["fits"].items()},
+                    {int(k): v for k, v in r["idle_cpu"].items()}, r["workers"], r["part_counts"], r["fit_rows"],
+                    r["depth"])
+    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if record["quick"] else ""
+    with open(os.path.join(harness.RESULTS, "scaling.md"), "w") as f:
+        f.write(f"# {record['claim']}\n\n{harness.stamp_text(record['stamp'])}\n{note}{result.markdown.rstrip()}\n")
+    with open(os.path.join(harness.RESULTS, "scaling.json"), "w") as f:
+        json.dump({**record, "summary": result.summary, "figures": result.figures}, f, indent=1, default=str)
+    harness.gather()
