@@ -22,7 +22,9 @@ for bit. A lost worker takes its holder with it; the runner then starts again
 from the Parquet files (:meth:`dasktree.engine.runners.DaskRunner.apply_pass`).
 
 A pass's plan travels with the call (under a megabyte at a deep level of a
-10-fold forest). Through a client whose ``direct_to_workers`` is off
+10-fold forest), pickled once for every holder with the pass's shape and
+search context: as arguments, each call serialized them anew, an array to a
+frame (the ``scaling`` benchmark claim). Through a client whose ``direct_to_workers`` is off
 (distributed's default for a client of a remote scheduler) it goes by way of
 the scheduler, which takes longer the larger the plan; the clients dasktree
 starts itself talk to the workers directly.
@@ -32,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import pickle
 import weakref
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
@@ -73,9 +76,11 @@ class PartHolder:
         self._peers = list(peers)
         return len(self._peers)
 
-    async def level_pass(self, number: int, plan, shape, chunks: list, context, last: int | None) -> list:
-        """Pass ``number``: count ``plan``'s slots, then search ``chunks`` summed over every holder.
+    async def level_pass(self, number: int, shared: bytes, chunks: list, last: int | None) -> list:
+        """Pass ``number``: count the plan's slots, then search ``chunks`` summed over every holder.
+        ``shared`` is the pickled ``(plan, shape, context)`` every holder gets (:meth:`Holders.level_pass`);
         ``last`` is the pass whose histograms ``plan.fills`` derive from (None: no fills)."""
+        plan, shape, context = pickle.loads(shared)
         loop = asyncio.get_running_loop()
         counted = self._counted_by(number)
         try:
@@ -185,10 +190,14 @@ class Holders:
         for i in range(len(chunks)):
             mine[self._group_holder[i % len(self._group_holder)]].append(i)
         self.number, last = None, self.number  # unknown until every holder has counted
+        # pickled once for every holder: a call's arguments are serialized per call, an array to a frame,
+        # and the plan and the context hold dozens of arrays (at 16 workers, two fifths of an empty
+        # pass's client CPU, and of the scheduler's when the calls go through it)
+        shared = pickle.dumps((plan, shape, context), protocol=pickle.HIGHEST_PROTOCOL)
         progress.start(label, len(self.actors))
         try:
             try:
-                calls = [actor.level_pass(number, plan, shape, [chunks[i] for i in indices], context, last)
+                calls = [actor.level_pass(number, shared, [chunks[i] for i in indices], last)
                          for actor, indices in zip(self.actors, mine)]
             except RuntimeError as exc:  # distributed knows the worker holding an actor is gone
                 raise HolderLost(str(exc)) from exc
