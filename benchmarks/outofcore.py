@@ -70,10 +70,10 @@ def continuous(rows: int, where: str | None = None) -> str:
 
 
 def predicted(path: str, target: str, model: dict) -> float:
-    """The README's formula: BASE + threads x piece rows x row bytes + (threads + 1) x the largest
+    """The README's formula: BASE + threads x piece rows x row bytes + (threads + 2) x the largest
     level's histogram (int64 cells: frontier x bins x classes x 8, within the memory plan's budget)."""
     from dasktree.engine.local_runner import cores
-    from dasktree.engine.memory_plan import BASE_BYTES, MemoryPlan, _row_bytes
+    from dasktree.engine.memory_plan import BASE_BYTES, HELD_HISTOGRAMS, MemoryPlan, _row_bytes
     from dasktree.engine.stream_runner import pieces_of
     from dasktree.io.schema import resolve_roles
     from dasktree.io.sources import open_source
@@ -86,7 +86,7 @@ def predicted(path: str, target: str, model: dict) -> float:
     bins = sum(f["bins"] + 1 for f in model["report"]["features"])
     frontier = max(level["frontier"] for level in model["run"]["levels"]) if model["run"]["levels"] else 1
     histogram = min(frontier * bins * len(model["report"]["class_counts"]) * 8, plan.histogram_bytes)
-    return BASE_BYTES + threads * plan.piece_bytes + (threads + 1) * histogram
+    return BASE_BYTES + threads * plan.piece_bytes + (threads + HELD_HISTOGRAMS) * histogram
 
 
 def _measure(kind: str, sizes: tuple[int, int], repeat: int, out: str) -> dict:

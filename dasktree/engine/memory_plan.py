@@ -30,11 +30,12 @@ from ..io.sources import ParquetSource, Source, TableSource
 from .placement import arrow_row_bytes, physical_memory
 
 __all__ = ["parse_memory_limit", "runner_kind", "cached_histogram_mb", "MemoryPlan", "CACHED", "STREAM",
-           "CLUSTER", "BASE_BYTES", "MEMORY_SHARE"]
+           "CLUSTER", "BASE_BYTES", "HELD_HISTOGRAMS", "MEMORY_SHARE"]
 
 CACHED, STREAM, CLUSTER = "cached", "stream", "cluster"
 MEMORY_SHARE = 4  # the codes are kept in memory when tables and codes fit in this share of the limit
 BASE_BYTES = 320 << 20  # the process before any data: interpreter, numpy, pyarrow, the compiled kernels
+HELD_HISTOGRAMS = 2  # histograms beside the threads' own: the last pass's (kept for subtraction), the search's
 
 _UNITS = {"": 1, "b": 1, "k": 10**3, "kb": 10**3, "m": 10**6, "mb": 10**6, "g": 10**9, "gb": 10**9,
           "t": 10**12, "tb": 10**12, "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
@@ -91,17 +92,18 @@ def cached_histogram_mb(source: Source, roles: Roles, memory_limit: int, threads
     shared by a histogram per thread and their sum. (The data takes at most a quarter of the
     limit, :func:`runner_kind`, so some is always left.)"""
     data = source.n_rows * _row_bytes(source, roles) if isinstance(source, ParquetSource) else 0
-    return max(memory_limit - BASE_BYTES - data, 0) / (threads + 1) / 2**20
+    return max(memory_limit - BASE_BYTES - data, 0) / (threads + HELD_HISTOGRAMS) / 2**20
 
 
 @dataclass(frozen=True)
 class MemoryPlan:
     """How a streaming fit spends ``limit`` bytes.
 
-    peak ~= BASE_BYTES + threads x piece_rows x row_bytes + (threads + 1) x histogram bytes (int64)
+    peak ~= BASE_BYTES + threads x piece_rows x row_bytes + (threads + 2) x histogram bytes (int64)
 
     ``piece_bytes`` is one row group's (the largest) tables and codes; ``histogram_bytes``
-    the budget of one histogram, an int64 counter per thread plus their sum."""
+    the budget of one histogram: an int64 counter per thread (the first one their sum), the last
+    level pass's kept for subtraction, and the search's sums (:data:`HELD_HISTOGRAMS`)."""
 
     limit: int
     threads: int
@@ -113,7 +115,7 @@ class MemoryPlan:
         limit = physical_memory() if limit is None else limit
         piece = piece_rows * row_bytes
         left = limit - BASE_BYTES - threads * piece
-        return cls(limit, threads, piece, max(0, left // (threads + 1)))
+        return cls(limit, threads, piece, max(0, left // (threads + HELD_HISTOGRAMS)))
 
     def max_histogram_mb(self) -> float:
         """The budget of a pass's histogram as grow's ``max_histogram_mb`` counts it (int64 cells)."""
@@ -122,9 +124,9 @@ class MemoryPlan:
     def check_node(self, node_bytes: int, where: str) -> None:
         """Raise when one node's histogram (int64 ``node_bytes``, the least a pass can count) cannot fit."""
         if node_bytes > self.histogram_bytes:
-            need = BASE_BYTES + self.threads * self.piece_bytes + (self.threads + 1) * node_bytes
+            need = BASE_BYTES + self.threads * self.piece_bytes + (self.threads + HELD_HISTOGRAMS) * node_bytes
             raise ParameterError(
                 f"memory_limit {self.limit / 2**20:.0f} MB is too small for {where}: one node's histograms "
-                f"take {node_bytes * (self.threads + 1) / 2**20:.0f} MB on {self.threads} threads beside "
+                f"take {node_bytes * (self.threads + HELD_HISTOGRAMS) / 2**20:.0f} MB on {self.threads} threads beside "
                 f"{self.piece_bytes * self.threads / 2**20:.0f} MB of row groups; give at least "
                 f"{need / 2**20:.0f}MB or fewer bins, folds or threads")

@@ -15,7 +15,7 @@ in memory at once. Pass 0 adds each piece's summary to one running sum as it com
 (:func:`~dasktree.binning.summary_stream.merge_streaming`, bounded by the grid). So the
 peak memory is
 
-    BASE + threads x piece rows x row bytes + (threads + 1) x histogram + summary
+    BASE + threads x piece rows x row bytes + (threads + 2) x histogram + summary
 
 whatever the rows (:class:`~dasktree.engine.memory_plan.MemoryPlan` plans it
 against ``memory_limit`` and lowers ``max_histogram_mb`` to fit it). What a pass

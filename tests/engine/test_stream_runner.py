@@ -8,7 +8,7 @@ import pytest
 from dasktree import fit
 from dasktree.cli import main
 from dasktree.engine.local_runner import cores
-from dasktree.engine.memory_plan import BASE_BYTES, CACHED, CLUSTER, STREAM, MemoryPlan, parse_memory_limit, runner_kind
+from dasktree.engine.memory_plan import BASE_BYTES, CACHED, HELD_HISTOGRAMS, CLUSTER, STREAM, MemoryPlan, parse_memory_limit, runner_kind
 from dasktree.engine.stream_runner import StreamRunner, pieces_of
 from dasktree.errors import ParameterError
 from dasktree.io.schema import resolve_roles
@@ -72,7 +72,7 @@ def test_a_low_limit_counts_in_node_groups_and_grows_the_same_tree(tmp_path):
     threads = cores()
     runner = StreamRunner(source, resolve_roles(source.schema, target), threads=threads, memory_limit=10**9)
     root = cached.spec.total_bins * cached.spec.n_classes * 8 * 3  # the root's int64 histograms: 3 fold parts
-    limit = BASE_BYTES + threads * runner.memory.piece_bytes + (threads + 1) * 2 * root  # two roots' worth
+    limit = BASE_BYTES + threads * runner.memory.piece_bytes + (threads + HELD_HISTOGRAMS) * 2 * root  # two roots' worth
     limited = fit(path, target="label", max_depth=6, cv=3, cache=False, memory_limit=limit)
     assert any(level["groups"] > 1 for level in limited.run["levels"])  # the histograms counted in groups
     assert limited.tree.tests == cached.tree.tests
@@ -127,7 +127,7 @@ def test_a_cached_fit_plans_its_histograms_against_the_memory_limit(tmp_path):
     roles = resolve_roles(source.schema, target)
     limit = 10**9
     budget = cached_histogram_mb(source, roles, limit, 2)
-    assert budget * 3 * 2**20 == pytest.approx(limit - BASE_BYTES - source.n_rows * _row_bytes(source, roles))
+    assert budget * (2 + HELD_HISTOGRAMS) * 2**20 == pytest.approx(limit - BASE_BYTES - source.n_rows * _row_bytes(source, roles))
     with open_runner(source, roles, memory_limit=limit) as runner:
         assert runner.max_histogram_mb == cached_histogram_mb(source, roles, limit, runner.threads)
     with open_runner(source, roles) as runner:
