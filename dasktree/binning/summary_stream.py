@@ -152,4 +152,9 @@ def merge_streaming(summaries: Iterable[Summary]) -> Summary:
                 counter.add(sketch)
         bare = dataclasses.replace(summary, numeric=[None] * len(summary.numeric))
         rest = bare if rest is None else merge_all([rest, bare])
-    return dataclasses.replace(rest, numeric=[None if c is None else c.sketch() for c in counters])
+    sketches = []
+    for j, counter in enumerate(counters):  # each counter let go as its sketch is made: not all at once beside them
+        counters[j] = None
+        sketches.append(None if counter is None else counter.sketch())
+        del counter
+    return dataclasses.replace(rest, numeric=sketches)
