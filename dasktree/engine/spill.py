@@ -13,8 +13,8 @@ cached fit does, not from the root. A piece whose rows have all reached leaves
 is not read at all.
 
 The spill goes under ``where`` (default: :func:`tempfile.gettempdir`, so
-``$TMPDIR`` chooses the disk) in a ``dasktree-spill-*`` directory removed when the
-fit ends. It is made only when that disk has room for the codes and a margin
+``$TMPDIR`` chooses the disk) in a ``dasktree-spill-PID@HOST-*`` directory removed when the
+fit ends; one left by a killed process of this host is removed by the next spill made there. It is made only when that disk has room for the codes and a margin
 (:func:`spill_bytes`), and, on a file system kept in memory (tmpfs), when the codes
 fit in a quarter of the memory limit, as codes kept in memory must; otherwise, or when a write fails (a disk filling up
 meanwhile), the passes read Parquet as before. Either way the counts, and the
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import socket
 import tempfile
 import threading
 from dataclasses import dataclass
@@ -96,7 +97,8 @@ class Spill:
                 return None
             if memory_room is not None and need > memory_room and in_memory_file_system(where):
                 return None
-            return cls(tempfile.mkdtemp(prefix="dasktree-spill-", dir=where))
+            remove_orphans(where)
+            return cls(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}@{socket.gethostname()}-", dir=where))
         except OSError:
             return None
 
@@ -181,6 +183,31 @@ class Spill:
 
     def close(self) -> None:
         self.stop()
+
+
+PREFIX = "dasktree-spill-"  # a spill's directory: PREFIX + pid@host + a random suffix
+
+
+def remove_orphans(where: str) -> None:
+    """Remove the spills under ``where`` left by processes of this host that are gone (killed
+    before they could remove their own). Another host's spills, and a live process's, stay."""
+    host = socket.gethostname()
+    for name in os.listdir(where):
+        owner, _, rest = name[len(PREFIX):].partition("@")
+        if not name.startswith(PREFIX) or not owner.isdigit() or rest.rpartition("-")[0] != host:
+            continue
+        if not _alive(int(owner)):
+            shutil.rmtree(os.path.join(where, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
 MEMORY_FILE_SYSTEMS = ("tmpfs", "ramfs")

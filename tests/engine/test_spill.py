@@ -128,3 +128,27 @@ def test_a_spill_in_memory_counts_against_the_memory_it_may_take(tmp_path):
         on_disk = Spill.create(10**6, str(tmp_path), memory_room=10**5)
         assert on_disk is not None
         on_disk.close()
+
+
+def test_a_spill_left_by_a_killed_process_is_removed_by_the_next_one(tmp_path, temporary):
+    """A dead process's spill on this host goes; a live process's and another host's stay."""
+    import socket
+
+    from dasktree.engine.spill import PREFIX
+
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead_pid = int(gone.stdout)  # exited: no such process now
+    from dasktree.engine.spill import _alive
+
+    if _alive(dead_pid):
+        pytest.skip("the exited process's pid was given to another process already")
+    host = socket.gethostname()
+    left = temporary / f"{PREFIX}{dead_pid}@{host}-abc123"
+    (left / "x").mkdir(parents=True)
+    live = temporary / f"{PREFIX}{os.getpid()}@{host}-def456"
+    other = temporary / f"{PREFIX}{dead_pid}@another-host-ghi789"
+    live.mkdir()
+    other.mkdir()
+    streamed = fit(_dataset(tmp_path), target="label", max_depth=4, cache=False)
+    assert streamed.run["spill_bytes_read"] > 0
+    assert not left.exists() and live.exists() and other.exists()
