@@ -81,25 +81,24 @@ class StreamRunner(LocalRunner):
     histogram budget the fit's node groups must keep to."""
 
     def __init__(self, source: Source, roles: Roles, *, folds=None, progress: Progress | None = None,
-                 threads: int = 1, memory_limit: int | None = None, piece_rows: int = PIECE_ROWS,
-                 spill_dir: str | bool | None = None):
+                 threads: int = 1, memory_limit: int | None = None, piece_rows: int = PIECE_ROWS):
         super().__init__(source, roles, folds=folds, progress=progress, threads=threads, keep_tables=False)
         self.pieces = pieces_of(source, piece_rows)
         largest = max((p.n_rows for p in self.pieces), default=0)
         self.memory = MemoryPlan.of(memory_limit, self.threads, largest, _row_bytes(source, roles))
         self.max_histogram_mb = self.memory.max_histogram_mb()
-        self.spill_dir, self.spill = spill_dir, None
+        self.spill: Spill | None = None
         self.spill_read = 0  # bytes the level passes read back from the spill
-        self.spilling = spill_dir is not False  # False: every pass reads Parquet
+        self.no_room = False  # the spill's disk had no room: every pass reads Parquet
 
     def _spill(self) -> Spill | None:
         """The spill of this spec's pieces, made at the first level pass when its disk has room."""
-        if self.spill is None and self.spilling:
+        if self.spill is None and not self.no_room:
             spec, repeats = self.spec, (self.folds.repeats if self.folds is not None else 1)
             need = spill_bytes(self.source.n_rows, spec.n_features, np.dtype(spec.code_dtype).itemsize, repeats,
                                spec.weighting is not None)
-            self.spill = Spill.create(need, self.spill_dir or None, memory_room=self.memory.limit // MEMORY_SHARE)
-            self.spilling = self.spill is not None
+            self.spill = Spill.create(need, memory_room=self.memory.limit // MEMORY_SHARE)
+            self.no_room = self.spill is None
         return self.spill if self.spill is not None and self.spill.active else None
 
     def summary(self, max_bins: int) -> Summary:
