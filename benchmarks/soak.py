@@ -38,7 +38,7 @@ import time
 from benchmarks import harness
 
 CLAIM = ("200 fits in a row on one cluster with 40 faults (worker, client and scheduler kills): "
-         "every model identical to its reference, no hang, no task left, memory drift under 10%")
+         "every model identical to its reference, no hang, no task left, memory drift under 5%")
 NAME = "soak"
 
 STAGES = ("summary", "encode", "count", "cells", "search")
