@@ -16,8 +16,10 @@ undisturbed for its reference model. A fixed, seeded set of the fits meets a fau
   (as a deployment does) and the command with ``--checkpoint`` must finish with the
   reference's bytes.
 
-Every run has a bound (10x its reference time, at least 120 s): a run past it is a
-hang. ``SOAK_MINUTES`` in the environment bounds the whole soak: no fit starts after
+Every run has a bound: 10x the time its configuration takes on the machine now (the
+larger of its reference and its last undisturbed fit, so a machine slowed by other work
+does not turn slow fits into hangs), at least 120 s; a run past it is a hang, and its
+last log line is kept to say where it stood. ``SOAK_MINUTES`` in the environment bounds the whole soak: no fit starts after
 it, and the results say how many of the planned fits and faults ran. Reported: fits done, models identical to their reference, exits by code,
 the time each fault kind adds (the faulted fit and its rerun, less the reference
 time), the scheduler's task count after each fit and the workers' memory drift
@@ -88,10 +90,12 @@ class Fit:
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                      env={**os.environ, **(env or {})})
         self.errors: list[str] = []
+        self.last = ""  # the last line of its log read, to say where a run past its bound stood
 
     def until_pass(self, number: int) -> bool:
         """Read the log until level pass ``number`` is done; False if the fit ended first."""
         for line in self.proc.stderr:
+            self.last = line.strip()
             if line.startswith("{"):
                 if f'"pass {number + 1}:' in line:
                     return True
@@ -107,7 +111,10 @@ class Fit:
             code = self.proc.returncode
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            self.proc.wait()
+            rest = self.proc.communicate()[1] or ""
+            lines = [line for line in rest.splitlines() if line.strip()]
+            self.last = lines[-1].strip() if lines else self.last
+            self.errors.append(f"past its bound of {bound:.0f} s; its last log line: {self.last[:300]}")
             code = None
         return code, time.perf_counter() - self.started
 
@@ -134,6 +141,7 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
     at_fault = dict(zip(sorted(rng.sample(range(len(names), n_fits), n_faults)),
                         (KINDS[i % len(KINDS)] for i in range(n_faults))))
     runs, references, ref_seconds = [], {}, {}
+    recent: dict[str, float] = {}  # each configuration's last undisturbed fit: the machine's speed now
     memory_of: dict[int, list] = {}  # worker pid -> its memory after each fit
     tasks_left = []
     started = time.perf_counter()
@@ -153,15 +161,19 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
             dataset, args = CONFIGS[name]
             kind = at_fault.get(i)
             out = os.path.join(tmp, f"fit-{i}.json")
-            bound = max(120.0, 10 * ref_seconds[name])
+            bound = max(120.0, 10 * max(ref_seconds[name], recent.get(name, 0.0)))
             run = _one(kind, paths[dataset], args, out, cluster, bound, rng, os.path.join(tmp, f"ckpt-{i}"), arm, tmp, i)
-            run.update(fit=i, config=name, identical=run["final"] == 0 and open(out, "rb").read() == references[name],
+            run.update(fit=i, config=name, load=os.getloadavg()[0], identical=run["final"] == 0 and open(out, "rb").read() == references[name],
                        added=run["seconds"] - ref_seconds[name])
             tasks, memory = _cluster_state(cluster.address)
             tasks_left.append(tasks)
             for pid, rss in memory.values():
                 memory_of.setdefault(pid, []).append(rss)
+            if kind is None and run["final"] == 0:
+                recent[name] = run["seconds"]
             runs.append(run)
+            if run["exit"] is None or run["final"] is None:
+                print(f"fit {i}: {run.get('errors')}", flush=True)
             print(f"fit {i} {name} {kind or '-'}: exit {run['exit']} final {run['final']} "
                   f"identical {run['identical']} {run['seconds']:.1f}s tasks {tasks}", flush=True)
     # a worker's baseline: after its third fit (each configuration once); its drift: after its last
@@ -179,15 +191,17 @@ def _one(kind, data, args, out, cluster, bound, rng, checkpoint, arm, tmp, i) ->
         marker = os.path.join(tmp, f"killed-{i}")
         with Client(cluster.address, timeout="30s") as client:
             client.run(arm, f"{stage}:{at}:{marker}")
-        code, seconds = Fit(data, args, out, cluster.address).finish(bound)
+        fit = Fit(data, args, out, cluster.address)
+        code, seconds = fit.finish(bound)
         with Client(cluster.address, timeout="30s") as client:
             client.run(arm, None)
             client.wait_for_workers(2, timeout=120)
         return dict(kind=f"worker ({stage}, pass {at})", fired=os.path.exists(marker), exit=code, final=code,
-                    seconds=seconds)
+                    seconds=seconds, errors=fit.errors[-1:])
     if kind is None:
-        code, seconds = Fit(data, args, out, cluster.address).finish(bound)
-        return dict(kind=None, fired=False, exit=code, final=code, seconds=seconds)
+        fit = Fit(data, args, out, cluster.address)
+        code, seconds = fit.finish(bound)
+        return dict(kind=None, fired=False, exit=code, final=code, seconds=seconds, errors=fit.errors[-1:])
     after = rng.randint(1, 3)
     env = {"DASKTREE_LOST_SECONDS": "10"}
     fit = Fit(data, [*args, "--checkpoint", checkpoint], out, cluster.address, env)
@@ -206,7 +220,7 @@ def _one(kind, data, args, out, cluster, bound, rng, checkpoint, arm, tmp, i) ->
     rerun = Fit(data, [*args, "--checkpoint", checkpoint], out, cluster.address)
     final, more = rerun.finish(bound)
     return dict(kind=f"{kind} (after pass {after})", fired=fired, exit=code, final=final, seconds=seconds + more,
-                released=released, errors=fit.errors[-1:])
+                released=released, errors=fit.errors[-1:] + rerun.errors[-1:])
 
 
 def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total) -> harness.Result:
@@ -219,6 +233,9 @@ def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total)
              for kind in ("worker", "client", "scheduler") if any(r["kind"].startswith(kind) for r in fired)}
     released = [r["released"] for r in fired if r.get("released") is not None]
     worst = max(drift.values(), default=float("nan"))
+    loads = [r["load"] for r in runs]
+    hung = "\n".join(f"- fit {r['fit']} ({r['config']}, {r['kind'] or 'no fault'}): {'; '.join(r.get('errors') or [])}"
+                     for r in runs if r["exit"] is None or r["final"] is None)
     rows_md = "\n".join(f"| {r['fit']} | {r['config']} | {r['kind']} | {'yes' if r['fired'] else 'no'} | {r['exit']} | "
                         f"{r['final']} | {'yes' if r['identical'] else 'NO'} | {r['added']:+.1f} |" for r in faulted)
     markdown = f"""{n_fits} fits in a row on one `dask scheduler` + 2 single-threaded `dask worker` processes
@@ -235,6 +252,9 @@ does not fire). Median time added per fault (the faulted fit and its rerun, less
 were released in a median {harness.median(released) if released else float('nan'):.2f} s.
 Tasks left on the scheduler after a fit: max {max(tasks_left)}. Workers' memory after their last fit
 against after their third: worst **{worst:+.1%}** ({len(drift)} worker processes).
+The machine's 1-minute load average at the end of each fit: median {harness.median(loads):.1f}, max {max(loads):.1f}
+(2 cores; the bound of a run follows the machine's speed, see the module's docstring).
+{("Runs past their bound, with the last log line read:" + chr(10) + hung) if hung else ""}
 
 | fit | config | fault | fired | exit | exit of the rerun / the fit | same bytes | added s |
 |---|---|---|---|---|---|---|---|
