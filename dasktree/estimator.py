@@ -159,9 +159,9 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
             return frame.map_partitions(_proba_frame, model=model,
                                         meta=np.zeros((0, len(model.classes)), dtype=np.float64))
         if is_dataset(X):
-            from .io.sources import ParquetSource
+            from .io.sources import open_path
 
-            source = ParquetSource(X)
+            source = open_path(X)
             parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
         return model.predict_proba_table(self._table(X))

@@ -31,9 +31,9 @@ def resolve_task(args) -> str:
         return args.task
     import pyarrow as pa
 
-    from ..io.sources import ParquetSource
+    from ..io.sources import open_path
 
-    schema = ParquetSource(args.data).schema
+    schema = open_path(args.data).schema
     if args.target not in schema.names:
         return "classification"  # the fit names the missing column, with the columns there are
     kind = schema.field(args.target).type

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.outputs import atomic_directory
-from ..io.sources import ParquetSource, Part, Source
+from ..io.sources import Part, Source, open_path
 from ..model.model import Model
 from ..model.predict import predict_table
 from .place import open_parts
@@ -53,7 +53,7 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
     (``"class_counts"``, class name -> rows). ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`).
     """
-    source = data if isinstance(data, Source) else ParquetSource(data)
+    source = data if isinstance(data, Source) else open_path(data)
     missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")

@@ -107,9 +107,9 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
             return frame.map_partitions(_predict_frame, model=model, meta=pd.Series(dtype="float64",
                                                                                     name="prediction"))
         if is_dataset(X):
-            from ..io.sources import ParquetSource
+            from ..io.sources import open_path
 
-            source = ParquetSource(X)
+            source = open_path(X)
             parts = [model.predict_values(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros(0)
         if getattr(self, "_sklearn_input", False):
