@@ -31,7 +31,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError, InputError
+from ..errors import DataError, InputError, ParameterError
 from .csv_scan import Scan, scan, scan_bytes
 from .redact import redact
 from .retries import retrying
@@ -109,21 +109,24 @@ def _looks_csv(path: str) -> bool:
 
 def is_csv_path(data, storage_options: dict | None = None) -> bool:
     """Whether ``data`` (a path, URL, glob or list of them) names CSV files: their names end in
-    ``.csv`` / ``.tsv`` (compressed or not), or a directory's files all do."""
+    ``.csv`` / ``.tsv`` (compressed or not), or a directory's or a glob's files all do."""
     paths = [os.fspath(p) for p in data] if isinstance(data, (list, tuple)) else [os.fspath(data)]
     if all(_looks_csv(p) for p in paths):
         return True
-    if len(paths) != 1 or any(ch in paths[0] for ch in "*?["):
+    if len(paths) != 1:
         return False
     import fsspec
 
     try:
         fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
         _, p = _strip(fs, paths[0])
-        if not retrying(lambda: fs.isdir(p), redact(paths[0])):
+        if any(ch in p for ch in "*?["):
+            files = [f for f in retrying(lambda: fs.glob(p), redact(paths[0]))]
+        elif retrying(lambda: fs.isdir(p), redact(paths[0])):
+            root = p.rstrip("/")
+            files = [f for f in retrying(lambda: fs.find(p), redact(paths[0])) if not _hidden(f[len(root):])]
+        else:
             return False
-        root = p.rstrip("/")
-        files = [f for f in retrying(lambda: fs.find(p), redact(paths[0])) if not _hidden(f[len(root):])]
     except (ImportError, ValueError, OSError):
         return False
     return bool(files) and all(_looks_csv(f) for f in files)
@@ -135,7 +138,7 @@ def parse_types(text: str | None) -> dict[str, str]:
     for item in [t for t in (text or "").split(",") if t.strip()]:
         name, eq, type_ = item.partition("=")
         if not eq or not name.strip() or not type_.strip():
-            raise InputError(f"--csv-types: {item!r} is not COLUMN=TYPE (e.g. zip=string,amount=float64)")
+            raise ParameterError(f"--csv-types: {item!r} is not COLUMN=TYPE (e.g. zip=string,amount=float64)")
         types[name.strip()] = type_.strip()
     return types
 
@@ -146,7 +149,7 @@ def _arrow_type(name: str, value) -> pa.DataType:
     try:
         return pa.type_for_alias(str(value))
     except (ValueError, KeyError, TypeError):
-        raise InputError(f"CSV types: {value!r} for column {name!r} is not a type; use one of int64, float64, "
+        raise ParameterError(f"CSV types: {value!r} for column {name!r} is not a type; use one of int64, float64, "
                          "string, bool, date32, timestamp[s] (pyarrow's names)") from None
 
 
@@ -193,7 +196,7 @@ class CsvSource(FileSource):
         if delimiter is None:
             delimiter = "\t" if all(_base_name(f).endswith(".tsv") for f in files) else ","
         if len(delimiter) != 1 or delimiter in "\r\n\"":
-            raise InputError(f"CSV delimiter {delimiter!r}: give one character other than a quote or a line end")
+            raise ParameterError(f"CSV delimiter {delimiter!r}: give one character other than a quote or a line end")
         self.delimiter, self.header = delimiter, bool(options.header)
         self._paths: dict[str, str] = {}
         self.group_rows: dict[str, list[int]] = {}
@@ -203,17 +206,20 @@ class CsvSource(FileSource):
         self._sizes: dict[str, int] = {}  # stored (compressed) bytes: what says the file is still the one listed
         self.column_bytes: dict[str, int] = {}
         self.parts = []
+        scans = {}
+        for file in files:  # ragged rows first: the inference would stop at one without its line
+            found = scans[file] = retrying(lambda f=file: self._scan(f), file)
+            if found.bad_line >= 0:
+                raise DataError(f"{file}: line {found.bad_line + 1}: {found.bad_fields} fields where the header has "
+                                f"{found.header_fields}: a ragged row (or a delimiter {delimiter!r} in an unquoted value)")
         self.schema = self._infer(files[0], options)
         names = self.schema.names
         for file in files:
             rel = self._relative(file)
             self._paths[rel] = file
-            found = retrying(lambda f=file: self._scan(f), file)
-            if found.header_fields and found.header_fields != len(names) and not (found.rows == 0 and not self.header):
+            found = scans[file]
+            if found.header_fields and found.header_fields != len(names):
                 raise DataError(f"mixed schemas: {file} has {found.header_fields} columns, {files[0]} has {len(names)}")
-            if found.bad_line >= 0:
-                raise DataError(f"{file}: line {found.bad_line + 1}: {found.bad_fields} fields where the header has "
-                                f"{found.header_fields}: a ragged row (or a delimiter {delimiter!r} in an unquoted value)")
             if self.header and options.names is None and file != files[0]:
                 self._check_header(file, found, names)
             sizes = found.chunk_rows(CHUNK_ROWS)
@@ -284,10 +290,11 @@ class CsvSource(FileSource):
         given = {name: _arrow_type(name, t) for name, t in (options.types or {}).items()}
         names = list(options.names) if options.names is not None else None
         if names is not None and len(set(names)) != len(names):
-            raise InputError(f"CSV names: a column is named twice in {names}")
+            raise ParameterError(f"CSV names: a column is named twice in {names}")
         read = pcsv.ReadOptions(block_size=INFER_BYTES, skip_rows=1 if (self.header and names) else 0,
                                 column_names=names, autogenerate_column_names=not self.header and names is None)
-        convert = pcsv.ConvertOptions(column_types=given, strings_can_be_null=True)
+        # the given columns read as text here: a bad value among them is found by the read, with its line
+        convert = pcsv.ConvertOptions(column_types={name: pa.string() for name in given}, strings_can_be_null=True)
 
         def attempt():
             with self._open(first) as stream:
@@ -311,7 +318,8 @@ class CsvSource(FileSource):
         unknown = [n for n in given if n not in schema.names]
         if unknown:
             raise InputError(f"CSV types: no column {unknown[0]!r} in {first}; columns are {schema.names[:20]}")
-        fields = [pa.field(f.name, pa.float64() if pa.types.is_null(f.type) else f.type) for f in schema]
+        fields = [pa.field(f.name, given.get(f.name, pa.float64() if pa.types.is_null(f.type) else f.type))
+                  for f in schema]
         return pa.schema(fields)
 
     def _scan(self, path: str) -> Scan:
