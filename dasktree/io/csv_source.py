@@ -22,9 +22,11 @@ does not parse, or a record with another number of fields than the header, is a
 
 from __future__ import annotations
 
+import contextlib
 import os
 import posixpath
 import re
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
@@ -48,6 +50,9 @@ INFER_BYTES = 1 << 22
 COMPRESSIONS = {".gz": "gzip", ".bz2": "bz2", ".zst": "zstd", ".zstd": "zstd", ".lz4": "lz4", ".br": "brotli",
                 ".xz": "xz"}
 """File endings read as compressed, and their codec (pyarrow's; ``xz`` through Python's ``lzma``)."""
+
+KEPT_STREAMS = 8
+"""Decompressing streams a source keeps open between reads, to continue rather than start again."""
 
 CSV_ENDINGS = (".csv", ".tsv")
 """File endings (before any compression ending) taken for CSV without being told; ``.tsv`` is tab-separated."""
@@ -205,6 +210,8 @@ class CsvSource(FileSource):
         self._quoted_newlines: dict[str, bool] = {}
         self._sizes: dict[str, int] = {}  # stored (compressed) bytes: what says the file is still the one listed
         self.column_bytes: dict[str, int] = {}
+        self._streams: list[tuple[str, int, Any]] = []  # (path, position, stream): see _at
+        self._lock = threading.Lock()
         self.parts = []
         scans = {}
         for file in files:  # ragged rows first: the inference would stop at one without its line
@@ -268,7 +275,7 @@ class CsvSource(FileSource):
     def _open(self, path: str):
         """The file's decompressed bytes as a stream (the caller closes it)."""
         raw = self._fsspec.open(path, "rb")
-        codec = next((c for e, c in COMPRESSIONS.items() if str(path).lower().endswith(e)), None)
+        codec = _codec(path)
         if codec is None:
             return raw
         if codec == "xz":
@@ -370,12 +377,13 @@ class CsvSource(FileSource):
             if int(self._fsspec.size(path) or 0) != self._sizes[part.key]:
                 raise DataError(f"{path}: the file changed since the fit listed it (its size differs): "
                                 "the data changed under the fit")
-            with self._open(path) as stream:
-                _skip(stream, begin)
+            with self._at(path, begin) as stream:
                 reader = pcsv.open_csv(pa.PythonFile(_Bounded(stream, end - begin), mode="r"), read_options=read,
                                        parse_options=self._parse_options(self._quoted_newlines[part.key]),
                                        convert_options=convert)
-                return reader.read_all()
+                table = reader.read_all()
+                stream.position = end
+                return table
 
         try:
             table = retrying(attempt, path)
@@ -389,6 +397,45 @@ class CsvSource(FileSource):
             raise DataError(f"{path}: {table.num_rows} rows where the listing found {part.n_rows} from line "
                             f"{int(self._lines[part.key][first]) + 1}: the data changed under the fit")
         return table.select(list(columns))
+
+    @contextlib.contextmanager
+    def _at(self, path: str, begin: int):
+        """The file's decompressed stream moved to byte ``begin``. A compressed file's stream is kept
+        when the read sets its ``position`` (up to :data:`KEPT_STREAMS` of them), and the next read at
+        or after that position continues it: a file's parts read in order decompress it once, not once
+        from its start per part."""
+        codec = _codec(path)
+        held = None
+        if codec is not None:
+            with self._lock:
+                mine = [k for k in self._streams if k[0] == path and k[1] <= begin]
+                if mine:
+                    held = max(mine, key=lambda k: k[1])
+                    self._streams.remove(held)
+        stream, position = (held[2], held[1]) if held is not None else (self._open(path), 0)
+        kept = _Positioned(stream)
+        try:
+            _skip(stream, begin - position)
+            yield kept
+        except BaseException:
+            stream.close()
+            raise
+        if codec is None or kept.position is None:
+            stream.close()
+            return
+        with self._lock:
+            self._streams.append((path, kept.position, stream))
+            if len(self._streams) > KEPT_STREAMS:
+                self._streams.pop(0)[2].close()
+
+    def __getstate__(self) -> dict:  # a worker opens its own streams
+        state = dict(self.__dict__)
+        state["_streams"], state["_lock"] = [], None
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
 
     def _locate(self, part: Part, exc: BaseException) -> DataError:
         """The one line naming the file, line and column of the value pyarrow could not convert."""
@@ -418,6 +465,20 @@ class CsvSource(FileSource):
         records = scan_bytes(raw, delimiter=self.delimiter, header=False, every=1)
         line = int(self._lines[part.key][part.row_groups[0]]) + int(records.lines[row])
         return DataError(f"{path}: line {line + 1}, column {column!r}: {value!r} is not {type_}: {hint}")
+
+
+class _Positioned:
+    """A stream lent by :meth:`CsvSource._at`; the reader sets ``position`` when it read up to there."""
+
+    def __init__(self, stream):
+        self.stream, self.position = stream, None
+
+    def read(self, n: int = -1) -> bytes:
+        return self.stream.read(n)
+
+
+def _codec(path: str) -> str | None:
+    return next((c for e, c in COMPRESSIONS.items() if str(path).lower().endswith(e)), None)
 
 
 def _skip(stream, n: int) -> None:

@@ -349,3 +349,20 @@ def test_the_scan_agrees_with_pyarrow_on_any_text(text):
                              read_options=pcsv.ReadOptions(column_names=["h1", "h2"]),
                              convert_options=pcsv.ConvertOptions(column_types=types))
         assert rest.equals(expected.slice(i))
+
+
+def test_a_compressed_files_parts_read_in_order_decompress_it_once(tmp_path, small_chunks, monkeypatch):
+    frame = _frame(3000, seed=5)
+    source = CsvSource(_csv(frame, tmp_path / "d.csv.gz"), part_rows=500)
+    opened = []
+    real = CsvSource._open
+    monkeypatch.setattr(CsvSource, "_open", lambda self, path: opened.append(path) or real(self, path))
+    tables = [source.read(part, ["x", "label"]) for part in source.parts]
+    assert len(source.parts) > 3 and len(opened) == 1  # each part continues where the last one stopped
+    assert pa.concat_tables(tables).to_pandas()["x"].equals(frame["x"])
+    source.read(source.parts[0], ["x"])  # behind every kept stream: a stream of its own
+    assert len(opened) == 2
+    import pickle
+
+    again = pickle.loads(pickle.dumps(source))  # as shipped to a worker: no stream, reads all the same
+    assert again.read(source.parts[-1], ["x"]).equals(tables[-1].select(["x"]))
