@@ -183,7 +183,10 @@ class _Bounded:
 class CsvSource(FileSource):
     """A CSV dataset on any fsspec filesystem (see the module's documentation)."""
 
-    def __init__(self, data, *, part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None):
+    def __init__(self, data, *, part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None,
+                 schema_only: bool = False):
+        """``schema_only``: list the files and fix the types, no scan (no parts): what ``dasktree fit
+        --task auto`` needs to see the target's type without reading the data twice."""
         import fsspec
 
         options = data if isinstance(data, CSV) else CSV(data)
@@ -213,6 +216,12 @@ class CsvSource(FileSource):
         self._streams: list[tuple[str, int, Any]] = []  # (path, position, stream): see _at
         self._lock = threading.Lock()
         self.parts = []
+        if schema_only:
+            try:
+                self.schema = self._infer(files[0], options)
+                return
+            except DataError:
+                pass  # the scan below says where the file is wrong
         scans = {}
         for file in files:  # ragged rows first: the inference would stop at one without its line
             found = scans[file] = retrying(lambda f=file: self._scan(f), file)

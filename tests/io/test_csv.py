@@ -366,3 +366,14 @@ def test_a_compressed_files_parts_read_in_order_decompress_it_once(tmp_path, sma
 
     again = pickle.loads(pickle.dumps(source))  # as shipped to a worker: no stream, reads all the same
     assert again.read(source.parts[-1], ["x"]).equals(tables[-1].select(["x"]))
+
+
+def test_the_command_scans_the_data_once(tmp_path, monkeypatch, capsys):
+    """``--task auto`` looks at the target's type without the scan: the fit's opening is the one read."""
+    frame = regression_frame(1500, seed=3)
+    path = _csv(frame, tmp_path / "r.csv")
+    scanned = []
+    real = CsvSource._scan
+    monkeypatch.setattr(CsvSource, "_scan", lambda self, p: scanned.append(p) or real(self, p))
+    assert main(["fit", path, "--target", "y", "--out", str(tmp_path / "m.json"), "--max-depth", "3"]) == 0
+    assert "a regression tree" in capsys.readouterr().out and scanned == [path]
