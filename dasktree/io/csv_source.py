@@ -222,9 +222,9 @@ class CsvSource(FileSource):
                 return
             except DataError:
                 pass  # the scan below says where the file is wrong
-        scans = {}
+        scans = dict(zip(files, _map_threads(lambda f: retrying(lambda: self._scan(f), f), files)))
         for file in files:  # ragged rows first: the inference would stop at one without its line
-            found = scans[file] = retrying(lambda f=file: self._scan(f), file)
+            found = scans[file]
             if found.bad_line >= 0:
                 raise DataError(f"{file}: line {found.bad_line + 1}: {found.bad_fields} fields where the header has "
                                 f"{found.header_fields}: a ragged row (or a delimiter {delimiter!r} in an unquoted value)")
@@ -249,8 +249,12 @@ class CsvSource(FileSource):
                 n = sum(sizes[i] for i in groups)
                 self.parts.append(Part(len(self.parts), rel, offset, n, groups))
                 offset += n
-        total = sum(self._sizes.values())
-        self.column_bytes = {name: total for name in names}  # a CSV read reads every column's bytes
+        self.column_bytes = {name: 0 for name in names}
+        self.stored_bytes = sum(self._sizes.values())
+
+    def bytes_of(self, columns: Sequence[str]) -> int:
+        """The files' stored bytes: a read of any columns reads (and parses) every byte."""
+        return self.stored_bytes if len(columns) else 0
 
     # -- opening ----------------------------------------------------------------------------------------
 
@@ -484,6 +488,18 @@ class _Positioned:
 
     def read(self, n: int = -1) -> bytes:
         return self.stream.read(n)
+
+
+def _map_threads(func, items: list) -> list:
+    """``func`` over ``items`` on a thread per core (the scan kernel and the decompression release the GIL),
+    in order; the first error raised as it is."""
+    if len(items) < 2:
+        return [func(item) for item in items]
+    from concurrent.futures import ThreadPoolExecutor
+
+    threads = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    with ThreadPoolExecutor(max(1, min(threads, len(items)))) as pool:
+        return list(pool.map(func, items))
 
 
 def _codec(path: str) -> str | None:

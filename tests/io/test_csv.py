@@ -138,6 +138,7 @@ def test_compressed_files_a_directory_a_glob_and_a_list_give_one_model(tmp_path,
     (folder / "_SUCCESS").write_text("")  # hidden: skipped as for Parquet
     source = CsvSource(str(folder), part_rows=600)
     assert source.n_rows == len(frame) and len(source.parts) > len(files)  # parts inside compressed files too
+    assert source.bytes_of(["x", "label"]) == sum(os.path.getsize(f) for f in files)  # a read reads every byte
     for data in (str(folder), str(folder / "part-*"), files):
         assert fit(data, target="label", max_depth=6, part_rows=600).dumps() == reference
 
