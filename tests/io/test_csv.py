@@ -378,3 +378,15 @@ def test_the_command_scans_the_data_once(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(CsvSource, "_scan", lambda self, p: scanned.append(p) or real(self, p))
     assert main(["fit", path, "--target", "y", "--out", str(tmp_path / "m.json"), "--max-depth", "3"]) == 0
     assert "a regression tree" in capsys.readouterr().out and scanned == [path]
+
+
+def test_with_cv_the_folds_follow_the_same_row_keys(tmp_path):
+    """A CSV part's rows are keyed (file below the root, row offset) as Parquet's: the same file name
+    gives the same folds, so the cross-validated model is the same bytes too."""
+    frame = _frame(2500, seed=13)
+    (tmp_path / "p").mkdir()
+    (tmp_path / "c").mkdir()
+    parquet = _parquet(frame, tmp_path / "p" / "rows")
+    csv = _csv(frame, tmp_path / "c" / "rows")
+    params = dict(target="label", max_depth=5, cv=3)
+    assert fit(CSV(csv), part_rows=900, **params).dumps() == fit(parquet, **params).dumps()
