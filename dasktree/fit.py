@@ -76,8 +76,10 @@ def fit(
 
     Parameters
     ----------
-    data : str, path, list of paths, pandas DataFrame, dask DataFrame or ndarray
-        A Parquet file, directory, glob or fsspec URL; or data in memory.
+    data : str, path, list of paths, dasktree.CSV, pandas DataFrame, dask DataFrame or ndarray
+        A Parquet file, directory, glob or fsspec URL; the same of CSV files (``*.csv`` / ``*.tsv``,
+        compressed or not, or any wrapped in :class:`dasktree.CSV` with its types and options); or data
+        in memory.
     y : array-like, optional
         Class labels for in-memory ``data`` (else name a column with ``target``).
     target : str

@@ -181,7 +181,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
         ``X``: a pandas or dask DataFrame (a dask one with a dask ``y``, paired row by row as
         :meth:`DaskTreeClassifier.fit <dasktree.DaskTreeClassifier.fit>` pairs them), a 2-D array with ``y``, or a Parquet
-        file, directory, glob or fsspec URL with ``target=COLUMN``.
+        file, directory, glob or fsspec URL (or the same of CSV files) with ``target=COLUMN``.
         ``features`` / ``exclude`` pick the columns, ``nominal`` names numeric
         columns to pass through as nominal.
         """
@@ -280,7 +280,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
         pandas DataFrame -> pandas DataFrame (codes ``Int32``, missing
         ``<NA>``); dask DataFrame -> dask DataFrame (lazy); 2-D array -> a
-        DataFrame with columns ``x0, x1, ...``. A Parquet path or URL with
+        DataFrame with columns ``x0, x1, ...``. A Parquet or CSV path or URL with
         ``out=DIR`` is written as Parquet, one file per input part plus
         ``DIR/_discretizer.json`` (the cut points), atomically (see
         :meth:`transform_dataset`); without ``out`` it is read into a pandas

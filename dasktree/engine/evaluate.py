@@ -57,7 +57,7 @@ def _count_part(part: Part, *, source: Source, model: Model, target: str,
 def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
                      progress=None, storage_options: dict | None = None, weight: str | None = None,
                      security=None) -> dict:
-    """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
+    """Metrics of ``model`` on the labelled Parquet or CSV dataset ``data`` (class column ``target``), each
     row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`)."""
     from .place import open_parts

@@ -44,7 +44,7 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
                     client=None, scheduler: str | None = None, progress=None,
                     counts: dict | None = None, security=None) -> list[str]:
-    """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
+    """Predict every row of a Parquet or CSV dataset into the directory ``out`` (Parquet); returns the files.
 
     Where :func:`dasktree.engine.place.open_parts` says: ``client``'s or ``scheduler``'s cluster,
     an active ``distributed`` client, else this process on a thread per core (a part at a time per

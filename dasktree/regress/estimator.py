@@ -53,7 +53,7 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
             key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
             checkpoint: str | None = None):
         """Learn the tree from in-memory ``X, y``, a dask DataFrame (``y`` a dask Series or ``target``),
-        or a Parquet dataset (path or URL) with its ``target`` column; the arguments as
+        or a Parquet or CSV dataset (path or URL) with its ``target`` column; the arguments as
         :meth:`dasktree.DaskTreeClassifier.fit`'s (``checkpoint``: :mod:`dasktree.regress.checkpoint`)."""
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
