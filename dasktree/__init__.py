@@ -1,4 +1,4 @@
-"""dasktree: decision trees learned one level pass at a time over partitioned Parquet, on Dask.
+"""dasktree: decision trees learned one level pass at a time over partitioned Parquet or CSV, on Dask.
 
 >>> from dasktree import DaskTreeClassifier
 >>> clf = DaskTreeClassifier(max_depth=8).fit("data/*.parquet", target="label")  # doctest: +SKIP
@@ -17,7 +17,7 @@ from .regress import model as _regression_model  # noqa: E402,F401  (a regressio
 
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
-    "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit",
+    "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
 }
 
 
@@ -41,6 +41,7 @@ def __dir__() -> list[str]:
 __version__ = "0.1.0"
 
 __all__ = [
+    "CSV",
     "DaskTreeClassifier",
     "DaskTreeError",
     "DataError",

@@ -85,7 +85,8 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
             numpy / pandas (validated as scikit-learn does); a dask DataFrame or
             2-D dask array (with ``y`` a dask Series or array of the same
             partitions, or ``target=`` a column of the frame); or a Parquet file,
-            directory, glob or fsspec URL (with ``storage_options``) and ``target=``.
+            directory, glob or fsspec URL (with ``storage_options``) and ``target=``; or the
+            same of CSV files (``*.csv`` / ``*.tsv``, compressed or not, or :class:`dasktree.CSV`).
         y : array-like of shape (n_rows,), optional
             Class labels.
         sample_weight : array-like of shape (n_rows,), dask Series or array, or str, optional
@@ -159,9 +160,9 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
             return frame.map_partitions(_proba_frame, model=model,
                                         meta=np.zeros((0, len(model.classes)), dtype=np.float64))
         if is_dataset(X):
-            from .io.sources import ParquetSource
+            from .io.sources import open_path
 
-            source = ParquetSource(X)
+            source = open_path(X)
             parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
         return model.predict_proba_table(self._table(X))

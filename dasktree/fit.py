@@ -32,7 +32,7 @@ from .gc_pause import collector_paused
 from .io.folds import FoldSpec
 from .io.keys import kept_for_keys, key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
-from .io.sources import DEFAULT_PART_ROWS, ParquetSource, Source, TableSource, open_source
+from .io.sources import DEFAULT_PART_ROWS, FileSource, Source, TableSource, open_source
 from .model.model import Model
 from .model.pruning import apply_pruning, resolve_prune
 from .model.report import cv_report
@@ -76,8 +76,10 @@ def fit(
 
     Parameters
     ----------
-    data : str, path, list of paths, pandas DataFrame, dask DataFrame or ndarray
-        A Parquet file, directory, glob or fsspec URL; or data in memory.
+    data : str, path, list of paths, dasktree.CSV, pandas DataFrame, dask DataFrame or ndarray
+        A Parquet file, directory, glob or fsspec URL; the same of CSV files (``*.csv`` / ``*.tsv``,
+        compressed or not, or any wrapped in :class:`dasktree.CSV` with its types and options); or data
+        in memory.
     y : array-like, optional
         Class labels for in-memory ``data`` (else name a column with ``target``).
     target : str
@@ -245,7 +247,7 @@ def open_input(data, y, settings: Settings, *, target, features, exclude, nomina
 def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bin_spec: BinSpec | None,
                 columns: dict, grid: Grid | None):
     """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
-    if not isinstance(given.source, ParquetSource):
+    if not isinstance(given.source, FileSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                              "gone with the process that held it")
     from . import __version__
@@ -369,7 +371,7 @@ def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary,
     run = {  # how this run went: timings and the cluster, not saved with the model
         "parts": len(source.parts),
         "workers": runner.workers,
-        "parquet_reads": runner.parquet_reads if isinstance(source, ParquetSource) else 0,
+        "parquet_reads": runner.parquet_reads if isinstance(source, FileSource) else 0,
         **spill_record(runner),
         "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4),
                     "search": round(sum(level.search_seconds for level in grow_report.levels), 4)},

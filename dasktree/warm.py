@@ -99,6 +99,10 @@ def warm(cluster: bool = True, progress=None) -> dict:
         model = fit(frame, target="label", nominal=["u32"], scheduler=IN_PROCESS, **params)
         model.predict_codes(table)
     steps = len(IN_PROCESS_FITS)
+    say("the CSV scan")
+    from .io.csv_scan import scan_bytes
+
+    scan_bytes(b'a,b\n1,"x"\n')  # CSV input's record scan (dasktree.io.csv_scan)
     if cluster:
         say("a Dask cluster of threads")
         with tempfile.TemporaryDirectory(prefix="dasktree-warm-") as tmp:

@@ -67,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name in ("asyncio", "distributed", "tornado"):
         logging.getLogger(name).setLevel(logging.CRITICAL)
     try:
+        if hasattr(args, "csv_types"):  # the verb reads a dataset: CSV options make it a CSV
+            from .csv_options import csv_data
+
+            args.data = csv_data(args)
         with _deadline(timeout), tls_settings(args):
             result = COMMANDS[args.command](args)
         if getattr(args, "json", False) and result is not None:

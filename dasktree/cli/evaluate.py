@@ -15,13 +15,16 @@ __all__ = ["add_evaluate_parser", "add_plot_parser", "cmd_evaluate", "cmd_plot"]
 
 def add_evaluate_parser(add, add_runtime) -> None:
     """``add``: the subparsers' ``add_parser``; ``add_runtime`` adds --scheduler, --quiet, --json."""
-    p = add("evaluate", help="score a saved model on a labelled Parquet dataset: per-class precision, recall, "
+    p = add("evaluate", help="score a saved model on a labelled Parquet or CSV dataset: per-class precision, recall, "
                              "F1, balanced accuracy, log-loss, ROC AUC (two classes)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("data", help="Parquet file, directory, glob or fsspec URL with the class column")
+    p.add_argument("data", help="Parquet or CSV file, directory, glob or fsspec URL with the class column")
     p.add_argument("--target", help="the class column (default: the model's target column)")
     p.add_argument("--weight", metavar="COL",
                    help="numeric column of row weights: each row counts its weight in every metric (default: none)")
+    from .csv_options import add_csv
+
+    add_csv(p)
     add_runtime(p)
 
 

@@ -10,6 +10,7 @@ from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
+from .csv_options import add_csv
 from .suggest import Parser
 from .security import add_security
 from .task import add_task
@@ -124,15 +125,16 @@ def learning_values(args: argparse.Namespace) -> dict:
 def build_parser() -> argparse.ArgumentParser:
     parser = Parser(  # no option prefixes; a misspelt option names the closest
         prog="dasktree",
-        description="Decision trees from partitioned Parquet, one pass over the data per level, on Dask.",
+        description="Decision trees from partitioned Parquet or CSV, one pass over the data per level, on Dask.",
         epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     add = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
 
-    p = add("fit", help="learn a tree from a Parquet dataset and save it as JSON")
-    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p = add("fit", help="learn a tree from a Parquet or CSV dataset and save it as JSON")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL; or the "
+                                "same of CSV files (.csv, .tsv, compressed or not: see CSV input below)")
     p.add_argument("--target", required=True, help="the class column (or, --task regression, the number to predict)")
     p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
@@ -157,19 +159,22 @@ def build_parser() -> argparse.ArgumentParser:
     add_task(p)
     add_learning(p)
     add_grid(p)
+    add_csv(p)
     add_runtime(p)
 
-    p = add("predict", help="predict a Parquet dataset with a saved model")
+    p = add("predict", help="predict a Parquet or CSV dataset with a saved model")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("data", help="Parquet file, directory, glob or fsspec URL")
+    p.add_argument("data", help="Parquet or CSV file, directory, glob or fsspec URL")
     p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
     p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    add_csv(p)
     add_runtime(p)
 
-    p = add("discretize", help="discretize the numeric columns of a Parquet dataset (MDLP and "
+    p = add("discretize", help="discretize the numeric columns of a Parquet or CSV dataset (MDLP and "
                                           "others) from one histogram pass; write it as Parquet")
-    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL")
+    p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL; or "
+                                "the same of CSV files")
     p.add_argument("--target", required=True, help="the class column")
     p.add_argument("--out", required=True,
                    help="output directory: one Parquet file per input part and _discretizer.json with the "
@@ -192,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--exclude", help="comma-separated columns to leave untouched (default: none)")
     p.add_argument("--nominal", help="comma-separated numeric columns to leave untouched as nominal (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    add_csv(p)
     add_runtime(p)
 
     p = add("show", help="print a saved model")

@@ -31,9 +31,13 @@ def resolve_task(args) -> str:
         return args.task
     import pyarrow as pa
 
-    from ..io.sources import ParquetSource
+    from ..io.csv_source import CSV, CsvSource, is_csv_path
+    from ..io.sources import open_path
 
-    schema = ParquetSource(args.data).schema
+    if isinstance(args.data, CSV) or is_csv_path(args.data):  # its types, not yet its records: the fit scans
+        schema = CsvSource(args.data, schema_only=True).schema
+    else:
+        schema = open_path(args.data).schema
     if args.target not in schema.names:
         return "classification"  # the fit names the missing column, with the columns there are
     kind = schema.field(args.target).type

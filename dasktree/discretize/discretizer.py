@@ -47,7 +47,7 @@ from ..engine.progress import Progress
 from ..errors import DataError, InputError
 from ..io.outputs import atomic_directory
 from ..io.schema import NUMERIC, Roles, resolve_roles
-from ..io.sources import ParquetSource, Source, is_dask_frame, open_source
+from ..io.sources import Source, is_dask_frame, open_path, open_source
 from .jobs import (
     DEFAULT_MAX_BINS,
     check_method_params,
@@ -181,7 +181,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
         ``X``: a pandas or dask DataFrame (a dask one with a dask ``y``, paired row by row as
         :meth:`DaskTreeClassifier.fit <dasktree.DaskTreeClassifier.fit>` pairs them), a 2-D array with ``y``, or a Parquet
-        file, directory, glob or fsspec URL with ``target=COLUMN``.
+        file, directory, glob or fsspec URL (or the same of CSV files) with ``target=COLUMN``.
         ``features`` / ``exclude`` pick the columns, ``nominal`` names numeric
         columns to pass through as nominal.
         """
@@ -280,7 +280,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
 
         pandas DataFrame -> pandas DataFrame (codes ``Int32``, missing
         ``<NA>``); dask DataFrame -> dask DataFrame (lazy); 2-D array -> a
-        DataFrame with columns ``x0, x1, ...``. A Parquet path or URL with
+        DataFrame with columns ``x0, x1, ...``. A Parquet or CSV path or URL with
         ``out=DIR`` is written as Parquet, one file per input part plus
         ``DIR/_discretizer.json`` (the cut points), atomically (see
         :meth:`transform_dataset`); without ``out`` it is read into a pandas
@@ -293,7 +293,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
             if out is not None:
                 return self.transform_dataset(X, out, labels=labels, overwrite=overwrite,
                                               storage_options=storage_options)
-            source = ParquetSource(X, storage_options=storage_options)
+            source = open_path(X, storage_options=storage_options)
             check_columns(source.schema.names, cut_points, source.description)
             tables = [source.read(p, source.schema.names) for p in source.parts]
             table = pa.concat_tables(tables) if tables else source.schema.empty_table()
@@ -338,7 +338,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
         from ..engine.place import open_parts
 
         cut_points = self._check_fitted()
-        source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
+        source = data if isinstance(data, Source) else open_path(data, storage_options=storage_options)
         check_columns(source.schema.names, cut_points, source.description)
         bar = self.progress if isinstance(self.progress, Progress) else Progress(enabled=bool(self.progress))
         with atomic_directory(out, overwrite=overwrite, storage_options=storage_options) as staging:

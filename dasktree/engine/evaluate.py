@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import DataError, InputError
-from ..io.sources import ParquetSource, Part, Source
+from ..io.sources import Part, Source, open_path
 from ..io.weights import weight_values
 from ..model.metrics import leaf_metrics
 from ..model.model import Model
@@ -57,12 +57,12 @@ def _count_part(part: Part, *, source: Source, model: Model, target: str,
 def evaluate_dataset(model: Model, data, target: str, *, client=None, scheduler: str | None = None,
                      progress=None, storage_options: dict | None = None, weight: str | None = None,
                      security=None) -> dict:
-    """Metrics of ``model`` on the labelled Parquet dataset ``data`` (class column ``target``), each
+    """Metrics of ``model`` on the labelled Parquet or CSV dataset ``data`` (class column ``target``), each
     row weighted by column ``weight`` when given; ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`)."""
     from .place import open_parts
 
-    source = data if isinstance(data, Source) else ParquetSource(data, storage_options=storage_options)
+    source = data if isinstance(data, Source) else open_path(data, storage_options=storage_options)
     missing = [c for c in [*model.features, target, *([weight] if weight else [])] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")

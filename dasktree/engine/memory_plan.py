@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 from ..errors import ParameterError
 from ..io.schema import Roles
-from ..io.sources import ParquetSource, Source, TableSource
+from ..io.sources import FileSource, Source, TableSource
 from .placement import arrow_row_bytes, physical_memory
 
 __all__ = ["parse_memory_limit", "runner_kind", "cached_histogram_mb", "MemoryPlan", "CACHED", "STREAM",
@@ -78,7 +78,7 @@ def runner_kind(source: Source, roles: Roles, *, client=None, scheduler: str | N
         return CLUSTER
     if isinstance(source, TableSource):
         return CACHED
-    if not isinstance(source, ParquetSource):
+    if not isinstance(source, FileSource):
         return CACHED if scheduler == IN_PROCESS else CLUSTER
     limit = physical_memory() if memory_limit is None else memory_limit
     if cache is not False and source.n_rows * _row_bytes(source, roles) <= limit // MEMORY_SHARE:
@@ -91,7 +91,7 @@ def cached_histogram_mb(source: Source, roles: Roles, memory_limit: int, threads
     fit in this process under ``memory_limit``: what the process, the kept tables and codes leave,
     shared by a histogram per thread and their sum. (The data takes at most a quarter of the
     limit, :func:`runner_kind`, so some is always left.)"""
-    data = source.n_rows * _row_bytes(source, roles) if isinstance(source, ParquetSource) else 0
+    data = source.n_rows * _row_bytes(source, roles) if isinstance(source, FileSource) else 0
     return max(memory_limit - BASE_BYTES - data, 0) / (threads + HELD_HISTOGRAMS) / 2**20
 
 

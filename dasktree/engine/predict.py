@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from ..io.outputs import atomic_directory
-from ..io.sources import ParquetSource, Part, Source
+from ..io.sources import Part, Source, open_path
 from ..model.model import Model
 from ..model.predict import predict_table
 from .place import open_parts
@@ -44,7 +44,7 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,
                     client=None, scheduler: str | None = None, progress=None,
                     counts: dict | None = None, security=None) -> list[str]:
-    """Predict every row of a Parquet dataset into the directory ``out``; returns the files.
+    """Predict every row of a Parquet or CSV dataset into the directory ``out`` (Parquet); returns the files.
 
     Where :func:`dasktree.engine.place.open_parts` says: ``client``'s or ``scheduler``'s cluster,
     an active ``distributed`` client, else this process on a thread per core (a part at a time per
@@ -53,7 +53,7 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
     (``"class_counts"``, class name -> rows). ``security``: TLS for a ``tls://`` scheduler
     (:mod:`dasktree.engine.tls`).
     """
-    source = data if isinstance(data, Source) else ParquetSource(data)
+    source = data if isinstance(data, Source) else open_path(data)
     missing = [c for c in [*model.features, *keep] if c not in source.schema.names]
     if missing:
         raise InputError(f"column {missing[0]!r} is missing from {source.description}")

@@ -41,7 +41,7 @@ from ..binning.spec import BinSpec
 from ..binning.summary import Summary
 from ..binning.summary_stream import merge_streaming
 from ..io.schema import Roles
-from ..io.sources import ParquetSource, Part, Source
+from ..io.sources import FileSource, Part, Source
 from .local_runner import LocalRunner
 from .memory_plan import MEMORY_SHARE, MemoryPlan, _row_bytes
 from .progress import Progress
@@ -56,7 +56,7 @@ PIECE_ROWS = 1 << 17  # a piece gathers a file's consecutive row groups up to th
 def pieces_of(source: Source, rows: int = PIECE_ROWS) -> list[Part]:
     """The source's parts cut at row groups into runs of at most ``rows`` rows (one row group
     larger than that is a piece alone). The row keys (file, offset) stay the parts' own."""
-    if not isinstance(source, ParquetSource):
+    if not isinstance(source, FileSource):
         return list(source.parts)
     pieces: list[Part] = []
     for part in source.parts:

@@ -1,8 +1,8 @@
-"""Text data given where Parquet is read: the one line that says how to convert it, exactly.
+"""Newline-delimited JSON given where a dataset is read: the one line that says how to convert it, exactly.
 
-dasktree reads Parquet (columnar, typed, read once per level). CSV and newline-delimited JSON
-convert once with pyarrow's datasets, which dasktree already depends on; the message gives the
-command for the path as typed.
+dasktree reads Parquet (columnar, typed, read once per level) and CSV (:mod:`dasktree.io.csv_source`).
+Newline-delimited JSON converts once with pyarrow's datasets, which dasktree already depends on; the
+message gives the command for the path as typed.
 """
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from typing import Sequence
 
 __all__ = ["TEXT_FORMATS", "text_format", "convert_hint"]
 
-TEXT_FORMATS = {".csv": "csv", ".csv.gz": "csv", ".json": "json", ".jsonl": "json", ".ndjson": "json",
+TEXT_FORMATS = {".json": "json", ".jsonl": "json", ".ndjson": "json",
                 ".jsonl.gz": "json", ".ndjson.gz": "json"}
-"""File endings pyarrow's datasets read as CSV or newline-delimited JSON, and their format names."""
+"""File endings pyarrow's datasets read as newline-delimited JSON, and their format name."""
 
 
 def text_format(files: Sequence[str]) -> str | None:
-    """``"csv"`` or ``"json"`` when every file ends as that format's files do, else None."""
+    """``"json"`` when every file ends as newline-delimited JSON's files do, else None."""
     found = set()
     for path in files:
         name = os.path.basename(str(path)).lower()
@@ -41,5 +41,4 @@ def convert_hint(path: str, fmt: str) -> str:
     out = base + ".parquet"
     code = (f"import pyarrow.dataset as ds; ds.write_dataset(ds.dataset({json.dumps(str(path))}, "
             f"format={json.dumps(fmt)}), {json.dumps(out)}, format=\"parquet\")")
-    kind = "CSV" if fmt == "csv" else "newline-delimited JSON"
-    return f"{path}: {kind}, not Parquet: convert it once with: python -c {shlex.quote(code)} (then use {out})"
+    return f"{path}: newline-delimited JSON, not Parquet: convert it once with: python -c {shlex.quote(code)} (then use {out})"

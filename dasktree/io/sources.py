@@ -8,8 +8,9 @@ does not depend on how the work is scheduled (the cross-validation folds hash
 it). Nothing here imports Dask; the runners ship parts to workers.
 
 Accepted inputs: a Parquet file, a directory (hive partitions become columns),
-a glob, an fsspec URL of any of these, a list of files, a pandas DataFrame, a
-numpy array (with ``y``), or a dask DataFrame.
+a glob, an fsspec URL of any of these, a list of files; the same of CSV files
+(:mod:`dasktree.io.csv_source`); a pandas DataFrame, a numpy array (with ``y``),
+or a dask DataFrame.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from .integrity import check_statistics, locate_bad_page
 from .redact import redact
 from .retries import retrying
 
-__all__ = ["Part", "Source", "ParquetSource", "TableSource", "DaskFrameSource", "open_source"]
+__all__ = ["Part", "Source", "FileSource", "ParquetSource", "TableSource", "DaskFrameSource", "open_source",
+           "open_path"]
 
 DEFAULT_PART_ROWS = 1 << 20
 
@@ -82,7 +84,35 @@ def _group_row_groups(sizes: Sequence[int], target_rows: int) -> list[tuple[int,
     return groups
 
 
-class ParquetSource(Source):
+class FileSource(Source):
+    """Files on an fsspec filesystem cut into runs of *row groups* (Parquet's, or a CSV file's chunks of
+    records: :mod:`dasktree.io.csv_source`): ``group_rows[key]`` holds the rows of each of the file's groups,
+    a part's ``row_groups`` the ones it reads, so the out-of-core runner can cut parts into shorter pieces."""
+
+    group_rows: dict[str, list[int]]
+    column_bytes: dict[str, int]
+    _fsspec: Any
+
+    def files(self) -> dict[str, str]:  # pragma: no cover
+        """Each file's key (its path below the root) and its path."""
+        raise NotImplementedError
+
+    def bytes_of(self, columns: Sequence[str]) -> int:
+        """Stored bytes one read of ``columns`` takes (Parquet: their column chunks; CSV: the files)."""
+        return sum(self.column_bytes.get(c, 0) for c in columns)
+
+    def fingerprint(self) -> list[list]:
+        """``[file, size, modified]`` of every file (its key below the root), sorted: what says the data
+        is still the data a checkpoint was made of (:mod:`dasktree.checkpoint`)."""
+        rows = []
+        for key, path in sorted(self.files().items()):
+            info = self._fsspec.info(path)
+            modified = info.get("mtime", info.get("LastModified", info.get("updated", "")))
+            rows.append([key, int(info.get("size") or 0), str(modified)])
+        return rows
+
+
+class ParquetSource(FileSource):
     """A Parquet dataset on any fsspec filesystem."""
 
     def __init__(self, path: str | os.PathLike | Sequence[str], *, part_rows: int = DEFAULT_PART_ROWS,
@@ -151,19 +181,8 @@ class ParquetSource(Source):
                 self.parts.append(Part(len(self.parts), rel, offset, n, groups))
                 offset += n
 
-    def bytes_of(self, columns: Sequence[str]) -> int:
-        """Compressed bytes of the column chunks of ``columns`` in every file (hive columns: none)."""
-        return sum(self.column_bytes.get(c, 0) for c in columns)
-
-    def fingerprint(self) -> list[list]:
-        """``[file, size, modified]`` of every file (its key below the root), sorted: what says the data
-        is still the data a checkpoint was made of (:mod:`dasktree.checkpoint`)."""
-        rows = []
-        for key, (path, _) in sorted(self._expressions.items()):
-            info = self._fsspec.info(path)
-            modified = info.get("mtime", info.get("LastModified", info.get("updated", "")))
-            rows.append([key, int(info.get("size") or 0), str(modified)])
-        return rows
+    def files(self) -> dict[str, str]:
+        return {key: path for key, (path, _) in self._expressions.items()}
 
     def _relative(self, path: str) -> str:
         """The file's path below the dataset root: the file part of the row key."""
@@ -337,7 +356,7 @@ def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEF
     ):
         if y is not None:
             raise InputError("y is not accepted with a dataset path: name the column with target=")
-        return ParquetSource(data, part_rows=part_rows, storage_options=storage_options), _need_target(target)
+        return open_path(data, part_rows=part_rows, storage_options=storage_options), _need_target(target)
     if is_dask_frame(data):
         if y is not None:
             raise InputError("y is not accepted with a dask DataFrame: name the column with target=")
@@ -365,8 +384,19 @@ def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEF
         return TableSource(frame_to_table(frame), description="DataFrame", part_rows=part_rows), _need_target(target)
     raise InputError(
         f"cannot learn from {type(data).__name__}: pass a Parquet path or URL, "
-        "a pandas or dask DataFrame, or a numpy array with y"
+        "a CSV path, a pandas or dask DataFrame, or a numpy array with y"
     )
+
+
+def open_path(data, *, part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None) -> FileSource:
+    """A dataset's path, URL, glob or list of them as its source: CSV (a
+    :class:`~dasktree.io.csv_source.CSV`, or files named ``*.csv`` / ``*.tsv``, compressed or not, or a
+    directory of them: :mod:`dasktree.io.csv_source`), else Parquet."""
+    from .csv_source import CSV, CsvSource, is_csv_path
+
+    if isinstance(data, CSV) or is_csv_path(data, storage_options):
+        return CsvSource(data, part_rows=part_rows, storage_options=storage_options)
+    return ParquetSource(data, part_rows=part_rows, storage_options=storage_options)
 
 
 def _need_target(target: str | None) -> str:

@@ -53,7 +53,7 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
             key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
             checkpoint: str | None = None):
         """Learn the tree from in-memory ``X, y``, a dask DataFrame (``y`` a dask Series or ``target``),
-        or a Parquet dataset (path or URL) with its ``target`` column; the arguments as
+        or a Parquet or CSV dataset (path or URL) with its ``target`` column; the arguments as
         :meth:`dasktree.DaskTreeClassifier.fit`'s (``checkpoint``: :mod:`dasktree.regress.checkpoint`)."""
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
@@ -107,9 +107,9 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
             return frame.map_partitions(_predict_frame, model=model, meta=pd.Series(dtype="float64",
                                                                                     name="prediction"))
         if is_dataset(X):
-            from ..io.sources import ParquetSource
+            from ..io.sources import open_path
 
-            source = ParquetSource(X)
+            source = open_path(X)
             parts = [model.predict_values(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros(0)
         if getattr(self, "_sklearn_input", False):

@@ -21,7 +21,7 @@ from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
 from ..io.keys import kept_for_keys
-from ..io.sources import DEFAULT_PART_ROWS, ParquetSource
+from ..io.sources import DEFAULT_PART_ROWS, FileSource
 from ..io.weights import WeightStats, weighting
 from ..params.regression import validate_regression
 from .checkpoint import RegressionResuming, regression_checkpoint
@@ -75,7 +75,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
         passes = runner if saving is None else RegressionResuming(runner, saving)
         nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe)
         passes, workers = runner.passes, runner.workers
-        reads = runner.parquet_reads if isinstance(given.source, ParquetSource) else 0
+        reads = runner.parquet_reads if isinstance(given.source, FileSource) else 0
         spilled = spill_record(runner)
     trees, train_q, fold_qs = tree_models(nodes, holdout.size)
     grown = trees[0]
@@ -102,7 +102,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
 
 def _checkpoint(directory, given, settings: dict, part_rows: int, columns: dict):
     """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
-    if not isinstance(given.source, ParquetSource):
+    if not isinstance(given.source, FileSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                              "gone with the process that held it")
     from .. import __version__

@@ -1,4 +1,4 @@
-"""CSV or JSON lines given for Parquet: one line, exit 1, with the exact command that converts them (and it works)."""
+"""JSON lines given for Parquet: one line, exit 1, with the exact command that converts them (and it works)."""
 
 import shlex
 import subprocess
@@ -10,7 +10,6 @@ from dasktree.testing import mixed_frame
 
 
 @pytest.mark.parametrize("name, write", [
-    ("data.csv", lambda f, p: f.to_csv(p, index=False)),
     ("data.jsonl", lambda f, p: f.to_json(p, orient="records", lines=True)),
 ])
 def test_text_data_says_the_command_that_converts_it(tmp_path, name, write):
