@@ -28,29 +28,28 @@ from ..errors import DataError
 __all__ = ["check_statistics", "locate_bad_page"]
 
 
-def check_statistics(table: pa.Table, metadata, row_groups: list[int], path: str) -> None:
+def check_statistics(table: pa.Table, footer, row_groups: list[int], path: str) -> None:
     """Raise if a numeric column of ``table`` (``row_groups`` of the file ``path``, in order) holds a
-    value outside its row group's min/max statistics."""
+    value outside its row group's min/max statistics (``footer``: the file's
+    :class:`~dasktree.io.footer.Footer`, read by dasktree, not through pyarrow's column accessors)."""
     if table.num_rows == 0:
         return
-    index = {metadata.row_group(0).column(j).path_in_schema: j for j in range(metadata.num_columns)}
     names = [n for n in table.column_names
-             if n in index and (pa.types.is_integer(table.schema.field(n).type)
-                                or pa.types.is_floating(table.schema.field(n).type))]
+             if pa.types.is_integer(table.schema.field(n).type) or pa.types.is_floating(table.schema.field(n).type)]
     start = 0
     for g in row_groups:
-        group = metadata.row_group(g)
+        chunks = {c.name: c for c in footer.groups[g] if c.min is not None}
         for name in names:
-            stats = group.column(index[name]).statistics
-            if stats is None or not stats.has_min_max:
+            stats = chunks.get(name)
+            if stats is None:
                 continue
-            values = table.column(name).slice(start, group.num_rows)
+            values = table.column(name).slice(start, footer.group_rows[g])
             low, high = pc.min_max(values).values()
             if low.is_valid and (low.as_py() < stats.min or high.as_py() > stats.max):
                 bad = low.as_py() if low.as_py() < stats.min else high.as_py()
                 raise DataError(f"{path}: row group {g}, column {name!r}: decoded value {bad!r} outside the "
                                 f"row group's statistics [{stats.min!r}, {stats.max!r}]: the file is corrupt")
-        start += group.num_rows
+        start += footer.group_rows[g]
 
 
 def locate_bad_page(open_file, path: str, row_groups: list[int], columns: list[str], error: BaseException) -> DataError:
