@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from ..errors import DataError
 
-__all__ = ["Footer", "ColumnChunk", "read_footer", "parse_footer", "MAX_DEPTH", "FOOTER_READ"]
+__all__ = ["Footer", "ColumnChunk", "read_footer", "parse_footer", "page_headers", "MAX_DEPTH", "FOOTER_READ"]
 
 MAX_DEPTH = 32  # Parquet's footer nests 6 deep; a deeper one is not a footer
 FOOTER_READ = 64 << 10  # bytes read from a file's end at once: most footers fit (pyarrow reads as much)
@@ -150,6 +150,7 @@ class ColumnChunk:
     compressed: int
     min: float | int | None = None
     max: float | int | None = None
+    start: int = 0  # where its first page (the dictionary page, if any) begins in the file
 
 
 @dataclass(frozen=True)
@@ -272,7 +273,9 @@ def _footer(meta: dict, digest: str) -> Footer:
             if not isinstance(data, dict):
                 raise _Corrupt(f"column {leaf['leaf']!r} has no metadata (or encrypted metadata)")
             low, high = (None, None) if leaf["nested"] else _min_max(leaf, data)
-            chunks.append(ColumnChunk(leaf["top"], int(data.get(7, 0)), low, high))
+            first, dictionary = int(data.get(9, 0)), data.get(11)
+            start = dictionary if isinstance(dictionary, int) and 0 < dictionary < first else first
+            chunks.append(ColumnChunk(leaf["top"], int(data.get(7, 0)), low, high, start))
         group_rows.append(int(group.get(3, 0)))
         groups.append(chunks)
     return Footer(digest, group_rows, groups)
@@ -301,3 +304,24 @@ def _min_max(leaf: dict, data: dict):
             or len(low) != struct.calcsize(fmt):
         return None, None
     return struct.unpack(fmt, low)[0], struct.unpack(fmt, high)[0]
+
+
+def page_headers(chunk: bytes) -> list[dict]:
+    """The page headers of a column chunk's bytes, in order (a dict per page: ``{field id: value}``;
+    3 is the page's compressed size, 4 its CRC-32 when the writer wrote one). Raises ``ValueError``
+    when a header cannot be decoded or a page runs past the chunk."""
+    headers = []
+    at = 0
+    while at < len(chunk):
+        reader = _Reader(chunk)
+        reader.at = at
+        try:
+            header = reader.struct()
+        except _Corrupt as exc:
+            raise ValueError(f"page header {len(headers)} cannot be decoded: {exc}") from None
+        size = header.get(3)
+        if not isinstance(size, int) or size < 0 or reader.at + size > len(chunk):
+            raise ValueError(f"page {len(headers)} claims {size!r} bytes, past its column chunk")
+        headers.append(header)
+        at = reader.at + size
+    return headers
