@@ -6,6 +6,13 @@ import sys
 
 import pytest
 
+# How long the tests' clusters may go without answering before a job calls them lost (exit 75): the
+# default 60 s is for production; on a 2-core machine at a load of 30 a healthy cluster's first
+# scatter (its workers importing pyarrow to unpickle the source) has taken longer. The tests of the
+# bound itself set theirs (DASKTREE_LOST_SECONDS in their jobs' environment). Set before dasktree is
+# imported: dasktree.engine.waits reads it once.
+os.environ.setdefault("DASKTREE_LOST_SECONDS", "120")
+
 CLUSTER_TEST_SECONDS = float(os.environ.get("DASKTREE_CLUSTER_TEST_SECONDS", 900))
 """How long a test that starts a cluster may run: then its stacks are dumped and it fails, instead of
 hanging the suite (a loaded 2-core machine runs the slowest of them in under 6 minutes)."""
