@@ -87,8 +87,8 @@ def _flip_bit(path, row_group: int, column: str) -> None:
 
 
 def _cli(*argv):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *map(str, argv), "--quiet", "--scheduler", "inprocess"],
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run([sys.executable, "-m", "dasktree.cli", *map(str, argv), "--quiet",
+                           "--scheduler", "inprocess"], capture_output=True, text=True, timeout=300)
 
 
 def test_verify_refuses_a_flipped_bit_in_a_column_the_fit_does_not_read(tmp_path):
