@@ -2,7 +2,8 @@
 contract (:mod:`dasktree.testing.fuzz`).
 
 Mutated Parquet files (flipped bits, truncations, a damaged footer or magic, huge declared footer
-lengths, zeroed runs, inserted bytes), mutated model files (wrong types, missing keys, nesting 100 to
+lengths, zeroed runs, inserted bytes; as many again aimed inside the footer's Thrift, its length
+kept right, and at the page headers), mutated model files (wrong types, missing keys, nesting 100 to
 100,000 deep, huge numbers, NaN and infinities, lists cut short, values swapped, damaged bytes),
 mutated checkpoints (a level pass's ``.npz`` or ``checkpoint.json``) and mutated argument strings,
 in equal shares, from one seeded generator. Each case runs in process through

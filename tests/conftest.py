@@ -1,6 +1,49 @@
+import faulthandler
 import logging
+import os
+import signal
+import sys
 
 import pytest
+
+# How long the tests' clusters may go without answering before a job calls them lost (exit 75): the
+# default 60 s is for production; on a 2-core machine at a load of 30 a healthy cluster's first
+# scatter (its workers importing pyarrow to unpickle the source) has taken longer. The tests of the
+# bound itself set theirs (DASKTREE_LOST_SECONDS in their jobs' environment). Set before dasktree is
+# imported: dasktree.engine.waits reads it once.
+os.environ.setdefault("DASKTREE_LOST_SECONDS", "120")
+
+CLUSTER_TEST_SECONDS = float(os.environ.get("DASKTREE_CLUSTER_TEST_SECONDS", 900))
+"""How long a test that starts a cluster may run: then its stacks are dumped and it fails, instead of
+hanging the suite (a loaded 2-core machine runs the slowest of them in under 6 minutes)."""
+
+
+class WatchdogExpired(Exception):
+    """A test that starts a cluster outlived :data:`CLUSTER_TEST_SECONDS`."""
+
+
+@pytest.fixture(autouse=True)
+def cluster_watchdog(request):
+    """A bound on every test marked ``cluster`` (a real scheduler and workers): past
+    :data:`CLUSTER_TEST_SECONDS` every thread's stack goes to stderr and the test fails with
+    :class:`WatchdogExpired` (raised in the main thread by SIGALRM, which also ends a blocking
+    system call there), so a wait nobody bounded shows where it waits instead of hanging."""
+    if request.node.get_closest_marker("cluster") is None:
+        yield
+        return
+
+    def expire(signum, frame):
+        faulthandler.dump_traceback(file=sys.stderr, all_threads=True)
+        raise WatchdogExpired(f"{request.node.nodeid} ran past {CLUSTER_TEST_SECONDS:g} s "
+                              "(DASKTREE_CLUSTER_TEST_SECONDS); the stacks are above")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, CLUSTER_TEST_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,6 @@ import os
 import socket
 import subprocess
 import sys
-import time
 
 import pyarrow.parquet as pq
 import pytest
@@ -69,35 +68,21 @@ def _free_port():
 
 
 def test_fit_on_a_scheduler_by_address(tmp_path):
-    """`dask scheduler` and two `dask worker` processes on 127.0.0.1, reached by --scheduler."""
-    port = _free_port()
-    address = f"tcp://127.0.0.1:{port}"
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
-    procs = [subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                               "--port", str(port), "--dashboard-address", ":0", "--no-show"],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)]
-    try:
-        time.sleep(1.0)
-        for _ in range(2):
-            procs.append(subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
-                 "--no-dashboard", "--host", "127.0.0.1"],
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env))
-        data = tmp_path / "data"
-        agrawal.write_parquet(str(data), 10000, n_files=4, function=2, seed=0)
-        local = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "local.json"),
-                     "--max-depth", "4", "--quiet")
-        assert local.returncode == 0, local.stderr
+    """`dask scheduler` and two `dask worker` processes on 127.0.0.1, reached by --scheduler (both
+    workers connected first: waited for, bounded, not slept on)."""
+    from dasktree.testing.cluster import cluster_processes
+
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 10000, n_files=4, function=2, seed=0)
+    local = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "local.json"),
+                 "--max-depth", "4", "--quiet")
+    assert local.returncode == 0, local.stderr
+    with cluster_processes(2) as cluster:
         remote = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "remote.json"),
-                      "--max-depth", "4", "--quiet", "--scheduler", address, "--json")
-        assert remote.returncode == 0, remote.stderr
-        assert json.loads(remote.stdout)["run"]["workers"] == 2
-        assert (tmp_path / "local.json").read_text() == (tmp_path / "remote.json").read_text()
-    finally:
-        for p in procs[::-1]:
-            p.terminate()
-        for p in procs:
-            p.wait(timeout=30)
+                      "--max-depth", "4", "--quiet", "--scheduler", cluster.address, "--json")
+    assert remote.returncode == 0, remote.stderr
+    assert json.loads(remote.stdout)["run"]["workers"] == 2
+    assert (tmp_path / "local.json").read_text() == (tmp_path / "remote.json").read_text()
 
 
 def test_unreachable_scheduler_is_a_clear_error(tmp_path):

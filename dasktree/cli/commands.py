@@ -17,6 +17,17 @@ from .task import cmd_fit_regression, resolve_task
 __all__ = ["COMMANDS", "format_cp"]
 
 
+def verify(args, data) -> None:
+    """With ``--verify``: every page of Parquet ``data`` read with its checksum first
+    (:meth:`~dasktree.io.sources.ParquetSource.verify`), every record of CSV ``data`` parsed
+    (:meth:`~dasktree.io.sources.FileSource.verify`), and what was read said."""
+    if not getattr(args, "verify", False):
+        return
+    from ..io.sources import open_path
+
+    _say(args, f"dasktree: {open_path(data).verify().line()}")
+
+
 def _cmd_fit(args) -> dict:
     from ..engine.memory_plan import parse_memory_limit
     from ..fit import fit_validated
@@ -29,6 +40,7 @@ def _cmd_fit(args) -> dict:
     settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
+    verify(args, args.data)
     model = fit_validated(
         args.data, None, settings, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
@@ -67,6 +79,7 @@ def _cmd_predict(args) -> dict:
 
     model = load(args.model)
     check_out(args.out, overwrite=args.overwrite)  # before any pass
+    verify(args, args.data)
     written: dict = {}
     files = predict_dataset(model, args.data, args.out, keep=columns(args.keep), overwrite=args.overwrite,
                             scheduler=args.scheduler, progress=_progress(args), counts=written)

@@ -59,6 +59,14 @@ def add_runtime(p: argparse.ArgumentParser) -> None:
     add_security(p)
 
 
+def add_verify(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--verify", action="store_true",
+                   help="first read every page of every column of the data with its checksum, where the writer "
+                        "wrote one, and check the numbers against the row groups' statistics: a damaged page is "
+                        "exit 1 naming the file, row group and column (default: off: the job checks the pages "
+                        "of the columns it reads, the same way, as it reads them)")
+
+
 def add_learning(p: argparse.ArgumentParser) -> None:
     """The learning options, one per declared parameter with an option group
     (:mod:`dasktree.params.declared`: flag, type, choices, default and help all
@@ -156,6 +164,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--weight", metavar="COL",
                    help="numeric column of row weights >= 0, counted as whole rows: integers as they are, others "
                         "in fixed point; weight 0 leaves a row out (default: none: every row counts once)")
+    add_verify(p)
     add_task(p)
     add_learning(p)
     add_grid(p)
@@ -169,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     add_csv(p)
+    add_verify(p)
     add_runtime(p)
 
     p = add("discretize", help="discretize the numeric columns of a Parquet or CSV dataset (MDLP and "

@@ -84,6 +84,9 @@ def cmd_fit_regression(args, columns) -> dict:
         raise ParameterError("--grid is for classification trees, not --task regression")
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)
+    from .commands import verify  # here: commands imports this module
+
+    verify(args, args.data)
     model = fit_regression(args.data, None, target=args.target, features=columns(args.features) or None,
                            exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
                            scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),

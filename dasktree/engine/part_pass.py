@@ -11,7 +11,9 @@ does not matter), and with ``then`` returns ``then(total, item)`` for each of
 thread), or as a task per worker thread's group of parts on a cluster
 (:class:`~dasktree.engine.runners.DaskRunner`), reduced on the workers
 ``split_every`` at a time. Only the combined result reaches the caller. It is
-one more pass over the data (``runner.passes``) that reads Parquet.
+one more pass over the data (``runner.passes``) that reads Parquet. On a cluster a
+worker lost mid-pass is survived as a histogram pass survives it: the pass is made
+again from the Parquet files (MDLP's refinement, ``tests/engine/test_worker_loss.py``).
 """
 
 from __future__ import annotations
@@ -86,11 +88,31 @@ def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
 
 
 def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
+    """The pass on the cluster; a worker lost mid-pass is survived as a histogram pass survives it
+    (:meth:`~dasktree.engine.runners.DaskRunner.apply_pass`): the source is scattered again and
+    the pass made again from the Parquet files, up to three times; the result is the same (the
+    combine is exact)."""
+    from ..errors import TransientError
+    from .runners import _lost_worker_errors
+    from .waits import check_scheduler
+
+    runner.passes += 1  # one logical pass, however many attempts it takes
+    for attempt in range(3):
+        try:
+            return _attempt_on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs)
+        except _lost_worker_errors() as exc:
+            check_scheduler(runner.client)  # a lost scheduler lost every worker's data: no retry here
+            if attempt == 2:
+                raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
+            runner._rescatter()
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _attempt_on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
     from .task_graph_passes import drain, tree_reduce
     from .waits import gathered, wait_futures
 
     client = runner.client
-    runner.passes += 1
     if runner._frames is not None:
         futures = [client.submit(frame_apply, frame, columns=columns, apply=func, kwargs=kwargs, pure=False)
                    for frame in runner._frames]

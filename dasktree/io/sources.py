@@ -24,6 +24,7 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError, InputError
+from .footer import Footer, read_footer
 from .integrity import check_statistics, locate_bad_page
 from .redact import redact
 from .retries import retrying
@@ -101,6 +102,13 @@ class FileSource(Source):
         """Stored bytes one read of ``columns`` takes (Parquet: their column chunks; CSV: the files)."""
         return sum(self.column_bytes.get(c, 0) for c in columns)
 
+    def verify(self) -> "VerifiedRecords":
+        """Every part read whole, every column parsed, before the work (``--verify``): files without
+        page checksums (CSV) are checked for what a read can find, a value that does not parse or a
+        ragged record, named by file, line and column as the fit would at that part."""
+        rows = sum(self.read(part, self.schema.names).num_rows for part in self.parts)
+        return VerifiedRecords(len(self.files()), rows)
+
     def fingerprint(self) -> list[list]:
         """``[file, size, modified]`` of every file (its key below the root), sorted: what says the data
         is still the data a checkpoint was made of (:mod:`dasktree.checkpoint`)."""
@@ -110,6 +118,18 @@ class FileSource(Source):
             modified = info.get("mtime", info.get("LastModified", info.get("updated", "")))
             rows.append([key, int(info.get("size") or 0), str(modified)])
         return rows
+
+
+@dataclass(frozen=True)
+class VerifiedRecords:
+    """What :meth:`FileSource.verify` read of files without page checksums."""
+
+    files: int
+    rows: int
+
+    def line(self) -> str:
+        return (f"verified {self.files} files: {self.rows:,} records read and every value parsed "
+                "(CSV carries no checksums: damage that still parses is not seen)")
 
 
 class ParquetSource(FileSource):
@@ -153,28 +173,22 @@ class ParquetSource(FileSource):
         self._expressions: dict[str, Any] = {}
         self.parts = []
         self.column_bytes: dict[str, int] = {}  # compressed bytes of each column's chunks, all files
-        self._signatures: dict[str, tuple] = {}  # file -> its footer's signature, checked at every read
+        self._signatures: dict[str, str] = {}  # file -> its footer's digest, checked at every read
         self.group_rows: dict[str, list[int]] = {}  # rows of each row group of each file (by its key)
         first_schema = None
         for fragment in fragments:
-            try:
-                metadata, physical = retrying(lambda f=fragment: (f.metadata, f.physical_schema), fragment.path)
-            except (pa.ArrowException, OSError) as exc:
-                raise DataError(f"{fragment.path}: not a Parquet file: {_first_line(exc)}") from None
+            footer, physical = self._list_footer(fragment.path)
             if first_schema is None:
                 first_schema = (fragment.path, physical)
             else:
                 _check_same_schema(first_schema, (fragment.path, physical))
             rel = self._relative(fragment.path)
             self._expressions[rel] = (fragment.path, fragment.partition_expression)
-            self._signatures[rel] = _signature(metadata)
-            sizes = [metadata.row_group(i).num_rows for i in range(metadata.num_row_groups)]
+            self._signatures[rel] = footer.digest
+            sizes = footer.group_rows
             self.group_rows[rel] = sizes
-            for i in range(metadata.num_row_groups):
-                group = metadata.row_group(i)
-                for j in range(group.num_columns):
-                    name = group.column(j).path_in_schema.split(".")[0]
-                    self.column_bytes[name] = self.column_bytes.get(name, 0) + group.column(j).total_compressed_size
+            for name, size in footer.column_bytes().items():
+                self.column_bytes[name] = self.column_bytes.get(name, 0) + size
             offset = 0
             for groups in _group_row_groups(sizes, part_rows):
                 n = sum(sizes[i] for i in groups)
@@ -183,6 +197,33 @@ class ParquetSource(FileSource):
 
     def files(self) -> dict[str, str]:
         return {key: path for key, (path, _) in self._expressions.items()}
+
+    def _list_footer(self, path: str) -> tuple[Footer, pa.Schema]:
+        """A file's footer, read by :mod:`dasktree.io.footer` (never through pyarrow's accessors of a
+        column chunk, which abort the interpreter on some corrupt footers), and its Arrow schema."""
+        def attempt():
+            with self._fs.open_input_file(path) as f:
+                footer = read_footer(f, path)
+            return footer, footer.metadata().schema.to_arrow_schema()
+
+        try:
+            return retrying(attempt, path)
+        except (pa.ArrowException, OSError) as exc:
+            raise DataError(f"{path}: not a Parquet file: {_first_line(exc)}") from None
+
+    def verify(self):
+        """Every page of every file read with its checksum, where the writer wrote one
+        (:func:`~dasktree.io.integrity.verify_file`, ``--verify``): what was read, or a
+        :class:`~dasktree.errors.DataError` naming the file, row group and column at the first fault."""
+        from .integrity import Verified, verify_file
+
+        done = Verified()
+        for key, (path, _) in sorted(self._expressions.items()):
+            footer, _ = self._list_footer(path)
+            if footer.digest != self._signatures[key]:
+                raise DataError(f"{path}: the file changed since it was listed (its footer differs)")
+            done.add(retrying(lambda: verify_file(lambda: self._fs.open_input_file(path), path, footer), path))
+        return done
 
     def _relative(self, path: str) -> str:
         """The file's path below the dataset root: the file part of the row key."""
@@ -231,20 +272,22 @@ class ParquetSource(FileSource):
 
         def attempt():
             with self._fs.open_input_file(path) as f:
-                file = pq.ParquetFile(f, page_checksum_verification=True)  # where the pages have them
-                if _signature(file.metadata) != self._signatures[part.key]:
+                footer = read_footer(f, path)  # the footer read once, by dasktree (dasktree.io.footer)
+                if footer.digest != self._signatures[part.key]:
                     raise DataError(f"{path}: the file changed since the fit listed it (its footer differs): "
                                     "the data changed under the fit")
-                return file, file.read_row_groups(list(part.row_groups), columns=in_file)
+                file = pq.ParquetFile(f, metadata=footer.metadata(),
+                                      page_checksum_verification=True)  # where the pages have them
+                return footer, file.read_row_groups(list(part.row_groups), columns=in_file)
 
         try:
-            file, table = retrying(attempt, path)  # a store failing for a while: backoff (dasktree.io.retries)
+            footer, table = retrying(attempt, path)  # a store failing for a while: backoff (dasktree.io.retries)
         except FileNotFoundError:
             raise DataError(f"{path}: the file is gone since the fit listed it: the data changed under the fit") from None
         except (pa.ArrowException, OSError) as exc:
             raise locate_bad_page(lambda: self._fs.open_input_file(path), path, list(part.row_groups),
                                   in_file, exc) from None
-        check_statistics(table, file.metadata, list(part.row_groups), path)  # corrupt pages decode too
+        check_statistics(table, footer, list(part.row_groups), path)  # corrupt pages decode too
         arrays = []
         for name in columns:
             field = self.schema.field(name)
@@ -253,14 +296,6 @@ class ParquetSource(FileSource):
             else:  # the file's own type: kinds agree across files (checked), the encoders cast
                 arrays.append(table.column(name))
         return pa.table(arrays, names=list(columns))
-
-
-def _signature(metadata) -> tuple:
-    """What says a Parquet file is still the one listed: its rows, row groups, footer size and
-    compressed bytes (a file rewritten with other values differs in these)."""
-    compressed = sum(metadata.row_group(i).column(j).total_compressed_size
-                     for i in range(metadata.num_row_groups) for j in range(metadata.num_columns))
-    return metadata.num_rows, metadata.num_row_groups, metadata.serialized_size, compressed
 
 
 def _strip(fs, path: str) -> tuple[Any, str]:

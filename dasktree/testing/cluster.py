@@ -50,10 +50,12 @@ class ClusterProcesses:
                                  "--no-dashboard", "--host", "127.0.0.1", *([] if self.nanny else ["--no-nanny"])],
                                 **self._options)
 
-    def wait_for_workers(self, n: int | None = None, timeout: float = 60) -> None:
+    def wait_for_workers(self, n: int | None = None, timeout: float = 240) -> None:
+        """Until ``n`` (default: all) workers are connected, for up to ``timeout`` seconds: starting
+        a worker process takes seconds on a quiet machine, over a minute at a load of 30 on 2 cores."""
         from distributed import Client
 
-        with Client(self.address, timeout="30s") as client:
+        with Client(self.address, timeout="60s") as client:
             client.wait_for_workers(self.n_workers if n is None else n, timeout=timeout)
 
     def kill_scheduler(self) -> None:
@@ -144,6 +146,9 @@ class KillAtLevel(Progress):
     def start(self, label, total):
         super().start(label, total)
         if label == self.label and not self.killed:
-            victim = sorted(self.client.scheduler_info()["workers"])[0]
-            os.kill(self.client.run(os.getpid, workers=[victim])[victim], signal.SIGKILL)
+            from ..engine.waits import answered, workers_of
+
+            victim = sorted(workers_of(self.client))[0]  # bounded, as every call to the cluster here
+            pid = answered(lambda: self.client.run(os.getpid, workers=[victim]))[victim]
+            os.kill(pid, signal.SIGKILL)
             self.killed = True

@@ -6,7 +6,12 @@ exactly one line on stderr, no run outlives its time bound, the interpreter neve
 failed run leaves no output behind (neither ``--out`` nor a temporary file beside it).
 
 :func:`make_seeds` writes the valid inputs once: a small Parquet dataset, a model fitted on it
-(with cross-validation, its fold trees kept) and a checkpoint of that fit. :func:`cases` derives
+(with cross-validation, its fold trees kept) and a checkpoint of that fit. A Parquet file's
+mutations are damage anywhere (flipped bits, truncation, zeroed runs, inserted bytes, the magic,
+the footer's length) and, as often again, damage aimed at its footer's Thrift with the length kept
+right (flipped bits, odd bytes, bytes inserted or deleted, a list one element longer or shorter,
+as a level histogram of the wrong size) and at its page headers (flipped bits, odd bytes, sizes
+made huge, zero or one). :func:`cases` derives
 ``n`` mutated cases from them with a seeded ``random.Random`` (the same seed, the same cases);
 :func:`run_case` runs one, in this process through :func:`dasktree.cli.main` (``SystemExit`` caught,
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
@@ -110,9 +115,88 @@ def make_seeds(root: str) -> dict[str, str]:
 
 # ---------------------------------------------------------------- mutations
 
-def _mutate_bytes(rng: random.Random, data: bytes) -> tuple[bytes, str]:
-    how = rng.choice(["flip", "truncate", "footer", "huge footer", "zero run", "insert", "magic"])
+def _parquet_regions(data: bytes) -> dict[str, list[int]]:
+    """Where a good Parquet file's footer and page headers are (the offsets of each column chunk's
+    first page and, when it has one, its dictionary page), for the mutations aimed at them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    length = struct.unpack("<I", data[-8:-4])[0]
+    meta = pq.ParquetFile(pa.BufferReader(data)).metadata  # a seed: a good file dasktree wrote
+    pages = []
+    for g in range(meta.num_row_groups):
+        for j in range(meta.num_columns):
+            chunk = meta.row_group(g).column(j)
+            pages.append(chunk.data_page_offset)
+            if chunk.has_dictionary_page:
+                pages.append(chunk.dictionary_page_offset)
+    return {"footer": [len(data) - 8 - length, len(data) - 8], "pages": sorted(set(pages))}
+
+
+def _with_footer(b: bytearray, start: int, footer: bytes) -> bytearray:
+    """The file with its footer (from ``start``) replaced, the footer's length field set to match."""
+    return bytearray(bytes(b[:start]) + footer + struct.pack("<I", len(footer)) + b"PAR1")
+
+
+def _mutate_footer(rng: random.Random, b: bytearray, start: int, end: int) -> tuple[bytearray, str]:
+    """Mutations inside the footer's Thrift, its length kept right, so the damage reaches the decoder."""
+    footer = bytearray(b[start:end])
+    how = rng.choice(["footer flip", "footer byte", "footer insert", "footer delete", "footer list",
+                      "footer list"])
+    if how == "footer flip":
+        for _ in range(rng.randint(1, 4)):
+            i = rng.randrange(len(footer))
+            footer[i] ^= 1 << rng.randrange(8)
+    elif how == "footer byte":
+        footer[rng.randrange(len(footer))] = rng.choice([0x00, 0x0F, 0x15, 0x19, 0x1C, 0x26, 0x7F, 0x80, 0xFF,
+                                                         rng.randrange(256)])
+    elif how == "footer insert":
+        i = rng.randrange(len(footer))
+        footer[i:i] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 3)))
+    elif how == "footer delete":
+        i = rng.randrange(len(footer))
+        del footer[i:i + rng.randint(1, 3)]
+    else:  # a list's length one more or one less, an element added or taken away (a level histogram...)
+        lists = [i for i in range(1, len(footer) - 1) if footer[i - 1] & 0x0F == 9 and 0 < footer[i] >> 4 < 14]
+        if lists:
+            i = rng.choice(lists)
+            if rng.random() < 0.5:
+                footer[i] += 0x10
+                footer[i + 1:i + 1] = bytes([rng.choice([0, 2, 0x15])])
+            else:
+                footer[i] -= 0x10
+                del footer[i + 1]
+    return _with_footer(b, start, bytes(footer)), how
+
+
+def _mutate_page_header(rng: random.Random, b: bytearray, pages: list[int]) -> tuple[bytearray, str]:
+    """Mutations in a page header (the Thrift before each page's values: sizes, counts, encodings, CRC)."""
+    at = rng.choice(pages)
+    how = rng.choice(["page flip", "page byte", "page size"])
+    if how == "page flip":
+        for _ in range(rng.randint(1, 3)):
+            i = at + rng.randrange(24)
+            b[i] ^= 1 << rng.randrange(8)
+    elif how == "page byte":
+        b[at + rng.randrange(24)] = rng.choice([0x00, 0x7F, 0x80, 0xFF, rng.randrange(256)])
+    else:  # a size's varint made huge, negative or zero
+        i = at + rng.randrange(2, 10)
+        b[i:i + 1] = rng.choice([b"\xff\xff\xff\xff\x0f", b"\x01", b"\x00", b"\xfe\xff\xff\xff\x1f"])
+    return b, how
+
+
+def _mutate_bytes(rng: random.Random, data: bytes, regions: dict[str, list[int]] | None = None) -> tuple[bytes, str]:
+    kinds = ["flip", "truncate", "footer", "huge footer", "zero run", "insert", "magic"]
+    if regions:  # a Parquet file: as many mutations again aimed at its footer and page headers
+        kinds += ["in footer"] * 4 + ["page header"] * 3
+    how = rng.choice(kinds)
     b = bytearray(data)
+    if how == "in footer":
+        b, how = _mutate_footer(rng, b, *regions["footer"])
+        return bytes(b), how
+    if how == "page header":
+        b, how = _mutate_page_header(rng, b, regions["pages"])
+        return bytes(b), how
     if how == "flip":
         for _ in range(rng.randint(1, 16)):
             i = rng.randrange(len(b))
@@ -257,6 +341,7 @@ def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Cas
     rng = random.Random(seed)
     data_files = sorted(f for f in os.listdir(seeds["data"]) if f.endswith(".parquet"))
     blobs = {f: open(os.path.join(seeds["data"], f), "rb").read() for f in data_files}
+    regions = {f: _parquet_regions(blob) for f, blob in blobs.items()}
     model_text = open(seeds["model"]).read()
     checkpoint_files = sorted(os.listdir(seeds["checkpoint"]))
     templates = _templates(seeds)
@@ -266,7 +351,7 @@ def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Cas
         kind = kinds[i % len(kinds)]
         if kind == "parquet":
             name = rng.choice(data_files)
-            mutated, how = _mutate_bytes(rng, blobs[name])
+            mutated, how = _mutate_bytes(rng, blobs[name], regions[name])
             files = {"data": seeds["data"], f"data/{name}": mutated, "model.json": model_text.encode()}
             argv = rng.choice([
                 ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3"],

@@ -24,3 +24,23 @@ def test_fit_survives_a_lost_worker(tmp_path):
         clf = DaskTreeClassifier(client=client, progress=killer, **params).fit(path, target="class")
         assert killer.killed
     assert clf.model_.dumps() == reference
+
+
+def test_mdlp_refinement_survives_a_lost_worker(tmp_path):
+    """A worker killed as the refinement pass (exact distinct values inside the quantile bins, for
+    MDLP) starts: the pass is made again from the Parquet files, as a histogram pass is, and the
+    cut points are those of an undisturbed run."""
+    from distributed import Client, LocalCluster
+
+    from dasktree import Discretizer
+
+    path = str(tmp_path / "data")
+    agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=5)
+    reference = Discretizer("mdlp", max_bins=32, scheduler="threads").fit(path, target="class")
+    assert any(c["refined"] for c in reference.report_["columns"].values()), "nothing refined: the test did not test"
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
+                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+        killer = KillAtLevel(client, "discretize (refinement)")
+        disc = Discretizer("mdlp", max_bins=32, client=client, progress=killer).fit(path, target="class")
+        assert killer.killed
+    assert disc.cut_points_ == reference.cut_points_

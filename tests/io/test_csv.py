@@ -263,6 +263,22 @@ def test_an_unparsable_number_in_a_typed_column_is_one_line_and_exit_1(tmp_path,
     assert code == 2 and "--csv-types: 'x' is not COLUMN=TYPE" in err[0]
 
 
+def test_verify_parses_every_record_of_csv_before_the_work(tmp_path, capsys):
+    frame = _frame(3000)
+    path = _csv(frame, tmp_path / "d.csv")
+    out = tmp_path / "m.json"
+    assert main(["fit", path, "--target", "label", "--out", str(out), "--verify"]) == 0
+    said = "".join(capsys.readouterr())
+    assert "verified 1 files: 3,000 records read and every value parsed" in said
+    frame["x"] = frame["x"].astype(object)
+    frame.loc[2500, "x"] = "n/a?"
+    bad = _csv(frame, tmp_path / "bad.csv")
+    code, err = _run(["fit", bad, "--target", "label", "--out", str(tmp_path / "m2.json"), "--quiet",
+                      "--csv-types", "x=float64", "--verify"], capsys)
+    assert code == 1 and len(err) == 1 and "column 'x': 'n/a?' is not double" in err[0]
+    assert not (tmp_path / "m2.json").exists()
+
+
 def test_predict_evaluate_and_discretize_read_csv(tmp_path, capsys):
     frame = _frame(2000, seed=6)
     csv, parquet = _csv(frame, tmp_path / "d.csv"), _parquet(frame, tmp_path / "d.parquet")
