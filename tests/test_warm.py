@@ -23,6 +23,10 @@ event.register("numba:compile", Listener())
 from dasktree.testing import mixed_frame
 from dasktree import fit
 fit(mixed_frame(3000, seed=4), target="label", criterion=sys.argv[1], max_depth=5, cv=3)
+import os, tempfile
+csv = os.path.join(tempfile.mkdtemp(), "rows.csv")  # CSV input's record scan too
+mixed_frame(500, seed=4).to_csv(csv, index=False)
+fit(csv, target="label", criterion=sys.argv[1], max_depth=3)
 print(json.dumps(compiled))
 """
 

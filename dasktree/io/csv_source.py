@@ -228,15 +228,20 @@ class CsvSource(FileSource):
             if found.bad_line >= 0:
                 raise DataError(f"{file}: line {found.bad_line + 1}: {found.bad_fields} fields where the header has "
                                 f"{found.header_fields}: a ragged row (or a delimiter {delimiter!r} in an unquoted value)")
-        self.schema = self._infer(files[0], options)
+        first = next((f for f in files if scans[f].header_fields), files[0])  # an empty file has no types
+        self.schema = self._infer(first, options)
         names = self.schema.names
         for file in files:
             rel = self._relative(file)
             self._paths[rel] = file
             found = scans[file]
-            if found.header_fields and found.header_fields != len(names):
-                raise DataError(f"mixed schemas: {file} has {found.header_fields} columns, {files[0]} has {len(names)}")
-            if self.header and options.names is None and file != files[0]:
+            if not found.header_fields:  # an empty file: no header, no rows
+                self.group_rows[rel], self._starts[rel], self._lines[rel] = [], np.array([found.size]), found.lines
+                self._quoted_newlines[rel], self._sizes[rel] = False, int(retrying(lambda f=file: fs.size(f), file) or 0)
+                continue
+            if found.header_fields != len(names):
+                raise DataError(f"mixed schemas: {file} has {found.header_fields} columns, {first} has {len(names)}")
+            if self.header and options.names is None and file != first:
                 self._check_header(file, found, names)
             sizes = found.chunk_rows(CHUNK_ROWS)
             self.group_rows[rel] = sizes

@@ -406,3 +406,13 @@ def test_with_cv_the_folds_follow_the_same_row_keys(tmp_path):
     csv = _csv(frame, tmp_path / "c" / "rows")
     params = dict(target="label", max_depth=5, cv=3)
     assert fit(CSV(csv), part_rows=900, **params).dumps() == fit(parquet, **params).dumps()
+
+
+def test_an_empty_file_among_others_holds_no_rows(tmp_path):
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.csv").write_bytes(b"")  # first in order: the types come from the next one
+    frame = _frame(300)
+    _csv(frame, folder / "b.csv")
+    source = CsvSource(str(folder))
+    assert source.n_rows == len(frame) and source.schema.names == list(frame.columns)
