@@ -5,6 +5,7 @@ too (a row's folds follow its content, :mod:`dasktree.io.folds`), for both tasks
 import json
 
 import dask.dataframe as dd
+import pandas as pd
 import numpy as np
 import pytest
 
@@ -100,3 +101,29 @@ def test_rows_rewritten_in_another_order_and_layout_keep_their_folds(tmp_path):
         assert all(len(folds) == 1 for folds in rows.values())  # duplicates share their folds
         fold_of[name] = rows
     assert fold_of["original"] == fold_of["rewritten"]
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_few_distinct_rows_fold_into_few_groups_and_the_fit_says_so(task, tmp_path, capsys):
+    """Two binary features: four distinct feature rows, so some of ten folds hold no rows. The model
+    still saves (an empty fold scores None, not NaN), and the fit warns, in the report and on stderr."""
+    from dasktree.cli import main
+
+    rng = np.random.default_rng(2)
+    frame = pd.DataFrame({"a": rng.integers(0, 2, 2000), "b": rng.integers(0, 2, 2000)})
+    label = frame["a"].to_numpy() ^ (rng.random(2000) < 0.1).astype(np.int64)
+    frame["y"] = np.where(label == 1, "yes", "no") if task == "classification" else label * 1.5
+    path = write_dataset(frame, tmp_path / "data")
+    out = tmp_path / "model.json"
+    assert main(["fit", path, "--target", "y", "--task", task, "--cv", "10", "--out", str(out)]) == 0
+    assert "dasktree: warning: cross-validation: " in capsys.readouterr().err
+    report = json.loads(out.read_text())["report"]
+    assert any("folds hold under half their share" in w and "key=COLUMN" in w for w in report["warnings"])
+    folds = report["cv"]["per_fold" if task == "classification" else "folds"]
+    assert min(f["rows"] for f in folds) == 0
+    if task == "classification":
+        assert all((f["accuracy"] is None) == (f["rows"] == 0) for f in folds)
+    # a key column folds by row: no warning
+    keyed = fit_regression if task == "regression" else dasktree.fit
+    model = keyed(frame.assign(id=np.arange(2000)), target="y", key="id", cv=10)
+    assert "warnings" not in model.report
