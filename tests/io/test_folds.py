@@ -75,7 +75,7 @@ def test_duplicates_share_their_folds_and_ignored_columns_do_not_count():
     assert np.bincount(parts[0], minlength=10).min() > 0.6 * table.num_rows / 10
 
 
-def test_the_folds_do_not_depend_on_the_weight_or_target_role_but_on_the_values():
+def test_the_weight_column_is_part_of_a_rows_content():
     table = _table(500, 2).append_column("w", pa.array(np.full(500, 2.0)))
     plain = FoldSpec(5).hashing(resolve_roles(table.schema, "label", exclude=["ignored", "w"]))
     weighted = FoldSpec(5).hashing(resolve_roles(table.schema, "label", exclude=["ignored"], weight="w"))
