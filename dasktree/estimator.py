@@ -96,7 +96,8 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
             partitions beside dask ``X``; or the name of a column of ``X`` (a
             dataset's way).
         key, folds : str, optional
-            With ``cv``: a column keying the rows for the fold hash, or a column
+            With ``cv``: a column keying the rows for the fold hash (default: each
+            row's values in the columns the fit uses), or a column
             of the user's own folds ``0..cv-1``.
         checkpoint : str or path, optional
             A Parquet dataset's fit saves what it needs to continue here after every

@@ -189,8 +189,9 @@ def check_fit_input(est, X, y, regression: bool = False):
     check_array(np.asarray(y), ensure_2d=False, dtype=None, ensure_all_finite=True, input_name="y")
     check_consistent_length(X, y)
     if regression:
-        y = check_array(np.asarray(y), ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
-        return X, y
+        values = check_array(np.asarray(y), ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
+        # a named Series keeps its name, as the classifier's does: the target's name, as a dataset's column would
+        return X, (pd.Series(values, name=y.name) if isinstance(y, pd.Series) and y.name is not None else values)
     check_classification_targets(y)
     if len(pd.unique(np.asarray(y))) < 2:
         raise ValueError(f"y has one class ({np.asarray(y)[0]!r}): a classifier needs at least 2 classes")

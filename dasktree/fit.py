@@ -29,7 +29,7 @@ from .forest.settings import Grid
 from .forest.to_model import tree_model
 from . import hook_points
 from .gc_pause import collector_paused
-from .io.folds import FoldSpec
+from .io.folds import FoldSpec, fold_warnings
 from .io.keys import kept_for_keys, key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, FileSource, Source, TableSource, open_source
@@ -89,7 +89,7 @@ def fit(
         and numeric columns to treat as nominal.
     key : str, optional
         With ``cv``: a column whose values key the rows for the fold hash
-        (default: the file and row offset, or the row index in memory).
+        (default: the row's content, its values in the columns the fit uses).
     folds : str, optional
         With ``cv=k``: a column of integer folds ``0..k-1`` given by the user.
     bin_spec : BinSpec, optional
@@ -241,7 +241,7 @@ def open_input(data, y, settings: Settings, *, target, features, exclude, nomina
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), weight=weight, where=source.description)
-    return _Input(source, roles, fold_spec, only_fold)
+    return _Input(source, roles, fold_spec and fold_spec.hashing(roles), only_fold)
 
 
 def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bin_spec: BinSpec | None,
@@ -368,6 +368,9 @@ def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary,
     if fold_spec is not None and only_fold is None:  # its pooled metrics are counted once pruned (_prune)
         report["cv"] = cv_report(fold_trees, k, repeats, spec.classes,
                                  [level.distinct_tests for level in grow_report.levels], False)
+        short = fold_warnings(fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
+        if short:
+            report["warnings"] = [*report.get("warnings", []), *short]
     run = {  # how this run went: timings and the cluster, not saved with the model
         "parts": len(source.parts),
         "workers": runner.workers,

@@ -113,7 +113,7 @@ def _text(clf) -> str:
 @pytest.mark.cluster
 def test_table_and_model_are_the_same_bytes_across_partitionings_and_runners(tmp_path, cluster_client):
     X, y = _frame(600, seed=2)
-    frame = X.assign(label=y, id=np.arange(len(y)))  # the folds hash the key, not a file's row offsets
+    frame = X.assign(label=y, id=np.arange(len(y)))  # the folds hash the key, not the rows' content
     params = dict(cv=3, param_grid={"criterion": ["gini", "gain_ratio"], "min_samples_leaf": [1, 5],
                                     "prune": ["cv-min", "pessimistic"]})
     reference = None

@@ -170,8 +170,8 @@ def test_dask_dataframe_in_and_out(frames, cluster_client):
 
 
 def test_dask_dataframe_folds_do_not_depend_on_its_partitions(frames, cluster_client):
-    """A worker encodes its partitions into one block with their folds (row keys: global row
-    offsets) and null-target rows dropped: the forest and its CV report are the same for 2 and 7
+    """A worker encodes its partitions into one block with their folds (hashes of the rows' content)
+    and null-target rows dropped: the forest and its CV report are the same for 2 and 7
     partitions."""
     import dask.dataframe as dd
 
@@ -198,7 +198,7 @@ def test_null_targets_are_skipped_and_counted(tmp_path, frames, cluster_client):
 
 @pytest.mark.parametrize("part_rows", [10_000, 700, 200, 130])
 def test_parts_read_rows_in_file_order(tmp_path, part_rows):
-    """Row i of a part is row offset + i of its file (the row key of the folds depends on it)."""
+    """Row i of a part is row offset + i of its file (a bad value is located by it)."""
     from dasktree.io.sources import ParquetSource
 
     frame = mixed_frame(2500, seed=5).assign(row_id=np.arange(2500))

@@ -98,7 +98,7 @@ def add_learning(p: argparse.ArgumentParser) -> None:
         g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=default,
                        metavar=param.metavar if choices is None or param.metavar else None, help=text)
     g = groups.get(CV_GROUP) or p.add_argument_group(CV_GROUP)
-    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: file and row offset)")
+    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: the row's values in the fit's columns)")
     g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
 
 

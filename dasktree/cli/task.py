@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from ..errors import InputError, ParameterError
-from .say import progress as _progress, say as _say
+from .say import progress as _progress, say as _say, warn as _warn
 
 __all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit_regression", "TASKS"]
 
@@ -98,6 +98,8 @@ def cmd_fit_regression(args, columns) -> dict:
 
         remove_checkpoint(args.checkpoint)
     r = model.report
+    for warning in r.get("warnings", []):
+        _warn(args, warning)
     pruned = r["prune"]
     if pruned["mode"] != "none":
         _say(args, f"pruned ({pruned['mode']}) at alpha {pruned['alpha']:.6g}: {pruned['leaves_grown']} -> "

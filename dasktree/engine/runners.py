@@ -137,7 +137,7 @@ class DaskRunner(PassCounter):
         wait_futures(self.client, root)
         [result] = gathered(self.client, root)
         del root
-        if self._frames is not None:  # global row offsets of the partitions: the row keys of the folds
+        if self._frames is not None:  # global row offsets of the partitions: each part's first row
             rows = dict((key, n) for key, _, n in result.parts)
             sizes = [rows[f"partition-{i}"] for i in range(len(self._frames))]
             self._frame_offsets = firsts(sizes)

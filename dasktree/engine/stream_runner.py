@@ -26,9 +26,9 @@ that residue grows with the pieces read (on 4M continuous rows, a peak of 914 MB
 without it, 716 MB with it).
 
 It runs the same functions of :mod:`dasktree.engine.tasks` as the other runners,
-on rows keyed by their file and offset as always, and the counts are exact
-integers: the forest is the same, bit for bit, as the cached fit's and the
-cluster's.
+on rows whose folds follow their content (:mod:`dasktree.io.row_hash`), and the
+counts are exact integers: the forest is the same, bit for bit, as the cached
+fit's and the cluster's.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ PIECE_ROWS = 1 << 17  # a piece gathers a file's consecutive row groups up to th
 
 def pieces_of(source: Source, rows: int = PIECE_ROWS) -> list[Part]:
     """The source's parts cut at row groups into runs of at most ``rows`` rows (one row group
-    larger than that is a piece alone). The row keys (file, offset) stay the parts' own."""
+    larger than that is a piece alone). A piece keeps its part's file and offset."""
     if not isinstance(source, FileSource):
         return list(source.parts)
     pieces: list[Part] = []

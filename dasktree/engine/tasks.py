@@ -120,7 +120,7 @@ def encode_frames(*frames, indices: list[int], offsets: list[int], roles: Roles,
 
 
 def _frame_table(frame, index: int, offset: int, roles: Roles, folds) -> tuple:
-    """A pandas partition's table and its fold parts (row keys: global row indices)."""
+    """A pandas partition's table and its fold parts (hashes of its rows' content)."""
     from ..io.sources import frame_to_table
 
     table = frame_to_table(frame[roles.columns])

@@ -3,9 +3,9 @@
 A :class:`Source` knows its Arrow schema, splits itself into :class:`Part`
 descriptors (small, picklable) and reads one part as an Arrow table. Parquet
 parts are built from pyarrow fragments and row groups, so every part carries its
-file and the offset of its first row there: the row key ``(file, offset + i)``
-does not depend on how the work is scheduled (the cross-validation folds hash
-it). Nothing here imports Dask; the runners ship parts to workers.
+file and the offset of its first row there (where a bad value is said to be; the
+cross-validation folds hash a row's content, not its place: :mod:`dasktree.io.folds`).
+Nothing here imports Dask; the runners ship parts to workers.
 
 Accepted inputs: a Parquet file, a directory (hive partitions become columns),
 a glob, an fsspec URL of any of these, a list of files; the same of CSV files
@@ -40,7 +40,7 @@ class Part:
     """One unit of work: rows ``[offset, offset + n_rows)`` of one file or table.
 
     ``key`` names the file (relative to the dataset root) or the in-memory
-    table; with ``offset`` it makes the stable row key.
+    table; with ``offset`` it locates the part's rows.
     """
 
     index: int
@@ -226,7 +226,7 @@ class ParquetSource(FileSource):
         return done
 
     def _relative(self, path: str) -> str:
-        """The file's path below the dataset root: the file part of the row key."""
+        """The file's path below the dataset root: the part's key."""
         return posixpath.relpath(path, self.root) if self.root else path
 
     def _list_files(self, fs, paths: list[str]) -> tuple[str, list[str]]:

@@ -54,15 +54,18 @@ def grid_table(settings: list[dict[str, Any]], split_scores: list[list[float]], 
     ``split{i}_test_score``, ``mean_test_score``, ``std_test_score``, ``rank_test_score`` (as
     scikit-learn computes them), and per setting its tree's ``leaves``. A function of the data
     and parameters alone (the model saves it); the seconds are the run's."""
-    scores = np.asarray(split_scores, dtype=np.float64).reshape(len(settings), -1)
-    means = np.average(scores, axis=1)
-    stds = np.sqrt(np.average((scores - means[:, None]) ** 2, axis=1))
+    scores = np.asarray(split_scores, dtype=np.float64).reshape(len(settings), -1)  # None (a fold of no rows): NaN
+    scored = ~np.isnan(scores)
+    counted = np.maximum(scored.sum(axis=1), 1)
+    means = np.where(scored, scores, 0.0).sum(axis=1) / counted
+    means[~scored.any(axis=1)] = np.nan
+    stds = np.sqrt(np.where(scored, (scores - means[:, None]) ** 2, 0.0).sum(axis=1) / counted)
     names = sorted({k for s in settings for k in s})
     table: dict[str, Any] = {"params": [dict(s) for s in settings]}
     for name in names:
         table[f"param_{name}"] = [s.get(name) for s in settings]
     for i in range(scores.shape[1]):
-        table[f"split{i}_test_score"] = scores[:, i].tolist()
+        table[f"split{i}_test_score"] = [None if np.isnan(v) else v for v in scores[:, i].tolist()]
     table.update({"mean_test_score": means.tolist(), "std_test_score": stds.tolist(),
                   "rank_test_score": _ranks(means).tolist(), "leaves": list(leaves)})
     return table
@@ -75,6 +78,8 @@ def cv_results(table: dict[str, Any]) -> dict[str, Any]:
     for key, column in table.items():
         if key == "params":
             out[key] = [dict(p) for p in column]
+        elif key.startswith("split") or key in ("mean_test_score", "std_test_score"):
+            out[key] = np.asarray(column, dtype=np.float64)  # a fold of no rows (None): NaN, as scikit-learn's
         elif key.startswith("param_"):
             out[key] = np.ma.MaskedArray(np.asarray(column, dtype=object), mask=[v is None for v in column])
         else:

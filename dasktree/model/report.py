@@ -43,7 +43,7 @@ def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distin
         correct, rows, confusion = fold_scores(tree)
         pooled += confusion
         per_fold.append({"repeat": t // k, "fold": t % k, "rows": rows, "correct": correct,
-                         "accuracy": correct / rows if rows else float("nan"),
+                         "accuracy": correct / rows if rows else None,  # a fold with no rows: no score
                          "leaves": tree.n_leaves, "depth": tree.max_depth})
     accuracies = np.array([f["accuracy"] for f in per_fold if f["rows"]])
     per_repeat = []
@@ -51,7 +51,7 @@ def cv_report(fold_trees: list[TreeModel], k: int, repeats: int, classes, distin
         folds = [f for f in per_fold if f["repeat"] == r]
         rows = sum(f["rows"] for f in folds)
         correct = sum(f["correct"] for f in folds)
-        per_repeat.append(correct / rows if rows else float("nan"))
+        per_repeat.append(correct / rows if rows else None)
     return {
         "folds": k,
         "repeats": repeats,

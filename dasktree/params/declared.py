@@ -127,7 +127,7 @@ PARAMS: tuple[Param, ...] = (
           doc="Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``)."),
     Param("seed", 0, [Interval(Integral, 0, None)], "folds", CV,
           help="seed of the fold hash",
-          doc="Seed of the fold hash; a row's fold depends only on its key and the seed."),
+          doc="Seed of the fold hash; a row's fold depends only on its content (or key) and the seed."),
     Param("binning", "quantile", [Options(BINNINGS)], "bins", LEARNING, metavar="METHOD", type_doc="str",
           help="bins of the numeric attributes: 'quantile' (exact up to --max-bins distinct values, else "
                "quantile bins) or a discretization method (" + ", ".join(DISCRETIZERS) + ") whose intervals "

@@ -20,6 +20,7 @@ from ..engine.place import open_runner
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
+from ..io.folds import fold_warnings
 from ..io.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, FileSource
 from ..io.weights import WeightStats, weighting
@@ -91,6 +92,9 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     report["training"] = training_error(tree, train_q, spec.target.step)
     if fold_trees:
         report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
+        short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["folds"]])
+        if short:  # saved with the model, and said on stderr by the command (only when there are any)
+            report["warnings"] = short
     run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, **spilled, "levels": levels,
            "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}}
     saved = {name: settings[name] for name in settings if name not in ("keep_fold_trees",)}

@@ -93,8 +93,9 @@ def test_nodes_are_shared_until_the_trees_differ():
     a, b = y.copy(), y.copy()
     a[order[:800]] ^= 1
     b[order[800:1600]] ^= 1
-    tied = pd.DataFrame({"a": a.astype(float), "b": b.astype(float)})
-    forked = DaskTreeClassifier(max_depth=1, cv=10, keep_fold_trees=True).fit(tied, y)
+    # eight distinct rows, which the content hash would put in at most eight folds: folds by a key column
+    tied = pd.DataFrame({"a": a.astype(float), "b": b.astype(float), "id": np.arange(n)})
+    forked = DaskTreeClassifier(max_depth=1, cv=10, keep_fold_trees=True).fit(tied, y, key="id")
     chosen = {t.tests[0].attribute for t in forked.model_.fold_trees}
     assert chosen == {0, 1}
     assert forked.cv_report_["distinct_tests_per_level"][0] == 2.0
@@ -106,7 +107,7 @@ def test_folds_and_forest_are_bit_identical_across_partitions_and_schedulers(tmp
     frame, target = DATA["mixed"]
     frame = frame.assign(row_id=np.arange(len(frame)) * 7 + 3)
     params = dict(max_depth=4, cv=5, repeats=2, seed=9, keep_fold_trees=True)
-    # the same files read as 1, 4 or 13 parts: the row key (file, offset) does not move
+    # the same files read as 1, 4 or 13 parts: a row's folds follow its content, not its place
     path = write_dataset(frame, tmp_path / "one", n_files=1, row_group_size=200)
     texts = set()
     for part_rows in (10_000, 700, 200):
