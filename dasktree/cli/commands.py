@@ -115,14 +115,18 @@ def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
 
-    from ..errors import DaskTreeError, DataError
+    from ..errors import DaskTreeError, DataError, ParameterError
 
+    if args.max_depth is not None and (args.max_depth < 0 or args.format not in ("text", "dot")):
+        raise ParameterError(f"--max-depth {args.max_depth}: " + (
+            "a depth is 0 (the root) or more" if args.max_depth < 0 else
+            f"it cuts the tree of --format text or dot, not --format {args.format}"))
     model = load(args.model)
     try:  # the tree is checked when loaded; the report is free-form and read only here
         if args.format == "text":
-            text = export_text(model)
+            text = export_text(model, max_depth=args.max_depth)
         elif args.format == "dot":
-            text = export_dot(model)
+            text = export_dot(model, max_depth=args.max_depth)
         elif args.format == "cp":
             text = format_cp(model)
         elif args.format == "grid":

@@ -202,6 +202,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "cp: the cost-complexity table (alpha, leaves, training and CV error; a regression tree's "
                         "train_mse, cv_mse, cv_se), as rpart's printcp; "
                         "grid: a --grid fit's settings by CV accuracy")
+    p.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="text and dot: print the tree down to depth D (the root is depth 0), saying how many "
+                        "nodes are cut below it (default: all of it)")
 
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")

@@ -126,26 +126,38 @@ def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float,
     return pos, edges
 
 
-def _node_text(model: Model, i: int, cut: bool) -> str:
-    from .export import node_rows
-
+def _node_texts(model: Model):
+    """A function of (node, cut) giving the node's box text; every node's value computed once here (read
+    per node, ``tree.value`` and ``node_values`` recompute them all: quadratic in the nodes)."""
     tree = model.tree
-    n = node_rows(model, tree, i)
-    test = tree.tests[i]
-    if test is not None and not cut:
-        return f"{model.spec.features[test.attribute].name}\nn={n}"
-    more = "\n(subtree)" if test is not None else ""
     if model.task == "regression":
-        return f"{model.node_values()[i]:.4g}\nn={n}{more}"
-    value = tree.value[i]
-    return f"{model.classes[int(value.argmax())]}\nn={n}, p={value.max():.2f}{more}"
+        values = model.node_values().tolist()
+        rows = tree.counts[:, 0].tolist()
+        shown = [f"{v:.4g}" for v in values]
+    else:
+        value = tree.value
+        best, p = value.argmax(axis=1).tolist(), value.max(axis=1).tolist()
+        rows = tree.counts.sum(axis=1).tolist()
+
+    def text(i: int, cut: bool) -> str:
+        n = int(rows[i])
+        test = tree.tests[i]
+        if test is not None and not cut:
+            return f"{model.spec.features[test.attribute].name}\nn={n}"
+        more = "\n(subtree)" if test is not None else ""
+        if model.task == "regression":
+            return f"{shown[i]}\nn={n}{more}"
+        return f"{model.classes[best[i]]}\nn={n}, p={p[i]:.2f}{more}"
+
+    return text
 
 
 def _leaf_colours(model: Model, plt):
     """Each node's face colour as a leaf: its class's (tab10), or (regression) its value on viridis."""
     if model.task != "regression":
         colours = plt.get_cmap("tab10")
-        return lambda i: colours(int(model.tree.value[i].argmax()) % 10)
+        best = model.tree.value.argmax(axis=1).tolist()
+        return lambda i: colours(best[i] % 10)
     values = model.node_values()
     lo, hi = float(values.min()), float(values.max())
     ramp = plt.get_cmap("viridis")
@@ -164,10 +176,11 @@ def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
         ax.text(x0 + 0.6 * (x1 - x0), -(d0 + 0.6 * (d1 - d0)), label, fontsize=6, ha="center", va="center",
                 bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2)
     colour = _leaf_colours(model, plt)
+    node_text = _node_texts(model)
     for i, (x, d) in pos.items():
         leaf = model.tree.tests[i] is None or (max_depth is not None and d >= max_depth)
         face = colour(i) if leaf else "white"
-        ax.text(x, -d, _node_text(model, i, leaf), fontsize=7, ha="center", va="center", zorder=3,
+        ax.text(x, -d, node_text(i, leaf), fontsize=7, ha="center", va="center", zorder=3,
                 bbox=dict(boxstyle="round" if leaf else "square", facecolor=face, alpha=0.35 if leaf else 1.0,
                           edgecolor="0.3"))
     ax.set_xlim(-0.7, width - 0.3)
