@@ -48,8 +48,8 @@ def _cmd_fit(args) -> dict:
         at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
         _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
     _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
-               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
-               f"in {model.run['seconds']['total']:.2f}s")
+               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows"
+               f"{skipped_said(r)} in {model.run['seconds']['total']:.2f}s")
     if "cv" in r:
         cv = r["cv"]
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
@@ -58,6 +58,12 @@ def _cmd_fit(args) -> dict:
         _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
                    "(its CV accuracy above is optimistic: it chose the setting)")
     return {"model": args.out, "report": model.report, "run": model.run}
+
+
+def skipped_said(r: dict) -> str:
+    """The fit summary's note of the rows left out for having no target (null, or a NaN label)."""
+    n = r.get("rows_skipped_null_target", 0)
+    return f" ({n} skipped: no target)" if n else ""
 
 
 def _cmd_predict(args) -> dict:
