@@ -195,6 +195,18 @@ class Model:
         total = out.sum()
         return out / total if total > 0 else out
 
+    # ---------------------------------------------------------------- pruning path
+    def pruning_path(self) -> tuple[np.ndarray, np.ndarray]:
+        """scikit-learn's ``cost_complexity_pruning_path`` of the grown tree, from the weakest-link sequence
+        its cp table is made of: ``ccp_alphas`` (0, then the effective alpha of each collapse) and
+        ``impurities`` (the leaves' total ``N_t / N * impurity(t)`` before it and after each)."""
+        from .prune import node_risk, path_impurities, weakest_link_of
+
+        tree = self.grown_tree
+        risk = node_risk(tree.counts, self.params.get("criterion", "gini"))
+        path = weakest_link_of(tree.children, risk)
+        return np.concatenate([[0.0], path.step_alphas]), path_impurities(tree.children, risk, path)
+
     # ---------------------------------------------------------------- JSON
     def to_json(self) -> dict:
         from .grown_json import grown_to_json
