@@ -200,7 +200,8 @@ class Model:
         """scikit-learn's ``cost_complexity_pruning_path`` of the grown tree, from the weakest-link sequence
         its cp table is made of: ``ccp_alphas`` (0, then the effective alpha of each collapse) and
         ``impurities`` (the leaves' total ``N_t / N * impurity(t)`` before it and after each)."""
-        from .prune import node_risk, path_impurities, weakest_link_of
+        from .prune import node_risk, weakest_link_of
+        from .pruning import path_impurities
 
         tree = self.grown_tree
         risk = node_risk(tree.counts, self.params.get("criterion", "gini"))

@@ -68,7 +68,6 @@ __all__ = [
     "weakest_link",
     "weakest_link_of",
     "leaves_at",
-    "path_impurities",
     "sums_at",
     "cp_table",
     "choose_alpha",
@@ -286,28 +285,6 @@ def _collapse_order(parent, start, flat, risk, internal):
             size = _push(h_alpha, h_node, h_version, size, a, anc, version[anc])
             anc = parent[anc]
     return steps[:n_steps], alphas[:n_steps]
-
-
-def path_impurities(children: Sequence[Sequence[int]], risk: np.ndarray, path: PruningPath) -> np.ndarray:
-    """The total risk of the tree's leaves before the first collapse of ``path`` and after each
-    (scikit-learn's ``cost_complexity_pruning_path(...).impurities``, of ``ccp_alphas = [0,
-    *path.step_alphas]``): each collapse of node ``t`` adds ``R(t) - R(T_t)`` to ``t`` and its ancestors'
-    branch risks, as scikit-learn's ``_cost_complexity_prune`` does."""
-    risk = np.asarray(risk, dtype=np.float64)
-    internal = np.fromiter((len(k) > 0 for k in children), dtype=bool, count=len(children))
-    branch = np.where(internal, 0.0, risk)
-    parent = path.parent
-    for i in range(len(children) - 1, 0, -1):  # children come after their parents
-        branch[parent[i]] += branch[i]
-    out = [float(branch[0])]
-    branch_list, risk_list, parent_list = branch.tolist(), risk.tolist(), parent.tolist()
-    for node in path.step_nodes.tolist():
-        diff = risk_list[node] - branch_list[node]
-        while node >= 0:
-            branch_list[node] += diff
-            node = parent_list[node]
-        out.append(branch_list[0])
-    return np.asarray(out)
 
 
 def leaves_at(path: PruningPath, alpha: float) -> np.ndarray:

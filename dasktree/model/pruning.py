@@ -20,7 +20,7 @@ from .model import Model, TreeModel
 from .report import cv_report
 
 __all__ = ["PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning", "prune_model", "pruned_fold_trees",
-           "cp_rows"]
+           "cp_rows", "path_impurities"]
 
 
 PRUNE_MODES = ("auto", "cv", "cv-min", "pessimistic", "none")
@@ -205,3 +205,25 @@ def prune_model(model: Model, alpha: float | None = None, *, mode: str | None = 
     "pessimistic" (C4.5, ``confidence``) or "none". See :mod:`dasktree.model.prune`.
     """
     return apply_pruning(model, alpha=alpha, mode=mode, confidence=confidence)
+
+
+def path_impurities(children, risk: np.ndarray, path) -> np.ndarray:
+    """The total risk of the tree's leaves before the first collapse of ``path`` and after each
+    (scikit-learn's ``cost_complexity_pruning_path(...).impurities``, of ``ccp_alphas = [0,
+    *path.step_alphas]``): each collapse of node ``t`` adds ``R(t) - R(T_t)`` to ``t`` and its ancestors'
+    branch risks, as scikit-learn's ``_cost_complexity_prune`` does."""
+    risk = np.asarray(risk, dtype=np.float64)
+    internal = np.fromiter((len(k) > 0 for k in children), dtype=bool, count=len(children))
+    branch = np.where(internal, 0.0, risk)
+    parent = path.parent
+    for i in range(len(children) - 1, 0, -1):  # children come after their parents
+        branch[parent[i]] += branch[i]
+    out = [float(branch[0])]
+    branch_list, risk_list, parent_list = branch.tolist(), risk.tolist(), parent.tolist()
+    for node in path.step_nodes.tolist():
+        diff = risk_list[node] - branch_list[node]
+        while node >= 0:
+            branch_list[node] += diff
+            node = parent_list[node]
+        out.append(branch_list[0])
+    return np.asarray(out)

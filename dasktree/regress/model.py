@@ -44,7 +44,8 @@ class RegressionModel(Model):
         or with ``max_leaf_nodes`` its best-first subtree): ``ccp_alphas`` (0, then each collapse's
         effective alpha) and ``impurities`` (the training MSE of the leaves, ``sum N_t / N * MSE_t``,
         before the first collapse and after each), from the node sums and the training sum of squares."""
-        from ..model.prune import path_impurities, weakest_link_of
+        from ..model.prune import weakest_link_of
+        from ..model.pruning import path_impurities
         from .prune import best_first, risk
         from .reprune import _squares
 
