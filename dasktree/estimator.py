@@ -248,10 +248,18 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
     @property
     def fold_trees_(self) -> list["DaskTreeClassifier"]:
         """Each fold tree of the cross-validation forest as a fitted classifier (repeat-major),
-        pruned as the main tree was (as the CV report counts it)."""
+        pruned as the main tree was (as the CV report counts it). A model keeps them only when fitted
+        with ``cv`` and ``keep_fold_trees=True``: otherwise the list is empty, with a warning saying why."""
+        import warnings
+
         from .model.pruning import pruned_fold_trees
 
         model = self._check_fitted()
+        if not model.fold_trees:
+            why = ("it was fitted with cv but not keep_fold_trees=True, so its fold trees were not kept (its CV "
+                   "report and cp table were)") if model.report.get("cv") else \
+                "it was fitted without cv, so it has no fold trees"
+            warnings.warn(f"fold_trees_ is empty: {why}", UserWarning, stacklevel=2)
         out = []
         for tree in pruned_fold_trees(model):
             fold = Model(spec=model.spec, target=model.target, tree=tree, params=model.params)

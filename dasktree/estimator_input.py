@@ -186,15 +186,21 @@ def check_fit_input(est, X, y, regression: bool = False):
             except (TypeError, ValueError):
                 pass
     y = column_or_1d(y, warn=True) if not isinstance(y, pd.Series) else y
-    check_array(np.asarray(y), ensure_2d=False, dtype=None, ensure_all_finite=True, input_name="y")
+    # a NaN label is no class: its row is skipped as a null label's (an infinity is refused)
+    check_array(np.asarray(y), ensure_2d=False, dtype=None, ensure_all_finite=True if regression else "allow-nan",
+                input_name="y")
     check_consistent_length(X, y)
     if regression:
         values = check_array(np.asarray(y), ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
         # a named Series keeps its name, as the classifier's does: the target's name, as a dataset's column would
         return X, (pd.Series(values, name=y.name) if isinstance(y, pd.Series) and y.name is not None else values)
-    check_classification_targets(y)
-    if len(pd.unique(np.asarray(y))) < 2:
-        raise ValueError(f"y has one class ({np.asarray(y)[0]!r}): a classifier needs at least 2 classes")
+    labels = np.asarray(y)
+    labels = labels[~pd.isna(labels)] if labels.dtype.kind in "fO" else labels
+    if labels.size == 0:
+        raise ValueError("Input y contains NaN only: no row has a label")
+    check_classification_targets(labels)
+    if len(pd.unique(labels)) < 2:
+        raise ValueError(f"y has one class ({labels[0]!r}): a classifier needs at least 2 classes")
     return X, y
 
 

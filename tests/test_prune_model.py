@@ -116,7 +116,7 @@ def test_prune_on_a_loaded_model_equals_pruning_the_fitted_object(tmp_path):
     # pruning to none gives back the grown tree; the pruned model's file still holds it
     assert prune_model(model, mode="none").tree.to_json() == model.full_tree.to_json()
     assert "full_tree" in json.loads(model.dumps())
-    with pytest.raises(InputError, match="needs the cross-validation fold trees"):
+    with pytest.raises(InputError, match="chooses alpha by cross-validation, and this model was fitted without it"):
         prune_model(fit(frame, target="y", features=["x0"], prune=None), mode="cv")
 
 
@@ -219,6 +219,34 @@ def test_re_pruning_without_fold_trees_takes_the_cv_error_from_the_cp_table(tmp_
     assert main(["plot", out, "--cv", "--out", str(tmp_path / "cp.svg")]) == 0  # the cp table's panel alone
     pessimistic = prune_model(model, mode="pessimistic")  # not a subtree of the sequence: no estimate, said so
     assert "cv" not in pessimistic.report and "keep_fold_trees" in pessimistic.report["prune"]["cv_note"]
-    assert main(["prune", path, "--mode", "cv", "--out", str(tmp_path / "q.json")]) == 1
-    err = capsys.readouterr().err
-    assert "--keep-fold-trees" in err and "cv=k" not in err
+    # cv and cv-min choose by the cp table's CV errors: the same alpha and tree as with the fold trees
+    for mode in ("cv", "cv-min"):
+        q = str(tmp_path / f"{mode}.json")
+        assert main(["prune", path, "--mode", mode, "--out", q]) == 0
+        said = capsys.readouterr().out
+        by_table, by_folds = load(q), prune_model(with_folds, mode=mode)
+        assert by_table.tree.to_json() == by_folds.tree.to_json()
+        assert by_table.report["prune"] == {**by_folds.report["prune"], "cp_table": by_table.report["prune"]["cp_table"]}
+        assert by_table.report["cv"]["estimated_from"] == "cp table"
+        assert f"{mode} pruning, " in said and "(the cp table's)" in said
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+@pytest.mark.parametrize("mode", ["cv", "cv-min"])
+def test_cv_re_pruning_from_the_cp_table_equals_pruning_with_the_fold_trees(seed, mode):
+    """The fit's cp table holds every subtree's CV error, counted on the fold trees: choosing from it
+    gives the alpha, the tree and the fold alpha that the fold trees give, for both rules."""
+    import dataclasses
+
+    frame = _noisy(seed=seed)
+    for params in (dict(cv=5), dict(cv=3, repeats=2, criterion="entropy")):
+        kept = fit(frame, target="y", features=["x0", "x1", "colour"], max_depth=7, keep_fold_trees=True,
+                   prune="none", **params)
+        dropped = dataclasses.replace(kept, fold_trees=[])
+        by_folds, by_table = prune_model(kept, mode=mode), prune_model(dropped, mode=mode)
+        assert by_table.tree.to_json() == by_folds.tree.to_json()
+        for key in ("mode", "alpha", "fold_alpha", "leaves", "leaves_grown"):
+            assert by_table.report["prune"][key] == by_folds.report["prune"][key], key
+        assert by_table.report["prune"]["cp_table"] == by_folds.report["prune"]["cp_table"]
+        if params.get("repeats", 1) == 1:  # one repetition: the pooled accuracy is 1 - the row's CV error
+            assert by_table.report["cv"]["accuracy_pooled"] == pytest.approx(by_folds.report["cv"]["accuracy_pooled"])

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 
 from .target import TargetRange, target_range
 from ..errors import DataError
-from ..io.schema import NUMERIC, Roles, nominal_values, numeric_values
+from ..io.schema import NUMERIC, Roles, class_labels, nominal_values, numeric_values
 from ..io.weights import WeightStats, merge_weight_stats, weight_stats, weight_values
 
 __all__ = ["NumericSketch", "Summary", "summarize", "merge", "merge_all", "numeric_edges", "midpoints"]
@@ -217,6 +217,8 @@ def summarize(table: pa.Table, roles: Roles, *, max_bins: int, where: str = "",
     if pa.types.is_dictionary(target.type):
         target = target.cast(target.type.value_type)
     target = target.combine_chunks() if isinstance(target, pa.ChunkedArray) else target
+    if not roles.regression:  # a NaN label is no class: the row is skipped, as a null label's
+        target = class_labels(target)
     seen = None
     if roles.regression:  # a number per row: its range, and one "class" for the weights' statistics
         seen = target_range(target, roles.target, where)

@@ -60,8 +60,8 @@ def _cmd_fit(args) -> dict:
         at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
         _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
     _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
-               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows "
-               f"in {model.run['seconds']['total']:.2f}s")
+               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows"
+               f"{skipped_said(r)} in {model.run['seconds']['total']:.2f}s")
     if "cv" in r:
         cv = r["cv"]
         _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
@@ -70,6 +70,12 @@ def _cmd_fit(args) -> dict:
         _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
                    "(its CV accuracy above is optimistic: it chose the setting)")
     return {"model": args.out, "report": model.report, "run": model.run}
+
+
+def skipped_said(r: dict) -> str:
+    """The fit summary's note of the rows left out for having no target (null, or a NaN label)."""
+    n = r.get("rows_skipped_null_target", 0)
+    return f" ({n} skipped: no target)" if n else ""
 
 
 def _cmd_predict(args) -> dict:
@@ -128,14 +134,18 @@ def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
 
-    from ..errors import DaskTreeError, DataError
+    from ..errors import DaskTreeError, DataError, ParameterError
 
+    if args.max_depth is not None and (args.max_depth < 0 or args.format not in ("text", "dot")):
+        raise ParameterError(f"--max-depth {args.max_depth}: " + (
+            "a depth is 0 (the root) or more" if args.max_depth < 0 else
+            f"it cuts the tree of --format text or dot, not --format {args.format}"))
     model = load(args.model)
     try:  # the tree is checked when loaded; the report is free-form and read only here
         if args.format == "text":
-            text = export_text(model)
+            text = export_text(model, max_depth=args.max_depth)
         elif args.format == "dot":
-            text = export_dot(model)
+            text = export_dot(model, max_depth=args.max_depth)
         elif args.format == "cp":
             text = format_cp(model)
         elif args.format == "grid":

@@ -31,7 +31,7 @@ def add_evaluate_parser(add, add_runtime) -> None:
 def add_plot_parser(add) -> None:
     p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG or PNG file")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("--out", required=True, help="image file to write: .svg or .png (written atomically)")
+    p.add_argument("--out", required=True, help="image file to write: .svg, .png or .pdf (written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--cv", action="store_true",
                    help="plot the CV accuracy per fold and, when the model was pruned, the CV error against "

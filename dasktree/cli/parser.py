@@ -218,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "cp: the cost-complexity table (alpha, leaves, training and CV error; a regression tree's "
                         "train_mse, cv_mse, cv_se), as rpart's printcp; "
                         "grid: a --grid fit's settings by CV accuracy")
+    p.add_argument("--max-depth", type=int, default=None, metavar="D",
+                   help="text and dot: print the tree down to depth D (the root is depth 0), saying how many "
+                        "nodes are cut below it (default: all of it)")
 
     p = add("prune", help="prune a saved model again from its grown tree (no pass over the data)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
@@ -225,8 +228,9 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--alpha", type=float, metavar="A", help="cost-complexity alpha to prune at (default: none: give --alpha or --mode)")
     how.add_argument("--mode", choices=["cv", "cv-min", "pessimistic", "none"],
                      help="choose again: cv (1-SE rule), cv-min, pessimistic (C4.5), none (the grown tree); "
-                          "cv and cv-min need a model saved with --keep-fold-trees (a regression tree: cv, cv-min or none, "
-                          "by its cp table) (default: none: give --alpha or --mode)")
+                          "cv and cv-min choose by the CV errors of the fit's cp table (a model fitted with --cv K; "
+                          "no kept fold trees needed); a regression tree: cv, cv-min or none "
+                          "(default: none: give --alpha or --mode)")
     p.add_argument("--confidence", type=float, default=0.25, metavar="CF",
                    help="with --mode pessimistic (default 0.25)")
     p.add_argument("--out", required=True, help="model file to write (JSON, atomically)")

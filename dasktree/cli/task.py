@@ -97,6 +97,8 @@ def cmd_fit_regression(args, columns) -> dict:
         from ..engine.checkpoint import remove_checkpoint
 
         remove_checkpoint(args.checkpoint)
+    from .commands import skipped_said
+
     r = model.report
     for warning in r.get("warnings", []):
         _warn(args, warning)
@@ -106,7 +108,7 @@ def cmd_fit_regression(args, columns) -> dict:
                    f"{pruned['leaves']} leaves")
     _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training RMSE "
                f"{r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f}), {r['passes']} passes over "
-               f"{r['rows_used']} rows in {model.run['seconds']['total']:.2f}s")
+               f"{r['rows_used']} rows{skipped_said(r)} in {model.run['seconds']['total']:.2f}s")
     if "cv" in r:
         cv = r["cv"]
         _say(args, f"{cv['k']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "

@@ -44,7 +44,7 @@ import pyarrow as pa
 from sklearn.base import BaseEstimator, TransformerMixin
 
 from ..engine.progress import Progress
-from ..errors import DataError, InputError
+from ..errors import DataError, InputError, ParameterError
 from ..io.outputs import atomic_directory
 from ..io.schema import NUMERIC, Roles, resolve_roles
 from ..io.sources import Source, is_dask_frame, open_path, open_source
@@ -183,7 +183,9 @@ class Discretizer(TransformerMixin, BaseEstimator):
         :meth:`DaskTreeClassifier.fit <dasktree.DaskTreeClassifier.fit>` pairs them), a 2-D array with ``y``, or a Parquet
         file, directory, glob or fsspec URL (or the same of CSV files) with ``target=COLUMN``.
         ``features`` / ``exclude`` pick the columns, ``nominal`` names numeric
-        columns to pass through as nominal.
+        columns to pass through as nominal. The supervised methods refuse a target that looks
+        continuous (:func:`check_target_classes`: a float column of more than
+        :data:`CONTINUOUS_LABELS` distinct values) with a :class:`~dasktree.errors.ParameterError`.
         """
         started = time.perf_counter()
         kernel_params = self._kernel_params()
@@ -208,6 +210,7 @@ class Discretizer(TransformerMixin, BaseEstimator):
     def _fit_with(self, runner, source: Source, roles: Roles, numeric: Roles, kernel_params: dict,
                   started: float, *, workers: int) -> None:
         summary = runner.summary(self.max_bins)
+        check_target_classes(summary.classes, source.schema.field(roles.target).type, roles.target, self.method)
         spec, passed = fine_spec(summary, numeric, max_bins=self.max_bins, where=source.description)
         pass0 = time.perf_counter()
         results = (run_histogram_pass(runner, spec, self.method, kernel_params, refine=self._refine)
@@ -410,3 +413,24 @@ class Discretizer(TransformerMixin, BaseEstimator):
         from ..io.outputs import read_json_file
 
         return cls.from_json(read_json_file(path, "discretizer"), where=os.fspath(path))
+
+
+CONTINUOUS_LABELS = 32
+"""A float target of more distinct values than this looks continuous: the supervised methods refuse it."""
+
+UNSUPERVISED = ("equal_width", "equal_frequency")
+"""The methods that do not read the target (its classes only count the rows of each interval)."""
+
+
+def check_target_classes(classes: dict, type_: pa.DataType, target: str, method: str) -> None:
+    """Refuse (one line, exit 2) a supervised discretization of a target that looks continuous: a float
+    column of more than :data:`CONTINUOUS_LABELS` distinct values, which the methods would take for as
+    many classes (a price's 214 values: cuts that separate prices, or none at all)."""
+    if pa.types.is_dictionary(type_):
+        type_ = type_.value_type
+    if method in UNSUPERVISED or not pa.types.is_floating(type_) or len(classes) <= CONTINUOUS_LABELS:
+        return
+    raise ParameterError(
+        f"target {target!r} looks continuous ({type_} with {len(classes)} distinct values): supervised "
+        f"discretization ({method}) cuts by class labels; give a class column as the target, or bin it first, "
+        "or use an unsupervised method (equal_width, equal_frequency)")

@@ -49,7 +49,8 @@ from ..errors import DataError, ParameterError
 from ..io.schema import NUMERIC, Roles
 from ..kernels.plans import PassPlan
 from .methods import METHODS
-from .refine import REFINING_METHODS, Refined, RefinePlan, merge_tables, refine_plan, refine_table, refined_rows
+from .refine import (REFINING_METHODS, Refined, RefinePlan, merge_tables, refine_plan, refine_table, refined_rows,
+                     shortest_midpoints)
 
 __all__ = [
     "DISCRETIZERS",
@@ -229,7 +230,11 @@ def cut_attribute(hist: np.ndarray, job: AttributeJob, *, layout, method: str,
             return AttributeCuts(job.name, np.zeros(0, np.intp), bins, rows[0].copy(), empty, empty,
                                  plan=plan, counts=bins, high=job.values)
     cuts = cut_indices(bins, job.values, method, params)
-    return _finish(job.name, bins, cuts, np.asarray(job.upper, dtype=np.float64)[cuts], job.values, rows[0])
+    points = np.asarray(job.upper, dtype=np.float64)[cuts]
+    if job.exact and cuts.size:  # midway between two values: the nearest float of the shortest decimal
+        values = np.asarray(job.values, dtype=np.float64)
+        points = shortest_midpoints(values[cuts], values[np.minimum(cuts + 1, values.size - 1)])
+    return _finish(job.name, bins, cuts, points, job.values, rows[0])
 
 
 def finish_column(refined: dict[str, Refined], waiting: AttributeCuts, *, method: str,

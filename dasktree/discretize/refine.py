@@ -37,7 +37,7 @@ import numpy as np
 
 from ..binning.summary import midpoints
 
-__all__ = ["RefinePlan", "Refined", "RefinedRows", "refine_plan", "refine_values", "merge_refined",
+__all__ = ["shortest_midpoints", "RefinePlan", "Refined", "RefinedRows", "refine_plan", "refine_values", "merge_refined",
            "refined_rows", "refine_table", "merge_tables", "REFINING_METHODS"]
 
 REFINING_METHODS = ("mdlp", "distance", "optimal")
@@ -84,7 +84,7 @@ class RefinedRows:
         after = nonempty[np.minimum(np.searchsorted(nonempty, cuts + 1), nonempty.size - 1)]  # next row with rows
         left, right = self.high[cuts], self.low[after]
         right = np.where(np.isfinite(right), right, left)  # not kept (never at a cut of the methods): the edge
-        return midpoints(np.column_stack([left, right]).ravel())[::2]
+        return shortest_midpoints(left, right)
 
 
 def refine_plan(name: str, counts: np.ndarray, upper: np.ndarray) -> RefinePlan | None:
@@ -217,3 +217,27 @@ def refine_table(table, *, plans: list[RefinePlan], bins: dict, classes: tuple, 
 def merge_tables(*parts: dict[str, Refined]) -> dict[str, Refined]:
     """:func:`merge_refined` of every column of some parts' :func:`refine_table` results (combine)."""
     return {name: merge_refined([p[name] for p in parts]) for name in parts[0]}
+
+
+def shortest_midpoints(left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """The cut points midway between each ``left`` and ``right`` value, as :func:`~dasktree.binning.summary.midpoints`
+    places them, except where the exact midpoint lies as near another float of a shorter decimal: then
+    that one (``left <= t < right`` still). 3.3 and 3.4's midpoint is exactly between the floats
+    3.3499999999999996 and 3.35; ``3.3 / 2 + 3.4 / 2`` rounds to the first, the cut is the second, so
+    the interval labels read ``(3.35, inf)``."""
+    from fractions import Fraction
+
+    left, right = np.asarray(left, dtype=np.float64), np.asarray(right, dtype=np.float64)
+    mid = midpoints(np.column_stack([left, right]).ravel())[::2] if left.size else np.zeros(0)
+    out = mid.copy()
+    for i, (a, b, m) in enumerate(zip(left.tolist(), right.tolist(), mid.tolist())):
+        if not (np.isfinite(a) and np.isfinite(b) and a < m < b):
+            continue
+        exact = (Fraction(a) + Fraction(b)) / 2
+        off = abs(Fraction(m) - exact)
+        near = [c for c in (np.nextafter(m, -np.inf), np.nextafter(m, np.inf))
+                if a < c < b and abs(Fraction(float(c)) - exact) <= off]
+        for c in near:
+            if len(repr(float(c))) < len(repr(float(out[i]))):
+                out[i] = c
+    return out

@@ -20,7 +20,7 @@ import pyarrow.compute as pc
 
 from ..errors import DataError, InputError
 
-__all__ = ["Roles", "arrow_kind", "resolve_roles", "numeric_values", "nominal_values"]
+__all__ = ["Roles", "arrow_kind", "resolve_roles", "numeric_values", "nominal_values", "class_labels"]
 
 NUMERIC = "numeric"
 NOMINAL = "nominal"
@@ -157,4 +157,15 @@ def nominal_values(column: pa.ChunkedArray | pa.Array) -> pa.Array:
         array = array.dictionary_decode()
     if not (pa.types.is_string(array.type) or pa.types.is_large_string(array.type)):
         array = pc.cast(array, pa.string())
+    return array
+
+
+def class_labels(column: pa.ChunkedArray | pa.Array) -> pa.Array:
+    """A class column's labels, null where a row has none: a null, or NaN in a float column (NaN is
+    no class: its rows are skipped as a null target's are, counted in ``rows_skipped_null_target``)."""
+    array = combined(column)
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if pa.types.is_floating(array.type) and len(array) and pc.any(pc.is_nan(array)).as_py():
+        array = pc.if_else(pc.is_nan(array), pa.scalar(None, array.type), array)
     return array

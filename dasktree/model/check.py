@@ -55,6 +55,8 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
     if np.any(tree.counts < 0) or (tree.validation is not None and np.any(tree.validation < 0)):
         raise DataError(f"{where}: a class count is negative")
     parent = np.full(n, -1, dtype=np.int64)
+    tested: list[int] = []
+    tables: list[np.ndarray] = []
     for i, (test, kids) in enumerate(zip(tree.tests, tree.children)):
         if test is None:
             if kids:
@@ -72,10 +74,20 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
         if table.ndim != 1 or table.size != widths[test.attribute] or table.size == 0:
             raise DataError(f"{where}: node {i}'s code table has {table.size} entries for "
                             f"{int(widths[test.attribute])} codes")
-        if int(table.min()) < 0 or int(table.max()) >= len(kids) or not 0 <= test.default < len(kids):
+        if not 0 <= test.default < len(kids):
             raise DataError(f"{where}: node {i}'s code table sends a code to a child it does not have")
         if test.kind not in (NUMERIC, NOMINAL):
             raise DataError(f"{where}: node {i}'s test is of unknown kind {test.kind!r}")
+        tested.append(i)
+        tables.append(table)
+    if tested:  # every table's codes go to children it has: one reduction over all tables, not two per node
+        starts = np.cumsum([0] + [t.size for t in tables[:-1]])
+        flat = np.concatenate(tables).astype(np.int64)
+        lowest, highest = np.minimum.reduceat(flat, starts), np.maximum.reduceat(flat, starts)
+        arity = np.array([len(tree.children[i]) for i in tested])
+        bad = np.flatnonzero((lowest < 0) | (highest >= arity))
+        if bad.size:
+            raise DataError(f"{where}: node {tested[int(bad[0])]}'s code table sends a code to a child it does not have")
     if np.any(parent[1:] == -1):
         raise DataError(f"{where}: node {int(np.flatnonzero(parent[1:] == -1)[0]) + 1} is no node's child")
     # every row of a node went to one child: a node's counts (and held-out counts) are its children's sum

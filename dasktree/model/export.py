@@ -10,7 +10,7 @@ from ..binning.spec import BinSpec
 from ..split.node_tests import Test
 from .model import Model, TreeModel
 
-__all__ = ["export_text", "export_dot", "branch_labels", "node_rows"]
+__all__ = ["export_text", "export_dot", "branch_labels", "node_rows", "subtree_sizes"]
 
 
 def _fmt(x: float) -> str:
@@ -47,31 +47,59 @@ def node_rows(model: Model, tree: TreeModel, i: int) -> int:
     return int(tree.counts[i, 0]) if model.task == "regression" else int(tree.counts[i].sum())
 
 
-def _leaf_text(model: Model, tree: TreeModel, i: int) -> str:
+def subtree_sizes(tree: TreeModel) -> list[int]:
+    """Each node's number of nodes in its subtree, itself included (children follow their parent)."""
+    size = [1] * tree.n_nodes
+    for i in range(tree.n_nodes - 1, -1, -1):
+        for c in tree.children[i]:
+            size[i] += size[c]
+    return size
+
+
+def _leaf_texts(model: Model, tree: TreeModel):
+    """A function of a node giving its leaf text. Each node's value is computed once for the whole tree
+    here: read per node, ``tree.value`` and ``node_values`` recompute every node's (quadratic)."""
     if model.task == "regression":
-        return f"value: [{_fmt(model.node_values(tree)[i])}] (n={node_rows(model, tree, i)})"
-    counts = tree.counts[i]
-    value = tree.value[i]
-    label = model.classes[int(value.argmax())]
-    return f"class: {label!r} (n={int(counts.sum())}, p={value.max():.3f})"
+        values = model.node_values(tree).tolist()
+        rows = tree.counts[:, 0].tolist()
+        return lambda i: f"value: [{_fmt(values[i])}] (n={int(rows[i])})"
+    value = tree.value
+    best, p = value.argmax(axis=1).tolist(), value.max(axis=1).tolist()
+    rows = tree.counts.sum(axis=1).tolist()
+    classes = model.classes
+    return lambda i: f"class: {classes[best[i]]!r} (n={int(rows[i])}, p={p[i]:.3f})"
 
 
 def export_text(model: Model, *, tree: TreeModel | None = None, max_depth: int | None = None) -> str:
-    """The tree as indented text, one line per branch and leaf."""
+    """The tree as indented text, one line per branch and leaf. With ``max_depth``, a test at that
+    depth is shown as a leaf marked ``(truncated: N nodes below)``, and a last line counts the nodes
+    cut below the depth."""
     tree = tree or model.tree
+    leaf_text = _leaf_texts(model, tree)
+    sizes = subtree_sizes(tree) if max_depth is not None else None
     lines: list[str] = []
-
-    def walk(i: int, indent: str) -> None:
-        test = tree.tests[i]
-        if test is None or (max_depth is not None and tree.depth[i] >= max_depth):
-            suffix = "" if test is None else " (truncated)"
-            lines.append(f"{indent}{_leaf_text(model, tree, i)}{suffix}")
-            return
-        for label, child in zip(branch_labels(test, model.spec), tree.children[i]):
-            lines.append(f"{indent}|--- {label}")
-            walk(child, indent + "|   ")
-
-    walk(0, "")
+    cut = 0
+    depth, tests, children, spec = tree.depth.tolist(), tree.tests, tree.children, model.spec
+    limit = -1 if max_depth is None else max_depth
+    stack: list[tuple[int, str, str | None]] = [(0, "", None)]  # depth first, children in order
+    while stack:
+        i, indent, label = stack.pop()
+        if label is not None:
+            lines.append(f"{indent[:-4]}|--- {label}")
+        test = tests[i]
+        if test is None or 0 <= limit <= depth[i]:
+            suffix = ""
+            if test is not None:
+                below = sizes[i] - 1
+                cut += below
+                suffix = f" (truncated: {below} nodes below)"
+            lines.append(f"{indent}{leaf_text(i)}{suffix}")
+            continue
+        kids = list(zip(children[i], branch_labels(test, spec)))
+        for child, child_label in reversed(kids):
+            stack.append((child, indent + "|   ", child_label))
+    if cut:
+        lines.append(f"({cut} of {tree.n_nodes} nodes below depth {max_depth} not shown)")
     return "\n".join(lines) + "\n"
 
 
@@ -79,17 +107,24 @@ def _dot_quote(text: str) -> str:
     return text.replace("\\", "\\\\").replace('"', '\\"')
 
 
-def export_dot(model: Model, *, tree: TreeModel | None = None) -> str:
-    """The tree in graphviz dot: boxes for tests and leaves, edges labelled by branch."""
+def export_dot(model: Model, *, tree: TreeModel | None = None, max_depth: int | None = None) -> str:
+    """The tree in graphviz dot: boxes for tests and leaves, edges labelled by branch. With ``max_depth``,
+    a test at that depth is drawn as a leaf marked ``(truncated: N nodes below)`` and nothing below it."""
     tree = tree or model.tree
+    leaf_text = _leaf_texts(model, tree)
+    sizes = subtree_sizes(tree) if max_depth is not None else None
+    depth = tree.depth.tolist()
+    rows = tree.counts[:, 0].tolist() if model.task == "regression" else tree.counts.sum(axis=1).tolist()
     out = ["digraph dasktree {", '  node [shape=box, fontname="helvetica"];']
     for i, test in enumerate(tree.tests):
-        n = node_rows(model, tree, i)
-        if test is None:
-            out.append(f'  n{i} [label="{_dot_quote(_leaf_text(model, tree, i))}", style=rounded];')
+        if max_depth is not None and depth[i] > max_depth:
+            continue
+        if test is None or (max_depth is not None and depth[i] == max_depth):
+            more = "" if test is None else f" (truncated: {sizes[i] - 1} nodes below)"
+            out.append(f'  n{i} [label="{_dot_quote(leaf_text(i) + more)}", style=rounded];')
             continue
         name = model.spec.features[test.attribute].name
-        out.append(f'  n{i} [label="{_dot_quote(name)}\\nn={n}"];')
+        out.append(f'  n{i} [label="{_dot_quote(name)}\\nn={int(rows[i])}"];')
         for label, child in zip(branch_labels(test, model.spec), tree.children[i]):
             out.append(f'  n{i} -> n{child} [label="{_dot_quote(label)}"];')
     out.append("}")

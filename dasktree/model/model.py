@@ -64,17 +64,26 @@ class TreeModel:
 
     @property
     def value(self) -> np.ndarray:
-        """Class probabilities per node; a node without training rows takes its parent's."""
+        """Class probabilities per node; a node without training rows takes its parent's. One pass over
+        the nodes: read it once and index it (``tree.value[i]`` in a loop recomputes every node's)."""
         total = self.counts.sum(axis=1)
         value = np.zeros(self.counts.shape, dtype=np.float64)
         np.divide(self.counts, total[:, None], out=value, where=total[:, None] > 0)
-        empty = set(np.flatnonzero(total == 0).tolist())
-        if empty:
-            for i in range(self.n_nodes):  # parents come first (breadth-first order)
-                for c in self.children[i]:
-                    if c in empty:
-                        value[c] = value[i]
+        empty = np.flatnonzero(total == 0)
+        if empty.size:
+            parent = self.parents()
+            for c in empty.tolist():  # parents come first (breadth-first order)
+                if parent[c] >= 0:
+                    value[c] = value[parent[c]]
         return value
+
+    def parents(self) -> np.ndarray:
+        """Each node's parent (-1 at the root)."""
+        parent = np.full(self.n_nodes, -1, dtype=np.int64)
+        lengths = [len(kids) for kids in self.children]
+        flat = [c for kids in self.children for c in kids]
+        parent[np.asarray(flat, dtype=np.int64)] = np.repeat(np.arange(self.n_nodes), lengths)
+        return parent
 
     def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
         attribute = np.array([-1 if t is None else t.attribute for t in self.tests], dtype=np.int32)
@@ -185,6 +194,19 @@ class Model:
             out[test.attribute] += n[i] * node_impurity[i] - sum(n[c] * node_impurity[c] for c in kids)
         total = out.sum()
         return out / total if total > 0 else out
+
+    # ---------------------------------------------------------------- pruning path
+    def pruning_path(self) -> tuple[np.ndarray, np.ndarray]:
+        """scikit-learn's ``cost_complexity_pruning_path`` of the grown tree, from the weakest-link sequence
+        its cp table is made of: ``ccp_alphas`` (0, then the effective alpha of each collapse) and
+        ``impurities`` (the leaves' total ``N_t / N * impurity(t)`` before it and after each)."""
+        from .prune import node_risk, weakest_link_of
+        from .pruning import path_impurities
+
+        tree = self.grown_tree
+        risk = node_risk(tree.counts, self.params.get("criterion", "gini"))
+        path = weakest_link_of(tree.children, risk)
+        return np.concatenate([[0.0], path.step_alphas]), path_impurities(tree.children, risk, path)
 
     # ---------------------------------------------------------------- JSON
     def to_json(self) -> dict:

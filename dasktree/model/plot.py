@@ -4,7 +4,8 @@
 installed (from :func:`dasktree.export.export_dot`), else with matplotlib:
 each node a box (a test: its attribute and rows; a leaf: its class, rows and
 probability), each edge labelled by its branch, leaves spread evenly in
-depth-first order and every parent centred over its children.
+depth-first order and every parent centred over its children, the leaves spaced so that
+no two branch labels overlap (:func:`tree_figure`). SVG, PNG or PDF, by the name.
 :func:`plot_cv` draws the accuracy of every fold tree and, when the model was
 pruned with cross-validation (``report["prune"]["cp_table"]``), the CV error
 against the tree size with one standard error bars and the 1-SE line, as
@@ -26,15 +27,16 @@ import numpy as np
 from ..errors import DataError, InputError, ParameterError
 from .model import Model
 
-__all__ = ["plot_tree", "plot_cv", "FORMATS"]
+__all__ = ["plot_tree", "plot_cv", "tree_figure", "FORMATS"]
 
-FORMATS = ("svg", "png")
+FORMATS = ("svg", "png", "pdf")
 
 
 def _format(out: str) -> str:
     ext = os.path.splitext(os.fspath(out))[1].lower().lstrip(".")
     if ext not in FORMATS:
-        raise ParameterError(f"--out {out}: the image format comes from the name, .svg or .png; got {ext or 'none'!r}")
+        raise ParameterError(f"--out {out}: the image format comes from the name, .svg, .png or .pdf; "
+                             f"got {ext or 'none'!r}")
     directory = os.path.dirname(os.path.abspath(out))
     if not os.path.isdir(directory):
         raise InputError(f"--out {out}: directory {directory} does not exist")
@@ -58,7 +60,8 @@ def _save(fig, out: str, ext: str) -> None:
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=f".{ext}", dir=os.path.dirname(os.path.abspath(out)))
     os.close(fd)
     try:
-        fig.savefig(tmp, format=ext, bbox_inches="tight", metadata={"Date": None} if ext == "svg" else None)
+        metadata = {"svg": {"Date": None}, "pdf": {"CreationDate": None}}.get(ext)  # the same bytes every time
+        fig.savefig(tmp, format=ext, bbox_inches="tight", metadata=metadata)
         _readable(tmp)
         os.replace(tmp, out)
     finally:
@@ -75,7 +78,7 @@ def _readable(path: str) -> None:
 
 
 def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: str = "auto") -> str:
-    """Draw the model's tree to ``out`` (.svg or .png); returns the engine used ("graphviz" or "matplotlib")."""
+    """Draw the model's tree to ``out`` (.svg, .png or .pdf); returns the engine used ("graphviz" or "matplotlib")."""
     ext = _format(out)
     dot = shutil.which("dot")
     if engine == "graphviz" and dot is None:
@@ -126,54 +129,111 @@ def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float,
     return pos, edges
 
 
-def _node_text(model: Model, i: int, cut: bool) -> str:
-    from .export import node_rows
-
+def _node_texts(model: Model):
+    """A function of (node, cut) giving the node's box text; every node's value computed once here (read
+    per node, ``tree.value`` and ``node_values`` recompute them all: quadratic in the nodes)."""
     tree = model.tree
-    n = node_rows(model, tree, i)
-    test = tree.tests[i]
-    if test is not None and not cut:
-        return f"{model.spec.features[test.attribute].name}\nn={n}"
-    more = "\n(subtree)" if test is not None else ""
     if model.task == "regression":
-        return f"{model.node_values()[i]:.4g}\nn={n}{more}"
-    value = tree.value[i]
-    return f"{model.classes[int(value.argmax())]}\nn={n}, p={value.max():.2f}{more}"
+        values = model.node_values().tolist()
+        rows = tree.counts[:, 0].tolist()
+        shown = [f"{v:.4g}" for v in values]
+    else:
+        value = tree.value
+        best, p = value.argmax(axis=1).tolist(), value.max(axis=1).tolist()
+        rows = tree.counts.sum(axis=1).tolist()
+
+    def text(i: int, cut: bool) -> str:
+        n = int(rows[i])
+        test = tree.tests[i]
+        if test is not None and not cut:
+            return f"{model.spec.features[test.attribute].name}\nn={n}"
+        more = "\n(subtree)" if test is not None else ""
+        if model.task == "regression":
+            return f"{shown[i]}\nn={n}{more}"
+        return f"{model.classes[best[i]]}\nn={n}, p={p[i]:.2f}{more}"
+
+    return text
 
 
 def _leaf_colours(model: Model, plt):
     """Each node's face colour as a leaf: its class's (tab10), or (regression) its value on viridis."""
     if model.task != "regression":
         colours = plt.get_cmap("tab10")
-        return lambda i: colours(int(model.tree.value[i].argmax()) % 10)
+        best = model.tree.value.argmax(axis=1).tolist()
+        return lambda i: colours(best[i] % 10)
     values = model.node_values()
     lo, hi = float(values.min()), float(values.max())
     ramp = plt.get_cmap("viridis")
     return lambda i: ramp((values[i] - lo) / (hi - lo) if hi > lo else 0.5)
 
 
-def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
+EDGE_FONT, NODE_FONT = 6.0, 7.0
+"""Font sizes (points) of the edge labels and the node boxes, before any scaling down to fit."""
+CHAR_INCHES = 0.62 / 72
+"""A character's width per point of font size, an upper bound for helvetica / DejaVu Sans (inches)."""
+ALONG = 0.7
+"""Where a branch's label sits on its edge, from the parent (0) to the child (1)."""
+MAX_INCHES = 200.0
+"""The widest figure drawn; a wider tree is drawn smaller (fonts and all) to fit."""
+
+
+def _edge_label(label: str, width: int = 28) -> str:
+    """A branch label in lines of at most ``width`` characters (its ``or missing`` on a line of its own)."""
+    import textwrap
+
+    head, missing = (label[: -len(" or missing")], True) if label.endswith(" or missing") else (label, False)
+    lines = textwrap.wrap(head, width, break_long_words=False, break_on_hyphens=False) or [head]
+    return "\n".join(lines + (["or missing"] if missing else []))
+
+
+def _text_inches(text: str, points: float) -> float:
+    return max(len(line) for line in text.split("\n")) * points * CHAR_INCHES
+
+
+def tree_figure(model: Model, max_depth: int | None = None):
+    """The tree as a matplotlib figure: ``(fig, edge_texts, node_texts)``, the texts the artists drawn.
+
+    Leaves are spread one slot apart in depth-first order and each parent centred over its
+    children; a branch's label sits on its edge, :data:`ALONG` of the way to the child, so two labels
+    of one level are ``ALONG`` slots apart at least (labels of different parents farther), and a slot
+    is as wide as that takes for the widest label (long labels wrapped on two lines or more). A tree too wide for :data:`MAX_INCHES` is drawn smaller, fonts and all."""
     plt = _pyplot()
     pos, edges = _layout(model, max_depth)
+    node_text = _node_texts(model)
+    labels = [(parent, child, _edge_label(label)) for parent, child, label in edges]
+    cut = {i: model.tree.tests[i] is None or (max_depth is not None and d >= max_depth) for i, (x, d) in pos.items()}
+    texts = {i: node_text(i, cut[i]) for i in pos}
+    # siblings' labels are ALONG of their children's distance apart (at least a slot): each fits in that
+    slot = max([1.2] + [(_text_inches(t, EDGE_FONT) + 0.1) / ALONG for _, _, t in labels]
+               + [_text_inches(t, NODE_FONT) + 0.3 for t in texts.values()])
     width = max(x for x, _ in pos.values()) + 1
     depth = max(d for _, d in pos.values()) + 1
-    fig, ax = plt.subplots(figsize=(min(2 + 1.6 * width, 200), 1 + 1.5 * depth))
-    for parent, child, label in edges:
+    scale = min(1.0, (MAX_INCHES - 1) / (slot * width))
+    level = 1.9
+    fig, ax = plt.subplots(figsize=(slot * width * scale + 1, (level * depth + 0.6) * scale))
+    edge_texts, node_texts = [], []
+    for parent, child, label in labels:
         (x0, d0), (x1, d1) = pos[parent], pos[child]
         ax.plot([x0, x1], [-d0, -d1], color="0.6", linewidth=0.8, zorder=1)
-        ax.text(x0 + 0.6 * (x1 - x0), -(d0 + 0.6 * (d1 - d0)), label, fontsize=6, ha="center", va="center",
-                bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2)
+        edge_texts.append(ax.text(x0 + ALONG * (x1 - x0), -(d0 + ALONG * (d1 - d0)), label, fontsize=EDGE_FONT * scale, ha="center", va="center",
+                                  linespacing=1.0, bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2))
     colour = _leaf_colours(model, plt)
     for i, (x, d) in pos.items():
-        leaf = model.tree.tests[i] is None or (max_depth is not None and d >= max_depth)
+        leaf = cut[i]
         face = colour(i) if leaf else "white"
-        ax.text(x, -d, _node_text(model, i, leaf), fontsize=7, ha="center", va="center", zorder=3,
-                bbox=dict(boxstyle="round" if leaf else "square", facecolor=face, alpha=0.35 if leaf else 1.0,
-                          edgecolor="0.3"))
-    ax.set_xlim(-0.7, width - 0.3)
-    ax.set_ylim(-depth + 0.4, 0.6)
+        node_texts.append(ax.text(x, -d, texts[i], fontsize=NODE_FONT * scale, ha="center", va="center", zorder=3,
+                                  bbox=dict(boxstyle="round" if leaf else "square", facecolor=face,
+                                            alpha=0.35 if leaf else 1.0, edgecolor="0.3")))
+    ax.set_xlim(-0.5, width - 0.5)
+    ax.set_ylim(-depth + 0.6, 0.4)
     ax.axis("off")
-    ax.set_title(f"{model.target}: {model.tree.n_leaves} leaves, depth {model.tree.max_depth}", fontsize=9)
+    ax.set_title(f"{model.target}: {model.tree.n_leaves} leaves, depth {model.tree.max_depth}", fontsize=9 * scale)
+    fig.subplots_adjust(left=0, right=1, bottom=0, top=1 - 0.3 / fig.get_figheight())
+    return fig, edge_texts, node_texts
+
+
+def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
+    fig, _, _ = tree_figure(model, max_depth)
     _save(fig, out, ext)
 
 

@@ -4,7 +4,11 @@
 one chosen from the fold trees' held-out counts) or by C4.5's pessimistic rule
 (:mod:`dasktree.model.prune` has the algorithms) and re-counts the CV report on
 the fold trees pruned the same way, so the report estimates the pruned tree.
-The model keeps its grown tree, so :func:`prune_model` prunes it again.
+The model keeps its grown tree, so :func:`prune_model` prunes it again. Its cp table
+(``report["prune"]["cp_table"]``) holds the CV error of every subtree of the grown tree's
+sequence, counted by the fit on the fold trees: "cv" and "cv-min" choose from it when the fold
+trees were not kept (as a regression tree's re-pruning does, :mod:`dasktree.regress.reprune`),
+the same alpha and tree as with them; the CV report is then the table's row of the tree.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from .model import Model, TreeModel
 from .report import cv_report
 
 __all__ = ["PRUNE_MODES", "check_prune", "resolve_prune", "apply_pruning", "prune_model", "pruned_fold_trees",
-           "cp_rows"]
+           "cp_rows", "path_impurities"]
 
 
 PRUNE_MODES = ("auto", "cv", "cv-min", "pessimistic", "none")
@@ -76,11 +80,10 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     if alpha is None and mode is None:
         raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, pessimistic, none)")
     mode = resolve_prune(mode, alpha, bool(model.fold_trees))
-    if mode in ("cv", "cv-min") and not model.fold_trees:
-        how = "fit it again with keep_fold_trees=True (CLI: --keep-fold-trees)" if model.report.get("cv") \
-            else "fit with cv=k and keep_fold_trees=True (CLI: --cv K --keep-fold-trees)"
-        raise InputError(f"prune={mode!r} needs the cross-validation fold trees, which this model does not keep: "
-                         f"{how}; or prune with an alpha, or 'pessimistic'")
+    saved = (model.report.get("prune") or {}).get("cp_table") or []
+    if mode in ("cv", "cv-min") and not model.fold_trees and not any(r.get("cv_error") is not None for r in saved):
+        raise InputError(f"prune={mode!r} chooses alpha by cross-validation, and this model was fitted without it: "
+                         "fit with cv=k (CLI: --cv K), or prune with an alpha, or 'pessimistic'")
     criterion = model.params.get("criterion", "gini")
     repeats = int(model.params.get("repeats", 1) or 1)
     grown, folds = model.grown_tree, model.fold_trees
@@ -89,7 +92,10 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     unit = count_unit(model)
     table = cc.cp_table(grown, folds, criterion, repeats, paths=paths, unit=unit)
     if not folds:  # the CV columns the fit counted with its fold trees: the same sequence, so the same rows
-        table = _with_cv_columns(table, (model.report.get("prune") or {}).get("cp_table") or [])
+        table = _with_cv_columns(table, saved)
+        if mode in ("cv", "cv-min") and any(row["cv_error"] is None for row in table):
+            raise InputError("the model's cp table does not match its grown tree (a subtree has no CV error): "
+                             "fit it again, or keep its fold trees (keep_fold_trees=True)")
     fold_at: float | None = None
     if mode in ("cv", "cv-min"):
         row = cc.choose_alpha(table, mode)
@@ -199,3 +205,25 @@ def prune_model(model: Model, alpha: float | None = None, *, mode: str | None = 
     "pessimistic" (C4.5, ``confidence``) or "none". See :mod:`dasktree.model.prune`.
     """
     return apply_pruning(model, alpha=alpha, mode=mode, confidence=confidence)
+
+
+def path_impurities(children, risk: np.ndarray, path) -> np.ndarray:
+    """The total risk of the tree's leaves before the first collapse of ``path`` and after each
+    (scikit-learn's ``cost_complexity_pruning_path(...).impurities``, of ``ccp_alphas = [0,
+    *path.step_alphas]``): each collapse of node ``t`` adds ``R(t) - R(T_t)`` to ``t`` and its ancestors'
+    branch risks, as scikit-learn's ``_cost_complexity_prune`` does."""
+    risk = np.asarray(risk, dtype=np.float64)
+    internal = np.fromiter((len(k) > 0 for k in children), dtype=bool, count=len(children))
+    branch = np.where(internal, 0.0, risk)
+    parent = path.parent
+    for i in range(len(children) - 1, 0, -1):  # children come after their parents
+        branch[parent[i]] += branch[i]
+    out = [float(branch[0])]
+    branch_list, risk_list, parent_list = branch.tolist(), risk.tolist(), parent.tolist()
+    for node in path.step_nodes.tolist():
+        diff = risk_list[node] - branch_list[node]
+        while node >= 0:
+            branch_list[node] += diff
+            node = parent_list[node]
+        out.append(branch_list[0])
+    return np.asarray(out)

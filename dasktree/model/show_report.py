@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from .model import Model
 
-__all__ = ["format_report", "features_and_parameters", "cp_rows_shown"]
+__all__ = ["format_report", "features_and_parameters", "cp_rows_shown", "importance_lines"]
 
 
 def format_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
@@ -40,6 +40,7 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     out.append(f"  depth {r.get('depth', model.tree.max_depth)}, {r.get('nodes', model.tree.n_nodes)} nodes, "
                f"{r.get('leaves', model.tree.n_leaves)} leaves, training accuracy "
                f"{r.get('training_accuracy', float('nan')):.4f}, {r.get('passes', '?')} passes over the data")
+    out += importance_lines(model)
     cv = r.get("cv")
     if cv:
         out += ["", f"cross-validation ({cv['repeats']} x {cv['folds']}-fold, grown in the same passes)"]
@@ -92,6 +93,21 @@ def cp_rows_shown(n_rows: int, chosen: int | None) -> set[int]:
     if chosen is not None:
         shown |= {i for i in (chosen - 1, chosen, chosen + 1) if 0 <= i < n_rows}
     return shown
+
+
+def importance_lines(model) -> list[str]:
+    """The report's feature importances (``feature_importances_``: each feature's share of the tree's
+    impurity decrease, or of its squared error's for a regression tree), largest first; the features
+    no test uses are counted, not listed."""
+    importances = model.feature_importances()
+    used = sorted((i for i in range(importances.size) if importances[i] > 0), key=lambda i: (-importances[i], i))
+    out = ["", "feature importances (share of the " +
+           ("squared error's" if model.task == "regression" else "impurity") + " decrease)"]
+    out += [f"  {model.features[i]:<24} {importances[i]:.4f}" for i in used]
+    unused = importances.size - len(used)
+    if unused:
+        out.append(f"  ({unused} of {importances.size} features in no test)")
+    return out
 
 
 def _cell(x) -> str:

@@ -39,6 +39,28 @@ class RegressionModel(Model):
     def predict_proba_table(self, table, tree=None):
         raise TypeError("a regression model predicts numbers: predict_values, not class probabilities")
 
+    def pruning_path(self) -> tuple[np.ndarray, np.ndarray]:
+        """scikit-learn's ``cost_complexity_pruning_path`` of the tree the cp table is of (the grown tree,
+        or with ``max_leaf_nodes`` its best-first subtree): ``ccp_alphas`` (0, then each collapse's
+        effective alpha) and ``impurities`` (the training MSE of the leaves, ``sum N_t / N * MSE_t``,
+        before the first collapse and after each), from the node sums and the training sum of squares."""
+        from ..model.prune import weakest_link_of
+        from ..model.pruning import path_impurities
+        from .prune import best_first, risk
+        from .reprune import _squares
+
+        tree, step = self.grown_tree, self.spec.target.step
+        if self.params.get("max_leaf_nodes") is not None:
+            tree = best_first(tree, int(self.params["max_leaf_nodes"]), self.params.get("criterion", "squared_error"),
+                              self.spec.target.lo, step)
+        r = risk(tree, step)  # -(S - c N)**2 / N per node, scaled: centred on the root's mean c (an integer)
+        path = weakest_link_of(tree.children, r)
+        n, s = int(tree.counts[0, 0]), int(tree.counts[0, 1])
+        c = s // max(n, 1)
+        # the leaves' sum of squared errors is Q - sum S**2 / N = (Q - 2 c S + c**2 N) + sum -(S - c N)**2 / N
+        constant = (_squares(self)[0] - 2 * c * s + c * c * n) * step * step / max(n, 1)
+        return np.concatenate([[0.0], path.step_alphas]), constant + path_impurities(tree.children, r, path)
+
     def feature_importances(self) -> np.ndarray:
         """Total decrease of the sum of squared errors per feature, normalised to sum 1 (as scikit-learn)."""
         tree = self.tree

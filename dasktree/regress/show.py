@@ -11,7 +11,7 @@ subtree the model predicts with.
 from __future__ import annotations
 
 from ..model.model import Model
-from ..model.show_report import cp_rows_shown, features_and_parameters
+from ..model.show_report import cp_rows_shown, features_and_parameters, importance_lines
 
 __all__ = ["format_cp", "format_report"]
 
@@ -76,6 +76,7 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     train = "" if training is None else f", training MSE {training['mse']:.6g}, R^2 {training['r2']:.4f}"
     out += ["", "tree", f"  depth {model.tree.max_depth}, {model.tree.n_nodes} nodes, {model.tree.n_leaves} leaves"
                         f"{train}, {r.get('passes', '?')} passes over the data"]
+    out += importance_lines(model)
     cv = r.get("cv")
     if cv:
         out += ["", f"cross-validation ({cv['k']}-fold, grown in the same passes)"]

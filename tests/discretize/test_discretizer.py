@@ -137,10 +137,26 @@ def _ent(labels) -> float:
     return -sum(c / n * math.log2(c / n) for c in Counter(labels).values()) if n else 0.0
 
 
+def nicest_midpoint(lo: float, hi: float) -> float:
+    """The discretizer's cut between ``lo`` and ``hi``, by brute force in decimals: of ``lo / 2 + hi / 2``
+    and its two neighbouring floats, those strictly between ``lo`` and ``hi`` and no farther from the exact
+    midpoint than it, the one of the shortest repr (itself on a tie)."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 2000
+    m = lo / 2.0 + hi / 2.0
+    if m == hi or not (lo < m < hi):
+        return lo if m == hi else m
+    exact = (Decimal(lo) + Decimal(hi)) / 2
+    near = [c for c in (float(np.nextafter(m, -np.inf)), float(np.nextafter(m, np.inf)))
+            if lo < c < hi and abs(Decimal(c) - exact) <= abs(Decimal(m) - exact)]
+    return min([m, *near], key=lambda c: len(repr(c)))
+
+
 def naive_mdlp(x, y) -> list[float]:
     """Fayyad & Irani on raw examples: sort, try every cut between distinct values, recurse.
 
-    Returns the cut points as the midpoints of the gaps (as the bins place them).
+    Returns the cut points midway in the gaps (:func:`nicest_midpoint`).
     """
     cuts = []
 
@@ -162,7 +178,7 @@ def naive_mdlp(x, y) -> list[float]:
         k, k1, k2 = len(set(labels)), len(set(s1)), len(set(s2))
         delta = math.log2(3**k - 2) - (k * ent - k1 * _ent(s1) - k2 * _ent(s2))
         if n * ent - cost > math.log2(n - 1) + delta + 1e-9 * (1 + n * math.log2(n + 1)):
-            cuts.append(lo / 2.0 + hi / 2.0)
+            cuts.append(nicest_midpoint(lo, hi))
             recurse([e for e in examples if e[0] <= lo])
             recurse([e for e in examples if e[0] > lo])
 
@@ -540,3 +556,68 @@ def test_chi2_quantile_matches_scipy():
             assert chi2_isf(alpha, df) == pytest.approx(chi2.isf(alpha, df), rel=1e-10)
     with pytest.raises(dasktree.InputError, match="alpha must be a float in the open interval"):
         chi2_isf(0.0, 3)
+
+
+# --------------------------------------------------------------------------
+# the cut midway: the float of the shortest decimal; a continuous target refused
+# --------------------------------------------------------------------------
+
+
+def test_a_cut_midway_between_two_values_is_the_shortest_decimal_of_the_nearest_floats():
+    """3.3 / 2 + 3.4 / 2 is 3.3499999999999996, as near the exact midpoint as 3.35: the cut (and its
+    label) is 3.35; the rows fall in the same intervals."""
+    x = np.array([3.3] * 20 + [3.4] * 20)
+    y = np.array([0] * 20 + [1] * 20)
+    for method in ("mdlp", "optimal"):
+        d = Discretizer(method).fit(pd.DataFrame({"x": x, "y": y}), target="y")
+        assert d.cut_points_["x"] == [3.35], method
+        assert interval_labels(d.cut_points_["x"]) == ["(-inf, 3.35]", "(3.35, inf)"]
+        np.testing.assert_array_equal(d.transform(pd.DataFrame({"x": x, "y": y}))["x"].to_numpy(), y)
+
+
+@given(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6))
+def test_shortest_midpoints_stay_between_and_as_near(a, b):
+    from fractions import Fraction
+
+    from dasktree.binning.summary import midpoints
+    from dasktree.discretize.refine import shortest_midpoints
+
+    if a == b:
+        return
+    a, b = min(a, b), max(a, b)
+    [t] = shortest_midpoints(np.array([a]), np.array([b])).tolist()
+    [m] = midpoints(np.array([a, b])).tolist()
+    assert t == nicest_midpoint(a, b)
+    assert a <= t < b and len(repr(t)) <= len(repr(m))
+    exact = (Fraction(a) + Fraction(b)) / 2
+    assert abs(Fraction(t) - exact) <= abs(Fraction(m) - exact)
+
+
+def _continuous(tmp_path):
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=600)
+    price = np.round(50 + 10 * x + rng.normal(size=600), 1)  # a float target of a few hundred values
+    assert len(np.unique(price)) > 100
+    frame = pd.DataFrame({"x": x, "price": price})
+    frame.to_parquet(tmp_path / "prices.parquet")
+    return frame
+
+
+def test_a_continuous_target_is_refused_by_the_supervised_methods(tmp_path, capsys):
+    from dasktree.cli import main
+    from dasktree.errors import ParameterError
+
+    frame = _continuous(tmp_path)
+    with pytest.raises(ParameterError, match=r"target 'price' looks continuous \(double with \d+ distinct values\)"):
+        Discretizer("mdlp").fit(frame, target="price")
+    code = main(["discretize", str(tmp_path / "prices.parquet"), "--target", "price", "--out", str(tmp_path / "out"),
+                 "--quiet"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "looks continuous" in err[0] and "equal_width" in err[0]
+    assert not (tmp_path / "out").exists()
+    # the unsupervised methods do not read the target: they cut as asked
+    d = Discretizer("equal_width", n_intervals=4).fit(frame, target="price")
+    assert len(d.cut_points_["x"]) == 3
+    # a float class column of few values is classes
+    labelled = frame.assign(price=(frame["price"] > 50).astype(float))
+    assert Discretizer("mdlp").fit(labelled, target="price").cut_points_["x"]

@@ -89,11 +89,27 @@ def test_refine_values_equals_its_naive_twin_and_parts_merge_in_any_grouping(cas
 # --------------------------------------------------------------------------
 
 
+
+def nicest_midpoint(lo: float, hi: float) -> float:
+    """The discretizer's cut between ``lo`` and ``hi``, by brute force in decimals: of ``lo / 2 + hi / 2``
+    and its two neighbouring floats, those strictly between ``lo`` and ``hi`` and no farther from the exact
+    midpoint than it, the one of the shortest repr (itself on a tie)."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 2000
+    m = lo / 2.0 + hi / 2.0
+    if m == hi or not (lo < m < hi):
+        return lo if m == hi else m
+    exact = (Decimal(lo) + Decimal(hi)) / 2
+    near = [c for c in (float(np.nextafter(m, -np.inf)), float(np.nextafter(m, np.inf)))
+            if lo < c < hi and abs(Decimal(c) - exact) <= abs(Decimal(m) - exact)]
+    return min([m, *near], key=lambda c: len(repr(c)))
+
 def exact_cut_points(x, y, n_classes, method, params):
     distinct, inverse = np.unique(x, return_inverse=True)
     counts = np.bincount(inverse * n_classes + y, minlength=distinct.size * n_classes).reshape(-1, n_classes)
     cuts = cut_indices(counts, distinct, method, params)
-    return midpoints(distinct)[cuts]
+    return np.array([nicest_midpoint(float(distinct[c]), float(distinct[c + 1])) for c in cuts])
 
 
 def refined_cut_points(x, y, n_classes, method, params, max_bins):
@@ -101,8 +117,9 @@ def refined_cut_points(x, y, n_classes, method, params, max_bins):
     upper, high, exact = numeric_edges(sketch_numeric(x, max_bins), max_bins)
     codes = numeric_codes_numpy(x, upper, np.int32)
     counts = np.bincount((codes - 1) * n_classes + y, minlength=high.size * n_classes).reshape(-1, n_classes)
-    if exact:
-        return upper[cut_indices(counts, high, method, params)], None
+    if exact:  # the discretizer's exact bins: cut midway between the values (jobs.cut_attribute)
+        cuts = cut_indices(counts, high, method, params)
+        return np.array([nicest_midpoint(float(high[c]), float(high[c + 1])) for c in cuts]), None
     plan = refine_plan("x", counts, upper)
     if plan is None:
         return upper[cut_indices(counts, high, method, params)], None

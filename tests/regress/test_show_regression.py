@@ -68,7 +68,10 @@ def test_text_truncated_at_a_depth_shows_the_inner_nodes_value(models):
     model = load(models["cv"])
     text = export_text(model, max_depth=1)
     lines = _leaf_lines(text)
-    assert len(lines) == 2 and all(line.endswith("(truncated)") for line in lines)
+    assert len(lines) == 2 and all(line.endswith(" nodes below)") and "(truncated: " in line for line in lines)
+    below = sum(int(line.split("(truncated: ")[1].split()[0]) for line in lines)
+    assert below == model.tree.n_nodes - 3  # the root and its two children are shown
+    assert text.splitlines()[-1] == f"({below} of {model.tree.n_nodes} nodes below depth 1 not shown)"
     first = model.tree.children[0][0]
     assert f"value: [{model.node_values()[first]:.6g}] (n={int(model.tree.counts[first, 0])})" in lines[0]
 
