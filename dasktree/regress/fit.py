@@ -73,7 +73,8 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows))
 
         passes = runner if saving is None else RegressionResuming(runner, saving)
-        nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe)
+        nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe,
+                                        rows=int(summary.n_rows))
         passes, workers = runner.passes, runner.workers
         reads = runner.parquet_reads if isinstance(given.source, ParquetSource) else 0
         spilled = spill_record(runner)
