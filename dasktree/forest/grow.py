@@ -139,7 +139,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
-            gather, frontier = small.forest_jobs(forest, frontier, limit)
+            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth)
             if gather:
                 gathered = _grow_small(runner, forest, gather, spec, params, level)
                 new_branches = []

@@ -44,6 +44,7 @@ from ..forest import small
 from ..split.node_tests import Test
 from ..split.regression import RegressionLayout, best_splits
 from ..split.small_grower import FRIEDMAN, REASONS, REGRESS, SQUARED_ERROR
+from .trees import Block, nominal_regression_test, numeric_regression_test
 
 __all__ = ["RegressionGrowParams", "RNode", "grow_regression", "search_slots", "layout_of"]
 
@@ -103,6 +104,7 @@ class _Forest:
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
         self.table_size = 0
+        self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.forest.small), as arrays
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
@@ -169,10 +171,10 @@ def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
 
 
 def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, holdout: np.ndarray,
-                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict]]:
-    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node, and a report
-    line per level (its frontier, passes and seconds; the nodes finished in memory). ``rows``: the
-    data's rows (whether the roots are small already)."""
+                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict], list[Block]]:
+    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
+    loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
+    and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
     layout = layout_of(spec, params)
     gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
                  and not params.min_impurity_decrease > 0)
@@ -198,7 +200,7 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
                 held_only.append(e)
         gathered: dict = {}
         if limit > 0:
-            counted, held_only, jobs = _small(forest, counted, held_only, level, rows, holdout, limit)
+            counted, held_only, jobs = _small(forest, counted, held_only, level, rows, holdout, limit, params.max_depth)
             if jobs:
                 gathered = _grow_small(runner, forest, jobs, holdout, spec, params, level)
         if describe is not None:
@@ -225,7 +227,7 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
                        **gathered})
         frontier = children
         level += 1
-    return forest.nodes, levels
+    return forest.nodes, levels, forest.blocks
 
 
 def _held(node: RNode, cells: np.ndarray) -> None:
@@ -277,13 +279,16 @@ def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) ->
 
 # ---------------------------------------------------------------- small nodes, in memory
 def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int, rows: int, holdout: np.ndarray,
-           limit: int) -> tuple[list[int], list[int], list[int]]:
+           limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
     """The nodes gathered rather than counted this level, in order while their rows fit ``limit``
-    (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more); the held-out
-    leaves gathered with them. Returns (counted, held_only, gathered)."""
+    (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more; and with
+    levels enough left, :func:`~dasktree.forest.small.deep_enough`); the held-out leaves gathered
+    with them. Returns (counted, held_only, gathered)."""
     k = max(1, holdout.size - 1)
     jobs, kept = [], []
     budget = limit
+    if not small.deep_enough(level, max_depth):
+        return counted, held_only, []
     for e in counted:
         node = forest.nodes[e]
         n = rows if level == 0 else int(node.sums[0])
@@ -328,58 +333,26 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
 
 
 def _attach(forest: _Forest, jobs: list[int], nodes: dict, spec: BinSpec) -> int:
-    """The grown subtrees of ``jobs`` (preorder, :func:`~dasktree.split.small_grower.grow_jobs`) as the
-    forest's nodes; the job's own node gets its sums. Routing never reaches them (no later pass walks
-    into a subtree grown in memory). Equal threshold tests are one (immutable) :class:`Test`.
+    """A chunk's grown subtrees (:func:`~dasktree.split.small_grower.grow_jobs`): each job's own node
+    gets its sums and its test or leaf; the rest stay arrays, a :class:`~dasktree.regress.trees.Block`
+    (:func:`~dasktree.regress.trees.tree_models` makes them model rows). No later pass walks into them.
     Returns the nodes made."""
-    parent, depth, attribute = (nodes[k].tolist() for k in ("parent", "depth", "attribute"))
-    cut, default, reason, job, table_start = (nodes[k].tolist() for k in ("cut", "default", "reason", "job",
-                                                                          "table_start"))
-    stats, tables = nodes["stats"], nodes["tables"]
-    sums = stats[:, :4]
-    widths = spec.widths.tolist()
-    uppers = [f.upper if f.kind == NUMERIC else None for f in spec.features]
-    tests: dict[tuple[int, int, int], Test] = {}
-    ids = [0] * len(parent)
-    all_nodes, attributes, offsets = forest.nodes, forest.attribute, forest.offset
-    first = len(all_nodes)
-    for k in range(len(parent)):
-        p = parent[k]
-        if p < 0:
-            e = jobs[job[k]]
-            node = all_nodes[e]
-            if node.leaf:  # a leaf already: its held-out sums
-                node.sums[2], node.sums[3] = stats[k, 2], stats[k, 3]
-                node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[k, 7:10]))
-            else:
-                node.sums = stats[k, :4].copy()
-                node.squares = (square_sum(*stats[k, 4:7]), square_sum(*stats[k, 7:10]))
-        else:
-            e = len(all_nodes)
-            owner = all_nodes[ids[p]]
-            node = RNode(owner.tree, depth[k], sums[k])
-            all_nodes.append(node)
-            owner.children.append(e)
-        ids[k] = e
-        a = attribute[k]
-        if a < 0:
-            if not node.leaf:
-                node.leaf = REASONS[reason[k]]
+    own = np.flatnonzero(nodes["parent"] < 0).tolist()
+    stats = nodes["stats"]
+    for k in own:
+        node = forest.nodes[jobs[int(nodes["job"][k])]]
+        if node.leaf:  # a leaf already: its held-out sums
+            node.sums[2], node.sums[3] = stats[k, 2], stats[k, 3]
+            node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[k, 7:10]))
             continue
-        d, c = default[k], cut[k]
-        if c >= 0:
-            test = tests.get((a, c, d))
-            if test is None:
-                table = np.ones(widths[a], dtype=np.int16)
-                table[1:c + 1] = 0
-                table[0] = d
-                test = tests[(a, c, d)] = Test(a, "numeric", table, d, (float(uppers[a][c - 1]),))
-            node.test = test
+        node.sums = stats[k, :4].copy()
+        node.squares = (square_sum(*stats[k, 4:7]), square_sum(*stats[k, 7:10]))
+        a, cut, default = (int(nodes[name][k]) for name in ("attribute", "cut", "default"))
+        if a < 0:
+            node.leaf = REASONS[int(nodes["reason"][k])]
+        elif cut >= 0:
+            node.test = numeric_regression_test(spec, a, cut, default)
         else:
-            table = tables[table_start[k]:table_start[k] + widths[a]].copy()
-            groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
-            node.test = Test(a, "nominal", table, d, groups=groups)
-    made = len(all_nodes) - first
-    attributes.extend([-1] * made)
-    offsets.extend([0] * made)
-    return made
+            node.test = nominal_regression_test(spec, a, default, nodes["tables"], int(nodes["table_start"][k]))
+    forest.blocks.append(Block(jobs, nodes))
+    return int(nodes["parent"].size) - len(own)

@@ -103,7 +103,8 @@ def test_regression_small_nodes_give_the_level_wise_model(case):
 
     gathered, level_wise = both_ways(fit, rows)
     assert small_nodes_of(level_wise) == 0
-    assert rows is not None or small_nodes_of(gathered) > 0  # the root is small (a cap may never be met)
+    if rows is None and params["max_depth"] is None:  # the root is small (a cap may never be met)
+        assert small_nodes_of(gathered) > 0
     assert model_bytes(gathered) == model_bytes(level_wise)
 
 
@@ -222,3 +223,18 @@ def test_a_cluster_fit_stays_level_wise(cluster_client):
         in_process = dasktree.DaskTreeRegressor(cv=3, keep_fold_trees=True).fit(X, y).model_
     assert small_nodes_of(on_cluster) == 0 < small_nodes_of(in_process)
     assert model_bytes(on_cluster) == model_bytes(in_process)
+
+
+def test_a_shallow_max_depth_keeps_its_level_passes():
+    """Within LEVELS_LEFT levels of max_depth nothing is gathered: depth D, D + 1 passes; deeper
+    limits gather, with the same model as level-wise."""
+    from dasktree.forest.small import LEVELS_LEFT
+
+    frame = regression_frame(3000)
+    X, y = frame.drop(columns="y"), frame["y"]
+    shallow = dasktree.DaskTreeClassifier(max_depth=LEVELS_LEFT).fit(X, y > y.median())
+    assert small_nodes_of(shallow.model_) == 0 and shallow.report_["passes"] == shallow.report_["depth"] + 1
+    fit = lambda: dasktree.DaskTreeRegressor(max_depth=LEVELS_LEFT + 4, cv=3, keep_fold_trees=True).fit(X, y).model_  # noqa: E731
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0 and gathered.report["passes"] < level_wise.report["passes"]
+    assert model_bytes(gathered) == model_bytes(level_wise)
