@@ -20,6 +20,7 @@ import numpy as np
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary
 from ..binning.summary_stream import merge_streaming
+from ..forest import small
 from ..forest.level_search import SearchContext, SearchRequest, search_group
 from ..forest.results import PackedResults
 from ..io.schema import Roles
@@ -196,6 +197,25 @@ class LocalRunner(PassCounter):
         return results
 
     max_histogram_mb: float | None = None  # under a memory_limit: the histograms' budget (engine.place)
+    gather_budget_mb: float | None = None  # small nodes' gathered rows may take this much (None: the default)
+    rows_gathered = 0  # rows the last small pass gathered
+
+    def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> list:
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), then
+        ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order."""
+        self._count(self.encoded is None and self._tables is None)
+        self._last = None
+        if self.encoded is None:
+            self.encoded = self._encode(label)
+        self.progress.start(label, len(self.encoded) + 1)
+        pieces = self._map(lambda encoded: small.gather_block(encoded, gather), self.encoded)
+        gathered = small.merge_gathered(pieces, gather)
+        del pieces
+        self.rows_gathered = gathered.n_rows
+        chunks = gathered.chunks(4 * self.threads if self.threads > 1 else 1)
+        results = self._map(lambda chunk: func(chunk, **kwargs), chunks)
+        self.progress.finish()
+        return results
 
     def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
         """Count ``plan`` and search ``requests``. A branch's largest child is derived, not counted,

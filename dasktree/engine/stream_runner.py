@@ -180,6 +180,45 @@ class StreamRunner(LocalRunner):
         self.progress.finish()
         return results
 
+    def small_pass(self, gather, func, label: str, **kwargs) -> list:
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), a piece at a
+        time (from the spill, else Parquet), then ``func(chunk, **kwargs)`` per chunk of jobs on the
+        threads. Only the gathered rows stay: :attr:`gather_budget_mb` bounds them."""
+        from ..forest import small
+
+        self._count(False)
+        self._last = None
+        read_parquet = []
+        self.progress.start(label, len(self.pieces) + 1)
+        source, roles, spec, folds = self.source, self.roles, self.spec, self.folds
+        spill = self._spill()
+
+        def one(piece: Part) -> tuple:
+            encoded = None if spill is None else spill.load(piece.index)
+            if encoded is None:
+                encoded = encode_part(piece, source=source, roles=roles, spec=spec, folds=folds)
+                read_parquet.append(True)
+            if spill is not None:
+                spill.store(piece.index, encoded)
+            return small.gather_block(encoded, gather)
+
+        pieces = list(self._stream(one, self.pieces, 2 * self.threads))
+        self.parquet_reads += int(bool(read_parquet))
+        gathered = small.merge_gathered(pieces, gather)
+        del pieces
+        self.rows_gathered = gathered.n_rows
+        results = self._map(lambda chunk: func(chunk, **kwargs), gathered.chunks(4 * self.threads))
+        del gathered
+        _trim()
+        self.progress.finish()
+        return results
+
+    @property
+    def gather_budget_mb(self) -> float:
+        """What gathered rows may take: the histograms' share of the memory plan (a small pass holds
+        no histogram)."""
+        return float(self.max_histogram_mb) * (self.threads + 2)
+
     def close(self) -> None:
         if self.spill is not None:
             self.spill.close()

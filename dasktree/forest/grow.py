@@ -24,6 +24,7 @@ from ..gc_pause import collector_paused, older_objects_frozen
 from ..split.api import AttributeLayout, SplitParams
 from .forest import Forest, Node, sharing
 from .level_search import SearchContext, SearchRequest, leaf_reasons
+from . import small
 from .results import PackedResults, concat, tests_of
 
 __all__ = ["GrowParams", "grow", "LevelRunner"]
@@ -78,6 +79,9 @@ class LevelReport:
     searches: int = 0  # attribute searches made: (training histogram, attribute) pairs
     postponed: int = 0  # attribute searches postponed (dasktree.split.postpone)
     search_seconds: float = 0.0  # split search time on the workers (block counts included), summed
+    small_nodes: int = 0  # frontier nodes whose subtrees grew in memory (dasktree.forest.small)
+    grown_in_memory: int = 0  # the nodes those subtrees made
+    rows_gathered: int = 0  # the rows their pass gathered
 
 
 @dataclass
@@ -129,8 +133,19 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     frontier: list[Node] = [forest.nodes[0]]
     new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
+    limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
+                             2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params) else 0)
     while frontier:
         started = time.perf_counter()
+        gathered = LevelReport(level, 0, 0, 0.0, 0)
+        if limit > 0:
+            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth)
+            if gather:
+                gathered = _grow_small(runner, forest, gather, spec, params, level)
+                new_branches = []
+                if not frontier:
+                    report.levels.append(gathered)
+                    break
         groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
                               params.max_histogram_mb)
         rows = dict(zip([node.id for node in frontier], _rows(frontier)))
@@ -158,10 +173,32 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         report.levels.append(LevelReport(
             level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
             float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
-            packed.searches, packed.postponed, packed.search_seconds,
+            packed.searches, packed.postponed, packed.search_seconds, gathered.small_nodes,
+            gathered.grown_in_memory, gathered.rows_gathered,
         ))
         level += 1
     return forest, report
+
+
+def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
+                level: int) -> LevelReport:
+    """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
+    in memory (:mod:`dasktree.forest.small`); what the level report says of it."""
+    started = time.perf_counter()
+    jobs = [(node.id, t) for node in gather for t in node.open_trees()]
+    plan = small.forest_gather_plan(forest, jobs, spec.widths)
+    settings = dict(offsets=spec.offsets, widths=spec.widths, numeric=np.ones(len(spec.features), dtype=bool),
+                    upper=[f.upper for f in spec.features], values=[f.values for f in spec.features],
+                    n_classes=spec.n_classes, min_samples_split=params.min_samples_split,
+                    min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
+                    min_decrease=params.min_impurity_decrease,
+                    job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)])
+    results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
+                                task=small.kernel.CLASSIFY, settings=settings)
+    uppers = [f.upper for f in spec.features]
+    made = sum(small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers) for chunk_jobs, nodes in results)
+    return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
+                       rows_gathered=int(getattr(runner, "rows_gathered", 0)))
 
 
 def _rows(nodes: list[Node]) -> list[int]:

@@ -74,11 +74,12 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows))
 
         passes = runner if saving is None else RegressionResuming(runner, saving)
-        nodes, levels = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe)
+        nodes, levels, blocks = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe,
+                                                rows=int(summary.n_rows))
         passes, workers = runner.passes, runner.workers
         reads = runner.parquet_reads if isinstance(given.source, FileSource) else 0
         spilled = spill_record(runner)
-    trees, train_q, fold_qs = tree_models(nodes, holdout.size)
+    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
     grown = trees[0]
     if settings["max_leaf_nodes"] is not None:
         trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,

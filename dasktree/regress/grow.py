@@ -12,6 +12,12 @@ tree, which costs a walk per tree and row, but no pass. (On continuous data the
 fold trees choose thresholds apart from the first levels on, so sharing would
 save little where the passes cost most.)
 
+A node whose rows are few enough is not counted at all: the pass that reaches it gathers its rows
+and its subtree grows to the end in memory (:mod:`dasktree.forest.small`), with the tests the level
+passes would choose; the passes stop once every open node is small. (Not with the ``poisson``
+criterion or a ``min_impurity_decrease``, whose floats the compiled grower does not repeat bit for
+bit: those fits stay level-wise.)
+
 A node becomes a leaf before it is counted when it is at ``max_depth`` or has
 fewer than ``min_samples_split`` rows (or fewer than twice ``min_samples_leaf``);
 after, when its training targets are all equal, no test has a positive size on
@@ -34,8 +40,11 @@ from ..binning.target import square_sum
 from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
+from ..forest import small
 from ..split.node_tests import Test
 from ..split.regression import RegressionLayout, best_splits
+from ..split.small_grower import FRIEDMAN, REASONS, REGRESS, SQUARED_ERROR
+from .trees import Block, nominal_regression_test, numeric_regression_test
 
 __all__ = ["RegressionGrowParams", "RNode", "grow_regression", "search_slots", "layout_of"]
 
@@ -95,6 +104,7 @@ class _Forest:
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
         self.table_size = 0
+        self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.forest.small), as arrays
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
@@ -118,6 +128,19 @@ class _Forest:
         self.tables.append(table)
         self.table_size += table.size
         return ids
+
+    def gather_plan(self, jobs: list[int], holdout: np.ndarray) -> small.GatherPlan:
+        """The pass gathering the rows of ``jobs`` (one slot each, in order)."""
+        slot = np.full(len(self.nodes), -1, dtype=np.int32)
+        slot[jobs] = np.arange(len(jobs), dtype=np.int32)
+        table = np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32)
+        tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
+        return small.GatherPlan(root=np.arange(holdout.size, dtype=np.int64),
+                                attribute=np.asarray(self.attribute, dtype=np.int32),
+                                offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot, job_tree=tree,
+                                job_part=np.asarray(holdout, dtype=np.int64)[tree],
+                                job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
+                                n_folds=max(1, holdout.size - 1))
 
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec) -> RegressionPlan:
         """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only)."""
@@ -148,10 +171,15 @@ def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
 
 
 def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, holdout: np.ndarray,
-                    describe=None) -> tuple[list[RNode], list[dict]]:
-    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node, and a report
-    line per level (its frontier, passes and seconds)."""
+                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict], list[Block]]:
+    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
+    loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
+    and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
     layout = layout_of(spec, params)
+    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
+                 and not params.min_impurity_decrease > 0)
+    limit = small.threshold(runner, len(spec.features), holdout.size,
+                            2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))
     node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
     frontier = list(range(holdout.size))
@@ -170,9 +198,16 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
             node.leaf = reason
             if holdout[node.tree] >= 0:
                 held_only.append(e)
+        gathered: dict = {}
+        if limit > 0:
+            counted, held_only, jobs = _small(forest, counted, held_only, level, rows, holdout, limit, params.max_depth)
+            if jobs:
+                gathered = _grow_small(runner, forest, jobs, holdout, spec, params, level)
         if describe is not None:
             describe(level, len(counted))
         groups = _groups(counted, node_bytes, params.max_histogram_mb) or [[]]
+        if not counted and not held_only:
+            groups = []
         children: list[int] = []
         for g, group in enumerate(groups):
             extra, held_only = (held_only, []) if g == 0 else ([], held_only)
@@ -188,10 +223,11 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
             for k, e in enumerate(group):
                 children += _decide(forest, e, k, sums, cells, splits, params, spec, total_n)
         levels.append({"level": level, "frontier": len(counted), "groups": len(groups),
-                       "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4)})
+                       "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4),
+                       **gathered})
         frontier = children
         level += 1
-    return forest.nodes, levels
+    return forest.nodes, levels, forest.blocks
 
 
 def _held(node: RNode, cells: np.ndarray) -> None:
@@ -239,3 +275,84 @@ def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) ->
     n, s = float(node.sums[0]), float(node.sums[1])
     kids = sum(float(c[1]) ** 2 / float(c[0]) for c in children if c[0] > 0)
     return (kids - s * s / n) * spec.target.step ** 2 / total_n
+
+
+# ---------------------------------------------------------------- small nodes, in memory
+def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int, rows: int, holdout: np.ndarray,
+           limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
+    """The nodes gathered rather than counted this level, in order while their rows fit ``limit``
+    (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more; and with
+    levels enough left, :func:`~dasktree.forest.small.deep_enough`); the held-out leaves gathered
+    with them. Returns (counted, held_only, gathered)."""
+    k = max(1, holdout.size - 1)
+    jobs, kept = [], []
+    budget = limit
+    if not small.deep_enough(level, max_depth):
+        return counted, held_only, []
+    for e in counted:
+        node = forest.nodes[e]
+        n = rows if level == 0 else int(node.sums[0])
+        estimate = n if level == 0 or holdout[node.tree] < 0 else n + n // k + 1
+        if 0 < estimate <= budget:
+            jobs.append(e)
+            budget -= estimate
+        else:
+            kept.append(e)
+    if not jobs:
+        return counted, held_only, []
+    leaves, rest = [], []
+    for e in held_only:
+        estimate = int(forest.nodes[e].sums[0]) // k + 1
+        (leaves if estimate <= budget else rest).append(e)
+        budget -= estimate if estimate <= budget else 0
+    return kept, rest, jobs + leaves
+
+
+def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, spec: BinSpec,
+                params: RegressionGrowParams, level: int) -> dict:
+    """One pass gathering the rows of ``jobs`` and growing their subtrees; the report's counts."""
+    started = time.perf_counter()
+    plan = forest.gather_plan(jobs, holdout)
+    leaf = np.asarray([REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
+                      dtype=np.int8)
+    features = spec.features
+    settings = dict(offsets=spec.offsets, widths=spec.widths,
+                    numeric=np.array([f.kind == NUMERIC for f in features], dtype=bool),
+                    upper=[f.upper if f.kind == NUMERIC else None for f in features],
+                    values=[f.values if f.kind == NUMERIC else None for f in features],
+                    criterion=SQUARED_ERROR if params.criterion == "squared_error" else FRIEDMAN,
+                    min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
+                    max_depth=params.max_depth, job_leaf=leaf)
+    results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
+                                task=REGRESS, settings=settings)
+    made = 0
+    for chunk_jobs, nodes in results:
+        made += _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec)
+    return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
+            "small_seconds": round(time.perf_counter() - started, 4)}
+
+
+def _attach(forest: _Forest, jobs: list[int], nodes: dict, spec: BinSpec) -> int:
+    """A chunk's grown subtrees (:func:`~dasktree.split.small_grower.grow_jobs`): each job's own node
+    gets its sums and its test or leaf; the rest stay arrays, a :class:`~dasktree.regress.trees.Block`
+    (:func:`~dasktree.regress.trees.tree_models` makes them model rows). No later pass walks into them.
+    Returns the nodes made."""
+    own = np.flatnonzero(nodes["parent"] < 0).tolist()
+    stats = nodes["stats"]
+    for k in own:
+        node = forest.nodes[jobs[int(nodes["job"][k])]]
+        if node.leaf:  # a leaf already: its held-out sums
+            node.sums[2], node.sums[3] = stats[k, 2], stats[k, 3]
+            node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[k, 7:10]))
+            continue
+        node.sums = stats[k, :4].copy()
+        node.squares = (square_sum(*stats[k, 4:7]), square_sum(*stats[k, 7:10]))
+        a, cut, default = (int(nodes[name][k]) for name in ("attribute", "cut", "default"))
+        if a < 0:
+            node.leaf = REASONS[int(nodes["reason"][k])]
+        elif cut >= 0:
+            node.test = numeric_regression_test(spec, a, cut, default)
+        else:
+            node.test = nominal_regression_test(spec, a, default, nodes["tables"], int(nodes["table_start"][k]))
+    forest.blocks.append(Block(jobs, nodes))
+    return int(nodes["parent"].size) - len(own)

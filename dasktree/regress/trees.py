@@ -1,33 +1,150 @@
-"""The grown regression forest's nodes as one :class:`~dasktree.model.model.TreeModel` per tree."""
+"""The grown regression forest's nodes as one :class:`~dasktree.model.model.TreeModel` per tree.
+
+The nodes come two ways: the level loop's :class:`~dasktree.regress.grow.RNode` s, and the subtrees
+grown in memory from small nodes (:mod:`dasktree.forest.small`), kept as the grower's arrays
+(*blocks*, hundreds of thousands of nodes in a deep tree: no object per node until the model's
+lists). Both become one set of columns, put in breadth-first order a depth at a time (a node's
+place: its parent's, then its index among the parent's children), as the level-wise walk orders them.
+"""
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..io.schema import NUMERIC
 from ..model.model import TreeModel
+from ..split.node_tests import Test
+from ..split.small_grower import REASONS
 
-__all__ = ["tree_models"]
+__all__ = ["tree_models", "Block"]
 
 
-def tree_models(nodes: list, n_trees: int) -> tuple[list[TreeModel], int, list[int]]:
+class Block:
+    """Subtrees grown in memory: the grower's arrays (:func:`~dasktree.split.small_grower.grow_jobs`)
+    and the forest node of each of its jobs (the row with ``parent`` -1 is that node itself)."""
+
+    def __init__(self, jobs: list[int], nodes: dict):
+        self.jobs, self.nodes = jobs, nodes
+
+
+def tree_models(nodes: list, n_trees: int, blocks: list[Block] = (), spec=None) -> tuple[list[TreeModel], int, list[int]]:
     """Tree ``t``'s nodes in breadth-first order, with ``counts`` (n, s) and, for a fold tree,
     ``validation`` (held-out n, s). Also the main tree's training sum of squares at its root and
-    each fold tree's held-out one (fixed point, exact): what the CV and training errors need."""
-    trees = []
+    each fold tree's held-out one (fixed point, exact): what the CV and training errors need.
+    ``blocks`` (with the ``spec`` their tests' thresholds come from): the subtrees grown in memory."""
+    n0 = len(nodes)
+    tree = [node.tree for node in nodes]
+    depth = [node.depth for node in nodes]
+    parent = [-1] * n0
+    child = [0] * n0
+    for e, node in enumerate(nodes):
+        for i, c in enumerate(node.children):
+            parent[c], child[c] = e, i
+    tests = np.empty(n0, dtype=object)
+    tests[:] = [node.test for node in nodes]
+    reasons = np.empty(n0, dtype=object)
+    reasons[:] = [node.leaf if node.test is None else "" for node in nodes]
+    columns = [(np.asarray(tree, np.int64), np.asarray(depth, np.int64), np.asarray(parent, np.int64),
+                np.asarray(child, np.int64), np.array([node.sums for node in nodes], dtype=np.int64).reshape(n0, 4),
+                tests, reasons)]
+    first = n0
+    for block in blocks:
+        columns.append(_block_columns(block, nodes, first, spec))
+        first += columns[-1][0].size
+    tree_of, depth_of, parent_of, child_of, sums, tests, reasons = (np.concatenate(c) for c in zip(*columns))
+    order, position = _breadth_first(tree_of, depth_of, parent_of, child_of)
+    out = []
     for t in range(n_trees):
-        order = [t]
-        for e in order:  # grows while iterated: breadth first
-            order.extend(nodes[e].children)
-        index = {e: i for i, e in enumerate(order)}
-        sums = np.array([nodes[e].sums for e in order], dtype=np.int64).reshape(len(order), 4)
-        trees.append(TreeModel(
-            tests=[nodes[e].test for e in order],
-            children=[[index[c] for c in nodes[e].children] for e in order],
-            counts=np.ascontiguousarray(sums[:, :2]),
-            depth=np.array([nodes[e].depth for e in order], dtype=np.int64),
-            validation=None if t == 0 else np.ascontiguousarray(sums[:, 2:]),
-            leaf_reason=[nodes[e].leaf if nodes[e].test is None else "" for e in order],
-        ))
+        mine = order[t]
+        n = mine.size
+        kids = np.zeros(n, dtype=np.int64)
+        first_kid = np.full(n, -1, dtype=np.int64)
+        if n > 1:
+            p = position[parent_of[mine[1:]]]  # nondecreasing: breadth first, children follow their parents' order
+            parents, at, count = np.unique(p, return_index=True, return_counts=True)
+            kids[parents], first_kid[parents] = count, at + 1
+        children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
+                    for f, k in zip(first_kid.tolist(), kids.tolist())]
+        s = sums[mine]
+        out.append(TreeModel(tests=tests[mine].tolist(), children=children, counts=np.ascontiguousarray(s[:, :2]),
+                             depth=depth_of[mine].copy(), validation=None if t == 0 else np.ascontiguousarray(s[:, 2:]),
+                             leaf_reason=reasons[mine].tolist()))
     train_q = nodes[0].squares[0] if nodes[0].squares else 0
     fold_qs = [nodes[t].squares[1] if nodes[t].squares else 0 for t in range(1, n_trees)]
-    return trees, train_q, fold_qs
+    return out, train_q, fold_qs
+
+
+def _block_columns(block: Block, nodes: list, first: int, spec) -> tuple:
+    """A block's nodes (its jobs' own rows left out: they are forest nodes) as the columns, numbered
+    from ``first``."""
+    g = block.nodes
+    parent, job = g["parent"], g["job"]
+    own = parent < 0
+    new = ~own
+    ids = np.empty(parent.size, dtype=np.int64)
+    job_ids = np.asarray(block.jobs, dtype=np.int64)
+    ids[own] = job_ids[job[own]]
+    ids[new] = first + np.arange(int(new.sum()))
+    tree = np.asarray([nodes[e].tree for e in block.jobs], dtype=np.int64)[job[new]]
+    attribute, cut, default = g["attribute"][new], g["cut"][new], g["default"][new]
+    tests = np.empty(int(new.sum()), dtype=object)
+    split = np.flatnonzero(attribute >= 0)
+    numeric = split[cut[split] >= 0]
+    if numeric.size:
+        key = (attribute[numeric] * 65536 + cut[numeric]) * 2 + default[numeric]
+        unique, inverse = np.unique(key, return_inverse=True)
+        made = np.empty(unique.size, dtype=object)
+        made[:] = [numeric_regression_test(spec, int(k // 2 // 65536), int(k // 2 % 65536), int(k % 2))
+                   for k in unique.tolist()]
+        tests[numeric] = made[inverse.ravel()]
+    table_start = g["table_start"][new]
+    for k in split[cut[split] < 0].tolist():
+        tests[k] = nominal_regression_test(spec, int(attribute[k]), int(default[k]), g["tables"], int(table_start[k]))
+    names = np.empty(len(REASONS), dtype=object)
+    names[:] = REASONS
+    reasons = names[g["reason"][new].astype(np.int64)]
+    reasons[split] = ""
+    return (tree, g["depth"][new].astype(np.int64), ids[parent[new]], g["child"][new].astype(np.int64),
+            g["stats"][new, :4], tests, reasons)
+
+
+def numeric_regression_test(spec, a: int, cut: int, default: int) -> Test:
+    """The level loop's threshold test: codes ``1..cut`` to child 0, the others to 1, missing to ``default``."""
+    table = np.ones(int(spec.widths[a]), dtype=np.int16)
+    table[1:cut + 1] = 0
+    table[0] = default
+    return Test(a, "numeric", table, default, (float(spec.features[a].upper[cut - 1]),))
+
+
+def nominal_regression_test(spec, a: int, default: int, tables: np.ndarray, start: int) -> Test:
+    """The level loop's subset test from its code table in ``tables`` at ``start``."""
+    table = tables[start:start + int(spec.widths[a])].copy()
+    groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+    return Test(a, "nominal", table, default, groups=groups)
+
+
+def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray):
+    """Each tree's nodes in breadth-first order (per tree an index array), and every node's place in
+    its tree's order: a depth at a time, by the parent's place, then the child's index."""
+    n_trees = int(tree.max()) + 1 if tree.size else 0
+    position = np.zeros(tree.size, dtype=np.int64)
+    placed = np.zeros(n_trees, dtype=np.int64)
+    by_depth = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
+    layers = []
+    for d in range(bounds.size - 1):
+        at = by_depth[bounds[d]:bounds[d + 1]]
+        if d == 0:
+            at = at[parent[at] < 0]
+            at = at[np.argsort(tree[at], kind="stable")]
+        else:
+            at = at[np.lexsort((child[at], position[parent[at]], tree[at]))]
+        t = tree[at]
+        start = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them (t is sorted)
+        position[at] = placed[t] + np.arange(at.size) - start[t]
+        placed += np.bincount(t, minlength=n_trees)
+        layers.append(at)
+    flat = np.concatenate(layers) if layers else np.zeros(0, np.int64)
+    flat = flat[np.lexsort((position[flat], tree[flat]))]
+    starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
+    return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position

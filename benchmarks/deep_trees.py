@@ -1,0 +1,119 @@
+"""Deep default trees (no ``max_depth``) beside scikit-learn's default tree: small nodes finish in memory.
+
+Data (generated in the measured process, not timed): ``3 sin(x0) + step(x1 > 0.3) + 0.7 x2 + noise``
+over 4 or 50 normal columns (the others noise), at 50,000 and 500,000 rows; the classification
+target is the same thresholded at its median. Each learner runs in its own process, alternated:
+``DaskTreeRegressor()`` / ``DaskTreeClassifier()`` with their defaults (the tree grown to purity,
+in memory), beside scikit-learn's ``DecisionTreeRegressor()`` / ``DecisionTreeClassifier()``; with
+``cv=10``, ``DaskTree*(cv=10)`` beside ``cross_val_score(cv=10)`` plus a fit. The process times its
+fit alone (after one untimed fit of 2,000 rows: compiled kernels loaded) and prints it with the
+fit's passes; the harness takes the peak memory of the whole process. ``dasktree level-wise`` is the
+same fit with small nodes kept in the level passes (``small_node_rows(0)``), where it fits in time.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+
+import numpy as np
+
+from benchmarks import harness
+
+NAME = "deep_trees"
+CLAIM = ("Deep default trees (no max_depth): fits and cv=10 beside scikit-learn's default tree, "
+         "small nodes grown in memory")
+FOLDS = 10
+
+
+def data(rows: int, columns: int, task: str, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(rows, columns))
+    y = 3 * np.sin(X[:, 0]) + (X[:, 1] > 0.3) + 0.7 * X[:, 2] + rng.normal(size=rows)
+    if task == "classification":
+        y = (y > np.median(y)).astype(np.int64)
+    return X, y
+
+
+def one(learner: str, task: str, rows: int, columns: int, cv: bool) -> dict:
+    """The measured process: one fit, its seconds and passes as JSON."""
+    X, y = data(rows, columns, task)
+    if learner == "sklearn":
+        from sklearn.model_selection import cross_val_score
+        from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+        make = DecisionTreeRegressor if task == "regression" else DecisionTreeClassifier
+        make().fit(X[:2000], y[:2000])
+        started = time.perf_counter()
+        if cv:
+            cross_val_score(make(), X, y, cv=FOLDS)
+        model = make().fit(X, y)
+        return {"seconds": time.perf_counter() - started, "leaves": int(model.get_n_leaves())}
+    import contextlib
+
+    from dasktree import DaskTreeClassifier, DaskTreeRegressor
+    from dasktree.forest.small import small_node_rows
+
+    make = DaskTreeRegressor if task == "regression" else DaskTreeClassifier
+    switch = small_node_rows(0) if learner == "dasktree level-wise" else contextlib.nullcontext()
+    kwargs = {"cv": FOLDS} if cv else {}
+    with switch:
+        make(**kwargs).fit(X[:2000], y[:2000])
+        started = time.perf_counter()
+        model = make(**kwargs).fit(X, y)
+        seconds = time.perf_counter() - started
+    levels = model.run_["levels"]
+    return {"seconds": seconds, "passes": int(model.report_["passes"]), "leaves": int(model.report_["leaves"]),
+            "small_nodes": sum(level.get("small_nodes", 0) for level in levels),
+            "rows_gathered": max((level.get("rows_gathered", 0) for level in levels), default=0)}
+
+
+def run(quick: bool) -> harness.Result:
+    sizes = [20_000] if quick else [50_000, 500_000]  # quick: a smoke run of the 4-column rows alone
+    repeat = 1 if quick else 3
+    rows_out, figures = [], {}
+    for task in ("regression", "classification"):
+        for columns in ((4,) if quick else (4, 50)):
+            for rows in sizes:
+                for cv in (False, True):
+                    learners = ["dasktree", "sklearn"]
+                    if rows == sizes[0] and columns == 4:
+                        learners.append("dasktree level-wise")
+                    commands = {name: [sys.executable, "-m", "benchmarks.deep_trees", "--one", name, task, str(rows),
+                                       str(columns), str(int(cv))] for name in learners}
+                    label = f"{task}, {rows:,} x {columns}{', cv=10' if cv else ''}"
+                    print(label, flush=True)
+                    runs = harness.alternate(commands, repeat)
+                    measured = {}
+                    for name, done in runs.items():
+                        outs = [harness.last_json(r) for r in done]
+                        measured[name] = {"seconds": harness.median([o["seconds"] for o in outs]),
+                                          "peak_mb": harness.median([r["peak_bytes"] for r in done]) / 2**20,
+                                          **{k: v for k, v in outs[-1].items() if k != "seconds"}}
+                    figures[label] = measured
+                    ours, theirs = measured["dasktree"], measured["sklearn"]
+                    level_wise = measured.get("dasktree level-wise")
+                    rows_out.append((label, ours, theirs, level_wise))
+    lines = [f"Median of {repeat} alternated runs, each learner in its own process (a shared machine: ratios "
+             "in one run, not seconds). Fit seconds are the process's own clock of its fit; peak is the "
+             "whole process's.", "",
+             "| data | dasktree fit | passes | peak | scikit-learn | peak | ratio (target <= 1.0x) | level-wise |",
+             "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for label, ours, theirs, level_wise in rows_out:
+        lw = (f"{level_wise['seconds']:.2f} s, {level_wise['passes']} passes, {level_wise['peak_mb']:.0f} MB"
+              if level_wise else "-")
+        lines.append(f"| {label} | {ours['seconds']:.2f} s | {ours['passes']} | {ours['peak_mb']:.0f} MB | "
+                     f"{theirs['seconds']:.2f} s | {theirs['peak_mb']:.0f} MB | "
+                     f"{ours['seconds'] / theirs['seconds']:.2f}x | {lw} |")
+    summary = [(f"deep default tree / scikit-learn's, {label}", f"{ours['seconds'] / theirs['seconds']:.2f}x, "
+                f"{ours['passes']} passes, {ours['peak_mb']:.0f} MB") for label, ours, theirs, _ in rows_out]
+    return harness.Result(summary, "\n".join(lines) + "\n", figures)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--one":
+        learner, task, rows, columns, cv = sys.argv[2:7]
+        print(json.dumps(one(learner, task, int(rows), int(columns), bool(int(cv)))))
+    else:
+        harness.main(sys.modules[__name__])

@@ -1,0 +1,310 @@
+"""Small nodes finish in memory: which frontier nodes, their rows gathered, their subtrees grown.
+
+A frontier node whose rows are few enough is not counted by another level pass: the pass that
+reaches it *gathers* its rows (codes, target, fold part, weight) and its subtree grows to the end
+in memory, depth first, for every tree that holds it (:func:`dasktree.split.small_grower.grow_jobs`),
+with the level-wise path's tests: the same model, byte for byte. The level passes stop once every
+open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
+
+- :func:`small_node_rows`: the switch. ``with small_node_rows(0):`` forces the level-wise path (the
+  tests compare the two); a number caps the rows of a node gathered; the default (``None``) takes
+  the runner's gather budget (:attr:`GATHER_BUDGET_MB`, or the memory plan's under a
+  ``memory_limit``) over the bytes a gathered row costs, its memberships in every tree included.
+- :class:`GatherPlan`: the trees as flat arrays and each gathered node's slot (a *job*: one node of one
+  tree, its held-out part, its depth).
+- :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
+  as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
+- :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads).
+
+A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
+slots, then ``func(chunk, **kwargs)`` per chunk of jobs. A runner without it (a cluster, a resumed
+checkpoint) keeps the level-wise path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..split.api import Test, numeric_test
+from ..split.api import small_grower as kernel
+
+__all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
+           "grow_chunk", "can_gather", "GATHER_BUDGET_MB"]
+
+GATHER_BUDGET_MB = 256.0
+"""In process without a memory limit: the gathered rows' copy and memberships may take this much."""
+
+LEVELS_LEFT = 8
+"""A node gathered must have more than this many levels left to grow (``max_depth`` minus its
+depth; no ``max_depth``: always): within a few levels of ``max_depth`` the level passes left are
+few and their frontiers bounded, so a tree of ``max_depth`` D <= 8 makes its D + 1 passes as before
+(the claims measured at depth 6 to 12 keep their passes), and a deep tree stops them early."""
+
+_ROWS: contextvars.ContextVar = contextvars.ContextVar("small_node_rows", default=None)
+
+
+@contextlib.contextmanager
+def small_node_rows(rows: int | None):
+    """Within the block, gather nodes of at most ``rows`` rows (0: none, every node level-wise;
+    None: the runner's budget decides)."""
+    token = _ROWS.set(rows)
+    try:
+        yield
+    finally:
+        _ROWS.reset(token)
+
+
+def deep_enough(depth: int, max_depth: int | None) -> bool:
+    """Whether a node at ``depth`` has more than :data:`LEVELS_LEFT` levels left to grow."""
+    return max_depth is None or max_depth - depth > LEVELS_LEFT
+
+
+def can_gather(runner) -> bool:
+    """Whether ``runner`` gathers small nodes and the switch lets it."""
+    return kernel.available() and _ROWS.get() != 0 and callable(getattr(runner, "small_pass", None))
+
+
+def threshold(runner, n_attributes: int, n_trees: int, code_bytes: int = 1, n_stats: int = 10) -> int:
+    """Rows a pass may gather: the switch's number, else the runner's budget over a gathered row's
+    bytes: its codes, target, part and weight, and per tree a membership (9 bytes) and room for the
+    two nodes it may grow into (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes
+    and ``n_stats`` int64 statistics each)."""
+    rows = _ROWS.get()
+    if rows is not None:
+        return int(rows)
+    budget = getattr(runner, "gather_budget_mb", None) or GATHER_BUDGET_MB
+    row_bytes = n_attributes * code_bytes + 4 + 2 + 4 + n_trees * (9 + 2 * (58 + 8 * n_stats))
+    return int(budget * 2**20 // row_bytes)
+
+
+@dataclass(frozen=True)
+class GatherPlan:
+    """The trees as flat arrays and the nodes gathered (one slot per job).
+
+    Tree ``t`` starts at entry ``root[t]``; entry ``e`` tests attribute ``attribute[e]`` (-1: none)
+    and sends code ``c`` to entry ``table[offset[e] + c]``; ``slot[e] >= 0``: a job. Job ``j`` is one
+    tree's node: its rows are those reaching it in tree ``job_tree[j]``, held out when their part is
+    ``job_part[j]`` (-1: none; part ``p`` is fold ``p % n_folds`` of repetition ``p // n_folds``)."""
+
+    root: np.ndarray
+    attribute: np.ndarray
+    offset: np.ndarray
+    table: np.ndarray
+    slot: np.ndarray
+    job_tree: np.ndarray
+    job_part: np.ndarray
+    job_depth: np.ndarray
+    n_folds: int = 1
+    fills: tuple = ()  # what the runners read of any plan
+    derived: tuple = ()
+
+    @property
+    def n_jobs(self) -> int:
+        return int(self.job_tree.size)
+
+
+@dataclass
+class Gathered:
+    """Gathered rows (columns) and each job's memberships: job ``j``'s rows are
+    ``rows[start[j]:start[j + 1]]``, ``held`` where its tree holds them out."""
+
+    codes: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    rows: np.ndarray
+    held: np.ndarray
+    start: np.ndarray
+    jobs: np.ndarray  # the jobs of this chunk (plan's job numbers)
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[1])
+
+    def chunks(self, count: int) -> list["Gathered"]:
+        """The jobs in about ``count`` runs of similar memberships (at least one job each)."""
+        n_jobs = self.start.size - 1
+        if n_jobs == 0:
+            return []
+        total = int(self.start[-1])
+        cuts = np.searchsorted(self.start, np.linspace(0, total, max(1, count) + 1)[1:-1], side="left")
+        edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n_jobs), [n_jobs]]))
+        out = []
+        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+            lo, hi = int(self.start[a]), int(self.start[b])
+            out.append(Gathered(self.codes, self.y, self.weight, self.rows[lo:hi].copy(), self.held[lo:hi].copy(),
+                                self.start[a:b + 1] - lo, self.jobs[a:b]))
+        return out
+
+
+def gather_block(encoded, plan: GatherPlan) -> tuple:
+    """One block of encoded rows' share: (codes, y, part, weight, job, row) of the rows some job holds
+    (``row`` indexes them, ``job`` its job)."""
+    slots = kernel.gather_slots(encoded.codes, plan.root, plan.attribute, plan.offset, plan.table, plan.slot)
+    keep = (slots >= 0).any(axis=0)
+    index = np.flatnonzero(keep)
+    sub = slots[:, index]
+    tree, row = np.nonzero(sub >= 0)
+    job = sub[tree, row]
+    weight = None if encoded.weight is None else encoded.weight[index]
+    return (encoded.codes[:, index], encoded.y[index], encoded.part[:, index], weight, job.astype(np.int64),
+            row.astype(np.int64))
+
+
+def merge_gathered(pieces: list[tuple], plan: GatherPlan) -> Gathered:
+    """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order."""
+    pieces = [p for p in pieces if p[0].shape[1]] or pieces[:1]
+    codes = np.concatenate([p[0] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][0]
+    y = np.concatenate([p[1] for p in pieces]) if len(pieces) > 1 else pieces[0][1]
+    part = np.concatenate([p[2] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][2]
+    weight = None if pieces[0][3] is None else np.concatenate([p[3] for p in pieces])
+    shift = np.cumsum([0] + [p[0].shape[1] for p in pieces[:-1]])
+    job = np.concatenate([p[4] for p in pieces])
+    row = np.concatenate([p[5] + s for p, s in zip(pieces, shift.tolist())])
+    order = np.lexsort((row, job))
+    job, row = job[order], row[order]
+    held_part = np.asarray(plan.job_part, dtype=np.int64)[job]
+    held = np.zeros(row.size, dtype=bool)
+    out = held_part >= 0
+    if out.any():
+        rep, fold = held_part[out] // plan.n_folds, held_part[out] % plan.n_folds
+        held[out] = part[rep, row[out]].astype(np.int64) == fold
+    start = np.concatenate([[0], np.cumsum(np.bincount(job, minlength=plan.n_jobs))]).astype(np.int64)
+    return Gathered(codes, y, weight, row, held, start, np.arange(plan.n_jobs, dtype=np.int64))
+
+
+def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
+    """A chunk's jobs grown (:func:`dasktree.split.small_grower.grow_jobs`): (its jobs, the nodes)."""
+    extra = dict(settings)
+    root_size = extra.pop("job_root_size", None)
+    if root_size is not None:
+        extra["job_root_size"] = np.asarray(root_size, dtype=np.int64)[chunk.jobs]
+    leaf = extra.pop("job_leaf", None)
+    if leaf is not None:
+        extra["job_leaf"] = np.asarray(leaf, dtype=np.int8)[chunk.jobs]
+    nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
+                             np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **extra)
+    return chunk.jobs, nodes
+
+
+# ---------------------------------------------------------------- the classification forest
+def forest_can_gather(spec, params) -> bool:
+    """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
+    gini, binary tests, no postponing, one setting (no grid), no ``max_leaf_nodes`` (chosen best first
+    across a level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    split = params.split
+    return (all(f.kind == "numeric" for f in spec.features) and split.criterion == "gini"
+            and split.max_arity == 2 and split.postpone is None and not params.settings
+            and params.max_leaf_nodes is None)
+
+
+def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None) -> tuple[list, list]:
+    """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
+    :func:`deep_enough`) and those left to the level pass. A node's rows are known from its counts
+    (the root's are not: it is counted)."""
+    small, kept = [], []
+    budget = limit
+    for node in frontier:
+        if node.counts is None or not deep_enough(node.depth, max_depth):
+            kept.append(node)
+            continue
+        estimate = int(node.counts[-1].sum()) * len(node.open_trees())
+        if estimate <= budget:
+            small.append(node)
+            budget -= estimate
+        else:
+            kept.append(node)
+    return small, kept
+
+
+def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
+    """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
+    nodes as flat entries (as :meth:`~dasktree.forest.forest.Forest.routing_plan` makes them)."""
+    slot_of = {job: k for k, job in enumerate(jobs)}
+    attribute: list[int] = []
+    offset: list[int] = []
+    slot: list[int] = []
+    tables: list[np.ndarray] = []
+    roots = []
+    size = 0
+    for tree in range(forest.n_trees):
+        roots.append(len(attribute))
+        stack = [(0, None)]
+        while stack:
+            node_id, link = stack.pop()
+            e = len(attribute)
+            if link is not None:
+                parent_entry, mask = link
+                tables[parent_entry][mask] = e
+            slot.append(slot_of.get((node_id, tree), -1))
+            branch = forest.nodes[node_id].branch_of(tree)
+            if branch is None:
+                attribute.append(-1)
+                offset.append(size)
+                tables.append(np.zeros(0, dtype=np.int64))
+                continue
+            a = branch.test.attribute
+            attribute.append(a)
+            offset.append(size)
+            size += int(widths[a])
+            tables.append(np.full(int(widths[a]), -1, dtype=np.int64))
+            for child_index in reversed(range(len(branch.children))):
+                stack.append((branch.children[child_index], (e, branch.test.bin_children == child_index)))
+    holdout = forest.holdout
+    tree = np.asarray([t for _, t in jobs], dtype=np.int64)
+    return GatherPlan(
+        root=np.asarray(roots, dtype=np.int64), attribute=np.asarray(attribute, dtype=np.int32),
+        offset=np.asarray(offset, dtype=np.int64),
+        table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
+        slot=np.asarray(slot, dtype=np.int32), job_tree=tree, job_part=holdout[tree],
+        job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds)
+
+
+def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers) -> int:
+    """The grown subtrees of a chunk's jobs as nodes of ``forest``, each tree's own (equal tests of two
+    trees at a node are two branches: each tree's model is the same). They are added after the level
+    passes' branches and no pass routes into them. Returns the nodes made."""
+    from .forest import Branch, Node
+
+    n_parts, n_classes = forest.n_parts, forest.n_classes
+    parent, depth, attribute, cut, default, reason, job = (
+        nodes[k].tolist() for k in ("parent", "depth", "attribute", "cut", "default", "reason", "job"))
+    stats = nodes["stats"]
+    counts = np.zeros((len(parent), n_parts + 1, n_classes), dtype=np.int64)
+    counts[:, n_parts] = stats[:, :n_classes] + stats[:, n_classes:]
+    job_tree = np.asarray([jobs[j][1] for j in chunk_jobs.tolist()], dtype=np.int64)
+    held = forest.holdout[job_tree[np.asarray(job, dtype=np.int64)]] if len(parent) else np.zeros(0, np.int64)
+    out = np.flatnonzero(held >= 0)
+    counts[out, held[out]] = stats[out, n_classes:]
+    tests: dict[tuple[int, int, int], Test] = {}
+    ids = [0] * len(parent)
+    all_nodes = forest.nodes
+    first = len(all_nodes)
+    for k in range(len(parent)):
+        node_id, tree = jobs[int(chunk_jobs[job[k]])]
+        p = parent[k]
+        if p < 0:
+            node = all_nodes[node_id]
+        else:
+            node = Node(len(all_nodes), depth[k], (tree,), counts[k])
+            all_nodes.append(node)
+            owner = all_nodes[ids[p]]
+            owner.branches[owner.branch_index[tree]].children.append(node.id)
+        ids[k] = node.id
+        a = attribute[k]
+        if a < 0:
+            forest.set_leaf(node, tree, REASONS_OF[reason[k]])
+            continue
+        key = (a, cut[k], default[k])
+        test = tests.get(key)
+        if test is None:
+            test = tests[key] = numeric_test(a, np.array([cut[k]]), uppers[a], default[k])
+        node.branch_index[tree] = len(node.branches)
+        node.branches.append(Branch((tree,), test, []))
+    return len(all_nodes) - first
+
+
+REASONS_OF = kernel.REASONS

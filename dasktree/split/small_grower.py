@@ -1,0 +1,375 @@
+"""Small nodes grown in memory: a node's subtree from its own rows, depth first, at a cost of its rows.
+
+Once a frontier node holds few rows, a level pass costs it a full histogram (attributes x bins x
+statistics) and a search over every bin, and each level of its subtree one more pass over all the
+rows. RainForest's RF-Hybrid (Gehrke, Ramakrishnan and Ganti, VLDB 1998) and PLANET's
+InMemoryBuild (Panda et al., VLDB 2009) switch such a node to in-memory growth instead. Here the
+pass that reaches the node *gathers* its rows (:func:`gather_slots`: the node each row reaches in
+each tree), and :func:`grow_jobs` grows each (node, tree) *job* to the end, depth first, from the
+rows alone: at each node, per attribute, the codes its training rows occupy are counted (a sort of
+the few occupied codes, no pass over every bin), scanned in code order (or a nominal attribute's
+categories in order of their mean target) and the chosen test's rows partitioned to its children.
+
+One grower serves both tasks; only the statistic differs (``task``):
+
+- ``CLASSIFY``: per class, the rows' multiplicities; the binary threshold test of the compiled scan
+  (:func:`dasktree.split.binary_kernel._scan`), gini, with its operations in its order, so every
+  gain is the same float; the parent's gini as :func:`dasktree.split.criteria.gini` sums it
+  (numpy's sum: sequential below 8 classes, 8 accumulators from 8 to 128).
+- ``REGRESS``: the multiplicity ``w``, ``w q`` and the pieces of ``w q**2``
+  (:mod:`dasktree.kernels.regression_pass`); the scan of
+  :func:`dasktree.split.regression.best_splits` (squared error or Friedman's), a nominal
+  attribute's categories ordered by their mean target (a stable sort).
+
+The searches skip the codes without training rows, which the level-wise searches skip too (a cut
+after an empty bin is never chosen: its gain equals the cut before it, and the first of equal gains
+wins), so each node gets the level-wise path's test, and the model its bytes. A job's held-out rows
+(its fold tree's part) follow the tests and are summed at every node for the CV error. The rules
+that end a node (depth, sizes, purity, no test, too small a decrease) are the level loops'.
+
+Pure numba (GIL released), beside the searches it repeats: the grow loops reach it through
+:mod:`dasktree.split.api` (:mod:`dasktree.forest.small`); the tests compare the models with the
+level-wise path's, byte for byte.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover
+    numba = None
+
+from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, gini, regression_scan
+
+__all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "REASONS", "gather_slots", "grow_jobs", "available"]
+
+CLASSIFY, REGRESS = 0, 1
+# why a node is a leaf (0: it has a test)
+REASONS = ("", "max_depth", "min_samples_split", "min_samples_leaf", "pure", "no_split", "min_samples",
+           "min_impurity_decrease")
+R_DEPTH, R_SPLIT, R_LEAF, R_PURE, R_NO_SPLIT, R_MIN_SAMPLES, R_DECREASE = 1, 2, 3, 4, 5, 6, 7
+HALF = 15
+EPSILON = float(np.finfo(np.float64).eps)
+
+
+def available() -> bool:
+    return numba is not None
+
+
+if numba is not None:
+    _jit = numba.njit(cache=True, nogil=True)
+else:  # pragma: no cover
+    def _jit(f):
+        return f
+
+
+@_jit
+def _walk_slots(codes, root, attribute, offset, table, slot, out):
+    """``out[t, i]``: the slot of the node row ``i`` reaches in tree ``t`` (-1: none)."""
+    for i in range(codes.shape[1]):
+        for t in range(root.size):
+            e = root[t]
+            a = attribute[e]
+            while a >= 0:
+                e = table[offset[e] + codes[a, i]]
+                a = attribute[e]
+            out[t, i] = slot[e]
+
+
+def gather_slots(codes: np.ndarray, root: np.ndarray, attribute: np.ndarray, offset: np.ndarray,
+                 table: np.ndarray, slot: np.ndarray) -> np.ndarray:
+    """The slot each row reaches in each tree: (n_trees, n_rows) int32, -1 where none.
+
+    The trees are flat arrays: tree ``t`` starts at entry ``root[t]``; entry ``e`` tests attribute
+    ``attribute[e]`` (-1: none) and sends code ``c`` to entry ``table[offset[e] + c]``; ``slot[e]``
+    is the gathered node's slot (-1: not gathered)."""
+    out = np.empty((root.size, codes.shape[1]), dtype=np.int32)
+    if codes.shape[1]:
+        _walk_slots(np.ascontiguousarray(codes), np.asarray(root, np.int64), np.asarray(attribute, np.int32),
+                    np.asarray(offset, np.int64), np.asarray(table, np.int32), np.asarray(slot, np.int32), out)
+    return out
+
+
+@_jit
+def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, widths, numeric, upper, upper_start,
+          values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
+          job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
+          out_reason, out_stats, out_table_start, tables, out_job, out_gain):
+    """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
+    (nodes written, table cells written). See :func:`grow_jobs`."""
+    n_attributes = codes.shape[0]
+    width = 2
+    for a in range(n_attributes):
+        width = max(width, widths[a])
+    weighted = weight.size > 0
+    regress = task == REGRESS
+    n_stats = out_stats.shape[1]
+    bin_counts = np.zeros((width, max(n_classes, 1)), dtype=np.int64)
+    bin_n = np.zeros(width, dtype=np.int64)
+    bin_s = np.zeros(width, dtype=np.int64)
+    seen = np.zeros(width, dtype=np.bool_)
+    touched = np.zeros(width, dtype=np.int64)
+    side = np.full(width, -1, dtype=np.int64)  # a nominal test's child of each occupied code (-1: none)
+    best_side = np.full(width, -1, dtype=np.int64)
+    miss = np.zeros(max(n_classes, 1), dtype=np.int64)
+    squares = np.zeros(max(n_classes, 1))
+    train = np.zeros(max(n_classes, 1), dtype=np.int64)
+    result = np.zeros(4)
+    scratch_rows = np.empty(rows.size, dtype=rows.dtype)
+    scratch_held = np.empty(held.size, dtype=held.dtype)
+    position = lo_start
+    table_used = 0
+    # stack: (row range lo, hi, parent node, child index, depth)
+    stack_lo = np.empty(256, dtype=np.int64)
+    stack_hi = np.empty(256, dtype=np.int64)
+    stack_parent = np.empty(256, dtype=np.int64)
+    stack_child = np.empty(256, dtype=np.int64)
+    stack_depth = np.empty(256, dtype=np.int64)
+    for job in range(job_start.size - 1):
+        top = 0
+        stack_lo[0], stack_hi[0], stack_parent[0], stack_child[0], stack_depth[0] = \
+            job_start[job], job_start[job + 1], -1, 0, job_depth[job]
+        top = 1
+        while top > 0:
+            top -= 1
+            lo, hi, parent_node, child, depth = (stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top],
+                                                 stack_depth[top])
+            e = position
+            position += 1
+            out_parent[e] = parent_node
+            out_child[e] = child
+            out_depth[e] = depth
+            out_attribute[e] = -1
+            out_cut[e] = -1
+            out_default[e] = 0
+            out_table_start[e] = -1
+            out_job[e] = job
+            out_gain[e] = 0.0
+            for s in range(n_stats):
+                out_stats[e, s] = 0
+            # the node's statistics: training, then held out
+            q_min = np.int64(0)
+            q_max = np.int64(0)
+            first = True
+            for r in range(lo, hi):
+                i = rows[r]
+                w = np.int64(weight[i]) if weighted else np.int64(1)
+                if regress:
+                    qi = np.int64(y[i])
+                    hi_q, lo_q = qi >> HALF, qi & ((1 << HALF) - 1)
+                    base = 2 if held[r] else 0
+                    out_stats[e, base] += w
+                    out_stats[e, base + 1] += w * qi
+                    pieces = 7 if held[r] else 4
+                    out_stats[e, pieces] += w * hi_q * hi_q
+                    out_stats[e, pieces + 1] += w * hi_q * lo_q
+                    out_stats[e, pieces + 2] += w * lo_q * lo_q
+                    if not held[r]:
+                        if first:
+                            q_min, q_max, first = qi, qi, False
+                        else:
+                            q_min, q_max = min(q_min, qi), max(q_max, qi)
+                else:
+                    out_stats[e, (n_classes if held[r] else 0) + y[i]] += w
+            # the rules that end a node before its search
+            reason = 0
+            is_root = parent_node < 0
+            if is_root and job_leaf[job] != 0:  # a leaf already, gathered for its held-out sums
+                out_reason[e] = job_leaf[job]
+                continue
+            if regress:
+                n = out_stats[e, 0]
+                if not is_root:
+                    if max_depth >= 0 and depth >= max_depth:
+                        reason = R_DEPTH
+                    elif n < min_split or n < 2 * min_leaf:
+                        reason = R_MIN_SAMPLES
+                if reason == 0 and (n == 0 or q_min == q_max):
+                    reason = R_PURE
+            else:
+                n = np.int64(0)
+                nonzero = 0
+                for c in range(n_classes):
+                    train[c] = out_stats[e, c]
+                    n += train[c]
+                    nonzero += train[c] != 0
+                if not is_root and max_depth >= 0 and depth >= max_depth:
+                    reason = R_DEPTH
+                elif n < min_split:
+                    reason = R_SPLIT
+                elif n < 2 * min_leaf:
+                    reason = R_LEAF
+                elif nonzero <= 1:
+                    reason = R_PURE
+            if reason != 0:
+                out_reason[e] = reason
+                continue
+            # the search
+            if regress:
+                fn, fs = float(out_stats[e, 0]), float(out_stats[e, 1])
+                parent = fs * fs / fn if criterion == SQUARED_ERROR else 0.0
+                size = 0.0
+            else:
+                parent = gini(train[:n_classes], squares)
+                size = float(n)
+            best = -np.inf
+            best_a = -1
+            best_cut = -1
+            best_default = 0
+            for a in range(n_attributes):
+                upper_a = upper[upper_start[a]:upper_start[a + 1]]
+                values_a = values[values_start[a]:values_start[a + 1]]
+                if regress:
+                    found = regression_scan(codes[a], rows, lo, hi, held, y, weight, numeric[a], bin_n, bin_s, seen,
+                                             touched, parent, criterion, min_leaf, upper_a, values_a, result, side)
+                else:
+                    found = class_scan(codes[a], rows, lo, hi, held, y, weight, widths[a], n_classes, miss,
+                                        bin_counts, seen, touched, parent, size, min_leaf, upper_a, values_a, result)
+                if found and result[0] > best:
+                    best = result[0]
+                    best_a = a
+                    best_cut = np.int64(result[1])
+                    best_default = np.int64(result[2])
+                    if regress and not numeric[a]:
+                        for c in range(widths[a]):
+                            best_side[c] = side[c]
+                if regress and not numeric[a]:
+                    for c in range(widths[a]):
+                        side[c] = -1
+            if best_a < 0 or not np.isfinite(best):
+                out_reason[e] = R_NO_SPLIT
+                continue
+            if not regress:
+                # the level loop's rule: the gain weighted by the node's share of the tree's root
+                weighted_gain = float(n) / float(job_root_size[job]) * best
+                if weighted_gain + EPSILON < min_decrease:
+                    out_reason[e] = R_DECREASE
+                    continue
+            out_reason[e] = 0
+            out_attribute[e] = best_a
+            out_cut[e] = best_cut
+            out_default[e] = best_default
+            out_gain[e] = best
+            w_a = widths[best_a]
+            if best_cut < 0:  # a nominal regression test: its code table
+                if table_used + w_a > tables.size:
+                    return position - lo_start, -1  # the caller gives more room
+                for c in range(w_a):  # missing, and categories without training rows here: the default
+                    tables[table_used + c] = best_side[c] if c > 0 and best_side[c] >= 0 else best_default
+                out_table_start[e] = table_used
+                table_used += w_a
+            # the rows to the children: child 0 first, stably
+            k0 = 0
+            k1 = 0
+            for r in range(lo, hi):
+                code = codes[best_a, rows[r]]
+                if best_cut >= 0:
+                    to = best_default if code == 0 else (0 if code <= best_cut else 1)
+                else:
+                    to = tables[out_table_start[e] + code]
+                if to == 0:
+                    rows[lo + k0] = rows[r]
+                    held[lo + k0] = held[r]
+                    k0 += 1
+                else:
+                    scratch_rows[k1] = rows[r]
+                    scratch_held[k1] = held[r]
+                    k1 += 1
+            for j in range(k1):
+                rows[lo + k0 + j] = scratch_rows[j]
+                held[lo + k0 + j] = scratch_held[j]
+            if top + 2 > stack_lo.size:
+                stack_lo = _grown(stack_lo)
+                stack_hi = _grown(stack_hi)
+                stack_parent = _grown(stack_parent)
+                stack_child = _grown(stack_child)
+                stack_depth = _grown(stack_depth)
+            # child 1 pushed first: child 0 comes out first (preorder)
+            stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
+                lo + k0, hi, e, 1, depth + 1
+            top += 1
+            stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
+                lo, lo + k0, e, 0, depth + 1
+            top += 1
+    return position - lo_start, table_used
+
+
+@_jit
+def _grown(x):
+    out = np.empty(2 * x.size, dtype=x.dtype)
+    out[:x.size] = x
+    return out
+
+
+def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
+    start = np.zeros(len(arrays) + 1, dtype=np.int64)
+    parts = []
+    for a, x in enumerate(arrays):
+        x = np.zeros(0) if x is None else np.asarray(x, dtype=np.float64)
+        parts.append(x)
+        start[a + 1] = start[a] + x.size
+    return (np.concatenate(parts) if parts else np.zeros(0)), start
+
+
+def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray,
+              held: np.ndarray, job_start: np.ndarray, job_depth: np.ndarray, *, offsets, widths, numeric, upper,
+              values, n_classes: int = 0, criterion: int = SQUARED_ERROR, min_samples_split: int = 2,
+              min_samples_leaf: int = 1, max_depth: int | None = None, min_decrease: float = 0.0,
+              job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None) -> dict:
+    """Grow each job's subtree to the end.
+
+    codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
+    y : (n_rows,) class codes (``CLASSIFY``) or targets in fixed point (``REGRESS``)
+    weight : (n_rows,) multiplicities (>= 1), or None
+    rows, held : job ``j``'s rows are ``rows[job_start[j]:job_start[j + 1]]`` (indices into the gathered
+        rows), ``held`` True for those its tree holds out; both are reordered in place
+    job_depth : (jobs,) depth of each job's node
+    job_root_size : (jobs,) training rows of the job's tree at its root (classification's
+        ``min_impurity_decrease``)
+    job_leaf : (jobs,) a reason (:data:`REASONS`) when the job's node is a leaf already (only its sums
+        are wanted), else 0
+
+    Returns the nodes, preorder per job, as arrays: ``job``, ``parent`` (-1: the job's node), ``child``
+    (its index among its parent's children), ``depth``, ``attribute`` (-1: a leaf), ``cut`` (a threshold
+    test's centred cut, -1: a nominal table), ``default``, ``reason`` (:data:`REASONS`), ``gain``,
+    ``stats`` (classification: training then held-out counts per class; regression: training n, s,
+    held-out n, s, then the pieces of the training and the held-out q**2), ``table_start`` and ``tables``
+    (a nominal test's child of each code).
+    """
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    held = np.ascontiguousarray(held, dtype=np.bool_)
+    n_jobs = job_start.size - 1
+    capacity = 2 * int(rows.size) + n_jobs + 1
+    n_stats = 10 if task == REGRESS else 2 * n_classes
+    upper_flat, upper_start = _flat(upper)
+    values_flat, values_start = _flat(values)
+    out = {name: np.empty(capacity, dtype=dtype) for name, dtype in (
+        ("parent", np.int64), ("child", np.int8), ("depth", np.int64), ("attribute", np.int64),
+        ("cut", np.int64), ("default", np.int64), ("reason", np.int8), ("table_start", np.int64),
+        ("job", np.int64), ("gain", np.float64))}
+    out["stats"] = np.empty((capacity, n_stats), dtype=np.int64)
+    table_room = 0 if all(numeric) else max(1024, int(np.max(widths)) * 64)
+    weight_ = np.zeros(0, dtype=np.int32) if weight is None else np.ascontiguousarray(weight, dtype=np.int32)
+    root_size = np.ones(max(n_jobs, 1), dtype=np.int64) if job_root_size is None else \
+        np.ascontiguousarray(job_root_size, dtype=np.int64)
+    leaf = np.zeros(max(n_jobs, 1), dtype=np.int8) if job_leaf is None else np.ascontiguousarray(job_leaf, np.int8)
+    saved_rows, saved_held = rows.copy(), held.copy()
+    while True:
+        tables = np.zeros(table_room, dtype=np.int16)
+        written, used = _grow(
+            task, np.ascontiguousarray(codes), np.ascontiguousarray(y), weight_, rows, held,
+            np.asarray(job_start, np.int64), np.asarray(job_depth, np.int64), np.asarray(offsets, np.int64),
+            np.asarray(widths, np.int64), np.asarray(numeric, np.bool_), upper_flat, upper_start, values_flat,
+            values_start, int(n_classes), int(criterion), int(min_samples_split), int(min_samples_leaf),
+            -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
+            out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
+            out["stats"], out["table_start"], tables, out["job"], out["gain"])
+        if used >= 0:
+            break
+        table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)
+        rows[:], held[:] = saved_rows, saved_held
+    result = {name: array[:written] for name, array in out.items()}
+    result["tables"] = tables[:used]
+    return result

@@ -1,0 +1,279 @@
+"""The searches of :mod:`dasktree.split.small_grower`: one attribute at one node, from the node's rows.
+
+Each repeats a level-wise search's operations in its order over the codes the node's training rows
+occupy (counted in a scratch array and sorted, no pass over every bin): :func:`class_scan` the
+compiled scan of :mod:`dasktree.split.binary_kernel` (gini), :func:`regression_scan` the scan of
+:func:`dasktree.split.regression.best_splits`; :func:`gini` the parent's gini as
+:func:`dasktree.split.criteria.gini` sums it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+try:
+    import numba
+except ImportError:  # pragma: no cover
+    numba = None
+
+from .binary_kernel import centred
+
+__all__ = ["class_scan", "regression_scan", "gini", "SQUARED_ERROR", "FRIEDMAN"]
+
+SQUARED_ERROR, FRIEDMAN = 0, 1
+
+if numba is not None:
+    _jit = numba.njit(cache=True, nogil=True)
+else:  # pragma: no cover
+    def _jit(f):
+        return f
+
+
+@_jit
+def _sum_sequential_or_pairwise(x, n):
+    """numpy's ``sum`` of ``x[:n]`` (float64, contiguous): a plain loop below 8 items, 8 accumulators
+    up to 128 (numpy's pairwise sum), halves above."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += x[i]
+        return res
+    if n <= 128:
+        r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+        i = 8
+        while i < n - (n % 8):
+            r0 += x[i]
+            r1 += x[i + 1]
+            r2 += x[i + 2]
+            r3 += x[i + 3]
+            r4 += x[i + 4]
+            r5 += x[i + 5]
+            r6 += x[i + 6]
+            r7 += x[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res += x[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return _sum_sequential_or_pairwise(x[:half], half) + _sum_sequential_or_pairwise(x[half:], n - half)
+
+
+@_jit
+def gini(counts, squares_buffer):
+    """:func:`dasktree.split.criteria.gini` of one count vector, bit for bit."""
+    n = 0.0
+    for c in range(counts.size):
+        n += float(counts[c])
+    if n <= 0:
+        return 0.0
+    for c in range(counts.size):
+        p = float(counts[c]) / n
+        squares_buffer[c] = p * p
+    return 1.0 - _sum_sequential_or_pairwise(squares_buffer, counts.size)
+
+
+@_jit
+def _gini_weighted(n, squares):
+    return float(n) - float(squares) / float(n)
+
+
+@_jit
+def _proxy(criterion, nl, sl, nr, sr):
+    """:func:`dasktree.split.regression.proxy` of one cut (float64; -inf where a child is empty)."""
+    if nl <= 0 or nr <= 0:
+        return -np.inf
+    fnl, fsl, fnr, fsr = float(nl), float(sl), float(nr), float(sr)
+    if criterion == SQUARED_ERROR:
+        return fsl * fsl / fnl + fsr * fsr / fnr
+    d = fsl / fnl - fsr / fnr
+    return fnl * fnr * d * d
+
+
+@_jit
+def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
+                parent, size, min_leaf, upper_a, values_a, result):
+    """The compiled scan's best threshold test of one attribute at one node (gini), over the codes the
+    node's training rows occupy. ``result`` gets (gain, centred cut, default); returns False when none."""
+    weighted = weight.size > 0
+    for c in range(n_classes):
+        miss[c] = 0
+    k = 0
+    for r in range(lo, hi):
+        if held[r]:
+            continue
+        i = rows[r]
+        code = codes_a[i]
+        w = np.int64(weight[i]) if weighted else np.int64(1)
+        if code == 0:
+            miss[y[i]] += w
+            continue
+        if not seen[code]:
+            seen[code] = True
+            touched[k] = code
+            k += 1
+        bin_counts[code, y[i]] += w
+    order = np.sort(touched[:k])
+    best = -np.inf
+    best_i = -1
+    best_default = 0
+    if k >= 2 and o_width - 1 >= 2:
+        miss_n = np.int64(0)
+        miss_squares = np.int64(0)
+        total = np.zeros(n_classes, dtype=np.int64)
+        left = np.zeros(n_classes, dtype=np.int64)
+        right = np.zeros(n_classes, dtype=np.int64)
+        for c in range(n_classes):
+            x = miss[c]
+            miss_n += x
+            miss_squares += x * x
+        for j in range(k):
+            for c in range(n_classes):
+                total[c] += bin_counts[order[j], c]
+        total_n = np.int64(0)
+        right_squares = np.int64(0)
+        right_miss = np.int64(0)
+        for c in range(n_classes):
+            total_n += total[c]
+            right[c] = total[c]
+            right_squares += total[c] * total[c]
+            right_miss += total[c] * miss[c]
+        left_n = np.int64(0)
+        left_squares = np.int64(0)
+        left_miss = np.int64(0)
+        for j in range(k - 1):
+            b = order[j]
+            s = np.int64(0)
+            for c in range(n_classes):
+                x = bin_counts[b, c]
+                left_squares += x * (2 * left[c] + x)
+                right_squares += x * (x - 2 * right[c])
+                left_miss += x * miss[c]
+                right_miss -= x * miss[c]
+                left[c] += x
+                right[c] -= x
+                s += x
+            left_n += s
+            right_n = total_n - left_n
+            larger_right = right_n > left_n
+            if miss_n > 0:
+                g0 = -np.inf
+                if left_n + miss_n >= min_leaf and right_n >= min_leaf:
+                    w2 = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
+                          + _gini_weighted(right_n, right_squares))
+                    g0 = parent - w2 / size
+                g1 = -np.inf
+                if left_n >= min_leaf and right_n + miss_n >= min_leaf:
+                    w2 = (_gini_weighted(left_n, left_squares)
+                          + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
+                    g1 = parent - w2 / size
+                d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
+                g = g1 if d == 1 else g0
+            else:
+                g = -np.inf
+                if left_n >= min_leaf and right_n >= min_leaf:
+                    w2 = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
+                    g = parent - w2 / size
+                d = 1 if larger_right else 0
+            if g > best:
+                best = g
+                best_i = j
+                best_default = d
+    found = best_i >= 0
+    if found:
+        result[0] = best
+        result[1] = centred(order[best_i], order[best_i + 1], upper_a, values_a)
+        result[2] = best_default
+    for j in range(k):  # the scratch counts back to zero, for the next attribute and node
+        b = touched[j]
+        seen[b] = False
+        for c in range(n_classes):
+            bin_counts[b, c] = 0
+    return found
+
+
+@_jit
+def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_s, seen, touched, parent,
+                     criterion, min_leaf, upper_a, values_a, result, side):
+    """:func:`dasktree.split.regression.best_splits`'s scan of one attribute at one node, over the codes
+    the node's training rows occupy. ``result`` gets (gain, cut or -1, default, last position);
+    ``side[code]`` the child of each occupied code (numeric and nominal). Returns False when none."""
+    weighted = weight.size > 0
+    n0 = np.int64(0)
+    s0 = np.int64(0)
+    k = 0
+    for r in range(lo, hi):
+        if held[r]:
+            continue
+        i = rows[r]
+        code = codes_a[i]
+        w = np.int64(weight[i]) if weighted else np.int64(1)
+        if code == 0:
+            n0 += w
+            s0 += w * np.int64(q[i])
+            continue
+        if not seen[code]:
+            seen[code] = True
+            touched[k] = code
+            k += 1
+        bin_n[code] += w
+        bin_s[code] += w * np.int64(q[i])
+    order = np.sort(touched[:k])
+    if not numeric and k > 1:  # categories by mean target, stably (code order on ties)
+        mean = np.empty(k)
+        for j in range(k):
+            mean[j] = float(bin_s[order[j]]) / float(bin_n[order[j]])
+        order = order[np.argsort(mean, kind="mergesort")]
+    best = -np.inf
+    best_j = -1
+    best_d = 0
+    total_n = np.int64(0)
+    total_s = np.int64(0)
+    for j in range(k):
+        total_n += bin_n[order[j]]
+        total_s += bin_s[order[j]]
+    nl = np.int64(0)
+    sl = np.int64(0)
+    for j in range(k):
+        b = order[j]
+        nl += bin_n[b]
+        sl += bin_s[b]
+        nr = total_n - nl
+        sr = total_s - sl
+        if nr <= 0:
+            continue
+        g0 = -np.inf
+        if nl + n0 >= min_leaf and nr >= min_leaf:
+            g0 = _proxy(criterion, nl + n0, sl + s0, nr, sr)
+        g1 = -np.inf
+        if nl >= min_leaf and nr + n0 >= min_leaf:
+            g1 = _proxy(criterion, nl, sl, nr + n0, sr + s0)
+        larger_right = nr > nl
+        if n0 > 0:
+            d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
+        else:
+            d = 1 if larger_right else 0
+        g = g1 if d == 1 else g0
+        if g > best:
+            best = g
+            best_j = j
+            best_d = d
+    found = best_j >= 0
+    if found:
+        result[0] = best - parent
+        result[2] = best_d
+        result[3] = best_j
+        if numeric:
+            result[1] = centred(order[best_j], order[best_j + 1], upper_a, values_a)
+        else:
+            result[1] = -1
+            for j in range(k):
+                side[order[j]] = 0 if j <= best_j else 1
+    for j in range(k):
+        b = touched[j]
+        seen[b] = False
+        bin_n[b] = 0
+        bin_s[b] = 0
+    return found

@@ -1,0 +1,240 @@
+"""Small nodes grown in memory give the level-wise path's model, byte for byte (:mod:`dasktree.forest.small`).
+
+Each fit is made twice: with small nodes gathered (``small_node_rows`` at its default, or a small
+number so that the switch happens deep in the tree) and level-wise (``small_node_rows(0)``); the
+bins, the grown main tree and every fold tree must be the same JSON. Hypothesis draws small data
+with ties, empty bins, missing values, categories and weights, and the parameters that change what a
+node decides.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import dasktree
+from dasktree.forest.small import small_node_rows
+from dasktree.testing.data import regression_frame
+
+
+def model_bytes(model) -> str:
+    trees = [model.grown_tree.to_json()] + [t.to_json() for t in model.fold_trees]
+    text = json.dumps({"bins": model.spec.to_json(), "trees": trees}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def small_nodes_of(model) -> int:
+    """Nodes whose subtrees grew in memory, from the fit's level report."""
+    levels = model.run.get("levels", []) if isinstance(model.run, dict) else []
+    return sum(level.get("small_nodes", 0) for level in levels)
+
+
+def both_ways(fit, rows=None):
+    """(model gathered, model level-wise) of ``fit()``."""
+    with small_node_rows(rows):
+        gathered = fit()
+    with small_node_rows(0):
+        level_wise = fit()
+    return gathered, level_wise
+
+
+def _frame(draw, n: int, classify: bool) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    columns = {}
+    n_numeric = draw(st.integers(1, 3))
+    for j in range(n_numeric):
+        digits = draw(st.sampled_from([0, 1, 3]))
+        x = np.round(rng.normal(size=n) * 3, digits)
+        x[rng.random(n) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
+        columns[f"x{j}"] = x
+    nominal = []
+    if draw(st.booleans()):
+        columns["colour"] = rng.choice(["a", "b", "c", "d", "e", "f"], size=n)
+        nominal = ["colour"]
+    frame = pd.DataFrame(columns)
+    signal = np.nan_to_num(frame["x0"].to_numpy())
+    if nominal:
+        signal = signal + (frame["colour"].to_numpy() == "b") * 2.0
+    if classify:
+        y = (signal + rng.normal(size=n) > 0).astype(np.int64) + (signal > 2)
+    else:
+        y = np.round(signal + rng.normal(scale=draw(st.sampled_from([0.1, 1.0])), size=n),
+                     draw(st.sampled_from([0, 2])))
+    return frame, y, nominal
+
+
+@st.composite
+def regression_cases(draw):
+    n = draw(st.integers(10, 300))
+    frame, y, nominal = _frame(draw, n, classify=False)
+    params = dict(
+        cv=draw(st.sampled_from([None, 2, 3])),
+        criterion=draw(st.sampled_from(["squared_error", "friedman_mse"])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 3])),
+        min_samples_split=draw(st.sampled_from([2, 5])),
+        max_depth=draw(st.sampled_from([None, None, 3])),
+        max_bins=draw(st.sampled_from([4, 16, 255])),
+        max_leaf_nodes=draw(st.sampled_from([None, None, 5])),
+    )
+    weight = rng_weights(draw, n)
+    return frame, y, nominal, params, weight, draw(st.sampled_from([None, 7, 40]))
+
+
+def rng_weights(draw, n: int):
+    if not draw(st.booleans()):
+        return None
+    return np.random.default_rng(draw(st.integers(0, 100))).integers(1, 4, size=n)
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(regression_cases())
+def test_regression_small_nodes_give_the_level_wise_model(case):
+    frame, y, nominal, params, weight, rows = case
+
+    def fit():
+        return dasktree.DaskTreeRegressor(keep_fold_trees=True, **params).fit(
+            frame, y, sample_weight=weight, nominal=nominal).model_
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    if rows is None and params["max_depth"] is None:  # the root is small (a cap may never be met)
+        assert small_nodes_of(gathered) > 0
+    assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+@pytest.mark.parametrize("cv", [None, 5])
+def test_regression_frame_small_nodes_deep_in_the_tree(cv):
+    """The suite's regression frame (missing values, a nominal column), gathered from the root and
+    from nodes of 50 rows: the same model as level-wise."""
+    frame = regression_frame(3000)
+
+    def fit():
+        return dasktree.DaskTreeRegressor(cv=cv, keep_fold_trees=True).fit(
+            frame.drop(columns="y"), frame["y"]).model_
+
+    for rows in (None, 50):
+        gathered, level_wise = both_ways(fit, rows)
+        assert small_nodes_of(gathered) > 0
+        assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+def test_default_fit_makes_few_passes():
+    """A deep default tree: the root is small already, so one pass gathers it (and pass 0)."""
+    frame = regression_frame(3000)
+    with small_node_rows(None):
+        model = dasktree.DaskTreeRegressor().fit(frame.drop(columns="y"), frame["y"]).model_
+    with small_node_rows(0):
+        deep = dasktree.DaskTreeRegressor().fit(frame.drop(columns="y"), frame["y"]).model_
+    assert model.report["passes"] <= 2 < deep.report["passes"]
+
+
+@st.composite
+def classification_cases(draw):
+    n = draw(st.integers(10, 300))
+    frame, y, nominal = _frame(draw, n, classify=True)
+    if draw(st.booleans()):  # many classes: the parent's gini sums 8 or more squares (numpy's pairwise sum)
+        y = np.random.default_rng(n).integers(0, draw(st.sampled_from([3, 9, 12])), size=n)
+    params = dict(
+        cv=draw(st.sampled_from([None, 2, 3])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 3])),
+        min_samples_split=draw(st.sampled_from([2, 5])),
+        max_depth=draw(st.sampled_from([None, None, 3])),
+        max_bins=draw(st.sampled_from([4, 16, 255])),
+        min_impurity_decrease=draw(st.sampled_from([0.0, 0.0, 0.01])),
+    )
+    # fits the grower does not take (they stay level-wise) must still agree
+    params.update(draw(st.sampled_from([{}, {}, {}, {"criterion": "entropy"}, {"max_leaf_nodes": 5},
+                                        {"max_arity": 3}, {"repeats": 2, "cv": 2}])))
+    return frame, y, nominal, params, rng_weights(draw, n), draw(st.sampled_from([None, 7, 40]))
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classification_cases())
+def test_classification_small_nodes_give_the_level_wise_model(case):
+    frame, y, nominal, params, weight, rows = case
+
+    def fit():
+        return dasktree.DaskTreeClassifier(keep_fold_trees=True, **params).fit(
+            frame, y, sample_weight=weight, nominal=nominal).model_
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "digits"])
+def test_classification_suite_datasets(name):
+    """scikit-learn's small sets (digits: ten classes), with 5-fold CV: the same model both ways,
+    and small nodes gathered."""
+    import sklearn.datasets
+
+    X, y = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True, as_frame=True)
+
+    def fit():
+        return dasktree.DaskTreeClassifier(cv=5, keep_fold_trees=True).fit(X, y).model_
+
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0
+    assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+@pytest.fixture
+def parquet(tmp_path):
+    """The regression frame, and a classification target on it, as a Parquet dataset of 4 files."""
+    from dasktree.testing.data import write_dataset
+
+    frame = regression_frame(2000).drop(columns="colour")
+    frame["label"] = np.where(frame["y"] > frame["y"].median(), "high", "low")
+    return write_dataset(frame, tmp_path / "data", n_files=4, row_group_size=250)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_streamed_fit_gathers_and_gives_the_cached_model(parquet, task):
+    """Out of core (``cache=False``: every pass streams the pieces): the small nodes gathered a piece
+    at a time, the same model as the level-wise streamed fit and as the cached one."""
+    from dasktree.engine.local_runner import LocalRunner
+    from dasktree.engine.stream_runner import StreamRunner
+
+    target, drop = ("y", ["label"]) if task == "regression" else ("label", ["y"])
+    fit_of = dasktree.fit_regression if task == "regression" else dasktree.fit
+
+    def fit(cache):
+        return fit_of(parquet, target=target, exclude=drop, cv=3, keep_fold_trees=True, cache=cache,
+                      scheduler="inprocess")
+
+    gathered, level_wise = both_ways(lambda: fit(False))
+    assert small_nodes_of(gathered) > 0
+    assert model_bytes(gathered) == model_bytes(level_wise) == model_bytes(fit(True))
+    assert StreamRunner.small_pass is not LocalRunner.small_pass  # it streams: no cache of every row
+
+
+def test_a_cluster_fit_stays_level_wise(cluster_client):
+    """A fit on a cluster keeps the level passes (no small pass there) and the cached model."""
+    frame = regression_frame(1500)
+    X, y = frame.drop(columns="y"), frame["y"]
+    on_cluster = dasktree.fit_regression(frame, target="y", cv=3, keep_fold_trees=True, client=cluster_client)
+    with small_node_rows(None):
+        in_process = dasktree.DaskTreeRegressor(cv=3, keep_fold_trees=True).fit(X, y).model_
+    assert small_nodes_of(on_cluster) == 0 < small_nodes_of(in_process)
+    assert model_bytes(on_cluster) == model_bytes(in_process)
+
+
+def test_a_shallow_max_depth_keeps_its_level_passes():
+    """Within LEVELS_LEFT levels of max_depth nothing is gathered: depth D, D + 1 passes; deeper
+    limits gather, with the same model as level-wise."""
+    from dasktree.forest.small import LEVELS_LEFT
+
+    frame = regression_frame(3000)
+    X, y = frame.drop(columns="y"), frame["y"]
+    shallow = dasktree.DaskTreeClassifier(max_depth=LEVELS_LEFT).fit(X, y > y.median())
+    assert small_nodes_of(shallow.model_) == 0 and shallow.report_["passes"] == shallow.report_["depth"] + 1
+    fit = lambda: dasktree.DaskTreeRegressor(max_depth=LEVELS_LEFT + 4, cv=3, keep_fold_trees=True).fit(X, y).model_  # noqa: E731
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0 and gathered.report["passes"] < level_wise.report["passes"]
+    assert model_bytes(gathered) == model_bytes(level_wise)
