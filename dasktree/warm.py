@@ -99,6 +99,16 @@ def warm(cluster: bool = True, progress=None) -> dict:
         model = fit(frame, target="label", nominal=["u32"], scheduler=IN_PROCESS, **params)
         model.predict_codes(table)
     steps = len(IN_PROCESS_FITS)
+    say("small nodes grown in memory (both tasks)")
+    from .regress.fit import fit_regression
+
+    numeric = frame[["f64", "f32", "wide", "i8", "i16", "u8", "label"]]
+    fit(numeric, target="label", scheduler=IN_PROCESS)  # no max_depth: small nodes gathered and grown
+    fit(numeric, target="label", scheduler=IN_PROCESS, cv=3)
+    numbers = numeric.assign(label=frame["f64"].fillna(0.0) + frame["i8"])
+    fit_regression(numbers, target="label", scheduler=IN_PROCESS)
+    fit_regression(numbers, target="label", scheduler=IN_PROCESS, cv=3)
+    steps += 4
     say("the CSV scan")
     from .io.csv_scan import scan_bytes
 
