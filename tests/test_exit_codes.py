@@ -54,6 +54,21 @@ def test_exit_2_for_bad_parameter_values(data, tmp_path, args, needle):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--function", "11"], "--function must be an Agrawal function 1..10, got 11"),
+    (["--function", "0"], "--function must be an Agrawal function 1..10, got 0"),
+    (["--rows", "-5"], "--rows must be >= 1, got -5"),
+    (["--files", "0"], "--files must be >= 1, got 0"),
+    (["--files", "1000", "--rows", "10"], "--files 1000 is more than --rows 10"),
+])
+def test_exit_2_for_bad_demo_values(tmp_path, capsys, args, needle):
+    """The demo's sizes and function are usage errors, refused before any file is written."""
+    assert cli.main(["demo", "--dir", str(tmp_path), "--quiet", *args]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dasktree: error: ") and needle in err[0], err
+    assert os.listdir(tmp_path) == []
+
+
 def test_exit_2_for_bad_command_line():
     assert _run("fit").returncode == EXIT_USAGE
     assert _run("fit", "x", "--target", "y", "--out", "m.json", "--max-depth", "two").returncode == EXIT_USAGE

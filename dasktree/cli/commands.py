@@ -202,6 +202,23 @@ def _cv_said(r: dict) -> str:
     return f"; {r['prune']['cv_note']}" if "cv_note" in r["prune"] else ""
 
 
+def check_demo(args) -> None:
+    """The demo's sizes and function as usage errors (exit 2), before anything is written: at least one
+    row, one file, and no more files than rows (a file per row at most: refused, not capped)."""
+    from ..datasets.agrawal_functions import FUNCTIONS
+    from ..errors import ParameterError
+
+    if args.function not in FUNCTIONS:
+        raise ParameterError(f"--function must be an Agrawal function {FUNCTIONS[0]}..{FUNCTIONS[-1]}, "
+                             f"got {args.function}")
+    if args.rows < 1:
+        raise ParameterError(f"--rows must be >= 1, got {args.rows}")
+    if args.files < 1:
+        raise ParameterError(f"--files must be >= 1, got {args.files}")
+    if args.files > args.rows:
+        raise ParameterError(f"--files {args.files} is more than --rows {args.rows}: give at most one file per row")
+
+
 def _cmd_demo(args) -> dict:
     import numpy as np
     import pyarrow as pa
@@ -210,6 +227,7 @@ def _cmd_demo(args) -> dict:
     from ..fit import fit
     from ..model.export import export_text
 
+    check_demo(args)
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp
         data = os.path.join(root, "agrawal")

@@ -230,8 +230,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
     p = add("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
-    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset")
-    p.add_argument("--files", type=int, default=8, help="Parquet files it is written as")
+    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset (at least 1)")
+    p.add_argument("--files", type=int, default=8,
+                   help="Parquet files it is written as, 1 to --rows (more files than rows is refused)")
     p.add_argument("--function", type=int, default=2, help="Agrawal classification function 1..10")
     p.add_argument("--max-depth", type=int, default=5, metavar="D", help="deepest level of the tree")
     p.add_argument("--dir", help="keep the sample data in DIR/agrawal (default: a temporary directory, "
