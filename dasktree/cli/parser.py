@@ -75,7 +75,7 @@ def add_learning(p: argparse.ArgumentParser) -> None:
             g.add_argument(param.flag, dest=param.name, action="store_true", help=param.help)
             continue
         choices = [c for c in param.choices or () if isinstance(c, str)] or None
-        kind = param.from_text or _option_type(param)
+        kind = _from_text(param.from_text, param.flag) if param.from_text else _option_type(param)
         default, text = param.default, param.help
         other = regression.get(param.name)
         if other is not None and other is not param:  # the tasks differ: both tasks' values, each its default
@@ -94,6 +94,19 @@ def add_learning(p: argparse.ArgumentParser) -> None:
 
 
 CV_GROUP = "cross-validation (grown in the same passes as the tree)"
+
+
+def _from_text(convert, flag: str):
+    """``convert`` as an argparse type whose refusal is its own message: argparse words any other
+    ValueError as ``invalid <function name> value``, naming a private function to the user (argparse
+    names the option first, so the message's own ``flag`` goes)."""
+    def option_value(text):
+        try:
+            return convert(text)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+
+    return option_value
 
 
 def _option_type(param):
