@@ -105,6 +105,15 @@ def test_exit_75_for_an_unreachable_scheduler(data, tmp_path):
     _one_error_line(result, EXIT_TRANSIENT, "cannot reach the Dask scheduler")
 
 
+def test_an_expired_timeout_says_to_raise_it_not_to_retry(data, tmp_path, capsys):
+    """The same run retried meets the same deadline: the line said a retry may succeed."""
+    code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                     "--scheduler", "inprocess", "--max-depth", "12", "--cv", "10", "--timeout", "0.05"])
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_TRANSIENT and "--timeout 0.05 s expired" in line, line
+    assert "raise --timeout" in line and "retry" not in line
+
+
 @pytest.mark.parametrize("command", ["fit", "predict", "discretize"])
 def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
     """Far too short a --timeout: one line, exit 75, no output, the cluster closed, the process gone."""
@@ -117,7 +126,8 @@ def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
             "discretize": ["discretize", data, "--target", "class", "--out", str(out)]}[command]
     started = time.monotonic()
     result = _run(*args, "--quiet", "--scheduler", "processes", "--timeout", "0.2", timeout=120)
-    _one_error_line(result, EXIT_TRANSIENT, "--timeout 0.2 s expired")
+    _one_error_line(result, EXIT_TRANSIENT, "--timeout 0.2 s expired: the run exceeded it and was stopped; "
+                                            "raise --timeout to give it longer")
     assert time.monotonic() - started < 100  # the bound is the subprocess timeout; this says it ended
     assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 
