@@ -1,6 +1,8 @@
 """Messages speak the user's names: an option, a parameter, a class; never a private function's, a test
 hook's or the other interface's."""
 
+import re
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -36,3 +38,20 @@ def test_labels_given_to_the_regressor_name_the_classifier(tmp_path):
     with pytest.raises(DataError, match="not numeric") as refused:
         DaskTreeRegressor(max_depth=2).fit(str(tmp_path / "d"), target="y")
     assert "leave out" not in str(refused.value) and "DaskTreeClassifier" in str(refused.value)
+
+
+def test_help_points_to_the_guide_page_that_says_it():
+    """``export --help`` sent the reader to the README for what docs/guide/exports.md says."""
+    import argparse
+    from pathlib import Path
+
+    from dasktree.cli.parser import build_parser
+
+    root = Path(__file__).resolve().parent.parent
+    verbs = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction)).choices
+    for verb, parser in verbs.items():
+        text = " ".join(parser.format_help().split())
+        assert "README" not in text, verb
+        for page in re.findall(r"docs/[\w/.-]+\.md", text):
+            assert (root / page).is_file(), (verb, page)
+    assert "docs/guide/exports.md" in " ".join(verbs["export"].format_help().split())
