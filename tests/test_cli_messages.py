@@ -55,3 +55,17 @@ def test_help_points_to_the_guide_page_that_says_it():
         for page in re.findall(r"docs/[\w/.-]+\.md", text):
             assert (root / page).is_file(), (verb, page)
     assert "docs/guide/exports.md" in " ".join(verbs["export"].format_help().split())
+
+
+@pytest.mark.parametrize("task, target", [("classification", "label"), ("regression", "amount")])
+def test_the_level_bars_show_the_bound_for_both_tasks(tmp_path, capsys, task, target):
+    """A classification fit's bars said ``level 0/3``, a regression fit's ``level 0``."""
+    rng = np.random.default_rng(0)
+    frame = pd.DataFrame({"x": rng.normal(size=400), "z": rng.normal(size=400)})
+    frame["label"] = np.where(frame.x > 0, "a", "b")
+    frame["amount"] = frame.x * 3.0 + frame.z
+    write_dataset(frame.drop(columns="amount" if task == "classification" else "label"), tmp_path / "d", n_files=2)
+    assert main(["fit", str(tmp_path / "d"), "--target", target, "--task", task, "--max-depth", "3",
+                 "--out", str(tmp_path / "m.json"), "--scheduler", "inprocess"]) == 0
+    bars = [line for line in capsys.readouterr().err.splitlines() if ": level " in line]
+    assert bars and all(re.search(r"pass \d+: level [0-3]/3 ", line) for line in bars), bars
