@@ -69,3 +69,29 @@ def test_the_level_bars_show_the_bound_for_both_tasks(tmp_path, capsys, task, ta
                  "--out", str(tmp_path / "m.json"), "--scheduler", "inprocess"]) == 0
     bars = [line for line in capsys.readouterr().err.splitlines() if ": level " in line]
     assert bars and all(re.search(r"pass \d+: level [0-3]/3 ", line) for line in bars), bars
+
+
+@pytest.mark.parametrize("task, target", [("classification", "label"), ("regression", "amount")])
+def test_a_run_resumed_from_a_checkpoint_says_so(tmp_path, capsys, task, target):
+    """A checkpoint holding the first two level passes (a fit stopped in level 2): the run says it
+    resumed there, once, and the model is the uninterrupted fit's."""
+    rng = np.random.default_rng(1)
+    frame = pd.DataFrame({"x": rng.normal(size=600), "z": rng.normal(size=600)})
+    frame["label"] = np.where(frame.x + frame.z > 0, "a", "b")
+    frame["amount"] = frame.x * 3.0 + frame.z
+    data = tmp_path / "d"
+    write_dataset(frame.drop(columns="amount" if task == "classification" else "label"), data, n_files=2)
+    fit = ["fit", str(data), "--target", target, "--task", task, "--max-depth", "5", "--scheduler", "inprocess"]
+    assert main([*fit, "--out", str(tmp_path / "plain.json"), "--quiet"]) == 0
+    ckpt = tmp_path / "ckpt"
+    estimator = dasktree.DaskTreeClassifier if task == "classification" else DaskTreeRegressor
+    estimator(max_depth=5, scheduler="inprocess").fit(str(data), target=target, checkpoint=str(ckpt))
+    passes = sorted(ckpt.glob("pass-*.npz"))
+    assert len(passes) > 3
+    for later in passes[2:]:
+        later.unlink()
+    capsys.readouterr()
+    assert main([*fit, "--out", str(tmp_path / "resumed.json"), "--checkpoint", str(ckpt)]) == 0
+    said = [line for line in capsys.readouterr().err.splitlines() if "resumed" in line]
+    assert said == [f"dasktree: resumed from {ckpt} at level 2 (2 level passes replayed)"], said
+    assert (tmp_path / "resumed.json").read_bytes() == (tmp_path / "plain.json").read_bytes()

@@ -15,7 +15,8 @@ loop gives ``level``, ``nodes`` and ``rows``; the fit gives ``max_depth``, kept
 for every later bar); ``reads`` (``count_reads``), when
 set, returns the bytes the job has read from its data so far, and each line's ``bytes_read`` is
 what was added since the last line (0 for a pass over codes kept on the workers).
-``cluster(...)`` says where the Dask dashboard of the job's cluster is.
+``cluster(...)`` says where the Dask dashboard of the job's cluster is; ``note(event, message)`` says
+anything else once (a fit resumed from a checkpoint, kernels compiling).
 Nothing is written when ``enabled`` is false.
 """
 
@@ -118,6 +119,17 @@ class Progress:
         what = "started a local Dask cluster" if started else "connected to the Dask scheduler"
         where = f"; dashboard {dashboard}" if dashboard else ""
         self.stream.write(f"dasktree: {what} at {scheduler}{where}\n")
+        self.stream.flush()
+
+    def note(self, event: str, message: str, **fields) -> None:
+        """One line between the bars, ``dasktree: MESSAGE``; a JSON line ``{"event": EVENT, "message":
+        MESSAGE, **fields}`` with ``log_format="json"``."""
+        if not self.enabled:
+            return
+        if self.log_format == "json":
+            self._emit({"event": event, "message": message, **fields})
+            return
+        self.stream.write(f"dasktree: {message}\n")
         self.stream.flush()
 
     def _emit(self, record: dict) -> None:
