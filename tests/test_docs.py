@@ -30,9 +30,45 @@ def test_the_docs_build_with_warnings_as_errors(tmp_path):
                            "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=300, env=env,
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
-    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    site = tmp_path / "site"
+    api = (site / "api" / "index.html").read_text()
     for name in ("DaskTreeClassifier", "Discretizer", "prune_model", "export_text"):  # from the docstrings
         assert name in api, name
+    assert _broken_links(site) == []
+    assert (site / "results" / "core" / "index.html").exists()  # the benchmark results are pages of the site
+
+
+def _broken_links(site: Path) -> list[tuple[str, str]]:
+    """Every link of the built site to a file of the site that is not there (a page's ``../x/``, a root's ``/x``)."""
+    from urllib.parse import unquote, urlsplit
+
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for href in re.findall(r'href="([^"]+)"', page.read_text()):
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            base = site if parts.path.startswith("/") else page.parent
+            target = (base / unquote(parts.path).lstrip("/")).resolve()
+            if not (target / "index.html" if target.is_dir() else target).exists():
+                broken.append((str(page.relative_to(site)), href))
+    return broken
+
+
+def test_the_api_reference_reads_without_the_site():
+    """Read on a code host, docs/api.md showed only ``:::`` lines: every name it pulls in is also in a
+    line of its own, with a link to a guide page that exists."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    for directive in re.findall(r"^::: ([\w.]+)$", text, flags=re.M):
+        name = directive.rsplit(".", 1)[-1]
+        assert any(f"`{name}" in row or f".{name}(" in row for row in rows) or directive == "dasktree.errors", name
+    import dasktree.errors
+
+    for name in dasktree.errors.__all__:
+        assert any(name in row for row in rows), name
+    for page in re.findall(r"\]\(([\w/.-]+\.md)\)", text):
+        assert (ROOT / "docs" / page).is_file(), page
 
 
 def test_the_cli_synopsis_in_the_guide_is_the_parsers():
