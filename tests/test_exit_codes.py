@@ -105,6 +105,27 @@ def test_exit_75_for_an_unreachable_scheduler(data, tmp_path):
     _one_error_line(result, EXIT_TRANSIENT, "cannot reach the Dask scheduler")
 
 
+def test_a_refusing_scheduler_address_is_given_up_on_in_seconds(data, tmp_path, capsys):
+    """A refused connection is answered at once: the job said so after distributed's 20 s of retries."""
+    from dasktree.engine.cluster import REFUSED_SECONDS
+
+    import dasktree.fit  # noqa: F401  (imports are not the connect's time)
+    import distributed  # noqa: F401
+
+    started = time.monotonic()
+    code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                     "--scheduler", "tcp://127.0.0.1:1"])
+    took = time.monotonic() - started
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_TRANSIENT and "cannot reach the Dask scheduler at tcp://127.0.0.1:1: tried a TCP " \
+        "connection to 127.0.0.1:1, refused for 3 s" in line, line
+    assert REFUSED_SECONDS <= took < 15, took
+    unknown = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                        "--scheduler", "tcp://no-such-host.invalid:8786"])
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert unknown == EXIT_TRANSIENT and "'no-such-host.invalid' is not a host name" in line, line
+
+
 def test_an_expired_timeout_says_to_raise_it_not_to_retry(data, tmp_path, capsys):
     """The same run retried meets the same deadline: the line said a retry may succeed."""
     code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
