@@ -32,7 +32,7 @@ def _cmd_fit(args) -> dict:
     model = fit_validated(
         args.data, None, settings, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, "classification"),
         checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit,
     )
     model.save(args.out)
@@ -85,7 +85,7 @@ def _cmd_discretize(args) -> dict:
     from ..io.outputs import check_out
 
     started = time.perf_counter()
-    bar = _progress(args)
+    bar = _progress(args, "classification")
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
                        significance=args.significance, max_arity=args.max_arity, progress=bar)
     disc._kernel_params()  # bad parameters fail before any work
@@ -235,7 +235,7 @@ def _cmd_demo(args) -> dict:
                               overwrite=True)
         # as 'dasktree fit' reads the same files: car and zipcode are int8 columns, so numeric
         model = fit(data, target=agrawal.TARGET, max_depth=args.max_depth, scheduler=args.scheduler,
-                    progress=_progress(args))
+                    progress=_progress(args, "classification"))
         test = agrawal.generate(max(1000, args.rows // 4), function=args.function, seed=1)
         predicted = np.asarray(model.classes)[model.predict_codes(pa.Table.from_pandas(test))]
         accuracy = float(np.mean(predicted == test[agrawal.TARGET].to_numpy()))

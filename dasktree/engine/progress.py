@@ -53,6 +53,7 @@ class Progress:
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and log_format == "text"
         self.passes = 0
         self.max_depth: int | None = None
+        self._notes: list = []  # said when the next pass starts (note(..., at_next_pass=True))
 
     def count_reads(self, reads: Callable[[], int] | None) -> None:
         """Count each pass's ``bytes_read`` with ``reads`` (bytes read so far, from 0), or stop."""
@@ -78,6 +79,9 @@ class Progress:
         return f", {rows:,} rows" if isinstance(rows, int) and rows >= 0 else ""
 
     def start(self, label: str, total: int) -> None:
+        notes, self._notes = self._notes, []
+        for event, message, fields in notes:
+            self.note(event, message, **fields)
         self.passes += 1
         self._label, self._total, self._done = self._title(label), max(total, 0), 0
         self._started = time.perf_counter()
@@ -121,9 +125,13 @@ class Progress:
         self.stream.write(f"dasktree: {what} at {scheduler}{where}\n")
         self.stream.flush()
 
-    def note(self, event: str, message: str, **fields) -> None:
+    def note(self, event: str, message: str, *, at_next_pass: bool = False, **fields) -> None:
         """One line between the bars, ``dasktree: MESSAGE``; a JSON line ``{"event": EVENT, "message":
-        MESSAGE, **fields}`` with ``log_format="json"``."""
+        MESSAGE, **fields}`` with ``log_format="json"``. ``at_next_pass``: when the next pass starts
+        (not at all if none does: an input refused first keeps its one error line)."""
+        if at_next_pass:
+            self._notes.append((event, message, fields))
+            return
         if not self.enabled:
             return
         if self.log_format == "json":
