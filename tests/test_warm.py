@@ -22,7 +22,13 @@ class Listener(event.Listener):
 event.register("numba:compile", Listener())
 from dasktree.testing import mixed_frame
 from dasktree import fit
-fit(mixed_frame(3000, seed=4), target="label", criterion=sys.argv[1], max_depth=5, cv=3)
+frame = mixed_frame(3000, seed=4)
+if sys.argv[1] == "squared_error":  # a regression tree: its own level pass
+    from dasktree import DaskTreeRegressor
+    frame["amount"] = frame["label"].astype("category").cat.codes * 2.5 + 1.0
+    DaskTreeRegressor(max_depth=5, cv=3).fit(frame.drop(columns=["label", "amount"]), frame["amount"])
+else:
+    fit(frame, target="label", criterion=sys.argv[1], max_depth=5, cv=3)
 print(json.dumps(compiled))
 """
 
@@ -41,7 +47,7 @@ def test_after_warm_a_fit_compiles_nothing(tmp_path):
     assert warm.returncode == 0, warm.stderr
     report = json.loads(warm.stdout)
     assert report["cache_dir"] == str(tmp_path / "warmed") and report["fits"] > 0
-    for criterion in ("gini", "entropy"):
+    for criterion in ("gini", "entropy", "squared_error"):
         after = _python(["-c", COUNT_COMPILES, criterion], env)
         assert after.returncode == 0, after.stderr
         assert json.loads(after.stdout.strip().splitlines()[-1]) == []
