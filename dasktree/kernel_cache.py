@@ -12,7 +12,16 @@ from __future__ import annotations
 import os
 import tempfile
 
-__all__ = ["ensure_cache_dir", "cache_dir"]
+__all__ = ["ensure_cache_dir", "cache_dir", "cold", "COMPILING"]
+
+COMPILING = "compiling kernels, once: dasktree warm does it ahead"
+"""What the command says before a fit whose kernels are not in the cache (:func:`cold`)."""
+
+LEVEL_PASS_KERNELS = {
+    "classification": (("dasktree.kernels.histogram", "_pass_numba"), ("dasktree.binning.codes", "_codes_numba")),
+    "regression": (("dasktree.kernels.regression_pass", "_pass"), ("dasktree.binning.codes", "_codes_numba")),
+}
+"""The kernels every fit of a task compiles first (module, name): one cold means the rest are too."""
 
 
 def _writable(path: str) -> bool:
@@ -58,3 +67,21 @@ def cache_dir() -> str:
     from numba.misc.appdirs import AppDirs
 
     return AppDirs(appname="numba", appauthor=False).user_cache_dir
+
+
+def cold(task: str = "classification") -> bool:
+    """Whether a fit of ``task`` in this process will compile its kernels first (many seconds): one of
+    its level-pass kernels has nothing in numba's on-disk cache for its current source (no index file,
+    or one of an older source, as after an install or an upgrade). Read from the cache, not timed;
+    False when numba's cache cannot be read this way (nothing is said rather than something wrong)."""
+    import importlib
+
+    for module, name in LEVEL_PASS_KERNELS[task]:
+        kernel = getattr(importlib.import_module(module), name)
+        try:
+            index = kernel._cache._cache_file._load_index()  # {} when missing or stale (numba's own check)
+        except Exception:  # noqa: BLE001 - numba's private cache API moved: say nothing
+            return False
+        if not index:
+            return True
+    return False

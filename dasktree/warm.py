@@ -20,7 +20,8 @@ still compiles once per machine rather than failing.
 What is compiled is what fits call: small fits in this process on a frame
 holding every column type the readers pass on (float64, float32, signed and
 unsigned integers of each width, booleans, strings), under every criterion,
-nominal split, multi-way arity, cross-validation and discretization method;
+nominal split, multi-way arity, cross-validation and discretization method, and
+regression trees under each of their criteria;
 and one fit on a Dask cluster of threads in this process, whose passes take the
 cluster's paths (per-worker counts in int32 and uint16, derived histograms).
 Nothing is learned or written but the cache.
@@ -73,6 +74,14 @@ IN_PROCESS_FITS: tuple[dict, ...] = (
 )
 """The fits :func:`warm` makes in this process (parameters; the frame of :func:`_frame`)."""
 
+REGRESSION_FITS: tuple[dict, ...] = (
+    dict(criterion="squared_error", max_depth=4, cv=3),
+    dict(criterion="friedman_mse", max_depth=3),
+    dict(criterion="poisson", max_depth=3),
+)
+"""The regression trees :func:`warm` grows in this process (their level pass is a kernel of its own),
+on :func:`_frame`'s columns with a number >= 0 as the target."""
+
 
 def warm(cluster: bool = True, progress=None) -> dict:
     """Compile every kernel into the cache; returns what was done and how long it took.
@@ -98,17 +107,19 @@ def warm(cluster: bool = True, progress=None) -> dict:
         say(", ".join(f"{k}={v}" for k, v in params.items()))
         model = fit(frame, target="label", nominal=["u32"], scheduler=IN_PROCESS, **params)
         model.predict_codes(table)
-    steps = len(IN_PROCESS_FITS)
-    say("small nodes grown in memory (both tasks)")
     from .regress.fit import fit_regression
 
+    numbers = frame.drop(columns="label").assign(amount=frame["f64"].abs().fillna(0.0) * 3 + frame["i8"])
+    for params in REGRESSION_FITS:
+        say("regression: " + ", ".join(f"{k}={v}" for k, v in params.items()))
+        fit_regression(numbers, target="amount", nominal=["u32"], scheduler=IN_PROCESS, **params)
+    steps = len(IN_PROCESS_FITS) + len(REGRESSION_FITS)
+    say("small nodes grown in memory (both tasks)")
     numeric = frame[["f64", "f32", "wide", "i8", "i16", "u8", "label"]]
     fit(numeric, target="label", scheduler=IN_PROCESS)  # no max_depth: small nodes gathered and grown
     fit(numeric, target="label", scheduler=IN_PROCESS, cv=3)
-    numbers = numeric.assign(label=frame["f64"].fillna(0.0) + frame["i8"])
-    fit_regression(numbers, target="label", scheduler=IN_PROCESS)
-    fit_regression(numbers, target="label", scheduler=IN_PROCESS, cv=3)
-    steps += 4
+    fit_regression(numbers[["f64", "f32", "wide", "i8", "amount"]], target="amount", scheduler=IN_PROCESS, cv=3)
+    steps += 3
     say("the CSV scan")
     from .io.csv_scan import scan_bytes
 

@@ -110,3 +110,26 @@ def test_fit_with_cross_validation(tmp_path):
     assert human.returncode == 0 and "cross-validated accuracy" in human.stdout
     bad = _run("fit", str(data), "--target", "class", "--out", str(model), "--repeats", "2", "--quiet")
     assert bad.returncode == 2 and "needs cv" in bad.stderr  # a bad parameter value: usage
+
+
+def test_a_fit_on_an_empty_kernel_cache_says_it_compiles_once(tmp_path):
+    """A fresh cache (a new install): the fit says so as its first pass starts, once; the next fit,
+    on the cache it filled, says nothing. Read from numba's cache, not timed."""
+    from dasktree.kernel_cache import COMPILING
+
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 2000, n_files=2, function=1, seed=0)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache")}
+
+    def fit(out):
+        done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(data), "--target", "class", "--out",
+                               str(tmp_path / out), "--max-depth", "3", "--scheduler", "inprocess"],
+                              capture_output=True, text=True, timeout=900, env=env)
+        assert done.returncode == 0, done.stderr
+        return done.stderr.splitlines()
+
+    cold = fit("cold.json")
+    assert cold.count(f"dasktree: {COMPILING}") == 1 and cold[0] == f"dasktree: {COMPILING}", cold
+    assert cold[1].startswith("pass 0"), cold
+    warm = fit("warm.json")
+    assert warm and f"dasktree: {COMPILING}" not in warm, warm

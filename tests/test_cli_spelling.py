@@ -37,6 +37,16 @@ def test_a_misspelt_option_is_one_line_naming_the_closest_and_exit_2(capsys, arg
     assert f"did you mean {closest}" in lines[0]
 
 
+@pytest.mark.parametrize("typed", ["--bogus", "--x", "--zzz"])
+def test_an_option_close_to_none_gets_no_suggestion(capsys, typed):
+    """The ``--`` every option shares is no likeness: ``--bogus`` was answered with ``did you mean --out?``."""
+    with pytest.raises(SystemExit) as stop:
+        main(["fit", "d", "--target", "c", "--out", "m.json", typed])
+    assert stop.value.code == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and f"no option {typed} (" in lines[0] and "did you mean" not in lines[0], lines
+
+
 def test_the_command_refuses_a_prefix_in_a_process(tmp_path):
     done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(tmp_path), "--target", "c", "--out",
                            str(tmp_path / "m.json"), "--max-dept", "5"], capture_output=True, text=True, timeout=120)

@@ -30,9 +30,45 @@ def test_the_docs_build_with_warnings_as_errors(tmp_path):
                            "-d", str(tmp_path / "site")], capture_output=True, text=True, timeout=300, env=env,
                           cwd=ROOT)
     assert done.returncode == 0, done.stderr[-3000:]
-    api = (tmp_path / "site" / "api" / "index.html").read_text()
+    site = tmp_path / "site"
+    api = (site / "api" / "index.html").read_text()
     for name in ("DaskTreeClassifier", "Discretizer", "prune_model", "export_text"):  # from the docstrings
         assert name in api, name
+    assert _broken_links(site) == []
+    assert (site / "results" / "core" / "index.html").exists()  # the benchmark results are pages of the site
+
+
+def _broken_links(site: Path) -> list[tuple[str, str]]:
+    """Every link of the built site to a file of the site that is not there (a page's ``../x/``, a root's ``/x``)."""
+    from urllib.parse import unquote, urlsplit
+
+    broken = []
+    for page in sorted(site.rglob("*.html")):
+        for href in re.findall(r'href="([^"]+)"', page.read_text()):
+            parts = urlsplit(href)
+            if parts.scheme or parts.netloc or not parts.path:
+                continue
+            base = site if parts.path.startswith("/") else page.parent
+            target = (base / unquote(parts.path).lstrip("/")).resolve()
+            if not (target / "index.html" if target.is_dir() else target).exists():
+                broken.append((str(page.relative_to(site)), href))
+    return broken
+
+
+def test_the_api_reference_reads_without_the_site():
+    """Read on a code host, docs/api.md showed only ``:::`` lines: every name it pulls in is also in a
+    line of its own, with a link to a guide page that exists."""
+    text = (ROOT / "docs" / "api.md").read_text()
+    rows = [line for line in text.splitlines() if line.startswith("| `")]
+    for directive in re.findall(r"^::: ([\w.]+)$", text, flags=re.M):
+        name = directive.rsplit(".", 1)[-1]
+        assert any(f"`{name}" in row or f".{name}(" in row for row in rows) or directive == "dasktree.errors", name
+    import dasktree.errors
+
+    for name in dasktree.errors.__all__:
+        assert any(name in row for row in rows), name
+    for page in re.findall(r"\]\(([\w/.-]+\.md)\)", text):
+        assert (ROOT / "docs" / page).is_file(), page
 
 
 def test_the_cli_synopsis_in_the_guide_is_the_parsers():
@@ -56,19 +92,53 @@ def test_license_python_versions_and_typing_are_declared():
     assert "dasktree warm" in readme and "local Dask cluster" not in readme
 
 
-@pytest.mark.cluster
-def test_the_readmes_python_runs_as_written(tmp_path, monkeypatch):
-    """In a directory holding ``train/`` (Parquet with a ``churn`` column), as the README says."""
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+BLOCKS = [(path, i, block) for path in DOCS for i, block in enumerate(_python_blocks(path.read_text()))]
+
+
+@pytest.fixture(scope="module")
+def docs_data(tmp_path_factory):
+    """The datasets the blocks name, written once: ``train/`` (a ``churn`` column, as the README
+    says), ``data/`` (a ``label`` and an ``id``) and ``sales/`` (an ``amount``)."""
+    root = tmp_path_factory.mktemp("docs-data")
     rng = np.random.default_rng(0)
     n = 3000
     frame = pd.DataFrame({"tenure": rng.integers(0, 72, n), "charges": rng.normal(70, 30, n).round(2),
                           "plan": rng.choice(["monthly", "yearly", "two-year"], n)})
     frame["churn"] = np.where((frame.tenure < 12) & (frame.plan == "monthly"), "yes",
                               np.where(rng.random(n) < 0.1, "yes", "no"))
-    write_dataset(frame, tmp_path / "train", n_files=6)
-    monkeypatch.chdir(tmp_path)
-    blocks = _python_blocks((ROOT / "README.md").read_text())
-    assert len(blocks) >= 2
-    for block in blocks:
-        exec(compile(block, "README.md", "exec"), {"__name__": "readme"})
-    assert (tmp_path / "model.json").exists() and list((tmp_path / "predictions").glob("*.parquet"))
+    write_dataset(frame, root / "train", n_files=6)
+    data = pd.DataFrame({"id": np.arange(n), "age": rng.integers(18, 80, n), "income": rng.normal(50, 20, n).round(1),
+                         "plan": rng.choice(["basic", "plus", "pro"], n)})
+    data["label"] = np.where((data.age < 40) & (data.income > 45), "buys",
+                             np.where(rng.random(n) < 0.15, "buys", "browses"))
+    write_dataset(data, root / "data", n_files=4)
+    sales = data[["age", "income", "plan"]].copy()
+    sales["amount"] = (sales.income * 2.0 + np.where(sales.plan == "pro", 30.0, 0.0) + rng.normal(0, 5, n)).round(2)
+    write_dataset(sales, root / "sales", n_files=3)
+    return root
+
+
+def test_the_docs_have_python_blocks():
+    where = {path.name for path, _, _ in BLOCKS}
+    assert {"README.md", "python.md", "regression.md", "discretization.md"} <= where, where
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("path, index, block", BLOCKS, ids=[f"{p.name}-{i}" for p, i, _ in BLOCKS])
+def test_every_python_block_runs_as_a_script(docs_data, tmp_path, path, index, block):
+    """Each block as ``python example.py`` in its own directory beside the shared datasets: a real
+    ``__main__`` (worker processes a cluster starts import it again) and a fresh interpreter; what
+    it saves and predicts is there afterwards."""
+    for name in os.listdir(docs_data):
+        (tmp_path / name).symlink_to(docs_data / name, target_is_directory=True)
+    (tmp_path / "example.py").write_text(block)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=900, env=env)
+    assert done.returncode == 0, f"{path.name} block {index}:\n{done.stderr[-3000:]}"
+    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    for saved in re.findall(r"""\.save\(["']([^"']+)["']\)""", block):
+        assert (tmp_path / saved).is_file(), saved
+    for out in re.findall(r"""out=["']([^"':]+)["']""", block):
+        assert list((tmp_path / out).glob("*.parquet")), out

@@ -54,6 +54,21 @@ def test_exit_2_for_bad_parameter_values(data, tmp_path, args, needle):
     assert not out.exists()
 
 
+@pytest.mark.parametrize("args, needle", [
+    (["--function", "11"], "--function must be an Agrawal function 1..10, got 11"),
+    (["--function", "0"], "--function must be an Agrawal function 1..10, got 0"),
+    (["--rows", "-5"], "--rows must be >= 1, got -5"),
+    (["--files", "0"], "--files must be >= 1, got 0"),
+    (["--files", "1000", "--rows", "10"], "--files 1000 is more than --rows 10"),
+])
+def test_exit_2_for_bad_demo_values(tmp_path, capsys, args, needle):
+    """The demo's sizes and function are usage errors, refused before any file is written."""
+    assert cli.main(["demo", "--dir", str(tmp_path), "--quiet", *args]) == EXIT_USAGE
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("dasktree: error: ") and needle in err[0], err
+    assert os.listdir(tmp_path) == []
+
+
 def test_exit_2_for_bad_command_line():
     assert _run("fit").returncode == EXIT_USAGE
     assert _run("fit", "x", "--target", "y", "--out", "m.json", "--max-depth", "two").returncode == EXIT_USAGE
@@ -90,6 +105,36 @@ def test_exit_75_for_an_unreachable_scheduler(data, tmp_path):
     _one_error_line(result, EXIT_TRANSIENT, "cannot reach the Dask scheduler")
 
 
+def test_a_refusing_scheduler_address_is_given_up_on_in_seconds(data, tmp_path, capsys):
+    """A refused connection is answered at once: the job said so after distributed's 20 s of retries."""
+    from dasktree.engine.cluster import REFUSED_SECONDS
+
+    import dasktree.fit  # noqa: F401  (imports are not the connect's time)
+    import distributed  # noqa: F401
+
+    started = time.monotonic()
+    code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                     "--scheduler", "tcp://127.0.0.1:1"])
+    took = time.monotonic() - started
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_TRANSIENT and "cannot reach the Dask scheduler at tcp://127.0.0.1:1: tried a TCP " \
+        "connection to 127.0.0.1:1, refused for 3 s" in line, line
+    assert REFUSED_SECONDS <= took < 15, took
+    unknown = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                        "--scheduler", "tcp://no-such-host.invalid:8786"])
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert unknown == EXIT_TRANSIENT and "'no-such-host.invalid' is not a host name" in line, line
+
+
+def test_an_expired_timeout_says_to_raise_it_not_to_retry(data, tmp_path, capsys):
+    """The same run retried meets the same deadline: the line said a retry may succeed."""
+    code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
+                     "--scheduler", "inprocess", "--max-depth", "12", "--cv", "10", "--timeout", "0.05"])
+    line, = capsys.readouterr().err.strip().splitlines()
+    assert code == EXIT_TRANSIENT and "--timeout 0.05 s expired" in line, line
+    assert "raise --timeout" in line and "retry" not in line
+
+
 @pytest.mark.parametrize("command", ["fit", "predict", "discretize"])
 def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
     """Far too short a --timeout: one line, exit 75, no output, the cluster closed, the process gone."""
@@ -102,7 +147,8 @@ def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
             "discretize": ["discretize", data, "--target", "class", "--out", str(out)]}[command]
     started = time.monotonic()
     result = _run(*args, "--quiet", "--scheduler", "processes", "--timeout", "0.2", timeout=120)
-    _one_error_line(result, EXIT_TRANSIENT, "--timeout 0.2 s expired")
+    _one_error_line(result, EXIT_TRANSIENT, "--timeout 0.2 s expired: the run exceeded it and was stopped; "
+                                            "raise --timeout to give it longer")
     assert time.monotonic() - started < 100  # the bound is the subprocess timeout; this says it ended
     assert not out.exists() and not [p for p in os.listdir(tmp_path) if p.startswith(".")]
 

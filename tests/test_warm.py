@@ -22,11 +22,21 @@ class Listener(event.Listener):
 event.register("numba:compile", Listener())
 from dasktree.testing import mixed_frame
 from dasktree import fit
-fit(mixed_frame(3000, seed=4), target="label", criterion=sys.argv[1], max_depth=5, cv=3)
+frame = mixed_frame(3000, seed=4)
+if sys.argv[1] == "squared_error":  # a regression tree: its own level pass
+    from dasktree import DaskTreeRegressor
+    frame["amount"] = frame["label"].astype("category").cat.codes * 2.5 + 1.0
+    DaskTreeRegressor(max_depth=5, cv=3).fit(frame.drop(columns=["label", "amount"]), frame["amount"])
+    numbers = frame.drop(columns="label").select_dtypes("number")
+    DaskTreeRegressor().fit(numbers.drop(columns="amount"), numbers["amount"])  # deep: small nodes in memory
+else:
+    fit(frame, target="label", criterion=sys.argv[1], max_depth=5, cv=3)
+    numbers = frame.select_dtypes("number").assign(label=frame["label"])
+    fit(numbers, target="label", criterion=sys.argv[1])  # deep: small nodes in memory where the criterion allows
 import os, tempfile
 csv = os.path.join(tempfile.mkdtemp(), "rows.csv")  # CSV input's record scan too
 mixed_frame(500, seed=4).to_csv(csv, index=False)
-fit(csv, target="label", criterion=sys.argv[1], max_depth=3)
+fit(csv, target="label", criterion="gini", max_depth=3)
 print(json.dumps(compiled))
 """
 
@@ -45,7 +55,7 @@ def test_after_warm_a_fit_compiles_nothing(tmp_path):
     assert warm.returncode == 0, warm.stderr
     report = json.loads(warm.stdout)
     assert report["cache_dir"] == str(tmp_path / "warmed") and report["fits"] > 0
-    for criterion in ("gini", "entropy"):
+    for criterion in ("gini", "entropy", "squared_error"):
         after = _python(["-c", COUNT_COMPILES, criterion], env)
         assert after.returncode == 0, after.stderr
         assert json.loads(after.stdout.strip().splitlines()[-1]) == []

@@ -56,7 +56,7 @@ def _numbers(column, name: str, where: str) -> np.ndarray:
     if not (pa.types.is_integer(column.type) or pa.types.is_floating(column.type)
             or pa.types.is_boolean(column.type) or pa.types.is_decimal(column.type)):
         raise DataError(f"target {name!r}{where} is {column.type}, not numeric: a regression target is a number "
-                        "(for labels, leave out --task regression)")
+                        "(labels are classified: DaskTreeClassifier, dasktree fit --task classification)")
     values = column.drop_null()
     return np.asarray(pc.cast(values, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
 

@@ -4,7 +4,8 @@ Exit codes (:data:`EXIT_CODES`, :mod:`dasktree.errors`): 0 done; 1 the data or
 a file cannot be used (one line on stderr); 2 bad usage, including a bad
 parameter value; 3 an internal error (a bug: please report it); 75 a transient
 failure a retry may fix (scheduler unreachable, cluster lost, ``--timeout``).
-``--json`` prints a machine-readable report on stdout and the human summary
+``--timeout S`` expiring is exit 75 too (a scheduler's retry), with a line saying the run exceeded
+``S`` seconds and to raise it. ``--json`` prints a machine-readable report on stdout and the human summary
 on stderr; progress bars go to stderr and ``--quiet`` turns them off.
 ``--log-format json`` makes stderr JSON lines only: one per pass (and one naming the cluster
 and its dashboard) instead of the bars (:mod:`dasktree.engine.progress`), one per summary
@@ -103,7 +104,8 @@ def _deadline(seconds: float | None):
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield
         return
-    message = f"--timeout {seconds:g} s expired before the run finished; a retry may succeed"
+    message = (f"--timeout {seconds:g} s expired: the run exceeded it and was stopped; "
+               "raise --timeout to give it longer")
 
     def expire(signum, frame):
         signal.setitimer(signal.ITIMER_REAL, 0)

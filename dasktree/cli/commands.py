@@ -44,7 +44,7 @@ def _cmd_fit(args) -> dict:
     model = fit_validated(
         args.data, None, settings, target=args.target, features=columns(args.features) or None,
         exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, "classification"),
         checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit,
     )
     model.save(args.out)
@@ -104,7 +104,7 @@ def _cmd_discretize(args) -> dict:
     from ..io.outputs import check_out
 
     started = time.perf_counter()
-    bar = _progress(args)
+    bar = _progress(args, "classification")
     disc = Discretizer(args.method, max_bins=args.max_bins, n_intervals=args.n_intervals,
                        significance=args.significance, max_arity=args.max_arity, progress=bar)
     disc._kernel_params()  # bad parameters fail before any work
@@ -225,6 +225,23 @@ def _cv_said(r: dict) -> str:
     return f"; {r['prune']['cv_note']}" if "cv_note" in r["prune"] else ""
 
 
+def check_demo(args) -> None:
+    """The demo's sizes and function as usage errors (exit 2), before anything is written: at least one
+    row, one file, and no more files than rows (a file per row at most: refused, not capped)."""
+    from ..datasets.agrawal_functions import FUNCTIONS
+    from ..errors import ParameterError
+
+    if args.function not in FUNCTIONS:
+        raise ParameterError(f"--function must be an Agrawal function {FUNCTIONS[0]}..{FUNCTIONS[-1]}, "
+                             f"got {args.function}")
+    if args.rows < 1:
+        raise ParameterError(f"--rows must be >= 1, got {args.rows}")
+    if args.files < 1:
+        raise ParameterError(f"--files must be >= 1, got {args.files}")
+    if args.files > args.rows:
+        raise ParameterError(f"--files {args.files} is more than --rows {args.rows}: give at most one file per row")
+
+
 def _cmd_demo(args) -> dict:
     import numpy as np
     import pyarrow as pa
@@ -233,6 +250,7 @@ def _cmd_demo(args) -> dict:
     from ..fit import fit
     from ..model.export import export_text
 
+    check_demo(args)
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:
         root = args.dir or tmp
         data = os.path.join(root, "agrawal")
@@ -240,7 +258,7 @@ def _cmd_demo(args) -> dict:
                               overwrite=True)
         # as 'dasktree fit' reads the same files: car and zipcode are int8 columns, so numeric
         model = fit(data, target=agrawal.TARGET, max_depth=args.max_depth, scheduler=args.scheduler,
-                    progress=_progress(args))
+                    progress=_progress(args, "classification"))
         test = agrawal.generate(max(1000, args.rows // 4), function=args.function, seed=1)
         predicted = np.asarray(model.classes)[model.predict_codes(pa.Table.from_pandas(test))]
         accuracy = float(np.mean(predicted == test[agrawal.TARGET].to_numpy()))

@@ -24,7 +24,7 @@ def add_export_parser(add) -> None:
     p.add_argument("--format", required=True, choices=["sql", "onnx", "pmml"],
                    help="sql: a SELECT with the prediction and proba_<class> columns (a regression model: the "
                         "prediction, a double); onnx: a graph taking one double tensor [N, features] (nominal "
-                        "features as category codes, see the README); pmml: a PMML 4.4 TreeModel")
+                        "features as category codes, see the guide's exports page, docs/guide/exports.md); pmml: a PMML 4.4 TreeModel")
     p.add_argument("--out", required=True, help="file to write (atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     g = p.add_argument_group("sql")

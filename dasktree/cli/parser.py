@@ -84,7 +84,7 @@ def add_learning(p: argparse.ArgumentParser) -> None:
             g.add_argument(param.flag, dest=param.name, action="store_true", help=param.help)
             continue
         choices = [c for c in param.choices or () if isinstance(c, str)] or None
-        kind = param.from_text or _option_type(param)
+        kind = _from_text(param.from_text, param.flag) if param.from_text else _option_type(param)
         default, text = param.default, param.help
         other = regression.get(param.name)
         if other is not None and other is not param:  # the tasks differ: both tasks' values, each its default
@@ -103,6 +103,19 @@ def add_learning(p: argparse.ArgumentParser) -> None:
 
 
 CV_GROUP = "cross-validation (grown in the same passes as the tree)"
+
+
+def _from_text(convert, flag: str):
+    """``convert`` as an argparse type whose refusal is its own message: argparse words any other
+    ValueError as ``invalid <function name> value``, naming a private function to the user (argparse
+    names the option first, so the message's own ``flag`` goes)."""
+    def option_value(text):
+        try:
+            return convert(text)
+        except (TypeError, ValueError) as exc:
+            raise argparse.ArgumentTypeError(str(exc).removeprefix(f"{flag} ")) from None
+
+    return option_value
 
 
 def _option_type(param):
@@ -250,8 +263,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print a machine-readable JSON report on stdout")
 
     p = add("demo", help="write a sample Agrawal dataset, fit a tree, print it and its accuracy")
-    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset")
-    p.add_argument("--files", type=int, default=8, help="Parquet files it is written as")
+    p.add_argument("--rows", type=int, default=200_000, help="rows of the sample dataset (at least 1)")
+    p.add_argument("--files", type=int, default=8,
+                   help="Parquet files it is written as, 1 to --rows (more files than rows is refused)")
     p.add_argument("--function", type=int, default=2, help="Agrawal classification function 1..10")
     p.add_argument("--max-depth", type=int, default=5, metavar="D", help="deepest level of the tree")
     p.add_argument("--dir", help="keep the sample data in DIR/agrawal (default: a temporary directory, "

@@ -13,13 +13,21 @@ import sys
 __all__ = ["progress", "say", "warn"]
 
 
-def progress(args):
+def progress(args, fit: str | None = None):
     """The :class:`~dasktree.engine.progress.Progress` of a verb's passes: off with ``--quiet``, and with
-    ``--json`` when its lines would be text (the JSON report owns stdout; JSON lines go to stderr)."""
+    ``--json`` when its lines would be text (the JSON report owns stdout; JSON lines go to stderr).
+    ``fit``: the task of the fit it shows, which says as its first pass starts that the kernels compile
+    when they are not in numba's cache (:func:`dasktree.kernel_cache.cold`: after an install or an upgrade)."""
     from ..engine.progress import Progress
 
     log_format = getattr(args, "log_format", "text")
-    return Progress(enabled=not (args.quiet or (args.json and log_format == "text")), log_format=log_format)
+    bar = Progress(enabled=not (args.quiet or (args.json and log_format == "text")), log_format=log_format)
+    if fit is not None and bar.enabled:
+        from ..kernel_cache import COMPILING, cold
+
+        if cold(fit):
+            bar.note("compiling", COMPILING, at_next_pass=True)
+    return bar
 
 
 def say(args, text: str) -> None:

@@ -2,8 +2,8 @@
 
 argparse takes any unambiguous prefix of an option by default (``--max-dept 5`` as ``--max-depth``),
 so an option added later can silently change what an old command line means; :class:`Parser`
-refuses prefixes. An option the verb does not have is one line naming the closest options
-(:func:`difflib.get_close_matches`) and exit 2, instead of the top-level usage.
+refuses prefixes. An option the verb does not have is one line naming the close options, if any
+(:func:`difflib.get_close_matches` on the names without dashes), and exit 2, instead of the top-level usage.
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ class Parser(argparse.ArgumentParser):
 
 
 def closest_options(option: str, options) -> list[str]:
-    """Up to 3 of ``options`` closest to ``option`` by :func:`difflib.get_close_matches`, closest first."""
-    candidates = sorted(o for o in options if o.startswith("--"))
-    return difflib.get_close_matches(option, candidates, n=3, cutoff=0.6)
+    """Up to 3 of ``options`` close to ``option`` by :func:`difflib.get_close_matches`, closest first,
+    or none. The names are compared without their dashes: every option shares ``--``, which alone
+    made ``--bogus`` look close to ``--out``."""
+    names = {o[2:]: o for o in sorted(options) if o.startswith("--")}
+    return [names[n] for n in difflib.get_close_matches(option.lstrip("-"), list(names), n=3, cutoff=0.6)]

@@ -89,7 +89,7 @@ def cmd_fit_regression(args, columns) -> dict:
     verify(args, args.data)
     model = fit_regression(args.data, None, target=args.target, features=columns(args.features) or None,
                            exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-                           scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args),
+                           scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, "regression"),
                            sample_weight=args.weight, memory_limit=args.memory_limit, checkpoint=args.checkpoint,
                            **params)
     model.save(args.out)

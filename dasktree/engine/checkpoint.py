@@ -7,8 +7,8 @@ rename). The forest is a function of these results alone: started again with
 the same data and parameters, the fit makes pass 0 anew (the bins, checked
 against the saved ones), then *replays* the saved passes through the grow loop
 (:class:`Resuming`) instead of reading the data, and goes on from the first
-pass not saved. The forest, the model and its report (pass count included)
-are the same, bit for bit, as those of a fit never interrupted.
+pass not saved, saying so once (``resumed from DIR at level L``). The forest, the model and its
+report (pass count included) are the same, bit for bit, as those of a fit never interrupted.
 
 ``DIR/checkpoint.json`` holds what the passes are valid for: the data files
 (path below the root, size, modification time), the parameters and the column
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import stat
 import zipfile
 from collections import deque
@@ -35,7 +36,7 @@ from ..forest.results import PackedResults
 from ..hook_points import point
 from ..io.outputs import atomic_file, atomic_write_text, write_failure
 
-__all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "FORMAT"]
+__all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "say_resumed", "FORMAT"]
 
 FORMAT = "dasktree.checkpoint/1"
 META = "checkpoint.json"
@@ -210,7 +211,23 @@ class Resuming:
         if self._replay:
             self.runner.passes += 1  # the pass was made, before the client was lost
             return self._replay.popleft()
+        say_resumed(self.runner, self.checkpoint, self._number, label)
         packed = self.runner.level_pass(plan, requests, context, label)
         self.checkpoint.save_pass(self._number, packed)
         point("saved", self._number)
         return packed
+
+
+def say_resumed(runner, checkpoint: Checkpoint, number: int, label: str) -> None:
+    """Before level pass ``number`` (``label``, e.g. ``level 3``) reads the data: if the passes before
+    it were replayed from ``checkpoint``, say once where the fit resumed (``resumed from DIR at
+    level 3``; the runner's progress: a line on stderr, or a JSON line ``"event": "resumed"``)."""
+    replayed = number - 1
+    if replayed != len(checkpoint.saved) or replayed == 0 or getattr(runner, "progress", None) is None:
+        return
+    level = re.match(r"level (\d+)", label)
+    where = f"level {level.group(1)}" if level else f"level pass {number}"
+    runner.progress.note("resumed", f"resumed from {checkpoint.directory} at {where} "
+                                    f"({replayed} level pass{'es' if replayed > 1 else ''} replayed)",
+                         checkpoint=checkpoint.directory, replayed=replayed,
+                         level=int(level.group(1)) if level else None)

@@ -4,7 +4,9 @@
 ``"processes"`` (the default for datasets: a ``LocalCluster`` with one
 single-threaded worker process per core), ``"threads"`` (one worker process-free
 cluster with a thread per core) or a scheduler address such as
-``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends.
+``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends. An address is tried
+first with a plain TCP connection: one that refuses it is given up on in seconds (``REFUSED_SECONDS``),
+one that does not answer after ``CONNECT_SECONDS``, each with one line saying what was tried.
 
 The worker processes started here allocate memory the way a plain Python
 process does. Dask's nanny otherwise sets ``MALLOC_TRIM_THRESHOLD_=65536``,
@@ -125,8 +127,9 @@ def connect(client=None, scheduler: str | None = None,
 
     security = client_security(security)
     check_security(security, scheduler)
+    _reachable(scheduler)
     try:
-        started = Client(scheduler, timeout="20s", security=security)
+        started = Client(scheduler, timeout=f"{CONNECT_SECONDS}s", security=security)
     except (OSError, TimeoutError) as exc:
         dropped = scheduler.startswith("tls://") or "closed" in str(exc).lower() or "reset" in str(exc).lower()
         raise (dropped and explain_failure(scheduler, security)) or TransientError(
@@ -138,6 +141,52 @@ def connect(client=None, scheduler: str | None = None,
             yield started
     finally:
         _close(started)
+
+
+CONNECT_SECONDS = 20
+"""How long connecting to a scheduler address may take (a silent address: no answer at all)."""
+
+REFUSED_SECONDS = 3.0
+"""How long a scheduler address that refuses connections is tried again (one starting up) before the
+job gives up: a refused connect is answered at once, and distributed would retry it for
+``CONNECT_SECONDS``."""
+
+
+def _reachable(scheduler: str) -> None:
+    """Try a TCP connection to ``scheduler``'s host and port (closed at once) before the client's: an
+    address that refuses for ``REFUSED_SECONDS``, an unknown host name, or no answer in
+    ``CONNECT_SECONDS`` is a :class:`TransientError` saying what was tried. Not TCP (``inproc://``,
+    ``ucx://``): the client's own connect decides."""
+    import socket
+    import time
+
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    try:
+        scheme, location = parse_address(scheduler)
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError):
+        return
+    if scheme not in ("tcp", "tls") or not port:
+        return
+    what = f"cannot reach the Dask scheduler at {scheduler}: tried a TCP connection to {host}:{port}"
+    deadline = time.monotonic() + REFUSED_SECONDS
+    while True:
+        try:
+            with socket.create_connection((host, port), timeout=CONNECT_SECONDS):
+                return
+        except ConnectionRefusedError:
+            if time.monotonic() >= deadline:
+                raise TransientError(f"{what}, refused for {REFUSED_SECONDS:g} s: nothing listens there "
+                                     "(is the scheduler running, at that port?)") from None
+            time.sleep(0.25)
+        except socket.gaierror as exc:
+            raise TransientError(f"{what}: {host!r} is not a host name this machine resolves ({exc.strerror})") \
+                from None
+        except TimeoutError:
+            raise TransientError(f"{what}: no answer in {CONNECT_SECONDS} s") from None
+        except OSError as exc:
+            raise TransientError(f"{what}: {exc.strerror or exc}") from None
 
 
 @contextmanager

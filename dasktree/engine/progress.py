@@ -15,7 +15,8 @@ loop gives ``level``, ``nodes`` and ``rows``; the fit gives ``max_depth``, kept
 for every later bar); ``reads`` (``count_reads``), when
 set, returns the bytes the job has read from its data so far, and each line's ``bytes_read`` is
 what was added since the last line (0 for a pass over codes kept on the workers).
-``cluster(...)`` says where the Dask dashboard of the job's cluster is.
+``cluster(...)`` says where the Dask dashboard of the job's cluster is; ``note(event, message)`` says
+anything else once (a fit resumed from a checkpoint, kernels compiling).
 Nothing is written when ``enabled`` is false.
 """
 
@@ -52,6 +53,7 @@ class Progress:
         self._tty = bool(getattr(self.stream, "isatty", lambda: False)()) and log_format == "text"
         self.passes = 0
         self.max_depth: int | None = None
+        self._notes: list = []  # said when the next pass starts (note(..., at_next_pass=True))
 
     def count_reads(self, reads: Callable[[], int] | None) -> None:
         """Count each pass's ``bytes_read`` with ``reads`` (bytes read so far, from 0), or stop."""
@@ -77,6 +79,9 @@ class Progress:
         return f", {rows:,} rows" if isinstance(rows, int) and rows >= 0 else ""
 
     def start(self, label: str, total: int) -> None:
+        notes, self._notes = self._notes, []
+        for event, message, fields in notes:
+            self.note(event, message, **fields)
         self.passes += 1
         self._label, self._total, self._done = self._title(label), max(total, 0), 0
         self._started = time.perf_counter()
@@ -118,6 +123,21 @@ class Progress:
         what = "started a local Dask cluster" if started else "connected to the Dask scheduler"
         where = f"; dashboard {dashboard}" if dashboard else ""
         self.stream.write(f"dasktree: {what} at {scheduler}{where}\n")
+        self.stream.flush()
+
+    def note(self, event: str, message: str, *, at_next_pass: bool = False, **fields) -> None:
+        """One line between the bars, ``dasktree: MESSAGE``; a JSON line ``{"event": EVENT, "message":
+        MESSAGE, **fields}`` with ``log_format="json"``. ``at_next_pass``: when the next pass starts
+        (not at all if none does: an input refused first keeps its one error line)."""
+        if at_next_pass:
+            self._notes.append((event, message, fields))
+            return
+        if not self.enabled:
+            return
+        if self.log_format == "json":
+            self._emit({"event": event, "message": message, **fields})
+            return
+        self.stream.write(f"dasktree: {message}\n")
         self.stream.flush()
 
     def _emit(self, record: dict) -> None:

@@ -86,8 +86,11 @@ class Grid:
         from ..model.grid import check_refit
 
         check_refit(refit)
-        if p["cv"] is None or only_fold is not None:
-            raise ParameterError("param_grid= chooses a setting by cross-validation: give cv=k too (and no only_fold)")
+        if p["cv"] is None:
+            raise ParameterError("a grid of settings (param_grid=, --grid) chooses one by cross-validation: "
+                                 "give cv=k too (--cv K)")
+        if only_fold is not None:  # a test hook's one fold tree (dasktree.testing.hooks) has no forest to choose in
+            raise ParameterError("a grid of settings is not grown by the one-fold test hook (grow_only_fold)")
         settings = expand_grid(param_grid)
         return cls.of(settings, [validate({**p, **s}) for s in settings], split, p["cv"] * p["repeats"])
 

@@ -14,7 +14,7 @@ from collections import deque
 
 import numpy as np
 
-from ..engine.checkpoint import Checkpoint
+from ..engine.checkpoint import Checkpoint, say_resumed
 from ..split.regression import NodeSplits
 
 __all__ = ["regression_checkpoint", "RegressionResuming"]
@@ -60,6 +60,7 @@ class RegressionResuming:
         if self._replay:
             self.runner.passes += 1  # the pass was made, before the client was lost
             return [self._replay.popleft()]
+        say_resumed(self.runner, self.checkpoint, self._number, label)
         [result] = self.runner.apply_pass(plan, func, chunks, label, **kwargs)
         self.checkpoint.save_pass(self._number, result)
         return [result]

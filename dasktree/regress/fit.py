@@ -71,7 +71,8 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
             max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf))
 
         def describe(level: int, nodes: int) -> None:
-            runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows))
+            runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
+                                     max_depth=settings["max_depth"])  # `level 3/8`, as a classification fit's
 
         passes = runner if saving is None else RegressionResuming(runner, saving)
         nodes, levels, blocks = grow_regression(passes, spec, grow_params, holdout=holdout, describe=describe,
