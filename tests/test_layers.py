@@ -96,8 +96,3 @@ def test_production_code_never_imports_the_hooks():
     for name in MODULES:
         if not name.startswith("dasktree.testing"):
             assert "dasktree.testing.hooks" not in _imports(name, loading=False), name
-
-
-def test_no_file_over_450_lines():
-    long = {name: n for name, path in MODULES.items() if (n := len(path.read_text().splitlines())) > 450}
-    assert not long, long
