@@ -99,32 +99,32 @@ def agrawal_hvalue(rows: int) -> str:
 
 # ---------------------------------------------------------------- accuracy
 
-def _warm() -> None:
+def _warm(settings: dict | None = None) -> None:
     """One untimed fit of each setting: the compiled kernels loaded before any timing."""
     from sklearn.datasets import load_diabetes
 
     from dasktree import DaskTreeRegressor
 
     X, y = load_diabetes(return_X_y=True, as_frame=True)
-    for setting in SETTINGS.values():
+    for setting in (SETTINGS if settings is None else settings).values():
         DaskTreeRegressor(**setting).fit(X, y)
 
 
-def accuracy(skipped: list[str]) -> list[dict]:
-    """Each regression set's pooled 10-fold CV R^2, leaves and fit seconds, per learner."""
-    learners = {"scikit-learn": lambda X, y, nominal, fold: peers.sklearn_tree(X, y, nominal, fold, regression=True)}
-    if peers.rpart_missing():
-        skipped.append(peers.rpart_missing())
-    else:
-        learners["rpart anova"] = lambda X, y, nominal, fold: peers.rpart(X, y, nominal, fold, regression=True)
-    for name, setting in SETTINGS.items():
+def accuracy(skipped: list[str], settings: dict | None = None, names=None, reused=None) -> list[dict]:
+    """Each regression set's pooled 10-fold CV R^2, leaves and fit seconds, per learner (``names``: a
+    subset of them; ``reused``: rows already measured on the same folds, by (set, learner))."""
+    learners = dict(peers.regression_peers(skipped))
+    for name, setting in (SETTINGS if settings is None else settings).items():
         learners[name] = lambda X, y, nominal, fold, s=setting: peers.dasktree_regression(X, y, nominal, fold, s)
+    if names is not None:
+        learners = {n: f for n, f in learners.items() if n in names}
     datasets = []
     for dataset in public_data.REGRESSION:
         why = public_data.missing(dataset)
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     public_data.prepare(datasets)
-    _warm()
+    if any(n.startswith("dasktree") for n in learners):
+        _warm(settings)
     out = []
     for dataset in datasets:
         loaded = public_data.load(dataset)
@@ -134,6 +134,9 @@ def accuracy(skipped: list[str]) -> list[dict]:
                "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
                "missing": int(loaded.X.isna().sum().sum()), "learners": {}}
         for name, func in learners.items():
+            if reused and (dataset.name, name) in reused:
+                row["learners"][name] = {**reused[(dataset.name, name)], "reused": True}
+                continue
             r = func(loaded.X, loaded.y, loaded.nominal, fold)
             r["r2"] = 1 - sum(r["sse"]) / squares
             row["learners"][name] = r
@@ -332,12 +335,80 @@ def _summary(means: dict, results: list[dict]) -> list[tuple[str, str]]:
     return summary
 
 
-def run(quick: bool) -> harness.Result:
+def add_arguments(parser) -> None:
+    """The accuracy part alone (``--keep-speed``), or a partial run of some learners or settings."""
+    parser.add_argument("--keep-speed", action="store_true",
+                        help="measure the accuracy part only; the speed tables are the last results/regression.json's "
+                             "(their date and commit are said)")
+    parser.add_argument("--learners", default=None, help="comma-separated learner names (a partial run)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
+                        help="a DaskTreeRegressor setting to measure, as JSON (a partial run); repeatable")
+    parser.add_argument("--reuse", action="append", default=[], metavar="JSON",
+                        help="rows of a partial run's --out (or an accuracy / regression JSON) taken, not measured "
+                             "again; repeatable")
+    parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+
+
+def partial(options) -> bool:
+    return bool(options is not None and (options.learners or options.setting))
+
+
+def _reused(paths: list[str]) -> tuple[dict, list[str]]:
+    import json
+
+    rows, notes = {}, []
+    for path in paths:
+        with open(path) as f:
+            record = json.load(f)
+        figures = record.get("figures", record)
+        for g in figures.get("accuracy", []) + figures.get("regression", []):
+            for name, got in g["learners"].items():
+                rows[(g["dataset"], name)] = got
+        stamp = record.get("stamp", {})
+        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')})")
+    return rows, notes
+
+
+def _kept_speed() -> tuple[list[dict], str]:
+    import json
+
+    with open(os.path.join(harness.RESULTS, f"{NAME}.json")) as f:
+        record = json.load(f)
+    return record["figures"]["speed"], f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+
+
+def run(quick: bool, options=None) -> harness.Result:
+    import json
+
     skipped: list[str] = []
     print("accuracy: 10-fold CV R^2 on the public regression sets", flush=True)
-    rows = accuracy(skipped)
+    settings = None
+    if options is not None and options.setting:
+        settings = {}
+        for text in options.setting:
+            name, _, setting = text.partition("=")
+            settings[name.strip()] = json.loads(setting)
+    names = None if options is None or not options.learners else [n.strip() for n in options.learners.split(",")]
+    if names is not None and settings is not None:
+        names += list(settings)
+    reused, reused_notes = _reused(options.reuse if options else [])
+    rows = accuracy(skipped, settings, names, reused)
     accuracy_md, means = _accuracy_tables(rows)
-    results = speed(quick)
+    if partial(options):
+        out = options.out or os.path.join(harness.RESULTS, "partial", "regression.json")
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        figures = {"folds": FOLDS, "seed": SEED, "accuracy": rows, "accuracy_means": means, "reused": reused_notes}
+        with open(out, "w") as f:
+            json.dump({"claim": CLAIM, "stamp": harness.stamp(), "partial": True, "figures": figures}, f, indent=1,
+                      default=str)
+        print("\n".join(accuracy_md), flush=True)
+        return harness.Result([(f"mean R^2: {n}", f"{v:.3f}") for n, v in means.items()], "", figures)
+    speed_note = ""
+    if options is not None and options.keep_speed:
+        results, when = _kept_speed()
+        speed_note = f" The speed tables below are kept from the run of {when} (`--keep-speed`)."
+    else:
+        results = speed(quick)
     repeat = _sizes(quick)[1]
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
           "learner; pooled: 1 - the squared errors / the squares about the mean) of scikit-learn's "
@@ -349,10 +420,10 @@ def run(quick: bool) -> harness.Result:
           f"work: read the ratios within this run), median of {repeat} alternated runs after one untimed dasktree "
           "run. Friedman #1: `make_friedman1` (noise 1.0, every value distinct); Agrawal hvalue: F2's attributes, "
           "5% perturbation, the house value predicted from the eight others (about 72% of its variance explainable); "
-          f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}",
+          f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}{speed_note}",
           "", *_speed_tables(results)]
     figures = {"folds": FOLDS, "seed": SEED, "depth": DEPTH, "skipped": skipped, "accuracy": rows,
-               "accuracy_means": means, "speed": results}
+               "accuracy_means": means, "speed": results, "reused": reused_notes}
     return harness.Result(_summary(means, results), "\n".join(md), figures)
 
 
