@@ -279,14 +279,26 @@ def _partial_result(rows, regression, learners, reused_notes, options) -> harnes
     with open(out, "w") as f:
         json.dump({"claim": CLAIM, "stamp": harness.stamp(), "partial": True, "figures": figures}, f, indent=1,
                   default=str)
+    md = [f"# {CLAIM}: a partial run", "", harness.stamp_text(harness.stamp()),
+          "Learners and sets: " + ", ".join(learners) + ". Reused rows: " + ("; ".join(reused_notes) or "none") + ".",
+          "", "| suite: learner | mean (seconds of fits) |", "| --- | --- |",
+          *[f"| {what} | {measured} |" for what, measured in summary]]
+    if rows:
+        present = [n for n in learners if all(n in r["learners"] for r in rows)]
+        md += ["", *_dataset_table(rows, present)]
+    if regression:
+        md += ["", *_regression_table(regression)]
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
+        f.write("\n".join(md) + "\n")
     print(f"rows written to {out}", flush=True)
     return harness.Result(summary, "", figures)
 
 
 def run(quick: bool, options=None) -> harness.Result:
-    learners, skipped = _learners(_parse_settings(options.setting) if options else None)
-    if options is not None and options.learners:
-        wanted = [n.strip() for n in options.learners.split(",")]
+    settings = _parse_settings(options.setting) if options else None
+    learners, skipped = _learners(settings)
+    if options is not None and (options.learners or settings):
+        wanted = [n.strip() for n in (options.learners or "").split(",") if n.strip()] + list(settings or {})
         unknown = [n for n in wanted if n not in learners and n not in peers.regression_peers()]
         if unknown:
             raise SystemExit(f"unknown learner(s) {unknown}; known: {sorted(learners)}")

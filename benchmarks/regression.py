@@ -159,9 +159,55 @@ def _accuracy_tables(rows: list[dict]) -> tuple[list[str], dict]:
         lines.append(f"| {g['dataset']} | {g['rows']} | {g['attributes']} ({g['nominal']}) | {g['missing']} | "
                      + " | ".join(cells) + " |")
     lines.append("| mean | | | | " + " | ".join(f"{means[n]:.3f} ({leaves[n]:.1f})" for n in names) + " |")
+    peer_names = [n for n in names if not n.startswith("dasktree")]
+    if peer_names:
+        best = float(np.mean([max(g["learners"][n]["r2"] for n in peer_names) for g in rows]))
+        means["best of the peers, per set"] = best
+        lines.append(f"| best of the peers, per set | | | | {best:.3f} |" + " |" * (len(names) - 1))
     lines.append(f"| time of the {FOLDS * len(rows)} fits | | | | " + " | ".join(f"{seconds[n]:.1f} s" for n in names)
                  + " |")
     return lines, means
+
+
+# ---------------------------------------------------------------- the default's leaves at scale
+
+SCALE_ROWS = 500_000
+CALLS = {"default": "", "prune=none": 'prune="none"'}
+
+
+def smooth_step(rows: int, seed: int):
+    """``3 sin(a) + step(b) + 0.7 c + noise`` (``d`` irrelevant), four float columns: a smooth part, a
+    step and a linear part a tree approximates with many leaves, and noise a grown tree fits one row
+    at a time."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.uniform(-3, 3, rows), "b": rng.uniform(0, 1, rows), "c": rng.normal(size=rows),
+                      "d": rng.normal(size=rows)})
+    y = 3 * np.sin(X["a"]) + np.where(X["b"] > 0.5, 2.0, 0.0) + 0.7 * X["c"] + rng.normal(size=rows)
+    return X, y.to_numpy()
+
+
+def at_scale(quick: bool) -> dict:
+    """``DaskTreeRegressor()`` against the grown tree (``prune="none"``, the old default) on
+    :func:`smooth_step`'s rows: leaves, model bytes and R^2 on 100,000 new rows."""
+    from dasktree import DaskTreeRegressor
+
+    rows = SCALE_ROWS // 10 if quick else SCALE_ROWS
+    X, y = smooth_step(rows, 0)
+    Xt, yt = smooth_step(100_000, 1)
+    out = {"rows": rows}
+    for name, setting in (("default", {}), ("prune=none", {"prune": "none"})):
+        started = time.perf_counter()
+        reg = DaskTreeRegressor(**setting).fit(X, y)
+        seconds = time.perf_counter() - started
+        pred = reg.predict(Xt)
+        out[name] = {"leaves": int(reg.model_.tree.n_leaves), "seconds": seconds,
+                     "model_bytes": len(reg.model_.dumps().encode()),
+                     "r2": float(1 - np.sum((pred - yt) ** 2) / np.sum((yt - yt.mean()) ** 2))}
+        print(f"  {rows:,} rows, {name}: {out[name]['leaves']:,} leaves, held-out R^2 {out[name]['r2']:.4f}",
+              flush=True)
+    return out
 
 
 # ---------------------------------------------------------------- speed
@@ -410,12 +456,25 @@ def run(quick: bool, options=None) -> harness.Result:
     else:
         results = speed(quick)
     repeat = _sizes(quick)[1]
+    scale = at_scale(quick)
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
           "learner; pooled: 1 - the squared errors / the squares about the mean) of scikit-learn's "
-          "`DecisionTreeRegressor(random_state=0)` (nominal columns one-hot), rpart (`method=\"anova\"`, 1-SE rule), "
-          "`DaskTreeRegressor()` and `DaskTreeRegressor(cv=10)` (inner folds on each outer training fold; cv-min "
-          "pruning). Bold: the best on the set. Times: the fits alone (rpart by R's clock), summed over the folds.",
-          *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []), "", *accuracy_md, "",
+          "`DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) at its defaults and with `ccp_alpha` "
+          "chosen as `GridSearchCV` chooses it (10-fold on each outer training fold, over the geometric midpoints "
+          "of its pruning path: `benchmarks/accuracy_peers.py`), rpart (`method=\"anova\"`, its own 10-fold xval) "
+          "pruned by the 1-SE rule and at the least xerror, `DaskTreeRegressor()` (its default pruning, "
+          "`prune=\"cp\"`: rpart's cp = 0.01) and `DaskTreeRegressor(cv=10)` (inner folds on each outer training "
+          "fold; cv-min pruning). Bold: the best on the set. \"best of the peers\": per set, the best of the four "
+          "peers. Times: the fits alone (rpart by R's clock), summed over the folds.",
+          *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
+          *(["", "Rows taken from earlier runs on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
+            if reused_notes else []), "", *accuracy_md, "",
+          f"The default's leaves at scale: {scale['rows']:,} rows of `3 sin(a) + step(b) + 0.7 c + noise` "
+          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows:", "",
+          "| setting | leaves | model JSON bytes | held-out R^2 | fit s |", "| --- | --- | --- | --- | --- |",
+          *[f"| `DaskTreeRegressor({CALLS[n]})` | {scale[n]['leaves']:,} | "
+            f"{scale[n]['model_bytes']:,} | {scale[n]['r2']:.4f} | {scale[n]['seconds']:.1f} |"
+            for n in ("default", "prune=none")], "",
           f"Speed: whole processes from {FILES} Parquet files, depth {DEPTH}, 2 cores (the machine shared with other "
           f"work: read the ratios within this run), median of {repeat} alternated runs after one untimed dasktree "
           "run. Friedman #1: `make_friedman1` (noise 1.0, every value distinct); Agrawal hvalue: F2's attributes, "
@@ -423,8 +482,14 @@ def run(quick: bool, options=None) -> harness.Result:
           f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}{speed_note}",
           "", *_speed_tables(results)]
     figures = {"folds": FOLDS, "seed": SEED, "depth": DEPTH, "skipped": skipped, "accuracy": rows,
-               "accuracy_means": means, "speed": results, "reused": reused_notes}
-    return harness.Result(_summary(means, results), "\n".join(md), figures)
+               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale}
+    summary = _summary(means, results)
+    summary.insert(1, (f"DaskTreeRegressor() leaves on {scale['rows']:,} rows / the grown tree's (target <= 0.1); "
+                       "held-out R^2 default / grown",
+                       f"{scale['default']['leaves']:,} / {scale['prune=none']['leaves']:,} = "
+                       f"{scale['default']['leaves'] / scale['prune=none']['leaves']:.4f}; "
+                       f"{scale['default']['r2']:.4f} / {scale['prune=none']['r2']:.4f}"))
+    return harness.Result(summary, "\n".join(md), figures)
 
 
 if __name__ == "__main__":
