@@ -7,18 +7,27 @@ choosing defaults) and "report" (the figures; defaults must not be chosen on it)
 
 Each set gets one stratified 10-fold assignment (``StratifiedKFold``, shuffled, seed 0), and every
 learner is scored on exactly those folds (:mod:`benchmarks.accuracy_peers`): scikit-learn's
-``DecisionTreeClassifier()`` (nominal columns one-hot), Weka's J48 and R's rpart (1-SE rule) with
-their defaults, and four dasktree settings, the rows of issue #43's table. A set's accuracy is its
+``DecisionTreeClassifier()`` (nominal columns one-hot) at its defaults and with ``ccp_alpha`` chosen
+as ``GridSearchCV`` chooses it (10-fold on the training fold over its pruning path), Weka's J48, and
+R's rpart pruned by the 1-SE rule and at the least xerror, and four dasktree settings, the rows of
+issue #43's table. A set's accuracy is its
 rows classified right over its rows (pooled over the folds); a learner's figure is the mean over the
-sets of a suite. "Best of the peers" takes, per set, the best of the three peers; "best of dasktree"
+sets of a suite. "Best of the peers" takes, per set, the best of the five peers; "best of dasktree"
 the best of its four settings. Times are each learner's fits alone, summed over every fold of the
 suite: in this process for scikit-learn and dasktree (after one untimed fit per setting, so compiled
 kernels are loaded), the JVM's and R's own clocks for J48 and rpart. A missing Debian package skips
 its peer or sets with one line saying what to install.
 
 Regression sets (:data:`benchmarks.public_data.REGRESSION`): the 10-fold CV R^2 of scikit-learn's
-``DecisionTreeRegressor()`` and rpart's ``method="anova"`` (1-SE rule) on the same folds; dasktree's
-regression trees are measured beside them by the regression claim (:mod:`benchmarks.regression`).
+``DecisionTreeRegressor()`` (also with ``ccp_alpha`` by CV) and rpart's ``method="anova"`` (1-SE rule
+and least xerror) on the same folds; dasktree's regression trees are measured beside them by the
+regression claim (:mod:`benchmarks.regression`).
+
+A subset runs alone, as a partial run whose rows go to ``--out`` (JSON and markdown), not to
+``results/``: ``--suite tuning|report``, ``--learners A,B``, ``--sets S,T``, ``--setting NAME=JSON``
+(a dasktree setting to measure), ``--no-regression``; ``--reuse JSON`` takes rows measured before on
+the same folds instead of fitting again (how the defaults are chosen on the tuning suite without
+rerunning everything).
 """
 
 from __future__ import annotations
@@ -253,8 +262,8 @@ def _parse_settings(given: list[str]) -> dict | None:
         return None
     out = {}
     for text in given:
-        name, _, setting = text.partition("=")
-        out[name.strip()] = json.loads(setting)
+        name, _, setting = text.partition("={")  # a name may hold "=" ("dasktree cv=10")
+        out[name.strip()] = json.loads("{" + setting)
     return out
 
 

@@ -188,6 +188,16 @@ def smooth_step(rows: int, seed: int):
     return X, y.to_numpy()
 
 
+def _scale(quick: bool, options) -> dict:
+    """:func:`at_scale`, or its figures from an earlier run (``--scale-json``: its own process's JSON)."""
+    import json
+
+    if options is not None and options.scale_json:
+        with open(options.scale_json) as f:
+            return {**json.load(f), "from": os.path.basename(options.scale_json)}
+    return at_scale(quick)
+
+
 def at_scale(quick: bool) -> dict:
     """``DaskTreeRegressor()`` against the grown tree (``prune="none"``, the old default) on
     :func:`smooth_step`'s rows: leaves, model bytes and R^2 on 100,000 new rows."""
@@ -393,6 +403,9 @@ def add_arguments(parser) -> None:
                         help="rows of a partial run's --out (or an accuracy / regression JSON) taken, not measured "
                              "again; repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+    parser.add_argument("--scale-json", default=None, metavar="JSON",
+                        help="the default's leaves at scale from this JSON (at_scale's figures, measured in a "
+                             "process of their own) instead of measuring them here")
 
 
 def partial(options) -> bool:
@@ -432,11 +445,11 @@ def run(quick: bool, options=None) -> harness.Result:
     if options is not None and options.setting:
         settings = {}
         for text in options.setting:
-            name, _, setting = text.partition("=")
-            settings[name.strip()] = json.loads(setting)
+            name, _, setting = text.partition("={")  # a name may hold "=" ("dasktree cv=10")
+            settings[name.strip()] = json.loads("{" + setting)
     names = None if options is None or not options.learners else [n.strip() for n in options.learners.split(",")]
-    if names is not None and settings is not None:
-        names += list(settings)
+    if settings is not None:
+        names = (names or []) + list(settings)
     reused, reused_notes = _reused(options.reuse if options else [])
     rows = accuracy(skipped, settings, names, reused)
     accuracy_md, means = _accuracy_tables(rows)
@@ -456,7 +469,7 @@ def run(quick: bool, options=None) -> harness.Result:
     else:
         results = speed(quick)
     repeat = _sizes(quick)[1]
-    scale = at_scale(quick)
+    scale = _scale(quick, options)
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
           "learner; pooled: 1 - the squared errors / the squares about the mean) of scikit-learn's "
           "`DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) at its defaults and with `ccp_alpha` "
