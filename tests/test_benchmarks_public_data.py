@@ -175,3 +175,17 @@ def test_the_tuned_tree_and_rpart_min_rule_score_every_fold():
     assert min(a - b for a, b in zip(lowest["leaves"], one_se["leaves"])) >= 0  # min-xerror keeps at least 1-SE's
     with pytest.raises(ValueError):
         accuracy_peers.rpart(X, y, ["band"], fold, rule="2se")
+
+
+def test_a_partial_run_is_told_apart_and_its_settings_may_hold_equals():
+    import argparse
+
+    from benchmarks import accuracy
+
+    assert accuracy._parse_settings(['dasktree cv=10={"cv": 10}', "plain={}"]) == {"dasktree cv=10": {"cv": 10},
+                                                                                   "plain": {}}
+    parser = argparse.ArgumentParser()
+    accuracy.add_arguments(parser)
+    assert not accuracy.partial(parser.parse_args([]))  # the whole claim: results/ is written
+    for given in (["--suite", "tuning"], ["--learners", "J48"], ["--setting", "g={}"], ["--no-regression"]):
+        assert accuracy.partial(parser.parse_args(given))
