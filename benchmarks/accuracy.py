@@ -7,22 +7,33 @@ choosing defaults) and "report" (the figures; defaults must not be chosen on it)
 
 Each set gets one stratified 10-fold assignment (``StratifiedKFold``, shuffled, seed 0), and every
 learner is scored on exactly those folds (:mod:`benchmarks.accuracy_peers`): scikit-learn's
-``DecisionTreeClassifier()`` (nominal columns one-hot), Weka's J48 and R's rpart (1-SE rule) with
-their defaults, and four dasktree settings, the rows of issue #43's table. A set's accuracy is its
+``DecisionTreeClassifier()`` (nominal columns one-hot) at its defaults and with ``ccp_alpha`` chosen
+as ``GridSearchCV`` chooses it (10-fold on the training fold over its pruning path), Weka's J48, and
+R's rpart pruned by the 1-SE rule and at the least xerror, and four dasktree settings, the rows of
+issue #43's table. A set's accuracy is its
 rows classified right over its rows (pooled over the folds); a learner's figure is the mean over the
-sets of a suite. "Best of the peers" takes, per set, the best of the three peers; "best of dasktree"
+sets of a suite. "Best of the peers" takes, per set, the best of the five peers; "best of dasktree"
 the best of its four settings. Times are each learner's fits alone, summed over every fold of the
 suite: in this process for scikit-learn and dasktree (after one untimed fit per setting, so compiled
 kernels are loaded), the JVM's and R's own clocks for J48 and rpart. A missing Debian package skips
 its peer or sets with one line saying what to install.
 
 Regression sets (:data:`benchmarks.public_data.REGRESSION`): the 10-fold CV R^2 of scikit-learn's
-``DecisionTreeRegressor()`` and rpart's ``method="anova"`` (1-SE rule) on the same folds; dasktree's
-regression trees are measured beside them by the regression claim (:mod:`benchmarks.regression`).
+``DecisionTreeRegressor()`` (also with ``ccp_alpha`` by CV) and rpart's ``method="anova"`` (1-SE rule
+and least xerror) on the same folds; dasktree's regression trees are measured beside them by the
+regression claim (:mod:`benchmarks.regression`).
+
+A subset runs alone, as a partial run whose rows go to ``--out`` (JSON and markdown), not to
+``results/``: ``--suite tuning|report``, ``--learners A,B``, ``--sets S,T``, ``--setting NAME=JSON``
+(a dasktree setting to measure), ``--no-regression``; ``--reuse JSON`` takes rows measured before on
+the same folds instead of fitting again (how the defaults are chosen on the tuning suite without
+rerunning everything).
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 import time
 
@@ -38,21 +49,67 @@ SEED = 0
 #: dasktree's settings, as issue #43's table has them.
 SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gain_ratio": {"criterion": "gain_ratio"},
             "dasktree gain_ratio cv=10": {"criterion": "gain_ratio", "cv": 10}}
-PEERS = ("scikit-learn", "J48", "rpart")
+PEERS = ("scikit-learn", "scikit-learn ccp_alpha by CV", "J48", "rpart", "rpart min-xerror")
 QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
 
 
-def _learners() -> tuple[dict, list[str]]:
+def _learners(settings: dict | None = None) -> tuple[dict, list[str]]:
     """The learners that can run here, and one line for each that cannot."""
-    learners, skipped = {"scikit-learn": peers.sklearn_tree}, []
-    for name, missing, func in (("J48", peers.j48_missing(), peers.j48), ("rpart", peers.rpart_missing(), peers.rpart)):
+    learners, skipped = {"scikit-learn": peers.sklearn_tree,
+                         "scikit-learn ccp_alpha by CV": lambda X, y, nominal, fold: peers.sklearn_tree(
+                             X, y, nominal, fold, tuned=True)}, []
+    for name, missing, func in (("J48", peers.j48_missing(), peers.j48), ("rpart", peers.rpart_missing(), peers.rpart),
+                                ("rpart min-xerror", peers.rpart_missing(),
+                                 lambda X, y, nominal, fold: peers.rpart(X, y, nominal, fold, rule="min"))):
         if missing:
             skipped.append(missing)
         else:
             learners[name] = func
-    for name, setting in SETTINGS.items():
+    for name, setting in (SETTINGS if settings is None else settings).items():
         learners[name] = lambda X, y, nominal, fold, setting=setting: peers.dasktree(X, y, nominal, fold, setting)
     return learners, skipped
+
+
+def add_arguments(parser) -> None:
+    """A subset of the claim, to choose defaults without running everything (a partial run: its rows go
+    to ``--out``, not to ``results/``); ``--reuse`` takes learners already measured on the same folds."""
+    parser.add_argument("--suite", choices=("tuning", "report", "both"), default="both",
+                        help="the classification suite(s) to run (default both)")
+    parser.add_argument("--learners", default=None, help="comma-separated learner names (default: all)")
+    parser.add_argument("--sets", default=None, help="comma-separated set names (default: the suite's)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
+                        help="a dasktree setting to measure (DaskTreeClassifier's keyword arguments as JSON), "
+                             "instead of the claim's own settings; repeatable")
+    parser.add_argument("--no-regression", action="store_true", help="leave the regression sets out")
+    parser.add_argument("--reuse", action="append", default=[], metavar="JSON",
+                        help="a partial run's --out (or results/accuracy.json): its learners' rows are taken, "
+                             "not measured again; repeatable")
+    parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+
+
+def partial(options) -> bool:
+    return bool(options is not None and (options.suite != "both" or options.learners or options.sets
+                                         or options.setting or options.no_regression))
+
+
+def _reused(paths: list[str]) -> tuple[dict, dict, list[str]]:
+    """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file."""
+    import json
+
+    rows, regression, notes = {}, {}, []
+    for path in paths:
+        with open(path) as f:
+            record = json.load(f)
+        figures = record.get("figures", record)
+        for r in figures.get("datasets", []):
+            for name, got in r["learners"].items():
+                rows[(r["dataset"], name)] = got
+        for g in figures.get("regression", []):
+            for name, got in g["learners"].items():
+                regression[(g["dataset"], name)] = got
+        stamp = record.get("stamp", {})
+        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')})")
+    return rows, regression, notes
 
 
 def _warm() -> None:
@@ -66,13 +123,16 @@ def _warm() -> None:
         DaskTreeClassifier(**setting).fit(X, y)
 
 
-def _score(dataset, loaded, learners) -> dict:
+def _score(dataset, loaded, learners, reused=None) -> dict:
     fold = peers.folds(loaded.y, FOLDS, SEED)
     X, y = loaded.X, loaded.y
     row = {"dataset": dataset.name, "suite": dataset.suite, "source": loaded.version, "rows": len(y),
            "attributes": X.shape[1], "nominal": len(loaded.nominal), "classes": int(len(np.unique(y))),
            "missing": int(X.isna().sum().sum()), "learners": {}}
     for name, func in learners.items():
+        if reused and (dataset.name, name) in reused:
+            row["learners"][name] = {**reused[(dataset.name, name)], "reused": True}
+            continue
         started = time.perf_counter()
         r = func(X, y, loaded.nominal, fold)
         r["accuracy"] = sum(r["correct"]) / sum(r["rows"])
@@ -80,8 +140,10 @@ def _score(dataset, loaded, learners) -> dict:
         row["learners"][name] = r
         print(f"  {dataset.name}: {name} {r['accuracy']:.4f} ({sum(r['seconds']):.2f} s of fits)", flush=True)
     accuracy = {n: r["accuracy"] for n, r in row["learners"].items()}
-    row["best_peer"] = max(accuracy[p] for p in PEERS if p in accuracy)
-    row["best_dasktree"] = max(accuracy[s] for s in SETTINGS)
+    present = [p for p in PEERS if p in accuracy]
+    row["best_peer"] = max(accuracy[p] for p in present) if present else float("nan")
+    mine = [n for n in accuracy if n not in PEERS]
+    row["best_dasktree"] = max(accuracy[s] for s in mine) if mine else float("nan")
     return row
 
 
@@ -146,12 +208,10 @@ def _sources_table(rows, regression) -> list[str]:
     return lines
 
 
-def _regression(skipped: list[str]) -> list[dict]:
+def _regression(skipped: list[str], names=None, reused=None) -> list[dict]:
     """10-fold CV R^2 (pooled: 1 - the folds' squared errors / the squares about the mean) of the
     regression peers on the regression sets: the baseline regression trees are to meet."""
-    learners = {"scikit-learn": peers.sklearn_tree}
-    if not peers.rpart_missing():
-        learners["rpart anova"] = peers.rpart
+    learners = {n: f for n, f in peers.regression_peers().items() if names is None or n in names}
     out = []
     for dataset in public_data.REGRESSION:
         why = public_data.missing(dataset)
@@ -166,7 +226,10 @@ def _regression(skipped: list[str]) -> list[dict]:
                "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
                "missing": int(loaded.X.isna().sum().sum()), "learners": {}}
         for name, func in learners.items():
-            r = func(loaded.X, loaded.y, loaded.nominal, fold, regression=True)
+            if reused and (dataset.name, name) in reused:
+                row["learners"][name] = {**reused[(dataset.name, name)], "reused": True}
+                continue
+            r = func(loaded.X, loaded.y, loaded.nominal, fold)
             r["r2"] = 1 - sum(r["sse"]) / squares
             row["learners"][name] = r
         scores = ", ".join(f"{n} R^2 {r['r2']:.3f}" for n, r in row["learners"].items())
@@ -194,24 +257,88 @@ def _regression_table(regression) -> list[str]:
     return lines
 
 
-def run(quick: bool) -> harness.Result:
-    learners, skipped = _learners()
+def _parse_settings(given: list[str]) -> dict | None:
+    if not given:
+        return None
+    out = {}
+    for text in given:
+        name, _, setting = text.partition("={")  # a name may hold "=" ("dasktree cv=10")
+        out[name.strip()] = json.loads("{" + setting)
+    return out
+
+
+def _partial_result(rows, regression, learners, reused_notes, options) -> harness.Result:
+    """A partial run: its suite means printed and its rows written to ``--out`` (not to results/)."""
+    suites = {s: [r for r in rows if r["suite"] == s] for s in ("tuning", "report")}
+    suites = {s: v for s, v in suites.items() if v}
+    summary = []
+    for suite, srows in suites.items():
+        for name in list(learners) + ["best_peer", "best_dasktree"]:
+            values = [r["learners"][name]["accuracy"] if name in r["learners"] else r[name] for r in srows
+                      if name in r["learners"] or name in r]
+            if values and not np.isnan(values).any():
+                seconds = _seconds(srows, name) if name in learners else float("nan")
+                summary.append((f"{suite} suite ({len(srows)} sets): {name}",
+                                f"{np.mean(values):.4f} ({seconds:.1f} s of fits)"))
+    for name, r2 in _regression_means(regression).items():
+        summary.append((f"regression sets ({len(regression)}): {name}", f"R^2 {r2:.3f}"))
+    figures = {"folds": FOLDS, "seed": SEED, "datasets": rows, "regression": regression, "reused": reused_notes}
+    out = options.out or os.path.join(harness.RESULTS, "partial", "accuracy.json")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+    with open(out, "w") as f:
+        json.dump({"claim": CLAIM, "stamp": harness.stamp(), "partial": True, "figures": figures}, f, indent=1,
+                  default=str)
+    md = [f"# {CLAIM}: a partial run", "", harness.stamp_text(harness.stamp()),
+          "Learners and sets: " + ", ".join(learners) + ". Reused rows: " + ("; ".join(reused_notes) or "none") + ".",
+          "", "| suite: learner | mean (seconds of fits) |", "| --- | --- |",
+          *[f"| {what} | {measured} |" for what, measured in summary]]
+    if rows:
+        present = [n for n in learners if all(n in r["learners"] for r in rows)]
+        md += ["", *_dataset_table(rows, present)]
+    if regression:
+        md += ["", *_regression_table(regression)]
+    with open(os.path.splitext(out)[0] + ".md", "w") as f:
+        f.write("\n".join(md) + "\n")
+    print(f"rows written to {out}", flush=True)
+    return harness.Result(summary, "", figures)
+
+
+def run(quick: bool, options=None) -> harness.Result:
+    settings = _parse_settings(options.setting) if options else None
+    learners, skipped = _learners(settings)
+    if options is not None and (options.learners or settings):
+        wanted = [n.strip() for n in (options.learners or "").split(",") if n.strip()] + list(settings or {})
+        unknown = [n for n in wanted if n not in learners and n not in peers.regression_peers()]
+        if unknown:
+            raise SystemExit(f"unknown learner(s) {unknown}; known: {sorted(learners)}")
+        learners = {n: f for n, f in learners.items() if n in wanted}
+    reused, reused_regression, reused_notes = _reused(options.reuse if options else [])
+    sets = {n.strip() for n in options.sets.split(",")} if options is not None and options.sets else None
     datasets = []
     for dataset in public_data.CLASSIFICATION:
+        if options is not None and options.suite != "both" and dataset.suite != options.suite:
+            continue
+        if sets is not None and dataset.name not in sets:
+            continue
         why = public_data.missing(dataset)
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     for line in skipped:
         print(line, flush=True)
-    public_data.prepare(datasets + public_data.REGRESSION)
-    _warm()
+    with_regression = not (options is not None and options.no_regression)
+    public_data.prepare(datasets + (public_data.REGRESSION if with_regression else []))
+    if any(n not in PEERS for n in learners):
+        _warm()
     rows = []
     for dataset in datasets:
         loaded = public_data.load(dataset)
         if quick and len(loaded.y) > QUICK_ROWS:
             continue
         print(f"{dataset.name} ({dataset.suite}, {len(loaded.y)} rows)", flush=True)
-        rows.append(_score(dataset, loaded, learners))
-    regression = _regression(skipped)
+        rows.append(_score(dataset, loaded, learners, reused))
+    names_wanted = None if options is None or not options.learners else set(options.learners.split(","))
+    regression = _regression(skipped, names_wanted, reused_regression) if with_regression else []
+    if partial(options):
+        return _partial_result(rows, regression, learners, reused_notes, options)
     suites = {s: [r for r in rows if r["suite"] == s] for s in ("report", "tuning")}
     names = list(learners)
     report = suites["report"]

@@ -9,12 +9,23 @@ sum of squared errors of each fold, instead of ``"correct"``.
 - scikit-learn's ``DecisionTreeClassifier(random_state=0)``, its defaults, in this process; nominal
   columns one-hot encoded (``OneHotEncoder``, a missing value its own category), numeric columns as
   they are (the tree's own missing-value support); the encoder's fit is timed with the tree's.
+- scikit-learn's tree pruned the way a careful user prunes it, CART's way (``sklearn_tree`` with
+  ``tuned=True``): ``ccp_alpha`` chosen as ``GridSearchCV`` chooses it (10-fold on the training fold
+  alone: shuffled ``StratifiedKFold`` for a class, ``KFold`` for a number, seed 0; the best mean
+  accuracy or R^2 over the folds, the first on a tie) among the candidates of :func:`alpha_grid`, the
+  geometric means of consecutive alphas of the training fold's own ``cost_complexity_pruning_path``
+  (Breiman et al. 1984, 11.3), then refitted on the whole training fold. :func:`search_alpha` gets
+  GridSearchCV's choice at the cost of one fit per inner fold: each inner tree is grown once at
+  ``ccp_alpha=0`` and pruned at every candidate by scikit-learn's own ``_prune_tree`` (what ``fit``
+  does after growing: with ``random_state`` fixed the grown tree is the same); a test checks that it
+  chooses as ``GridSearchCV`` does.
 - dasktree's ``DaskTreeClassifier(**setting)`` (``DaskTreeRegressor`` for regression) in this process,
   nominal columns named.
 - Weka's J48 (C4.5, ``-C 0.25 -M 2``), all folds in one JVM (``peers/J48Folds.java``, run by Java's
   source-file launcher) from an ARFF file that keeps nominal attributes nominal and missing values as ``?``.
-- R's rpart (``method="class"``, its defaults; pruned by the 1-SE rule from its cp table), all folds in
-  one ``Rscript`` (``peers/rpart_folds.R``) from a CSV file with nominal columns as factors.
+- R's rpart (``method="class"``, its defaults; pruned by the 1-SE rule from its cp table, or with
+  ``rule="min"`` at the least ``xerror``), all folds in one ``Rscript`` (``peers/rpart_folds.R``)
+  from a CSV file with nominal columns as factors.
 """
 
 from __future__ import annotations
@@ -32,6 +43,8 @@ import pandas as pd
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 WEKA_JAR = "/usr/share/java/weka.jar"
+#: At most this many ``ccp_alpha`` candidates per search (:func:`alpha_grid`).
+MAX_ALPHAS = 50
 
 
 def folds(y: np.ndarray, k: int = 10, seed: int = 0) -> np.ndarray:
@@ -83,18 +96,70 @@ def _each_fold(X, y, fold, fit, leaves, score=_correct) -> dict:
     return out
 
 
+def alpha_grid(path_alphas: np.ndarray, most: int = MAX_ALPHAS) -> np.ndarray:
+    """``ccp_alpha`` candidates from a pruning path's alphas: 0 and the geometric means of consecutive
+    alphas (CART's representative of each interval of the sequence; the last alpha, the root alone,
+    as it is), at most ``most`` of them: when the path is longer, evenly spaced along it (by rank), so
+    the largest trees' many tiny alphas do not crowd out the small trees a CV usually prefers."""
+    alphas = np.unique(np.maximum(np.asarray(path_alphas, dtype=np.float64), 0.0))
+    if alphas.size <= 1:
+        return np.zeros(1)
+    candidates = np.concatenate([[0.0], np.sqrt(alphas[1:-1] * alphas[2:]) if alphas.size > 2 else [],
+                                 [alphas[-1]]])
+    candidates = np.unique(candidates)
+    if candidates.size > most:
+        candidates = candidates[np.unique(np.round(np.linspace(0, candidates.size - 1, most)).astype(int))]
+    return candidates
+
+
+def search_alpha(make_tree, X: np.ndarray, y: np.ndarray, alphas: np.ndarray, inner, regression: bool) -> float:
+    """The ``ccp_alpha`` of ``alphas`` that ``GridSearchCV(make_tree(), {"ccp_alpha": alphas}, cv=inner,
+    scoring="r2" or "accuracy")`` chooses (the best mean score over the splits, the first on a tie),
+    each inner tree grown once and pruned at every alpha (scikit-learn's ``_prune_tree``)."""
+    from sklearn.metrics import accuracy_score, r2_score
+
+    score = r2_score if regression else accuracy_score
+    scores = np.empty((len(alphas), inner.get_n_splits()))
+    for j, (train, test) in enumerate(inner.split(X, y)):
+        tree = make_tree().fit(X[train], y[train])
+        grown = tree.tree_
+        for i, alpha in enumerate(alphas):
+            tree.tree_, tree.ccp_alpha = grown, float(alpha)
+            tree._prune_tree()
+            scores[i, j] = score(y[test], tree.predict(X[test]))
+    means = np.average(scores, axis=1)
+    best = int(np.flatnonzero(means == means.max())[0])
+    return float(alphas[best])
+
+
 def sklearn_tree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray,
-                 regression: bool = False) -> dict:
+                 regression: bool = False, tuned: bool = False) -> dict:
+    """scikit-learn's tree at its defaults, or with ``tuned`` its ``ccp_alpha`` chosen by
+    ``GridSearchCV`` (10-fold on the training fold) over :func:`alpha_grid` of its pruning path."""
     from sklearn.compose import ColumnTransformer
+    from sklearn.model_selection import KFold, StratifiedKFold
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import OneHotEncoder
     from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
 
+    def tree():
+        return DecisionTreeRegressor(random_state=0) if regression else DecisionTreeClassifier(random_state=0)
+
     def fit(Xtr, ytr):
         encode = ColumnTransformer([("nominal", OneHotEncoder(handle_unknown="ignore", sparse_output=False), nominal)],
                                    remainder="passthrough")
-        tree = DecisionTreeRegressor(random_state=0) if regression else DecisionTreeClassifier(random_state=0)
-        return make_pipeline(encode, tree).fit(Xtr, ytr)
+        if not tuned:
+            return make_pipeline(encode, tree()).fit(Xtr, ytr)
+        encoded = encode.fit_transform(Xtr)
+        ytr = np.asarray(ytr)
+        path = tree().cost_complexity_pruning_path(encoded, ytr)
+        inner = KFold(10, shuffle=True, random_state=0) if regression else StratifiedKFold(10, shuffle=True,
+                                                                                           random_state=0)
+        with warnings.catch_warnings():  # a class with fewer than 10 rows in the training fold
+            warnings.simplefilter("ignore", UserWarning)
+            alpha = search_alpha(tree, encoded, ytr, alpha_grid(path.ccp_alphas), inner, regression)
+        final = tree().set_params(ccp_alpha=alpha).fit(encoded, ytr)
+        return make_pipeline(encode, final)  # both fitted on the training fold
 
     return _each_fold(X, y, fold, fit, lambda m: m[-1].get_n_leaves(), _sse if regression else _correct)
 
@@ -113,6 +178,22 @@ def dasktree_regression(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold
 
     return _each_fold(X, y, fold, lambda Xtr, ytr: DaskTreeRegressor(**setting).fit(Xtr, ytr, nominal=nominal),
                       lambda m: m.model_.tree.n_leaves, _sse)
+
+
+def regression_peers(skipped: list[str] | None = None) -> dict:
+    """The regression peers that can run here, by name: ``func(X, y, nominal, fold) -> {"sse": ...}``;
+    a line in ``skipped`` for each that cannot."""
+    out = {"scikit-learn": lambda X, y, nominal, fold: sklearn_tree(X, y, nominal, fold, regression=True),
+           "scikit-learn ccp_alpha by CV": lambda X, y, nominal, fold: sklearn_tree(X, y, nominal, fold,
+                                                                                   regression=True, tuned=True)}
+    if rpart_missing():
+        if skipped is not None:
+            skipped.append(rpart_missing())
+        return out
+    out["rpart anova"] = lambda X, y, nominal, fold: rpart(X, y, nominal, fold, regression=True)
+    out["rpart anova min-xerror"] = lambda X, y, nominal, fold: rpart(X, y, nominal, fold, regression=True,
+                                                                      rule="min")
+    return out
 
 
 # ---------------------------------------------------------------- peers in other processes
@@ -202,15 +283,21 @@ def j48(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray) ->
     return _parse(done.stdout, "J48Folds")
 
 
-def rpart(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, regression: bool = False) -> dict:
-    """rpart's ``method="class"``, or ``method="anova"`` with ``regression``."""
+def rpart(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, regression: bool = False,
+          rule: str = "1se") -> dict:
+    """rpart's ``method="class"``, or ``method="anova"`` with ``regression``; pruned from its cp table
+    by ``rule``: ``"1se"`` (the simplest tree within one xstd of the least xerror) or ``"min"`` (the
+    least xerror)."""
+    if rule not in ("1se", "min"):
+        raise ValueError(f"rule is '1se' or 'min', not {rule!r}")
     frame = _renamed(X, y, fold)
     kinds = "i" + "".join("f" if c in nominal else "n" for c in X.columns) + ("n" if regression else "f")
     method = "anova" if regression else "class"
     with tempfile.TemporaryDirectory(prefix="dasktree-rpart-") as tmp:
         path = os.path.join(tmp, "data.csv")
         frame.to_csv(path, index=False, na_rep="")
-        done = subprocess.run(["Rscript", os.path.join(HERE, "peers", "rpart_folds.R"), path, kinds, method],
+        done = subprocess.run(["Rscript", os.path.join(HERE, "peers", "rpart_folds.R"), path, kinds, method,
+                               rule],
                               capture_output=True, text=True, timeout=3600)
     if done.returncode != 0:
         raise RuntimeError(f"rpart_folds.R: exit {done.returncode}: {done.stderr.strip()[-800:]}")

@@ -115,11 +115,23 @@ def gather() -> None:
 
 
 def main(module) -> None:
-    """``python -m benchmarks.NAME [--quick]``: run one claim and write its results."""
+    """``python -m benchmarks.NAME [--quick]``: run one claim and write its results. A claim with
+    ``add_arguments(parser)`` takes options of its own (``run(quick, options)``); a run it calls
+    partial (``partial(options)`` true: a subset of its learners or sets) prints and writes only
+    where its options say (``results/NAME.md`` and ``.json`` are the whole claim's)."""
     parser = argparse.ArgumentParser(description=module.CLAIM)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run (not for the README)")
+    if hasattr(module, "add_arguments"):
+        module.add_arguments(parser)
     args = parser.parse_args()
-    result = module.run(quick=args.quick)
+    if not hasattr(module, "add_arguments"):
+        result = module.run(quick=args.quick)
+    else:
+        result = module.run(quick=args.quick, options=args)
+        if module.partial(args):
+            for what, measured in result.summary:
+                print(f"{what}: {measured}")
+            return
     write(module.NAME, module.CLAIM, result, quick=args.quick)
     gather()
     for what, measured in result.summary:

@@ -99,32 +99,32 @@ def agrawal_hvalue(rows: int) -> str:
 
 # ---------------------------------------------------------------- accuracy
 
-def _warm() -> None:
+def _warm(settings: dict | None = None) -> None:
     """One untimed fit of each setting: the compiled kernels loaded before any timing."""
     from sklearn.datasets import load_diabetes
 
     from dasktree import DaskTreeRegressor
 
     X, y = load_diabetes(return_X_y=True, as_frame=True)
-    for setting in SETTINGS.values():
+    for setting in (SETTINGS if settings is None else settings).values():
         DaskTreeRegressor(**setting).fit(X, y)
 
 
-def accuracy(skipped: list[str]) -> list[dict]:
-    """Each regression set's pooled 10-fold CV R^2, leaves and fit seconds, per learner."""
-    learners = {"scikit-learn": lambda X, y, nominal, fold: peers.sklearn_tree(X, y, nominal, fold, regression=True)}
-    if peers.rpart_missing():
-        skipped.append(peers.rpart_missing())
-    else:
-        learners["rpart anova"] = lambda X, y, nominal, fold: peers.rpart(X, y, nominal, fold, regression=True)
-    for name, setting in SETTINGS.items():
+def accuracy(skipped: list[str], settings: dict | None = None, names=None, reused=None) -> list[dict]:
+    """Each regression set's pooled 10-fold CV R^2, leaves and fit seconds, per learner (``names``: a
+    subset of them; ``reused``: rows already measured on the same folds, by (set, learner))."""
+    learners = dict(peers.regression_peers(skipped))
+    for name, setting in (SETTINGS if settings is None else settings).items():
         learners[name] = lambda X, y, nominal, fold, s=setting: peers.dasktree_regression(X, y, nominal, fold, s)
+    if names is not None:
+        learners = {n: f for n, f in learners.items() if n in names}
     datasets = []
     for dataset in public_data.REGRESSION:
         why = public_data.missing(dataset)
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     public_data.prepare(datasets)
-    _warm()
+    if any(n.startswith("dasktree") for n in learners):
+        _warm(settings)
     out = []
     for dataset in datasets:
         loaded = public_data.load(dataset)
@@ -134,6 +134,9 @@ def accuracy(skipped: list[str]) -> list[dict]:
                "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
                "missing": int(loaded.X.isna().sum().sum()), "learners": {}}
         for name, func in learners.items():
+            if reused and (dataset.name, name) in reused:
+                row["learners"][name] = {**reused[(dataset.name, name)], "reused": True}
+                continue
             r = func(loaded.X, loaded.y, loaded.nominal, fold)
             r["r2"] = 1 - sum(r["sse"]) / squares
             row["learners"][name] = r
@@ -156,9 +159,65 @@ def _accuracy_tables(rows: list[dict]) -> tuple[list[str], dict]:
         lines.append(f"| {g['dataset']} | {g['rows']} | {g['attributes']} ({g['nominal']}) | {g['missing']} | "
                      + " | ".join(cells) + " |")
     lines.append("| mean | | | | " + " | ".join(f"{means[n]:.3f} ({leaves[n]:.1f})" for n in names) + " |")
+    peer_names = [n for n in names if not n.startswith("dasktree")]
+    if peer_names:
+        best = float(np.mean([max(g["learners"][n]["r2"] for n in peer_names) for g in rows]))
+        means["best of the peers, per set"] = best
+        lines.append(f"| best of the peers, per set | | | | {best:.3f} |" + " |" * (len(names) - 1))
     lines.append(f"| time of the {FOLDS * len(rows)} fits | | | | " + " | ".join(f"{seconds[n]:.1f} s" for n in names)
                  + " |")
     return lines, means
+
+
+# ---------------------------------------------------------------- the default's leaves at scale
+
+SCALE_ROWS = 500_000
+CALLS = {"default": "", "prune=none": 'prune="none"'}
+
+
+def smooth_step(rows: int, seed: int):
+    """``3 sin(a) + step(b) + 0.7 c + noise`` (``d`` irrelevant), four float columns: a smooth part, a
+    step and a linear part a tree approximates with many leaves, and noise a grown tree fits one row
+    at a time."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    X = pd.DataFrame({"a": rng.uniform(-3, 3, rows), "b": rng.uniform(0, 1, rows), "c": rng.normal(size=rows),
+                      "d": rng.normal(size=rows)})
+    y = 3 * np.sin(X["a"]) + np.where(X["b"] > 0.5, 2.0, 0.0) + 0.7 * X["c"] + rng.normal(size=rows)
+    return X, y.to_numpy()
+
+
+def _scale(quick: bool, options) -> dict:
+    """:func:`at_scale`, or its figures from an earlier run (``--scale-json``: its own process's JSON)."""
+    import json
+
+    if options is not None and options.scale_json:
+        with open(options.scale_json) as f:
+            return {**json.load(f), "from": os.path.basename(options.scale_json)}
+    return at_scale(quick)
+
+
+def at_scale(quick: bool) -> dict:
+    """``DaskTreeRegressor()`` against the grown tree (``prune="none"``, the old default) on
+    :func:`smooth_step`'s rows: leaves, model bytes and R^2 on 100,000 new rows."""
+    from dasktree import DaskTreeRegressor
+
+    rows = SCALE_ROWS // 10 if quick else SCALE_ROWS
+    X, y = smooth_step(rows, 0)
+    Xt, yt = smooth_step(100_000, 1)
+    out = {"rows": rows}
+    for name, setting in (("default", {}), ("prune=none", {"prune": "none"})):
+        started = time.perf_counter()
+        reg = DaskTreeRegressor(**setting).fit(X, y)
+        seconds = time.perf_counter() - started
+        pred = reg.predict(Xt)
+        out[name] = {"leaves": int(reg.model_.tree.n_leaves), "seconds": seconds,
+                     "model_bytes": len(reg.model_.dumps().encode()),
+                     "r2": float(1 - np.sum((pred - yt) ** 2) / np.sum((yt - yt.mean()) ** 2))}
+        print(f"  {rows:,} rows, {name}: {out[name]['leaves']:,} leaves, held-out R^2 {out[name]['r2']:.4f}",
+              flush=True)
+    return out
 
 
 # ---------------------------------------------------------------- speed
@@ -332,28 +391,118 @@ def _summary(means: dict, results: list[dict]) -> list[tuple[str, str]]:
     return summary
 
 
-def run(quick: bool) -> harness.Result:
+def add_arguments(parser) -> None:
+    """The accuracy part alone (``--keep-speed``), or a partial run of some learners or settings."""
+    parser.add_argument("--keep-speed", action="store_true",
+                        help="measure the accuracy part only; the speed tables are the last results/regression.json's "
+                             "(their date and commit are said)")
+    parser.add_argument("--learners", default=None, help="comma-separated learner names (a partial run)")
+    parser.add_argument("--setting", action="append", default=[], metavar="NAME=JSON",
+                        help="a DaskTreeRegressor setting to measure, as JSON (a partial run); repeatable")
+    parser.add_argument("--reuse", action="append", default=[], metavar="JSON",
+                        help="rows of a partial run's --out (or an accuracy / regression JSON) taken, not measured "
+                             "again; repeatable")
+    parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+    parser.add_argument("--scale-json", default=None, metavar="JSON",
+                        help="the default's leaves at scale from this JSON (at_scale's figures, measured in a "
+                             "process of their own) instead of measuring them here")
+
+
+def partial(options) -> bool:
+    return bool(options is not None and (options.learners or options.setting))
+
+
+def _reused(paths: list[str]) -> tuple[dict, list[str]]:
+    import json
+
+    rows, notes = {}, []
+    for path in paths:
+        with open(path) as f:
+            record = json.load(f)
+        figures = record.get("figures", record)
+        for g in figures.get("accuracy", []) + figures.get("regression", []):
+            for name, got in g["learners"].items():
+                rows[(g["dataset"], name)] = got
+        stamp = record.get("stamp", {})
+        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')})")
+    return rows, notes
+
+
+def _kept_speed() -> tuple[list[dict], str]:
+    import json
+
+    with open(os.path.join(harness.RESULTS, f"{NAME}.json")) as f:
+        record = json.load(f)
+    return record["figures"]["speed"], f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+
+
+def run(quick: bool, options=None) -> harness.Result:
+    import json
+
     skipped: list[str] = []
     print("accuracy: 10-fold CV R^2 on the public regression sets", flush=True)
-    rows = accuracy(skipped)
+    settings = None
+    if options is not None and options.setting:
+        settings = {}
+        for text in options.setting:
+            name, _, setting = text.partition("={")  # a name may hold "=" ("dasktree cv=10")
+            settings[name.strip()] = json.loads("{" + setting)
+    names = None if options is None or not options.learners else [n.strip() for n in options.learners.split(",")]
+    if settings is not None:
+        names = (names or []) + list(settings)
+    reused, reused_notes = _reused(options.reuse if options else [])
+    rows = accuracy(skipped, settings, names, reused)
     accuracy_md, means = _accuracy_tables(rows)
-    results = speed(quick)
+    if partial(options):
+        out = options.out or os.path.join(harness.RESULTS, "partial", "regression.json")
+        os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)
+        figures = {"folds": FOLDS, "seed": SEED, "accuracy": rows, "accuracy_means": means, "reused": reused_notes}
+        with open(out, "w") as f:
+            json.dump({"claim": CLAIM, "stamp": harness.stamp(), "partial": True, "figures": figures}, f, indent=1,
+                      default=str)
+        print("\n".join(accuracy_md), flush=True)
+        return harness.Result([(f"mean R^2: {n}", f"{v:.3f}") for n, v in means.items()], "", figures)
+    speed_note = ""
+    if options is not None and options.keep_speed:
+        results, when = _kept_speed()
+        speed_note = f" The speed tables below are kept from the run of {when} (`--keep-speed`)."
+    else:
+        results = speed(quick)
     repeat = _sizes(quick)[1]
+    scale = _scale(quick, options)
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
           "learner; pooled: 1 - the squared errors / the squares about the mean) of scikit-learn's "
-          "`DecisionTreeRegressor(random_state=0)` (nominal columns one-hot), rpart (`method=\"anova\"`, 1-SE rule), "
-          "`DaskTreeRegressor()` and `DaskTreeRegressor(cv=10)` (inner folds on each outer training fold; cv-min "
-          "pruning). Bold: the best on the set. Times: the fits alone (rpart by R's clock), summed over the folds.",
-          *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []), "", *accuracy_md, "",
+          "`DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) at its defaults and with `ccp_alpha` "
+          "chosen as `GridSearchCV` chooses it (10-fold on each outer training fold, over the geometric midpoints "
+          "of its pruning path: `benchmarks/accuracy_peers.py`), rpart (`method=\"anova\"`, its own 10-fold xval) "
+          "pruned by the 1-SE rule and at the least xerror, `DaskTreeRegressor()` (its default pruning, "
+          "`prune=\"cp\"`: rpart's cp = 0.01) and `DaskTreeRegressor(cv=10)` (inner folds on each outer training "
+          "fold; cv-min pruning). Bold: the best on the set. \"best of the peers\": per set, the best of the four "
+          "peers. Times: the fits alone (rpart by R's clock), summed over the folds.",
+          *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
+          *(["", "Rows taken from earlier runs on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
+            if reused_notes else []), "", *accuracy_md, "",
+          f"The default's leaves at scale: {scale['rows']:,} rows of `3 sin(a) + step(b) + 0.7 c + noise` "
+          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows:", "",
+          "| setting | leaves | model JSON bytes | held-out R^2 | fit s |", "| --- | --- | --- | --- | --- |",
+          *[f"| `DaskTreeRegressor({CALLS[n]})` | {scale[n]['leaves']:,} | "
+            f"{scale[n]['model_bytes']:,} | {scale[n]['r2']:.4f} | {scale[n]['seconds']:.1f} |"
+            for n in ("default", "prune=none")], "",
           f"Speed: whole processes from {FILES} Parquet files, depth {DEPTH}, 2 cores (the machine shared with other "
           f"work: read the ratios within this run), median of {repeat} alternated runs after one untimed dasktree "
           "run. Friedman #1: `make_friedman1` (noise 1.0, every value distinct); Agrawal hvalue: F2's attributes, "
           "5% perturbation, the house value predicted from the eight others (about 72% of its variance explainable); "
-          f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}",
+          f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}{speed_note}",
           "", *_speed_tables(results)]
     figures = {"folds": FOLDS, "seed": SEED, "depth": DEPTH, "skipped": skipped, "accuracy": rows,
-               "accuracy_means": means, "speed": results}
-    return harness.Result(_summary(means, results), "\n".join(md), figures)
+               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale}
+    summary = _summary(means, results)
+    summary.insert(1, (f"DaskTreeRegressor() leaves on {scale['rows']:,} rows / the grown tree's (target <= 0.1); "
+                       "held-out R^2 default / grown",
+                       f"{scale['default']['leaves']:,} / {scale['prune=none']['leaves']:,} = "
+                       f"{scale['default']['leaves'] / scale['prune=none']['leaves']:.4f}; "
+                       f"{scale['default']['r2']:.4f} / {scale['prune=none']['r2']:.4f}"))
+    return harness.Result(summary, "\n".join(md), figures)
 
 
 if __name__ == "__main__":

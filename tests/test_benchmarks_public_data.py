@@ -138,3 +138,54 @@ def test_a_regression_peer_sums_squared_errors_on_the_folds_it_is_given(peer):
     assert result["rows"] == [int(np.sum(fold == f)) for f in range(5)]
     squares = float(np.sum((y - y.mean()) ** 2))
     assert 0 < sum(result["sse"]) < 2 * squares and all(s >= 0 for s in result["sse"])
+
+
+@pytest.mark.parametrize("regression", [False, True])
+def test_the_alpha_search_chooses_as_gridsearchcv_does(regression):
+    """search_alpha (each inner tree grown once, pruned at every alpha) against GridSearchCV itself
+    (one fit per alpha and fold), on the same candidates and folds."""
+    from sklearn.datasets import load_diabetes, load_wine
+    from sklearn.model_selection import GridSearchCV, KFold, StratifiedKFold
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    if regression:
+        X, y = load_diabetes(return_X_y=True)
+        make, inner, scoring = (lambda: DecisionTreeRegressor(random_state=0)), KFold(5, shuffle=True,
+                                                                                     random_state=0), "r2"
+    else:
+        X, y = load_wine(return_X_y=True)
+        make, inner, scoring = (lambda: DecisionTreeClassifier(random_state=0)), StratifiedKFold(
+            5, shuffle=True, random_state=0), "accuracy"
+    alphas = accuracy_peers.alpha_grid(make().cost_complexity_pruning_path(X, y).ccp_alphas, most=12)
+    assert alphas[0] == 0 and len(alphas) <= 12 and np.all(np.diff(alphas) > 0)
+    naive = GridSearchCV(make(), {"ccp_alpha": alphas}, cv=inner, scoring=scoring).fit(X, y)
+    got = accuracy_peers.search_alpha(make, X, y, alphas, inner, regression)
+    assert got == naive.best_params_["ccp_alpha"]
+
+
+def test_the_tuned_tree_and_rpart_min_rule_score_every_fold():
+    X, y = _iris()
+    fold = accuracy_peers.folds(y, 5, seed=1)
+    tuned = accuracy_peers.sklearn_tree(X, y, ["band"], fold, tuned=True)
+    assert tuned["rows"] == [int(np.sum(fold == f)) for f in range(5)] and sum(tuned["correct"]) / len(y) > 0.85
+    if accuracy_peers.rpart_missing():
+        pytest.skip(accuracy_peers.rpart_missing())
+    lowest = accuracy_peers.rpart(X, y, ["band"], fold, rule="min")
+    one_se = accuracy_peers.rpart(X, y, ["band"], fold)
+    assert min(a - b for a, b in zip(lowest["leaves"], one_se["leaves"])) >= 0  # min-xerror keeps at least 1-SE's
+    with pytest.raises(ValueError):
+        accuracy_peers.rpart(X, y, ["band"], fold, rule="2se")
+
+
+def test_a_partial_run_is_told_apart_and_its_settings_may_hold_equals():
+    import argparse
+
+    from benchmarks import accuracy
+
+    assert accuracy._parse_settings(['dasktree cv=10={"cv": 10}', "plain={}"]) == {"dasktree cv=10": {"cv": 10},
+                                                                                   "plain": {}}
+    parser = argparse.ArgumentParser()
+    accuracy.add_arguments(parser)
+    assert not accuracy.partial(parser.parse_args([]))  # the whole claim: results/ is written
+    for given in (["--suite", "tuning"], ["--learners", "J48"], ["--setting", "g={}"], ["--no-regression"]):
+        assert accuracy.partial(parser.parse_args(given))

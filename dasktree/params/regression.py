@@ -4,8 +4,8 @@ Those a regression tree reads as a classification tree does are the same
 declarations (:data:`dasktree.params.declared.PARAMS`, taken by name); the
 three whose values differ are declared here: ``criterion`` (the regression
 criteria of :mod:`dasktree.split.regression`), ``cv`` (fold trees; no repeats)
-and ``prune`` (cost complexity only: C4.5's pessimistic pruning counts errors
-of labels). :func:`validate_regression` checks them, once per fit.
+and ``prune`` (cost complexity, or M5's pessimistic estimate of the squared
+error in place of C4.5's count of errors). :func:`validate_regression` checks them, once per fit.
 """
 
 from __future__ import annotations
@@ -19,9 +19,13 @@ from .constraints import Interval, Options
 from .declared import CV, LEARNING, PARAMS, PRUNING
 from .param import Param
 
-__all__ = ["REGRESSION_PARAMS", "validate_regression", "REGRESSION_PRUNE"]
+__all__ = ["REGRESSION_PARAMS", "validate_regression", "REGRESSION_PRUNE", "REGRESSION_FIT_PRUNE"]
 
 REGRESSION_PRUNE = ("auto", "cv", "cv-min", "none")
+"""The pruning a saved regression model can be given again from its cp table (:mod:`dasktree.regress.reprune`)."""
+#: The fit's pruning: those, rpart's complexity and M5's pessimistic estimate (each node's sum of squares,
+#: which only the fit holds).
+REGRESSION_FIT_PRUNE = ("auto", "cv", "cv-min", "cp", "pessimistic", "none")
 
 _SHARED = ("max_depth", "min_samples_split", "min_samples_leaf", "min_impurity_decrease", "max_leaf_nodes",
            "max_bins", "max_categories", "max_histogram_mb", "seed", "ccp_alpha", "keep_fold_trees",
@@ -43,12 +47,26 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
           doc="Grow ``cv`` fold trees in the same passes as the main tree and report their cross-validated "
               'MSE, RMSE and R^2 in ``report_["cv"]``; no extra pass over the data.'),
     *(_BY_NAME[n] for n in _SHARED[8:9]),
-    Param("prune", "auto", [Options(REGRESSION_PRUNE), None], "prune", PRUNING,
+    Param("prune", "auto", [Options(REGRESSION_FIT_PRUNE), None], "prune", PRUNING,
           help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
-               "least CV error; none: the grown tree (default auto: cv-min with --cv, else none)",
+               "least CV error; cp: rpart's cp=0.01 (a split must lower the squared error by 1 percent of the root's); "
+               "pessimistic: M5's estimate, SSE x (n + v) / (n - v), bottom up; none: the grown tree (default "
+               "auto: cv-min with --cv, else cp, chosen by benchmarks/results/regression.md)",
           doc='How the grown tree is pruned, with no pass: "cv" (CART\'s cost complexity, alpha by the 1-SE '
               'rule over the fold trees\' held-out sums, rpart\'s ``anova`` cp table), "cv-min" (the least CV '
-              'error), None or "none" (the grown tree); "auto" is "cv-min" with ``cv``, else "none".'),
+              'error), "cp" (rpart\'s default complexity, ``cp = 0.01``: cost complexity at alpha = 0.01 times '
+              "the root's mean squared error, so a split stays when it lowers the tree's squared error by at "
+              "least 1% of the root's), \"pessimistic\" (M5's pessimistic estimate, Quinlan 1992: bottom up, a "
+              "node becomes a leaf when its sum of squared errors times (n + 1) / (n - 1) is at most its "
+              "subtree's times (n + v) / (n - v), v the subtree's leaves; from each node's exact sums, "
+              ':func:`dasktree.regress.prune.pessimistic_leaves`), None or "none" (the grown tree). "auto" is '
+              '"cv-min" with ``cv``, else "cp". Why "cp" without ``cv``: on the ten public regression sets '
+              "(`benchmarks/results/regression.md <../benchmarks/results/regression.md>`_; the candidates in "
+              "``benchmarks/results/partial/regression-prune-candidates.json``) the grown tree's mean 10-fold CV "
+              "R^2 was 0.406 with one leaf per row or so, M5's pessimistic estimate alone 0.415 (it keeps most "
+              "splits: its penalty is two rows' error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / "
+              '0.498, "cp" 0.496 with the fewest leaves (11.7 a fold), and "cp" alone bounds the leaves on '
+              "large data (each split must explain 1% of the variance: at most 100 splits' worth)."),
     *(_BY_NAME[n] for n in _SHARED[9:]),
 )
 

@@ -24,15 +24,23 @@ from ..io.folds import fold_warnings
 from ..io.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, FileSource
 from ..io.weights import WeightStats, weighting
+from ..model.prune import pruned_tree
 from ..params.regression import validate_regression
 from .checkpoint import RegressionResuming, regression_checkpoint
 from .grow import RegressionGrowParams, grow_regression
 from .model import RegressionModel
 from .report import cv_report, fit_report, training_error
-from .trees import tree_models
+from .trees import node_squares, tree_models
 from . import prune as pruning
 
 __all__ = ["fit_regression"]
+
+#: ``prune="auto"`` without ``cv``: rpart's complexity parameter (see :data:`CP`), chosen on the regression
+#: sets (benchmarks/results/regression.md): mean 10-fold CV R^2 above rpart's 1-SE and the grown tree's.
+AUTO_WITHOUT_CV = "cp"
+#: ``prune="cp"``: rpart's default ``cp``; a split stays when it lowers the whole tree's squared error by
+#: at least this fraction of the root's (cost complexity at ``alpha = CP * `` the root's mean squared error).
+CP = 0.01
 
 
 def fit_regression(data, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
@@ -68,7 +76,8 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
             criterion=settings["criterion"], max_depth=settings["max_depth"],
             min_samples_split=settings["min_samples_split"], min_samples_leaf=settings["min_samples_leaf"],
             min_impurity_decrease=float(settings["min_impurity_decrease"]),
-            max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf))
+            max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf),
+            node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
 
         def describe(level: int, nodes: int) -> None:
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
@@ -82,13 +91,17 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
         spilled = spill_record(runner)
     trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
     grown = trees[0]
+    if _mode(settings, holdout.size > 1) == "pessimistic":  # from each node's own sums of squares, kept here only
+        trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
+                 for t, q in zip(trees, node_squares(nodes, holdout.size))]
     if settings["max_leaf_nodes"] is not None:
         trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
                                     spec.target.step) for t in trees]
     tree, fold_trees = trees[0], trees[1:]
-    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, train_q, fold_qs, spec.target.step)
+    root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # each tree's training Q
+    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step)
     report = fit_report(summary, spec, pruned, passes, train_q)  # depth, nodes, leaves: the tree that predicts
-    report["prune"] = {**prune_report, "leaves_grown": tree.n_leaves}
+    report["prune"] = {**prune_report, "leaves_grown": (grown if prune_report["mode"] == "pessimistic" else tree).n_leaves}
     report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads them
     tree = pruned
     report["training"] = training_error(tree, train_q, spec.target.step)
@@ -137,25 +150,41 @@ def _bins(runner, given, settings: dict):
     return spec, kept_for_keys(summary, roles, source.schema)
 
 
-def _prune(settings: dict, tree, fold_trees, train_q: int, fold_qs, step: float):
-    """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees."""
+def _mode(settings: dict, with_folds: bool) -> str:
+    """The pruning the settings ask for: "alpha", "none", "pessimistic", "cv" or "cv-min"."""
     mode = settings["prune"]
+    if settings["ccp_alpha"] is not None:
+        return "alpha"
+    if mode in (None, "none"):
+        return "none"
+    if mode == "auto":
+        return "cv-min" if with_folds else AUTO_WITHOUT_CV
+    return mode
+
+
+def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float):
+    """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees
+    (pessimistic pruning is done before, from the nodes' sums of squares: here it is reported).
+    ``root_qs``: each tree's training sum of squares at its root (the main tree's first)."""
+    mode = _mode(settings, bool(fold_trees))
     alpha = settings["ccp_alpha"]
-    if alpha is not None:
-        mode = "alpha"
-    elif mode in (None, "none") or (mode == "auto" and not fold_trees):
-        mode = "none"
-    elif mode == "auto":
-        mode = "cv-min"
+    train_q = root_qs[0]
     if mode in ("cv", "cv-min") and not fold_trees:
         raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
     table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step)
-    if mode == "none":
+    if mode in ("none", "pessimistic"):
         chosen, fold_at = 0, 0.0
         alpha = 0.0
     elif mode == "alpha":
         rows = [i for i, r in enumerate(table) if r["alpha"] <= alpha]
         chosen, fold_at = (rows[-1] if rows else 0), alpha
+    elif mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
+        alpha = CP * pruning.root_mse(tree, train_q, step)
+        pruned = pruning.prune_at(tree, alpha, step)
+        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
+        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
+                  "cp_table": table}
+        return report, pruned, folds
     else:
         chosen = pruning.choose_alpha(table, mode)
         alpha, fold_at = table[chosen]["alpha"], pruning.fold_alpha(table, chosen)

@@ -57,6 +57,9 @@ class RegressionGrowParams:
     min_samples_leaf: int = 1
     min_impurity_decrease: float = 0.0
     max_histogram_mb: float = 256.0
+    # every node's own sum of squares kept (M5's pessimistic pruning reads them): the compiled grower
+    # of small nodes keeps (n, s) only, so such fits stay in the level passes
+    node_squares: bool = False
 
 
 @dataclass
@@ -177,7 +180,7 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
     layout = layout_of(spec, params)
     gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
-                 and not params.min_impurity_decrease > 0)
+                 and not params.min_impurity_decrease > 0 and not params.node_squares)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))

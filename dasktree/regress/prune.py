@@ -17,6 +17,14 @@ held-out rows' ``HN`` and ``HS``. Every quantity here comes from them with no pa
   held-out ``HQ`` at its root, kept by the root's pass. So the CV mean squared
   error of every subtree of the sequence (rpart's ``xerror`` for ``anova``) is
   known; its standard error is that of the folds' mean squared errors.
+- *Pessimistic pruning* in M5's manner (Quinlan 1992, "Learning with continuous classes"): a model
+  of ``v`` parameters fitted to ``n`` rows is expected to err by its training error times
+  ``(n + v) / (n - v)``. Bottom up, as C4.5's pessimistic pruning (:func:`dasktree.model.prune.
+  pessimistic_leaves`), a node becomes a leaf when its own estimate (its sum of squared errors, one
+  parameter) is at most its subtree's (the subtree's sum of squared errors, one parameter per leaf,
+  over the node's rows). A node's sum of squared errors is ``Q - S**2 / N`` from its exact sums
+  (:func:`pessimistic_leaves`); a leaf no pass counted has no ``Q`` of its own, but its subtree sum
+  only needs its parent's ``Q`` less its counted siblings' (:func:`subtree_sse`).
 """
 
 from __future__ import annotations
@@ -29,7 +37,7 @@ from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums
 from ..split.regression import parent_proxy, proxy
 
 __all__ = ["risk", "node_means", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
-           "fold_alpha"]
+           "fold_alpha", "pessimistic_leaves", "subtree_sse", "root_mse"]
 
 
 def node_means(tree) -> np.ndarray:
@@ -138,3 +146,108 @@ def best_first(tree, max_leaf_nodes: int, criterion: str, lo: float, step: float
             push(c)
     return pruned_tree(tree, ~keep_split)
 
+
+
+# ---------------------------------------------------------------- M5's pessimistic estimate
+
+def root_mse(tree, root_q: int, step: float) -> float:
+    """The mean squared error of ``tree``'s root as one leaf, in the target's squared units (the units
+    of :func:`cp_table`'s alpha), from its exact training sums and sum of squares ``root_q``."""
+    n, s = int(tree.counts[0, 0]), int(tree.counts[0, 1])
+    return _sse_of(int(root_q), n, s, s // n if n else 0) * step * step / max(1, n)
+
+
+def _sse_of(q: int, n: int, s: int, centre: int) -> float:
+    """``Q - S**2 / N`` about ``centre`` (fixed point squared units), from exact integers."""
+    if n <= 0:
+        return 0.0
+    sc = s - centre * n
+    qc = q - 2 * centre * s + centre * centre * n
+    return (qc * n - sc * sc) / n  # the numerator exact (Python ints); one rounding
+
+
+def subtree_sse(tree, squares: Sequence[int | None], leaves: np.ndarray) -> np.ndarray:
+    """Per node, the training sum of squared errors of its subtree cut at the mask ``leaves`` (grown
+    leaves are leaves), in fixed point squared units: ``Q_t - sum over its leaves of S_l**2 / N_l``.
+    ``squares[i]``: node ``i``'s ``Q`` or None (a leaf no pass counted: only a parent's ``Q`` less its
+    counted children's is known, which is all a sum over leaves needs)."""
+    n_nodes = len(tree.children)
+    counts = [(int(a), int(b)) for a, b in tree.counts[:, :2].tolist()]
+    centre = counts[0][1] // counts[0][0] if n_nodes and counts[0][0] > 0 else 0
+    out = np.zeros(n_nodes)
+    cut = np.asarray(leaves, dtype=bool) | np.array([len(k) == 0 for k in tree.children], dtype=bool)
+    for i in range(n_nodes - 1, -1, -1):  # breadth-first order: children after parents
+        n, s = counts[i]
+        if cut[i]:
+            if squares[i] is not None:
+                out[i] = _sse_of(int(squares[i]), n, s, centre)
+            continue
+        kids = tree.children[i]
+        known = [c for c in kids if cut[c] and squares[c] is not None or not cut[c]]
+        unknown = [c for c in kids if cut[c] and squares[c] is None]
+        total = sum(out[c] for c in known)
+        if unknown:  # their Q together: the parent's less the others' (every counted node has its Q)
+            q_rest = int(squares[i]) - sum(int(squares[c]) for c in kids if squares[c] is not None)
+            n_rest = sum(counts[c][0] for c in unknown)
+            s_rest = sum(counts[c][1] for c in unknown)
+            # sum over the unknown leaves of (Q_l - S_l^2/N_l): their Q total less each S^2/N
+            total += _sse_of(q_rest, n_rest, s_rest, centre) - sum(
+                _between(counts[c], n_rest, s_rest, centre) for c in unknown)
+        out[i] = total
+    return out
+
+
+def _between(count: tuple[int, int], n_rest: int, s_rest: int, centre: int) -> float:
+    """Leaf ``count``'s part of the spread between the pooled leaves' means (rows ``n_rest``, sum
+    ``s_rest``): ``N_l (m_l - m)**2``; the pooled SSE less these is the leaves' own SSEs' sum."""
+    n, s = count
+    if n <= 0 or n_rest <= 0:
+        return 0.0
+    # N_l (S_l/N_l - S/N)^2 = (S_l N - S N_l)^2 / (N_l N^2), about any centre
+    d = (s - centre * n) * n_rest - (s_rest - centre * n_rest) * n
+    return d * d / (n * n_rest * n_rest)
+
+
+#: Estimates within this relative difference are a tie, and a tie prunes (the smaller tree): the
+#: floats from the exact sums then decide as exact fractions would.
+TIE = 1e-9
+
+
+def _inflated(sse: float, n: int, v: int) -> float:
+    """M5's estimate: ``sse * (n + v) / (n - v)``; without rows to spare (``n <= v``) unbounded."""
+    if n <= v:
+        return 0.0 if sse <= 0 and v <= 1 else np.inf
+    return sse * (n + v) / (n - v)
+
+
+def pessimistic_leaves(tree, squares: Sequence[int | None]) -> np.ndarray:
+    """Boolean mask of the nodes M5's pessimistic estimate makes leaves (grown leaves included):
+    bottom up, node ``t`` (``N`` rows) becomes a leaf when ``SSE_t (N + 1) / (N - 1)`` is at most
+    ``SSE_subtree (N + L) / (N - L)`` (to a relative :data:`TIE`), its subtree as pruned below it
+    having ``L`` leaves (unbounded when ``N <= L``: no rows to spare). Every
+    quantity from the exact sums (``counts``, ``squares``: :func:`dasktree.regress.trees.node_squares`)."""
+    n_nodes = len(tree.children)
+    is_leaf = np.array([len(k) == 0 for k in tree.children], dtype=bool)
+    if n_nodes == 0:
+        return is_leaf
+    counts = [(int(a), int(b)) for a, b in tree.counts[:, :2].tolist()]
+    centre = counts[0][1] // counts[0][0] if counts[0][0] > 0 else 0
+    grown = is_leaf.copy()
+    below = subtree_sse(tree, squares, grown)  # grown leaves without their own Q resolved once
+    sse = below.copy()  # the subtree's SSE as pruned so far
+    n_leaves = np.ones(n_nodes, dtype=np.int64)
+    for i in np.flatnonzero(~is_leaf)[::-1].tolist():  # children before parents: bottom up
+        n, s = counts[i]
+        kids = tree.children[i]
+        if all(not grown[c] or squares[c] is not None for c in kids):
+            sub = float(sum(sse[c] for c in kids))
+        else:  # some grown leaf without its own Q: its share as subtree_sse resolved it
+            sub = below[i] + float(sum(sse[c] - below[c] for c in kids if not grown[c]))
+        leaves = int(sum(n_leaves[c] for c in kids))
+        own = _sse_of(int(squares[i]), n, s, centre)
+        if _inflated(own, n, 1) <= _inflated(sub, n, leaves) * (1 + TIE):
+            is_leaf[i] = True
+            sse[i], n_leaves[i] = own, 1
+        else:
+            sse[i], n_leaves[i] = sub, leaves
+    return is_leaf

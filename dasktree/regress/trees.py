@@ -16,7 +16,10 @@ from ..model.model import TreeModel
 from ..split.node_tests import Test
 from ..split.small_grower import REASONS
 
-__all__ = ["tree_models", "Block"]
+__all__ = ["tree_models", "Block", "node_squares"]
+
+#: The leaf reasons given before a pass counts the node (:func:`dasktree.regress.grow._leaf_before`).
+UNCOUNTED = ("max_depth", "min_samples")
 
 
 class Block:
@@ -71,6 +74,7 @@ def tree_models(nodes: list, n_trees: int, blocks: list[Block] = (), spec=None) 
                              leaf_reason=reasons[mine].tolist()))
     train_q = nodes[0].squares[0] if nodes[0].squares else 0
     fold_qs = [nodes[t].squares[1] if nodes[t].squares else 0 for t in range(1, n_trees)]
+<<<<<<< HEAD
     return out, train_q, fold_qs
 
 
@@ -148,3 +152,22 @@ def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, chil
     flat = flat[np.lexsort((position[flat], tree[flat]))]
     starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
     return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position
+=======
+    return trees, train_q, fold_qs
+
+
+def node_squares(nodes: list, n_trees: int) -> list[list[int | None]]:
+    """Per tree, each node's training sum of squares (fixed point, exact; the breadth-first order of
+    :func:`tree_models`), or None for a leaf no pass counted (made before its level's pass: depth or
+    row limits): what pessimistic pruning (:func:`dasktree.regress.prune.pessimistic_leaves`) reads."""
+    out = []
+    for t in range(n_trees):
+        order = [t]
+        for e in order:
+            order.extend(nodes[e].children)
+        # a leaf made before its level's pass (depth or row limits) was not counted: a fold tree's keeps
+        # only its held-out sums there, and a 0 for the training ones
+        out.append([None if not nodes[e].squares or nodes[e].leaf in UNCOUNTED else nodes[e].squares[0]
+                    for e in order])
+    return out
+>>>>>>> defaults

@@ -63,13 +63,13 @@ def _tiny(n, seed):
     return pd.DataFrame({"x": x, "y": 1e-12 * (x > 0) + 3e-13 * x + 1e-9})
 
 
-DATASETS = {  # name: (frame maker, fit parameters)
-    "mixed": (_mixed, {"max_depth": 6}),
+DATASETS = {  # name: (frame maker, fit parameters); grown trees (prune "none"): every kind of test to export
+    "mixed": (_mixed, {"max_depth": 6, "prune": "none"}),
     "mixed-pruned": (_mixed, {"max_depth": 8, "cv": 4, "prune": "cv"}),
-    "categories": (_categories, {"max_depth": 5, "max_categories": 6}),
-    "quantile": (_continuous, {"max_depth": 6, "max_bins": 16}),
-    "poisson": (_counts, {"max_depth": 5, "criterion": "poisson", "min_samples_leaf": 5}),
-    "tiny": (_tiny, {"max_depth": 4, "max_leaf_nodes": 6}),
+    "categories": (_categories, {"max_depth": 5, "max_categories": 6, "prune": "none"}),
+    "quantile": (_continuous, {"max_depth": 6, "max_bins": 16, "prune": "none"}),
+    "poisson": (_counts, {"max_depth": 5, "criterion": "poisson", "min_samples_leaf": 5, "prune": "none"}),
+    "tiny": (_tiny, {"max_depth": 4, "max_leaf_nodes": 6, "prune": "none"}),
 }
 
 
@@ -180,7 +180,8 @@ def test_typed_sql_compares_dates_and_timestamps_as_dasktree_does():
     duckdb = pytest.importorskip("duckdb")
     from dasktree.export.sql_types import count_bound
 
-    model = fit_regression(_temporal(3000, 0).to_pandas(), target="y", scheduler="inprocess", max_depth=6)
+    model = fit_regression(_temporal(3000, 0).to_pandas(), target="y", scheduler="inprocess", max_depth=6,
+                           prune="none")  # the grown tree: both columns tested
     held_out = _temporal(600, 1).drop_columns(["y"])
     tested = {model.spec.features[t.attribute].name for t in model.tree.tests if t is not None}
     assert tested == {"day", "at"}

@@ -119,7 +119,7 @@ def test_fold_trees_are_the_trees_of_their_training_rows(keyed):
     rows = pa.Table.from_pandas(data, preserve_index=False)
     span = float(np.ptp(data["y"]))
     for t, fold_tree in enumerate(forest.fold_trees):
-        alone = DaskTreeRegressor(max_depth=5, max_bins=8192).fit(
+        alone = DaskTreeRegressor(max_depth=5, max_bins=8192, prune="none").fit(
             data[data.fold != t].drop(columns=["fold", "id"]), target="y").model_
         assert fold_tree.n_leaves == alone.tree.n_leaves
         own = rows.filter(pa.array((folds != t).to_numpy()))  # its rows (a held-out value between two of

@@ -27,7 +27,7 @@ def models(tmp_path_factory):
     frame = _frame()
     out = {}
     for name, params in {"cv": {"max_depth": 5, "cv": 5, "prune": "cv"},
-                         "plain": {"max_depth": 3}}.items():
+                         "plain": {"max_depth": 3, "prune": "none"}}.items():
         path = root / f"{name}.json"
         fit_regression(frame, target="y", scheduler="inprocess", **params).save(path)
         out[name] = str(path)
