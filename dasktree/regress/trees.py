@@ -74,7 +74,6 @@ def tree_models(nodes: list, n_trees: int, blocks: list[Block] = (), spec=None) 
                              leaf_reason=reasons[mine].tolist()))
     train_q = nodes[0].squares[0] if nodes[0].squares else 0
     fold_qs = [nodes[t].squares[1] if nodes[t].squares else 0 for t in range(1, n_trees)]
-<<<<<<< HEAD
     return out, train_q, fold_qs
 
 
@@ -152,8 +151,6 @@ def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, chil
     flat = flat[np.lexsort((position[flat], tree[flat]))]
     starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
     return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position
-=======
-    return trees, train_q, fold_qs
 
 
 def node_squares(nodes: list, n_trees: int) -> list[list[int | None]]:
@@ -170,4 +167,3 @@ def node_squares(nodes: list, n_trees: int) -> list[list[int | None]]:
         out.append([None if not nodes[e].squares or nodes[e].leaf in UNCOUNTED else nodes[e].squares[0]
                     for e in order])
     return out
->>>>>>> defaults
