@@ -42,8 +42,8 @@ def _check(mode, alpha) -> None:
     if (mode is None) == (alpha is None):
         raise ParameterError("give the alpha to prune at, or a mode (cv, cv-min, none), not both")
     if mode is not None and mode not in MODES:
-        why = " (C4.5's pessimistic pruning counts errors of labels: a regression tree has none)" \
-            if mode == "pessimistic" else ""
+        why = (" (M5's pessimistic estimate reads every node's sum of squares, which a model file does not "
+               "keep: fit with prune='pessimistic')") if mode == "pessimistic" else ""
         raise ParameterError(f"a regression tree prunes with mode one of {list(MODES)} or an alpha, got {mode!r}{why}")
     if alpha is not None and (isinstance(alpha, bool) or not isinstance(alpha, (int, float, np.number))
                               or not math.isfinite(alpha) or alpha < 0):
