@@ -208,7 +208,7 @@ class ParquetSource(FileSource):
 
         try:
             return retrying(attempt, path)
-        except (pa.ArrowException, OSError) as exc:
+        except (pa.ArrowException, OSError, UnicodeDecodeError) as exc:  # a column name not UTF-8: pyarrow's
             raise DataError(f"{path}: not a Parquet file: {_first_line(exc)}") from None
 
     def verify(self):

@@ -1,25 +1,28 @@
-"""A worker lost in the middle of a fit: Dask reruns its tasks and the model is the same, bit for bit."""
+"""A worker lost in the middle of a fit: Dask reruns its tasks and the model is the same, bit for bit.
 
-import logging
+The cluster is a `dask scheduler` and two `dask worker` processes under nannies
+(:func:`~dasktree.testing.cluster.cluster_processes`), ended by signals within a bound: a
+LocalCluster's own close timed out under load (its nannies' close waits on workers a loaded
+machine has not run yet) and failed a fit that had passed.
+"""
 
 import pytest
 
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
-from dasktree.testing.cluster import KillAtLevel
+from dasktree.testing.cluster import KillAtLevel, cluster_processes
 
 pytestmark = pytest.mark.cluster
 
 
 def test_fit_survives_a_lost_worker(tmp_path):
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=2)
     params = dict(max_depth=5, cv=3, keep_fold_trees=True)
     reference = DaskTreeClassifier(scheduler="threads", **params).fit(path, target="class").model_.dumps()
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+    with cluster_processes(2) as cluster, Client(cluster.address, set_as_default=False) as client:
         killer = KillAtLevel(client, "level 2")
         clf = DaskTreeClassifier(client=client, progress=killer, **params).fit(path, target="class")
         assert killer.killed
@@ -30,7 +33,7 @@ def test_mdlp_refinement_survives_a_lost_worker(tmp_path):
     """A worker killed as the refinement pass (exact distinct values inside the quantile bins, for
     MDLP) starts: the pass is made again from the Parquet files, as a histogram pass is, and the
     cut points are those of an undisturbed run."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     from dasktree import Discretizer
 
@@ -38,8 +41,7 @@ def test_mdlp_refinement_survives_a_lost_worker(tmp_path):
     agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=5)
     reference = Discretizer("mdlp", max_bins=32, scheduler="threads").fit(path, target="class")
     assert any(c["refined"] for c in reference.report_["columns"].values()), "nothing refined: the test did not test"
-    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=":0",
-                      silence_logs=logging.CRITICAL) as cluster, Client(cluster) as client:
+    with cluster_processes(2) as cluster, Client(cluster.address, set_as_default=False) as client:
         killer = KillAtLevel(client, "discretize (refinement)")
         disc = Discretizer("mdlp", max_bins=32, client=client, progress=killer).fit(path, target="class")
         assert killer.killed

@@ -149,3 +149,19 @@ def test_a_footer_that_aborts_pyarrow_is_one_line_and_exit_1(tmp_path, verb):
     assert result.returncode == 1, (result.returncode, lines)
     assert len(lines) == 1 and "b.parquet" in lines[0] and "histogram size mismatch" in lines[0], lines
     assert not (tmp_path / "m.json").exists() and not (tmp_path / "pred").exists()
+
+
+def test_a_column_name_that_is_not_utf8_is_one_line_and_exit_1(tmp_path):
+    """A footer byte the fuzz claim found: pyarrow raises UnicodeDecodeError reading such a schema."""
+    data = tmp_path / "data"
+    data.mkdir()
+    pq.write_table(pa.table({"q": [1.0, 2.0, 3.0, 4.0], "y": [0, 1, 0, 1]}), data / "a.parquet", store_schema=False)
+    raw = (data / "a.parquet").read_bytes()
+    length = struct.unpack("<I", raw[-8:-4])[0]
+    body, footer = raw[:-8 - length], raw[-8 - length:-8].replace(b"\x01q", b"\x01\x80")
+    (data / "a.parquet").write_bytes(body + footer + struct.pack("<I", len(footer)) + b"PAR1")
+    result = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(data), "--target", "y", "--out",
+                             str(tmp_path / "m.json"), "--quiet", "--scheduler", "inprocess"],
+                            capture_output=True, text=True, timeout=300)
+    lines = result.stderr.strip().splitlines()
+    assert result.returncode == 1 and len(lines) == 1 and "a.parquet: not a Parquet file" in lines[0], lines
