@@ -96,7 +96,7 @@ def test_max_leaf_nodes_reprunes_its_best_first_tree():
 
 
 def test_bad_modes_are_refused_in_one_line(unpruned):
-    with pytest.raises(ParameterError, match="pessimistic pruning counts errors of labels"):
+    with pytest.raises(ParameterError, match="a model file does not keep: fit with prune=.pessimistic."):
         reprune(unpruned, mode="pessimistic")
     with pytest.raises(ParameterError, match="not both"):
         reprune(unpruned, 0.1, mode="cv")
