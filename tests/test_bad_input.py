@@ -108,3 +108,33 @@ def test_bad_model_file_is_a_clear_error(tmp_path):
         dasktree.load(bad)
     with pytest.raises(dasktree.InputError, match="no such model file"):
         dasktree.load(tmp_path / "missing.json")
+
+
+@pytest.mark.parametrize("argv, code, said", [
+    (["--min-samples-leaf", "999999999999999999999"], 2, "min_samples_leaf must be an integer >= 1, got 999999999999999999999"),
+    (["--max-depth", str(2**70)], 2, "max_depth must be"),
+])
+def test_integers_beyond_int64_are_usage_errors(tmp_path, capsys, argv, code, said):
+    """Found by the fuzz claim: an integer too large for the kernels was an internal error (exit 3)."""
+    from dasktree.cli import main
+
+    data = write_dataset(pd.DataFrame({"x": np.arange(40.0), "label": np.arange(40) % 2}), str(tmp_path / "d"))
+    out = tmp_path / "m.json"
+    assert main(["fit", data, "--target", "label", "--out", str(out), "--quiet", *argv]) == code
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and said in err[0] and not out.exists()
+
+
+def test_an_unlistable_or_unauthorized_store_path_is_one_line_exit_1(tmp_path, monkeypatch):
+    """Found by the fuzz claim: ``s3://`` (no bucket) and an object store without credentials
+    were internal errors (exit 3). A real s3fs, no server: credentials are looked for first."""
+    pytest.importorskip("s3fs")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(AWS_CONFIG_FILE=str(tmp_path / "none"), AWS_SHARED_CREDENTIALS_FILE=str(tmp_path / "none"),
+               AWS_EC2_METADATA_DISABLED="true")
+    for url, said in (("s3://", "cannot list s3://"), ("s3://bucket/x.parquet", "no credentials for the object store")):
+        run = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", url, "--target", "y", "--out",
+                              str(tmp_path / "m.json"), "--quiet"], capture_output=True, text=True, env=env,
+                             timeout=300)
+        lines = run.stderr.strip().splitlines()
+        assert run.returncode == 1 and len(lines) == 1 and said in lines[0], run.stderr

@@ -89,6 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:  # a bug: say so in one line, show the traceback on request
         if os.environ.get("DASKTREE_DEBUG"):
             raise
+        if type(exc).__name__.endswith("CredentialsError"):  # botocore's: the object store asked for credentials
+            _error(args, f"dasktree: error: no credentials for the object store ({type(exc).__name__}: "
+                   f"{_one_line(str(exc))}): set the store's environment variables or give storage_options", 1)
+            return _leaving(1, program)
         _error(args, f"dasktree: internal error: {type(exc).__name__}: {_one_line(str(exc))} "
                "(a bug in dasktree; rerun with DASKTREE_DEBUG=1 for the traceback and please report it)", EXIT_BUG)
         return _leaving(EXIT_BUG, program)

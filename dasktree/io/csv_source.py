@@ -199,7 +199,10 @@ class CsvSource(FileSource):
         except (ImportError, ValueError) as exc:
             raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
         self._fsspec = fs
-        self.root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        try:
+            self.root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        except ValueError as exc:  # fsspec's word on a path it cannot list (a bucket-less "s3://")
+            raise InputError(f"cannot list {self.description}: {exc}") from None
         delimiter = options.delimiter
         if delimiter is None:
             delimiter = "\t" if all(_base_name(f).endswith(".tsv") for f in files) else ","

@@ -147,7 +147,10 @@ class ParquetSource(FileSource):
             fs, _ = fsspec.core.url_to_fs(paths[0], **(storage_options or {}))
         except (ImportError, ValueError) as exc:
             raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
-        root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        try:
+            root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        except ValueError as exc:  # fsspec's word on a path it cannot list (a bucket-less "s3://")
+            raise InputError(f"cannot list {self.description}: {exc}") from None
         self._fsspec = fs
         self._fs = PyFileSystem(FSSpecHandler(fs))
         self.root = root

@@ -36,6 +36,9 @@ class Interval(Constraint):
     ``closed`` on the "left", "right", "both" or "neither" side. Booleans are not numbers here, and
     a real must be finite."""
 
+    #: an integer beyond this is no count of rows, depth or leaves the kernels can hold (int64)
+    LARGEST_INTEGER = 2**62
+
     def __init__(self, kind: type, low: float | None, high: float | None, *, closed: str = "left"):
         self.kind, self.low, self.high, self.closed = kind, low, high, closed
 
@@ -43,6 +46,8 @@ class Interval(Constraint):
         if isinstance(value, bool) or not isinstance(value, self.kind):
             return False
         if self.kind is Real and not math.isfinite(value):
+            return False
+        if self.kind is Integral and abs(value) > self.LARGEST_INTEGER:
             return False
         left = self.closed in ("left", "both")
         right = self.closed in ("right", "both")
@@ -52,7 +57,7 @@ class Interval(Constraint):
 
     def text(self) -> str:
         what = "an integer" if self.kind is Integral else "a finite number" if self.high is None else "a number"
-        if self.high is None:
+        if self.high is None:  # (an integer beyond LARGEST_INTEGER is refused all the same)
             return f"{what} {'>=' if self.closed in ('left', 'both') else '>'} {self.low}"
         if self.low is None:
             return f"{what} {'<=' if self.closed in ('right', 'both') else '<'} {self.high}"
