@@ -33,7 +33,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError, InputError, ParameterError
+from ..errors import DaskTreeError, DataError, InputError, ParameterError
 from .csv_scan import Scan, scan, scan_bytes
 from .redact import redact
 from .retries import retrying
@@ -183,6 +183,8 @@ class _Bounded:
 class CsvSource(FileSource):
     """A CSV dataset on any fsspec filesystem (see the module's documentation)."""
 
+    KIND = "CSV"
+
     def __init__(self, data, *, part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None,
                  schema_only: bool = False):
         """``schema_only``: list the files and fix the types, no scan (no parts): what ``dasktree fit
@@ -201,6 +203,8 @@ class CsvSource(FileSource):
         self._fsspec = fs
         try:
             self.root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        except DaskTreeError:
+            raise
         except ValueError as exc:  # fsspec's word on a path it cannot list (a bucket-less "s3://")
             raise InputError(f"cannot list {self.description}: {exc}") from None
         delimiter = options.delimiter
@@ -265,33 +269,6 @@ class CsvSource(FileSource):
         return self.stored_bytes if len(columns) else 0
 
     # -- opening ----------------------------------------------------------------------------------------
-
-    def _list_files(self, fs, paths: list[str]) -> tuple[str, list[str]]:
-        files: list[str] = []
-        root: str | None = None
-        for raw in paths:
-            _, p = _strip(fs, raw)
-            if any(ch in p for ch in "*?["):
-                matched = sorted(m for m in fs.glob(p) if not fs.isdir(m))
-                if not matched:
-                    raise InputError(f"{raw}: no file matches this pattern")
-                files += matched
-            elif fs.isdir(p):
-                root = p.rstrip("/")
-                found = sorted(f for f in fs.find(p) if not _hidden(f[len(root):]) and not fs.isdir(f))
-                if not found:
-                    raise DataError(f"{raw}: directory holds no CSV files")
-                files += found
-            elif fs.exists(p):
-                files.append(p)
-            else:
-                raise InputError(f"{raw}: no such file or directory")
-        if root is None:
-            root = posixpath.commonpath(sorted({posixpath.dirname(f) for f in files}))
-        return root, files
-
-    def _relative(self, path: str) -> str:
-        return posixpath.relpath(path, self.root) if self.root else path
 
     def _open(self, path: str):
         """The file's decompressed bytes as a stream (the caller closes it)."""

@@ -23,7 +23,7 @@ from typing import Any, Sequence
 import numpy as np
 import pyarrow as pa
 
-from ..errors import DataError, InputError
+from ..errors import DaskTreeError, DataError, InputError
 from .footer import Footer, read_footer
 from .integrity import check_statistics, locate_bad_page
 from .redact import redact
@@ -90,9 +90,11 @@ class FileSource(Source):
     records: :mod:`dasktree.io.csv_source`): ``group_rows[key]`` holds the rows of each of the file's groups,
     a part's ``row_groups`` the ones it reads, so the out-of-core runner can cut parts into shorter pieces."""
 
+    KIND = "data"  # what its files hold, for messages: "Parquet", "CSV"
     group_rows: dict[str, list[int]]
     column_bytes: dict[str, int]
     _fsspec: Any
+    root: str
 
     def files(self) -> dict[str, str]:  # pragma: no cover
         """Each file's key (its path below the root) and its path."""
@@ -101,6 +103,37 @@ class FileSource(Source):
     def bytes_of(self, columns: Sequence[str]) -> int:
         """Stored bytes one read of ``columns`` takes (Parquet: their column chunks; CSV: the files)."""
         return sum(self.column_bytes.get(c, 0) for c in columns)
+
+    def _relative(self, path: str) -> str:
+        """The file's path below the dataset root: the part's key."""
+        return posixpath.relpath(path, self.root) if self.root else path
+
+    def _list_files(self, fs, paths: list[str]) -> tuple[str, list[str]]:
+        files: list[str] = []
+        root: str | None = None
+        for raw in paths:
+            _, p = _strip(fs, raw)
+            if any(ch in p for ch in "*?["):
+                matched = sorted(m for m in fs.glob(p) if not fs.isdir(m))
+                if not matched:
+                    raise InputError(f"{raw}: no file matches this pattern")
+                files += matched
+            elif fs.isdir(p):
+                root = p.rstrip("/")
+                found = sorted(
+                    f for f in fs.find(p)
+                    if not _hidden(f[len(root):]) and not fs.isdir(f)
+                )
+                if not found:
+                    raise DataError(f"{raw}: directory holds no {self.KIND} files")
+                files += found
+            elif fs.exists(p):
+                files.append(p)
+            else:
+                raise InputError(f"{raw}: no such file or directory")
+        if root is None:
+            root = posixpath.commonpath(sorted({posixpath.dirname(f) for f in files}))
+        return root, files
 
     def verify(self) -> "VerifiedRecords":
         """Every part read whole, every column parsed, before the work (``--verify``): files without
@@ -135,6 +168,8 @@ class VerifiedRecords:
 class ParquetSource(FileSource):
     """A Parquet dataset on any fsspec filesystem."""
 
+    KIND = "Parquet"
+
     def __init__(self, path: str | os.PathLike | Sequence[str], *, part_rows: int = DEFAULT_PART_ROWS,
                  storage_options: dict | None = None):
         import fsspec
@@ -149,6 +184,8 @@ class ParquetSource(FileSource):
             raise InputError(f"cannot open {paths[0]!r}: {exc}") from None
         try:
             root, files = retrying(lambda: self._list_files(fs, paths), self.description)
+        except DaskTreeError:
+            raise
         except ValueError as exc:  # fsspec's word on a path it cannot list (a bucket-less "s3://")
             raise InputError(f"cannot list {self.description}: {exc}") from None
         self._fsspec = fs
@@ -227,37 +264,6 @@ class ParquetSource(FileSource):
                 raise DataError(f"{path}: the file changed since it was listed (its footer differs)")
             done.add(retrying(lambda: verify_file(lambda: self._fs.open_input_file(path), path, footer), path))
         return done
-
-    def _relative(self, path: str) -> str:
-        """The file's path below the dataset root: the part's key."""
-        return posixpath.relpath(path, self.root) if self.root else path
-
-    def _list_files(self, fs, paths: list[str]) -> tuple[str, list[str]]:
-        files: list[str] = []
-        root: str | None = None
-        for raw in paths:
-            _, p = _strip(fs, raw)
-            if any(ch in p for ch in "*?["):
-                matched = sorted(m for m in fs.glob(p) if not fs.isdir(m))
-                if not matched:
-                    raise InputError(f"{raw}: no file matches this pattern")
-                files += matched
-            elif fs.isdir(p):
-                root = p.rstrip("/")
-                found = sorted(
-                    f for f in fs.find(p)
-                    if not _hidden(f[len(root):]) and not fs.isdir(f)
-                )
-                if not found:
-                    raise DataError(f"{raw}: directory holds no Parquet files")
-                files += found
-            elif fs.exists(p):
-                files.append(p)
-            else:
-                raise InputError(f"{raw}: no such file or directory")
-        if root is None:
-            root = posixpath.commonpath(sorted({posixpath.dirname(f) for f in files}))
-        return root, files
 
     def read(self, part: Part, columns: Sequence[str]) -> pa.Table:
         """The part's rows, in file order, with hive partition columns filled in.
@@ -399,8 +405,6 @@ def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEF
         if y is not None:
             raise InputError("y is not accepted with a dask DataFrame: name the column with target=")
         return DaskFrameSource(data), _need_target(target)
-    import pandas as pd  # here: a dataset's path needs no pandas (a fifth of a second to import)
-
     import pandas as pd  # here: a dataset's path needs no pandas (a fifth of a second to import)
 
     if isinstance(data, np.ndarray) or (isinstance(data, list) and not isinstance(data, str)):
