@@ -22,7 +22,8 @@ FIT = ["--target", "class", "--max-depth", "5", "--cv", "3"]
 # The bound of a job that lost its scheduler. Each stopped-scheduler test waits it out, so it is the
 # suite's time; too small a one ends healthy jobs on a loaded machine (10 s did at a load of 20-28 on
 # 2 cores), and the test then fails before its fault; at a load of 30 a scatter to two workers took over
-# 30 s. 30 s is for a machine with a hog of two busy processes beside the suite, not for a load of 30. Killed or restarted, the loss is seen at once.
+# 30 s. 30 s is for a machine with a hog of two busy processes beside the suite, not for a load of 30.
+# Killed or restarted, the loss is seen at once.
 LOST_SECONDS = 30
 LOST = {**os.environ, "DASKTREE_LOST_SECONDS": str(LOST_SECONDS)}
 
