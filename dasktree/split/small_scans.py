@@ -16,7 +16,7 @@ try:
 except ImportError:  # pragma: no cover
     numba = None
 
-from .binary_kernel import centred
+from .binary_kernel import _gini_weighted, centred  # the level passes' own arithmetic: the same bytes
 
 __all__ = ["class_scan", "regression_scan", "gini", "SQUARED_ERROR", "FRIEDMAN"]
 
@@ -73,11 +73,6 @@ def gini(counts, squares_buffer):
         p = float(counts[c]) / n
         squares_buffer[c] = p * p
     return 1.0 - _sum_sequential_or_pairwise(squares_buffer, counts.size)
-
-
-@_jit
-def _gini_weighted(n, squares):
-    return float(n) - float(squares) / float(n)
 
 
 @_jit
