@@ -29,7 +29,7 @@ def add_evaluate_parser(add, add_runtime) -> None:
 
 
 def add_plot_parser(add) -> None:
-    p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG or PNG file")
+    p = add("plot", help="draw a saved model's tree, or its cross-validation results, to an SVG, PNG or PDF file")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--out", required=True, help="image file to write: .svg, .png or .pdf (written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
