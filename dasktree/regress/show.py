@@ -11,7 +11,7 @@ subtree the model predicts with.
 from __future__ import annotations
 
 from ..model.model import Model
-from ..model.show_report import cp_rows_shown, features_and_parameters, importance_lines
+from ..model.show_report import cp_section, features_and_parameters, importance_lines
 
 __all__ = ["format_cp", "format_report"]
 
@@ -94,12 +94,5 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     prune = r.get("prune")
     if prune and table:
         out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})", CP_HEAD]
-        shown = cp_rows_shown(len(table), chosen)
-        for i, row in enumerate(table):
-            if i not in shown:
-                if i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
-                    gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
-                    out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
-                continue
-            out.append(_cp_line(row, "*" if i == chosen else " "))
+        out += cp_section(table, chosen, _cp_line)
     return "\n".join(out) + "\n"

@@ -108,7 +108,7 @@ def score_sqlite(model: Model, table: pa.Table, **options) -> tuple[list, np.nda
         rows = cursor.fetchall()
     finally:
         con.close()
-    labels = [float(r[0]) if model.task == "regression" else r[0] for r in rows]
+    labels = [float(r[0]) if not model.task.predicts_classes else r[0] for r in rows]
     if model.classes and all(isinstance(c, (bool, np.bool_)) for c in model.classes):
         labels = [bool(v) for v in labels]  # SQLite's TRUE is 1
     proba = np.asarray([r[1:] for r in rows], dtype=np.float64).reshape(len(rows), len(model.classes))
@@ -127,7 +127,7 @@ def score_onnx(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
     from ..export.onnx_model import onnx_input
 
     scorer = onnxruntime.InferenceSession(model.export("onnx"), providers=["CPUExecutionProvider"])
-    if model.task == "regression":
+    if not model.task.predicts_classes:
         (values,) = scorer.run(["prediction"], {"X": onnx_input(model, table)})
         return values.tolist(), np.zeros((len(values), 0))
     label, proba = scorer.run(["label", "probabilities"], {"X": onnx_input(model, table)})
@@ -149,7 +149,7 @@ def score_pmml(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
         evaluator = make_evaluator(path, backend="jpype").verify()
         result = evaluator.evaluateAll(frame)
     labels = [_pmml_label(v, model.classes) for v in result["prediction"].tolist()]
-    if model.task == "regression":
+    if not model.task.predicts_classes:
         labels = [float(v) for v in labels]
     proba = result[[f"proba_{c}" for c in model.classes]].to_numpy(dtype=np.float64)
     return labels, proba

@@ -114,7 +114,7 @@ def test_cli_prune_writes_the_repruned_model(unpruned, tmp_path, capsys):
     line = capsys.readouterr().out.strip()
     model = load(out)
     want = reprune(unpruned, mode="cv")
-    assert model.tree.to_json() == want.tree.to_json() and model.task == "regression"
+    assert model.tree.to_json() == want.tree.to_json() and model.task.name == "regression"
     assert line == (f"wrote {out}: cv pruning at alpha {want.report['prune']['alpha']:.6g}, "
                     f"{unpruned.tree.n_leaves} -> {want.tree.n_leaves} leaves, cross-validated MSE "
                     f"{want.report['cv']['mse']:.6g}, R^2 {want.report['cv']['r2']:.4f}")
