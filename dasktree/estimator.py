@@ -53,7 +53,7 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
         params = self.get_params(deep=False)
         return type(self)(**{k: v if k == "client" else clone(v, safe=False) for k, v in params.items()})
 
-    _declared = declared_params()
+    _declared = staticmethod(declared_params)  # read at each fit: the declaration is the one place
 
     def _settings(self, values: dict):
         """The parameters validated, once per fit, before the input is read."""

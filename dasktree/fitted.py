@@ -27,14 +27,13 @@ class NotFittedError(InputError, SklearnNotFittedError):
 class FittedModel:
     """What both estimators do: fit, and use the model they hold (``model_``): made from one, checked
     fitted, re-pruned, saved, shown, its feature importances. A subclass names its ``_task``
-    (:mod:`dasktree.model.task`), its declared parameters (``_declared``) and its fit (``_fit_model``)."""
-
-    _declared: tuple = ()
+    (:mod:`dasktree.model.task`), its declared parameters (``_declared()``), their validation
+    (``_settings``) and its fit (``_fit_model``)."""
 
     def _values(self) -> dict:
         """The parameters as set (all but the runtime ones); ``cv`` given as (train, test) splits counts
         as ``cv=len(splits)`` (the splits are checked against the rows later)."""
-        values = {p.name: getattr(self, p.name) for p in self._declared if p.layer != "runtime"}
+        values = {p.name: getattr(self, p.name) for p in self._declared() if p.layer != "runtime"}
         if _are_splits(values["cv"]):
             try:
                 values["cv"] = len(values["cv"])

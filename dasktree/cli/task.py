@@ -104,7 +104,7 @@ def _accuracy(r: dict) -> tuple[str, str | None]:
 def _rmse(r: dict) -> tuple[str, str | None]:
     cv = r.get("cv")
     return (f"training RMSE {r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f})",
-            cv and f"{cv['k']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "
+            cv and f"{cv['folds']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "
                    f"(per fold {cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f})")
 
 

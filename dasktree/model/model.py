@@ -225,7 +225,7 @@ class Model:
             task = task_named(d.get("task", CLASSIFICATION.name))
             model = cls(
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
-                params=d.get("params", {}), report=d.get("report", {}),
+                params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
                 fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
                 full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None, task=task,
             )

@@ -260,13 +260,22 @@ def plot_cv_classification(model: Model, out: str, ext: str) -> None:
 def _fold_panel(ax, cv: dict, folds: list[dict]) -> None:
     accuracy = [f["accuracy"] if f["accuracy"] is not None else np.nan for f in folds]
     labels = [f"{f['repeat']}.{f['fold']}" if cv["repeats"] > 1 else str(f["fold"]) for f in folds]
-    ax.bar(range(len(folds)), accuracy, color="tab:blue", alpha=0.7)
-    ax.axhline(cv["accuracy_mean"], color="black", linestyle="--", linewidth=1,
-               label=f"mean {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f}")
-    ax.set_xticks(range(len(folds)), labels, fontsize=7)
     low = np.nanmin(accuracy) if np.isfinite(accuracy).any() else 0.0
-    ax.set_ylim(max(0.0, low - 0.05), 1.0)
-    ax.set_xlabel("fold" if cv["repeats"] == 1 else "repeat.fold")
-    ax.set_ylabel("held-out accuracy")
-    ax.set_title(f"{cv['repeats']} x {cv['folds']}-fold cross-validation")
+    fold_panel(ax, accuracy, labels, cv["accuracy_mean"], f"mean {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f}",
+               "fold" if cv["repeats"] == 1 else "repeat.fold", "held-out accuracy",
+               f"{cv['repeats']} x {cv['folds']}-fold cross-validation", ylim=(max(0.0, low - 0.05), 1.0))
+
+
+def fold_panel(ax, heights, labels: list[str], line: float, line_label: str, xlabel: str, ylabel: str, title: str,
+               *, ylim=None, gid: str | None = None) -> None:
+    """One bar per fold tree's held-out figure and the pooled (or mean) figure as a dashed line: the
+    cross-validation panel of ``plot --cv`` for either task (its numbers given)."""
+    ax.bar(range(len(labels)), heights, color="tab:blue", alpha=0.7, gid=gid)
+    ax.axhline(line, color="black", linestyle="--", linewidth=1, label=line_label)
+    ax.set_xticks(range(len(labels)), labels, fontsize=7)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=8, loc="lower right")

@@ -44,7 +44,7 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
         tags.input_tags.categorical = True
         return tags
 
-    _declared = REGRESSION_PARAMS
+    _declared = staticmethod(lambda: REGRESSION_PARAMS)
 
     def _settings(self, values: dict) -> dict:
         """The parameters checked before the input is read (:func:`fit_regression` takes them as given)."""

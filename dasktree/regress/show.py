@@ -45,7 +45,7 @@ def format_cp(model: Model) -> str:
         head += f" at alpha {info['alpha']:.6g}"
     head += f": {model.tree.n_leaves} of {model.grown_tree.n_leaves} leaves"
     if cv:
-        head += f"; {cv['k']}-fold cross-validation"
+        head += f"; {cv['folds']}-fold cross-validation"
     chosen = _chosen(model, table)
     lines = [head, CP_HEAD]
     lines += [_cp_line(row, "*" if i == chosen else " ") for i, row in enumerate(table)]
@@ -79,10 +79,10 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     out += importance_lines(model)
     cv = r.get("cv")
     if cv:
-        out += ["", f"cross-validation ({cv['k']}-fold, grown in the same passes)"]
-        if cv.get("folds"):
+        out += ["", f"cross-validation ({cv['folds']}-fold, grown in the same passes)"]
+        if cv.get("per_fold"):
             out.append(f"  {'fold':>5} {'rows':>9} {'mse':>12} {'rmse':>12} {'r2':>9} {'leaves':>7}")
-            for f in cv["folds"]:
+            for f in cv["per_fold"]:
                 out.append(f"  {f['fold']:>5} {f['rows']:>9} {f['mse']:>12.6g} {f['rmse']:>12.6g} {f['r2']:>9.4f} "
                            f"{f['leaves']:>7}")
         if cv.get("estimated_from") == "cp table":

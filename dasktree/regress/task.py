@@ -28,6 +28,18 @@ class Regression(Task):
     def file_fields(self, model):
         return {"task": self.name, "target_scale": model.spec.target.to_json()}
 
+    def report_of_file(self, report):
+        """A report as this dasktree writes it, from a model file's: the CV report's folds as the
+        classification one's (``"folds"`` the number, ``"repeats"``, ``"per_fold"`` the list); files
+        written before said ``"k"`` and a list ``"folds"``."""
+        cv = report.get("cv") if isinstance(report, dict) else None
+        if not isinstance(cv, dict) or "k" not in cv:
+            return report
+        per_fold = [{"repeat": 0, **f} if isinstance(f, dict) else f for f in cv.get("folds") or []]
+        cv = {**{k: v for k, v in cv.items() if k not in ("k", "folds")}, "folds": cv["k"], "repeats": 1,
+              "per_fold": per_fold}
+        return {**report, "cv": cv}
+
     def node_rows(self, tree):
         return tree.counts[:, 0]
 

@@ -244,7 +244,7 @@ def random_regression_model(seed: int, *, max_nodes: int = 40) -> Model:
     import dataclasses
 
     from ..binning.target import SCALE, TargetScale
-    from ..regress.model import RegressionModel
+    from ..regress.task import REGRESSION
 
     base = random_model(seed, max_nodes=max_nodes)
     rng = np.random.default_rng(seed + 7)
@@ -254,7 +254,7 @@ def random_regression_model(seed: int, *, max_nodes: int = 40) -> Model:
     step = 1.0 if rng.random() < 0.1 else float(abs(rng.normal()) * 10.0 ** int(rng.integers(-12, 3)) + 1e-300)
     spec = dataclasses.replace(base.spec, classes=(), target=TargetScale(lo, step))
     tree = dataclasses.replace(base.tree, counts=np.column_stack([n, s]).astype(np.int64))
-    return RegressionModel(spec=spec, target="y", tree=tree)
+    return Model(spec=spec, target="y", tree=tree, task=REGRESSION)
 
 
 def _random_test(rng, a: int, bins: FeatureBins):
@@ -313,7 +313,7 @@ def full_binary_model(depth: int, *, task: str = "classification", n_features: i
     if task == "classification":
         return model
     from ..binning.target import SCALE, TargetScale
-    from ..regress.model import RegressionModel
+    from ..regress.task import REGRESSION
 
     n = counts.sum(axis=1)
     s = np.zeros(n_nodes, dtype=np.int64)
@@ -321,4 +321,4 @@ def full_binary_model(depth: int, *, task: str = "classification", n_features: i
     for i in range(n_tests - 1, -1, -1):
         s[i] = s[2 * i + 1] + s[2 * i + 2]
     spec = dataclasses.replace(model.spec, classes=(), target=TargetScale(-3.0, 1e-6))
-    return RegressionModel(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])))
+    return Model(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])), task=REGRESSION)

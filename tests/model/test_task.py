@@ -14,14 +14,14 @@ from dasktree.regress.task import REGRESSION, Regression
 from dasktree.testing.exports import full_binary_model
 
 PACKAGE = Path(__file__).resolve().parents[2] / "dasktree"
-INTERFACE = [name for name in vars(Classification) if not name.startswith("_")]
+INTERFACE = {name for name in vars(Classification) if not name.startswith("_")} - set(vars(Task))
 
 
 def test_each_task_answers_the_same_questions():
     assert set(TASKS) == {"classification", "regression"}
     assert TASKS["classification"] is CLASSIFICATION and TASKS["regression"] is REGRESSION
-    own = {name for name in vars(Regression) if not name.startswith("_")} - {"predicts_classes", "check_proba"}
-    assert own == set(INTERFACE) - {"predicts_classes"}, "a task method one task lacks"
+    own = {name for name in vars(Regression) if not name.startswith("_")} - set(vars(Task))
+    assert own == INTERFACE, "a task method one task lacks"
     for name in own:
         assert getattr(Regression, name) is not getattr(Task, name, None)
 
@@ -65,3 +65,18 @@ def test_no_code_compares_a_task_name():
     found = [f"{p.relative_to(PACKAGE)}:{i}" for p in sorted(PACKAGE.rglob("*.py"))
              for i, line in enumerate(p.read_text().splitlines(), 1) if compare.search(line)]
     assert len(found) <= 3, found
+
+
+def test_one_shape_of_folds_and_old_regression_files_load_in_it():
+    """Both tasks' CV reports say ``folds`` (the number), ``repeats`` and ``per_fold`` (the list); a
+    regression file written before (``k`` and a list ``folds``) loads in that shape."""
+    model = full_binary_model(2, task="regression")
+    per_fold = [{"fold": f, "rows": 10, "mse": 1.5, "rmse": 1.5 ** 0.5, "r2": 0.5, "leaves": 3} for f in range(3)]
+    old = {**model.to_json(), "report": {"cv": {"k": 3, "folds": per_fold, "mse": 1.5, "r2": 0.5}, "leaves": 4}}
+    loaded = Model.from_json(old)
+    assert loaded.report == {"cv": {"folds": 3, "repeats": 1, "per_fold": [{"repeat": 0, **f} for f in per_fold],
+                                    "mse": 1.5, "r2": 0.5}, "leaves": 4}
+    assert Model.from_json(loaded.to_json()).report == loaded.report  # the new shape reads as it is
+    without = {**old, "report": {"cv": {"k": 3, "folds": [], "estimated_from": "cp table"}}}
+    assert Model.from_json(without).report["cv"] == {"folds": 3, "repeats": 1, "per_fold": [],
+                                                      "estimated_from": "cp table"}

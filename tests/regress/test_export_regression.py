@@ -1,4 +1,4 @@
-"""Every export of a regression tree predicts the very doubles ``RegressionModel.predict_values``
+"""Every export of a regression tree predicts the very doubles ``Model.predict_values``
 gives, row for row: trees grown on several datasets (missing values, nominal attributes with
 ``__other__``, quantile bins, targets of every scale) scored on held-out rows, rows at each
 threshold and the doubles either side, null and NaN, unseen categories; and random trees on
