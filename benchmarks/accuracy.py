@@ -86,6 +86,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reuse", action="append", default=[], metavar="JSON",
                         help="a partial run's --out (or results/accuracy.json): its learners' rows are taken, "
                              "not measured again; repeatable")
+    parser.add_argument("--rename", action="append", default=[], metavar="FILE:OLD=NEW",
+                        help="take the rows of learner OLD in the reused file FILE (its base name) as learner NEW "
+                             "(a setting measured under another name, e.g. 'accuracy.json:dasktree=dasktree gini' "
+                             "for rows of the old default); repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
 
 
@@ -94,23 +98,33 @@ def partial(options) -> bool:
                                          or options.setting or options.no_regression))
 
 
-def _reused(paths: list[str]) -> tuple[dict, dict, list[str]]:
-    """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file."""
+def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list[str]]:
+    """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file
+    (``renames``: "FILE:OLD=NEW", a learner's rows in one file taken under another name; a learner renamed
+    away is not taken under its own)."""
     import json
 
+    renamed: dict[str, dict[str, str]] = {}
+    for text in renames:
+        file, _, pair = text.partition(":")
+        old, _, new = pair.partition("=")
+        renamed.setdefault(file, {})[old] = new
     rows, regression, notes = {}, {}, []
     for path in paths:
         with open(path) as f:
             record = json.load(f)
         figures = record.get("figures", record)
+        rename = renamed.get(os.path.basename(path), {})
         for r in figures.get("datasets", []):
             for name, got in r["learners"].items():
-                rows[(r["dataset"], name)] = got
+                rows[(r["dataset"], rename.get(name, name))] = got
         for g in figures.get("regression", []):
             for name, got in g["learners"].items():
                 regression[(g["dataset"], name)] = got
         stamp = record.get("stamp", {})
-        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')})")
+        as_ = "".join(f", its {old!r} as {new!r}" for old, new in rename.items())
+        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')}"
+                     f"{as_})")
     return rows, regression, notes
 
 
@@ -314,7 +328,8 @@ def run(quick: bool, options=None) -> harness.Result:
         if unknown:
             raise SystemExit(f"unknown learner(s) {unknown}; known: {sorted(learners)}")
         learners = {n: f for n, f in learners.items() if n in wanted}
-    reused, reused_regression, reused_notes = _reused(options.reuse if options else [])
+    reused, reused_regression, reused_notes = _reused(options.reuse if options else [],
+                                                      options.rename if options else [])
     sets = {n.strip() for n in options.sets.split(",")} if options is not None and options.sets else None
     datasets = []
     for dataset in public_data.CLASSIFICATION:
