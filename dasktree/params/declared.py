@@ -133,10 +133,10 @@ PARAMS: tuple[Param, ...] = (
               "least CV error); ``param_grid`` chooses among settings. By measurement: on the accuracy "
               "suite's tuning sets a grid of criterion {gini, entropy, gain_ratio} x prune {cv-min, "
               "pessimistic} chosen by the forest's own 10-fold CV gained on ``cv=10`` alone (0.8339 against "
-              "0.8189 with gini, 0.8267 with gain ratio) at 2.55x its time, but stayed below the default fit "
+              "0.8189 with gini, 0.8232 with gain ratio) at 2.55x its time, but stayed below the default fit "
               "without ``cv`` (0.8423): on small sets the choice among six settings is noisier than what it "
-              "gains, so ``cv`` does not grow that grid unasked (``benchmarks/results/accuracy.md``, "
-              "``benchmarks/results/partial/tuning-grid.json``)."),
+              "gains, so ``cv`` does not grow that grid unasked (``benchmarks/results/partial/``: "
+              "``tuning-grid.json``, ``defaults.json``)."),
     Param("repeats", 1, [Interval(Integral, 1, None)], "folds", CV, metavar="R",
           help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)",
           doc="Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``)."),
