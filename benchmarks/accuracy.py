@@ -9,11 +9,12 @@ Each set gets one stratified 10-fold assignment (``StratifiedKFold``, shuffled, 
 learner is scored on exactly those folds (:mod:`benchmarks.accuracy_peers`): scikit-learn's
 ``DecisionTreeClassifier()`` (nominal columns one-hot) at its defaults and with ``ccp_alpha`` chosen
 as ``GridSearchCV`` chooses it (10-fold on the training fold over its pruning path), Weka's J48, and
-R's rpart pruned by the 1-SE rule and at the least xerror, and four dasktree settings, the rows of
-issue #43's table. A set's accuracy is its
+R's rpart pruned by the 1-SE rule and at the least xerror, and five dasktree settings
+(:data:`SETTINGS`: the defaults, ``cv=10``, and the criteria the default was chosen among). A set's
+accuracy is its
 rows classified right over its rows (pooled over the folds); a learner's figure is the mean over the
 sets of a suite. "Best of the peers" takes, per set, the best of the five peers; "best of dasktree"
-the best of its four settings. Times are each learner's fits alone, summed over every fold of the
+the best of its settings. Times are each learner's fits alone, summed over every fold of the
 suite: in this process for scikit-learn and dasktree (after one untimed fit per setting, so compiled
 kernels are loaded), the JVM's and R's own clocks for J48 and rpart. A missing Debian package skips
 its peer or sets with one line saying what to install.
@@ -46,9 +47,10 @@ NAME = "accuracy"
 CLAIM = "Accuracy on public classification datasets beside scikit-learn, J48 (C4.5) and rpart, on the same folds"
 FOLDS = 10
 SEED = 0
-#: dasktree's settings, as issue #43's table has them.
-SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gain_ratio": {"criterion": "gain_ratio"},
-            "dasktree gain_ratio cv=10": {"criterion": "gain_ratio", "cv": 10}}
+#: dasktree's settings: the defaults (gain ratio), with ``cv=10``, and the other criteria the default was
+#: chosen among (gini, the old default, also with ``cv=10``).
+SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gini": {"criterion": "gini"},
+            "dasktree gini cv=10": {"criterion": "gini", "cv": 10}, "dasktree entropy": {"criterion": "entropy"}}
 PEERS = ("scikit-learn", "scikit-learn ccp_alpha by CV", "J48", "rpart", "rpart min-xerror")
 QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
 
@@ -84,6 +86,10 @@ def add_arguments(parser) -> None:
     parser.add_argument("--reuse", action="append", default=[], metavar="JSON",
                         help="a partial run's --out (or results/accuracy.json): its learners' rows are taken, "
                              "not measured again; repeatable")
+    parser.add_argument("--rename", action="append", default=[], metavar="FILE:OLD=NEW",
+                        help="take the rows of learner OLD in the reused file FILE (its base name) as learner NEW "
+                             "(a setting measured under another name, e.g. 'accuracy.json:dasktree=dasktree gini' "
+                             "for rows of the old default); repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
 
 
@@ -92,23 +98,33 @@ def partial(options) -> bool:
                                          or options.setting or options.no_regression))
 
 
-def _reused(paths: list[str]) -> tuple[dict, dict, list[str]]:
-    """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file."""
+def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list[str]]:
+    """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file
+    (``renames``: "FILE:OLD=NEW", a learner's rows in one file taken under another name; a learner renamed
+    away is not taken under its own)."""
     import json
 
+    renamed: dict[str, dict[str, str]] = {}
+    for text in renames:
+        file, _, pair = text.partition(":")
+        old, _, new = pair.partition("=")
+        renamed.setdefault(file, {})[old] = new
     rows, regression, notes = {}, {}, []
     for path in paths:
         with open(path) as f:
             record = json.load(f)
         figures = record.get("figures", record)
+        rename = renamed.get(os.path.basename(path), {})
         for r in figures.get("datasets", []):
             for name, got in r["learners"].items():
-                rows[(r["dataset"], name)] = got
+                rows[(r["dataset"], rename.get(name, name))] = got
         for g in figures.get("regression", []):
             for name, got in g["learners"].items():
                 regression[(g["dataset"], name)] = got
         stamp = record.get("stamp", {})
-        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')})")
+        as_ = "".join(f", its {old!r} as {new!r}" for old, new in rename.items())
+        notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')}"
+                     f"{as_})")
     return rows, regression, notes
 
 
@@ -312,7 +328,8 @@ def run(quick: bool, options=None) -> harness.Result:
         if unknown:
             raise SystemExit(f"unknown learner(s) {unknown}; known: {sorted(learners)}")
         learners = {n: f for n, f in learners.items() if n in wanted}
-    reused, reused_regression, reused_notes = _reused(options.reuse if options else [])
+    reused, reused_regression, reused_notes = _reused(options.reuse if options else [],
+                                                      options.rename if options else [])
     sets = {n.strip() for n in options.sets.split(",")} if options is not None and options.sets else None
     datasets = []
     for dataset in public_data.CLASSIFICATION:
@@ -342,8 +359,8 @@ def run(quick: bool, options=None) -> harness.Result:
     suites = {s: [r for r in rows if r["suite"] == s] for s in ("report", "tuning")}
     names = list(learners)
     report = suites["report"]
-    gini, gain = _seconds(report, "dasktree"), _seconds(report, "dasktree gain_ratio")
-    gini_cv, gain_cv = _seconds(report, "dasktree cv=10"), _seconds(report, "dasktree gain_ratio cv=10")
+    gini, gain = _seconds(report, "dasktree gini"), _seconds(report, "dasktree")
+    gini_cv, gain_cv = _seconds(report, "dasktree gini cv=10"), _seconds(report, "dasktree cv=10")
 
     def means(keys):
         return " / ".join(f"{_mean(report, k):.3f}" for k in keys)
@@ -352,15 +369,17 @@ def run(quick: bool, options=None) -> harness.Result:
     summary = [
         (f"report suite ({len(report)} sets), mean 10-fold CV accuracy: " + " / ".join(peer_names)
          + " / best of the peers per set", means([*peer_names, "best_peer"])),
-        ("report suite, dasktree: default / cv=10 / gain_ratio / gain_ratio cv=10 / best setting per set",
-         means([*SETTINGS, "best_dasktree"])),
+        ("report suite, dasktree: default (gain_ratio) / cv=10 / gini / gini cv=10 / entropy / best setting "
+         "per set", means([*SETTINGS, "best_dasktree"])),
+        ("tuning suite, dasktree: default (gain_ratio) / cv=10 / gini / gini cv=10 / entropy",
+         " / ".join(f"{_mean(suites['tuning'], k):.3f}" for k in SETTINGS)),
         ("report suite, wins/ties/losses against the best peer per set: default / cv=10",
          f"{_record(report, 'dasktree', 'best_peer')} / {_record(report, 'dasktree cv=10', 'best_peer')}"),
         (f"regression sets ({len(regression)}), mean 10-fold CV R^2: " + " / ".join(_regression_means(regression)),
          " / ".join(f"{r2:.3f}" for r2 in _regression_means(regression).values())),
         (f"report suite, time of the {FOLDS * len(report)} fits / scikit-learn's: " + " / ".join(names[1:]),
          " / ".join(f"{_seconds(report, n) / _seconds(report, 'scikit-learn'):.1f}x" for n in names[1:])),
-        ("time of the fits, report suite: gain_ratio / gini, without and with cv=10",
+        ("time of the fits, report suite: the default (gain_ratio) / gini, without and with cv=10",
          f"{gain / gini:.2f}x / {gain_cv / gini_cv:.2f}x"),
     ]
     others = [p for p in ("J48", "rpart") if p in learners]
@@ -375,22 +394,28 @@ def run(quick: bool, options=None) -> harness.Result:
              "included). The machine was shared with other work while this ran: compare times within a column "
              "of one run, not across runs.",
              "", "Peers: scikit-learn `DecisionTreeClassifier(random_state=0)` with nominal columns one-hot "
-             "(`OneHotEncoder`, missing as its own category; numeric missing values by the tree's own support); "
-             "Weka's J48 (C4.5, `-C 0.25 -M 2`), nominal attributes nominal, missing as `?`; rpart "
-             "(`method=\"class\"`, defaults, its own 10-fold xval with seed 0) pruned by the 1-SE rule. dasktree: "
-             "`DaskTreeClassifier(**setting).fit(X, y, nominal=...)` in memory.",
+             "(`OneHotEncoder`, missing as its own category; numeric missing values by the tree's own support), "
+             "at its defaults and with `ccp_alpha` chosen as `GridSearchCV` chooses it (10-fold on each training "
+             "fold, over the geometric midpoints of its pruning path: `benchmarks/accuracy_peers.py`); Weka's J48 "
+             "(C4.5, `-C 0.25 -M 2`), nominal attributes nominal, missing as `?`; rpart (`method=\"class\"`, "
+             "defaults, its own 10-fold xval with seed 0) pruned by the 1-SE rule and at the least xerror. "
+             "dasktree: `DaskTreeClassifier(**setting).fit(X, y, nominal=...)` in memory; `dasktree` is the "
+             "defaults (`criterion=\"gain_ratio\"`, chosen on the tuning suite), `dasktree gini` the old default.",
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
+             *(["", "Rows taken from earlier runs on the same folds, not fitted again (`--reuse`; the peers do not "
+                "depend on dasktree's code): " + "; ".join(reused_notes) + "."] if reused_notes else []),
              "", *_suite_table(suites, names), "", *_records_table(report, names), "",
              "Per set (bold: the best learner on the set):", "", *_dataset_table(rows, names), "",
              f"Regression sets (dasktree's `DaskTreeRegressor` on them: the [regression](regression.md) claim): "
              f"{FOLDS}-fold CV R^2 "
              f"(KFold, shuffled, seed {SEED}; pooled: 1 - the squared errors / the squares about the mean) of "
-             "scikit-learn's `DecisionTreeRegressor(random_state=0)` (nominal columns one-hot) and rpart "
-             "(`method=\"anova\"`, 1-SE rule), on the same folds:", "", *_regression_table(regression), "",
+             "scikit-learn's `DecisionTreeRegressor(random_state=0)` (nominal columns one-hot; also with "
+             "`ccp_alpha` by CV) and rpart (`method=\"anova\"`, 1-SE rule and least xerror), on the same folds:", "",
+             *_regression_table(regression), "",
              "Sources (nothing is downloaded at run time; R's sets are written to CSV once under "
              "`benchmarks/data/public/`):", "", *_sources_table(rows, regression)]
     figures = {"folds": FOLDS, "seed": SEED, "settings": SETTINGS, "skipped": skipped, "datasets": rows,
-               "regression": regression,
+               "regression": regression, "reused": reused_notes,
                "time_ratio_gain_ratio_over_gini": {"plain": gain / gini, "cv": gain_cv / gini_cv}}
     return harness.Result(summary, "\n".join(notes) + "\n", figures)
 

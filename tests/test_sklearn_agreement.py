@@ -78,7 +78,7 @@ def test_pruning_path_and_pruned_tree_match_sklearn(name):
     from dasktree.model.prune import weakest_link
 
     X, y = _bundled(name)
-    ours = DaskTreeClassifier(prune=None, max_bins=1024).fit(X, y)
+    ours = DaskTreeClassifier(criterion="gini", prune=None, max_bins=1024).fit(X, y)
     sk = DecisionTreeClassifier(random_state=0).fit(X, y)
     assert ours.tree_.n_leaves == sk.get_n_leaves()
     path = weakest_link(ours.tree_.children, ours.tree_.counts, "gini")
@@ -87,7 +87,7 @@ def test_pruning_path_and_pruned_tree_match_sklearn(name):
     assert np.allclose(np.sort(path.step_alphas), np.sort(theirs[1:]), rtol=1e-9, atol=1e-15)
     alphas = path.alphas
     for alpha in (alphas[1:] + alphas[:-1]) / 2:
-        pruned = DaskTreeClassifier(ccp_alpha=float(alpha), max_bins=1024).fit(X, y)
+        pruned = DaskTreeClassifier(criterion="gini", ccp_alpha=float(alpha), max_bins=1024).fit(X, y)
         sk_pruned = DecisionTreeClassifier(random_state=0, ccp_alpha=alpha).fit(X, y)
         assert pruned.tree_.n_leaves == sk_pruned.get_n_leaves()
         assert (pruned.predict(X) == sk_pruned.predict(X)).mean() >= 0.99

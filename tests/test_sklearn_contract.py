@@ -55,7 +55,7 @@ def test_grid_search_over_max_depth_picks_what_sklearn_picks(loader):
     scikit-learn's midpoints against dasktree's ``x <= value``), and pick the same depth."""
     X, y = loader(return_X_y=True)
     grid = {"max_depth": [1, 2, 3, 4, 5, 6]}
-    ours = GridSearchCV(DaskTreeClassifier(max_bins=1024, prune=None), grid, cv=KFold(5)).fit(X, y)
+    ours = GridSearchCV(DaskTreeClassifier(criterion="gini", max_bins=1024, prune=None), grid, cv=KFold(5)).fit(X, y)
     theirs = GridSearchCV(DecisionTreeClassifier(random_state=0), grid, cv=KFold(5)).fit(X, y)
     assert ours.best_params_ == theirs.best_params_
 
@@ -147,11 +147,13 @@ def test_a_frame_with_more_columns_predicts_by_name_and_a_reordered_one_is_refus
 @pytest.mark.parametrize("prune", ["pessimistic", "cv"])
 def test_pruning_counts_fixed_point_weights_as_the_rows_they_weigh(prune):
     """Weights of 1 with one row a hair heavier go to fixed point (each row 128 counts), yet weigh
-    what unweighted rows weigh: C4.5's estimate and the 1-SE rule must prune the same tree."""
+    what unweighted rows weigh: C4.5's estimate and the 1-SE rule must prune the same tree. Gini:
+    counts times a power of two scale its gains exactly (entropy's ``log2`` of 128 c is not
+    7 + ``log2`` c to the last bit, so its fold trees may break a near tie otherwise)."""
     X, y = load_breast_cancer(return_X_y=True)
     w = np.ones(len(y))
     w[0] = 1 + 2.0**-20
-    weighted = DaskTreeClassifier(max_depth=8, cv=5, prune=prune).fit(X, y, sample_weight=w)
-    plain = DaskTreeClassifier(max_depth=8, cv=5, prune=prune).fit(X, y)
+    weighted = DaskTreeClassifier(criterion="gini", max_depth=8, cv=5, prune=prune).fit(X, y, sample_weight=w)
+    plain = DaskTreeClassifier(criterion="gini", max_depth=8, cv=5, prune=prune).fit(X, y)
     assert weighted.report_["weights"]["rule"] == "fixed point" and weighted.tree_.counts[0].sum() == 128 * len(y)
     assert weighted.model_.tree.n_leaves == plain.model_.tree.n_leaves < plain.model_.grown_tree.n_leaves

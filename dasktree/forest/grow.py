@@ -139,7 +139,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
-            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth)
+            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params))
             if gather:
                 gathered = _grow_small(runner, forest, gather, spec, params, level)
                 new_branches = []
@@ -189,7 +189,8 @@ def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, param
     plan = small.forest_gather_plan(forest, jobs, spec.widths)
     settings = dict(offsets=spec.offsets, widths=spec.widths, numeric=np.ones(len(spec.features), dtype=bool),
                     upper=[f.upper for f in spec.features], values=[f.values for f in spec.features],
-                    n_classes=spec.n_classes, min_samples_split=params.min_samples_split,
+                    n_classes=spec.n_classes, criterion=small.class_criterion(params),
+                    min_samples_split=params.min_samples_split,
                     min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
                     min_decrease=params.min_impurity_decrease,
                     job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)])

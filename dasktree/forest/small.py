@@ -33,7 +33,7 @@ from ..split.api import Test, numeric_test
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "GATHER_BUDGET_MB"]
+           "grow_chunk", "can_gather", "class_criterion", "most_rows", "GATHER_BUDGET_MB"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -193,26 +193,39 @@ def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) 
 # ---------------------------------------------------------------- the classification forest
 def forest_can_gather(spec, params) -> bool:
     """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
-    gini, binary tests, no postponing, one setting (no grid), no ``max_leaf_nodes`` (chosen best first
-    across a level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    binary tests (any criterion: gini, entropy, gain ratio), no postponing, one setting (no grid), no
+    ``max_leaf_nodes`` (chosen best first across a level: depth-first growth cannot repeat that
+    order). Other fits stay level-wise."""
     split = params.split
-    return (all(f.kind == "numeric" for f in spec.features) and split.criterion == "gini"
+    return (all(f.kind == "numeric" for f in spec.features) and split.criterion in kernel.CLASS_CRITERIA
             and split.max_arity == 2 and split.postpone is None and not params.settings
             and params.max_leaf_nodes is None)
 
 
-def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None) -> tuple[list, list]:
+def class_criterion(params) -> int:
+    """The grower's number of the fit's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
+    return kernel.CLASS_CRITERIA[params.split.criterion]
+
+
+def most_rows(params) -> int | None:
+    """The rows a gathered node must stay below: entropy's ``log2`` table (gain ratio too), else none."""
+    return None if params.split.criterion == "gini" else kernel.ENTROPY_ROWS
+
+
+def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
+                most_rows: int | None = None) -> tuple[list, list]:
     """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
-    :func:`deep_enough`) and those left to the level pass. A node's rows are known from its counts
-    (the root's are not: it is counted)."""
+    :func:`deep_enough`, each of fewer than ``most_rows`` rows when given) and those left to the level
+    pass. A node's rows are known from its counts (the root's are not: it is counted)."""
     small, kept = [], []
     budget = limit
     for node in frontier:
         if node.counts is None or not deep_enough(node.depth, max_depth):
             kept.append(node)
             continue
-        estimate = int(node.counts[-1].sum()) * len(node.open_trees())
-        if estimate <= budget:
+        rows = int(node.counts[-1].sum())
+        estimate = rows * len(node.open_trees())
+        if estimate <= budget and (most_rows is None or rows < most_rows):
             small.append(node)
             budget -= estimate
         else:

@@ -23,7 +23,6 @@ from .binary_kernel import (
     log2_table,
     numeric_binary_numba,
 )
-from .criteria import split_information
 from .gain_ratio_kernel import c45_rank
 from .multiway import selection_score
 from .node_tests import Test, numeric_test
@@ -34,8 +33,9 @@ from .search import (
     Column,
     SplitParams,
     attribute_candidates,
+    entropy_of_counts,
     gains_of,
-    impurity_of,
+    node_impurity,
     nominal_binary_columns,
     numeric_binary,
 )
@@ -134,7 +134,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     """
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
-    parent_impurity = impurity_of(node_counts, params.impurity_name)
+    parent_impurity = node_impurity(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
     if active is None:
         compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
@@ -309,17 +309,17 @@ def _gain_ratio_choices(choices: Choices, per_attribute: list, compiled: dict, s
     if scan is not None:
         on = scan.scanned & finite[scan.attributes]
         info_scanned = np.zeros(on.shape)
-        info_scanned[on] = split_information(scan.children[on].sum(axis=2))
+        info_scanned[on] = entropy_of_counts(scan.children[on].sum(axis=2))
         info[scan.attributes], measured[scan.attributes] = info_scanned, on
     for a, column in enumerate(per_attribute):  # nominal subset tests: their children, no test built
         rows = np.flatnonzero(finite[a] & ~measured[a])
         if rows.size and getattr(column, "children", None) is not None:
-            info[a, rows] = split_information(column.children(rows).sum(axis=2))
+            info[a, rows] = entropy_of_counts(column.children(rows).sum(axis=2))
             measured[a, rows] = True
     built: dict[tuple[int, int], tuple] = {}
     for a, m in zip(*np.nonzero(finite & ~measured)):
         built[(int(a), int(m))] = result = per_attribute[int(a)][int(m)]
-        info[a, m] = float(split_information(result[2].sum(axis=1)))
+        info[a, m] = float(entropy_of_counts(result[2].sum(axis=1)))
     winner, score = c45_rank(gains, info, n)
     won = np.flatnonzero(winner >= 0)
     choices.attribute[won], choices.gain[won] = winner[won], gains[winner[won], won]
@@ -348,7 +348,7 @@ def _choose(results: list, params: SplitParams) -> Candidate | None:
     if params.max_arity > 2:
         scores = np.array([selection_score(f[3], f[2], params.selection) for f in found])
     elif params.criterion == "gain_ratio":
-        info = np.array([float(split_information(f[3].sum(axis=1))) for f in found])
+        info = np.array([float(entropy_of_counts(f[3].sum(axis=1))) for f in found])
         ratio = np.where(info > 0, gains / np.where(info > 0, info, 1.0), -np.inf)
         eligible = gains >= gains.mean()
         scores = np.where(eligible, ratio, -np.inf)

@@ -11,8 +11,9 @@ histogram) pair; :func:`c45_rank_numpy` is its twin, histogram by histogram with
 Bit for bit the twin's: the mean gain is numpy's (``np.mean`` of the histogram's gains in
 attribute order: :func:`~dasktree.split.compiled.pairwise_sum`, then a division by their number),
 the ratio one IEEE division, and the comparisons are the same. The split information itself is
-computed by the caller with numpy (:func:`dasktree.split.criteria.split_information`, whose
-``log2`` is numpy's).
+computed by the caller with numpy (:func:`dasktree.split.search.entropy_of_counts`, from the
+children's sizes, whose ``log2`` is numpy's). The rule for one histogram, :func:`_pick`, is also
+the small-node grower's.
 """
 
 from __future__ import annotations
@@ -99,28 +100,38 @@ def _rank_loops(gains, info, n, winner, score):
                 ratio[k] = x / i if i > 0 else -np.inf
                 found[k] = a
                 k += 1
-        if k == 0:
-            continue
-        mean = _mean(g, k)
-        best = -np.inf
-        at = -1
-        for j in range(k):  # the first largest ratio among the eligible tests
-            if g[j] >= mean and ratio[j] > best:
-                best = ratio[j]
-                at = j
-        if at < 0:  # none eligible has a ratio: the first largest ratio of all
-            for j in range(k):
-                if ratio[j] > best:
-                    best = ratio[j]
-                    at = j
+        at = _pick(g, ratio, k)
         if at >= 0:
             winner[m] = found[at]
-            score[m] = best
+            score[m] = ratio[at]
+
+
+def _pick_loop(g, ratio, k):
+    """C4.5's rule over the first ``k`` tests (gains ``g``, gain ratios ``ratio``, -inf: none): the
+    index of the first largest ratio among those of at least the mean gain, else of the first largest
+    ratio of all; -1 when none has a ratio. The small-node grower (:mod:`dasktree.split.small_grower`)
+    calls it too: one rule, one arithmetic, for both paths."""
+    if k == 0:
+        return -1
+    mean = _mean(g, k)
+    best = -np.inf
+    at = -1
+    for j in range(k):  # the first largest ratio among the eligible tests
+        if g[j] >= mean and ratio[j] > best:
+            best = ratio[j]
+            at = j
+    if at < 0:  # none eligible has a ratio: the first largest ratio of all
+        for j in range(k):
+            if ratio[j] > best:
+                best = ratio[j]
+                at = j
+    return at
 
 
 if numba is not None:
     jitable(pairwise_leaf, pairwise_sum)
     _mean = numba.njit(cache=True, nogil=True)(_mean_loop)
+    _pick = numba.njit(cache=True, nogil=True)(_pick_loop)
     _rank = numba.njit(cache=True, nogil=True)(_rank_loops)
 else:  # pragma: no cover
-    _mean, _rank = _mean_loop, _rank_loops
+    _mean, _pick, _rank = _mean_loop, _pick_loop, _rank_loops

@@ -29,7 +29,7 @@ from .types import TrainBatch
 from .choices import Choices, choose_batch
 from .postpone import BOUND_SLACK, analytic_bound, heuristic_postponed
 from .postpone_kernel import batch_block_stats
-from .search import AttributeLayout, SplitParams, impurity_of
+from .search import AttributeLayout, SplitParams, node_impurity
 
 __all__ = ["choose_postponed", "numeric_block_stats", "scores"]
 
@@ -85,7 +85,7 @@ def choose_postponed(batch: TrainBatch, layout: AttributeLayout, params: SplitPa
             postponed = postponed & ~retry[None, :]
         choices.searched, choices.postponed = searched, int(np.count_nonzero(postponed))
         return choices
-    parent_impurity = impurity_of(node_counts, params.impurity_name)
+    parent_impurity = node_impurity(node_counts, params.impurity_name)
     bound = analytic_bound(blocks, sigma, missing, n, parent_impurity, params.impurity_name, params.max_arity)
     first = np.zeros((len(layout.kinds), m_total), dtype=bool)
     first[[a for a in range(len(layout.kinds)) if a not in numeric]] = True

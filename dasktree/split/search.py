@@ -47,7 +47,8 @@ __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERI
 
 CRITERIA = ("gini", "entropy", "gain_ratio")
 __all__ += ["SELECTIONS"]
-__all__ += ["Column", "attribute_candidates", "gains_of", "impurity_of", "numeric_binary",  # for split.choices
+__all__ += ["Column", "attribute_candidates", "gains_of", "impurity_of", "node_impurity", "entropy_of_counts",
+            "numeric_binary",  # for split.choices
             "nominal_binary", "nominal_binary_batch", "nominal_binary_columns"]
 NOMINAL_SPLITS = ("binary", "multiway")
 ENGINES = ("auto", "numba", "numpy")
@@ -104,6 +105,27 @@ class Candidate:
 def impurity_of(counts: np.ndarray, name: str) -> np.ndarray:
     """Impurity of each row of class ``counts`` (..., C): Gini for ``"gini"``, else entropy."""
     return gini(counts) if name == "gini" else entropy(counts)
+
+
+def node_impurity(counts: np.ndarray, name: str) -> np.ndarray:
+    """A node's impurity ``I(S)`` for its children's gains: gini as :func:`impurity_of`, entropy as
+    :func:`entropy_of_counts` (from the integer counts, the arithmetic the compiled scans share)."""
+    return gini(counts) if name == "gini" else entropy_of_counts(counts)
+
+
+def entropy_of_counts(counts: np.ndarray) -> np.ndarray:
+    """Entropy in bits over the last axis as ``(n log2 n - sum_c c log2 c) / n`` (0 for an empty set).
+
+    A node's entropy and a binary test's split information are taken this way, not as
+    ``-sum_c p log2 p`` (:func:`dasktree.split.criteria.entropy`): it reads ``log2`` of integers
+    only, so the compiled small-node grower (:mod:`dasktree.split.small_grower`) computes the same
+    bits from its ``log2`` table (numpy's ``log2`` of the integers; the C library's ``log2``, which
+    compiled code calls, differs in the last bit for some arguments), and a node gets the same
+    gains, gain ratios and tests whether its subtree grows level-wise or in memory.
+    """
+    counts = np.asarray(counts)
+    n = counts.astype(np.float64, copy=False).sum(axis=-1)
+    return _weighted(counts, "entropy") / np.where(n > 0, n, 1.0)
 
 
 def _weighted(counts: np.ndarray, name: str) -> np.ndarray:

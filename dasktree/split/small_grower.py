@@ -13,9 +13,13 @@ categories in order of their mean target) and the chosen test's rows partitioned
 One grower serves both tasks; only the statistic differs (``task``):
 
 - ``CLASSIFY``: per class, the rows' multiplicities; the binary threshold test of the compiled scan
-  (:func:`dasktree.split.binary_kernel._scan`), gini, with its operations in its order, so every
-  gain is the same float; the parent's gini as :func:`dasktree.split.criteria.gini` sums it
-  (numpy's sum: sequential below 8 classes, 8 accumulators from 8 to 128).
+  (:func:`dasktree.split.binary_kernel._scan`), gini or entropy, with its operations in its order
+  and its compiled ``|S| I(S)`` (entropy: from the same ``log2`` table), so every gain is the same
+  float; the parent's gini as :func:`dasktree.split.criteria.gini` sums it (numpy's sum: sequential
+  below 8 classes, 8 accumulators from 8 to 128), its entropy and a test's split information as
+  :func:`dasktree.split.search.entropy_of_counts` takes them (integers' ``log2`` only); gain ratio
+  chooses across the attributes by C4.5's rule, the level search's own compiled function
+  (:func:`dasktree.split.gain_ratio_kernel._pick`).
 - ``REGRESS``: the multiplicity ``w``, ``w q`` and the pieces of ``w q**2``
   (:mod:`dasktree.kernels.regression_pass`); the scan of
   :func:`dasktree.split.regression.best_splits` (squared error or Friedman's), a nominal
@@ -41,11 +45,20 @@ try:
 except ImportError:  # pragma: no cover
     numba = None
 
-from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, gini, regression_scan
+from .binary_kernel import log2_table
+from .compiled import LOG2_TABLE_MAX
+from .gain_ratio_kernel import _pick as c45_pick
+from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, entropy_of, gini, regression_scan, split_information
 
-__all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "REASONS", "gather_slots", "grow_jobs", "available"]
+__all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "GINI", "ENTROPY", "GAIN_RATIO", "CLASS_CRITERIA",
+           "ENTROPY_ROWS", "REASONS", "gather_slots", "grow_jobs", "available"]
 
 CLASSIFY, REGRESS = 0, 1
+GINI, ENTROPY, GAIN_RATIO = 0, 1, 2
+CLASS_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "gain_ratio": GAIN_RATIO}
+"""Classification's ``criterion`` as the grower's number."""
+ENTROPY_ROWS = LOG2_TABLE_MAX
+"""Entropy and gain ratio: a job's rows (multiplicities summed) must be fewer (the ``log2`` table's reach)."""
 # why a node is a leaf (0: it has a test)
 REASONS = ("", "max_depth", "min_samples_split", "min_samples_leaf", "pure", "no_split", "min_samples",
            "min_impurity_decrease")
@@ -96,7 +109,7 @@ def gather_slots(codes: np.ndarray, root: np.ndarray, attribute: np.ndarray, off
 def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, widths, numeric, upper, upper_start,
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
-          out_reason, out_stats, out_table_start, tables, out_job, out_gain):
+          out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -105,6 +118,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
         width = max(width, widths[a])
     weighted = weight.size > 0
     regress = task == REGRESS
+    entropy = not regress and criterion != GINI
+    ratio_rule = not regress and criterion == GAIN_RATIO
     n_stats = out_stats.shape[1]
     bin_counts = np.zeros((width, max(n_classes, 1)), dtype=np.int64)
     bin_n = np.zeros(width, dtype=np.int64)
@@ -114,9 +129,16 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     side = np.full(width, -1, dtype=np.int64)  # a nominal test's child of each occupied code (-1: none)
     best_side = np.full(width, -1, dtype=np.int64)
     miss = np.zeros(max(n_classes, 1), dtype=np.int64)
-    squares = np.zeros(max(n_classes, 1))
+    squares = np.zeros(max(n_classes, 2))
     train = np.zeros(max(n_classes, 1), dtype=np.int64)
     result = np.zeros(4)
+    terms = np.zeros((4, max(n_classes, 2)))
+    # gain ratio: each attribute's test at a node, for C4.5's rule across them
+    a_gain = np.empty(n_attributes)
+    a_ratio = np.empty(n_attributes)
+    a_found = np.empty(n_attributes, dtype=np.int64)
+    a_cut = np.empty(n_attributes, dtype=np.int64)
+    a_default = np.empty(n_attributes, dtype=np.int64)
     scratch_rows = np.empty(rows.size, dtype=rows.dtype)
     scratch_held = np.empty(held.size, dtype=held.dtype)
     position = lo_start
@@ -211,9 +233,13 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 fn, fs = float(out_stats[e, 0]), float(out_stats[e, 1])
                 parent = fs * fs / fn if criterion == SQUARED_ERROR else 0.0
                 size = 0.0
+            elif entropy:
+                parent = entropy_of(train[:n_classes], n, log2, squares)
+                size = float(n)
             else:
                 parent = gini(train[:n_classes], squares)
                 size = float(n)
+            n_found = 0
             best = -np.inf
             best_a = -1
             best_cut = -1
@@ -226,8 +252,19 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                                              touched, parent, criterion, min_leaf, upper_a, values_a, result, side)
                 else:
                     found = class_scan(codes[a], rows, lo, hi, held, y, weight, widths[a], n_classes, miss,
-                                        bin_counts, seen, touched, parent, size, min_leaf, upper_a, values_a, result)
-                if found and result[0] > best:
+                                        bin_counts, seen, touched, parent, size, min_leaf, upper_a, values_a, result,
+                                        entropy, log2, terms)
+                if ratio_rule:  # every attribute's test kept, chosen below
+                    if found and np.isfinite(result[0]):
+                        left_size = np.int64(result[3])
+                        info = split_information(left_size, n - left_size, log2, squares)
+                        a_gain[n_found] = result[0]
+                        a_ratio[n_found] = result[0] / info if info > 0 else -np.inf
+                        a_found[n_found] = a
+                        a_cut[n_found] = np.int64(result[1])
+                        a_default[n_found] = np.int64(result[2])
+                        n_found += 1
+                elif found and result[0] > best:
                     best = result[0]
                     best_a = a
                     best_cut = np.int64(result[1])
@@ -238,6 +275,10 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 if regress and not numeric[a]:
                     for c in range(widths[a]):
                         side[c] = -1
+            if ratio_rule:  # C4.5's rule, the level search's (gain_ratio_kernel._pick)
+                at = c45_pick(a_gain, a_ratio, n_found)
+                if at >= 0:
+                    best, best_a, best_cut, best_default = a_gain[at], a_found[at], a_cut[at], a_default[at]
             if best_a < 0 or not np.isfinite(best):
                 out_reason[e] = R_NO_SPLIT
                 continue
@@ -330,6 +371,10 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         ``min_impurity_decrease``)
     job_leaf : (jobs,) a reason (:data:`REASONS`) when the job's node is a leaf already (only its sums
         are wanted), else 0
+    criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
+        :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
+        counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
+        rows (their multiplicities summed) must be within it
 
     Returns the nodes, preorder per job, as arrays: ``job``, ``parent`` (-1: the job's node), ``child``
     (its index among its parent's children), ``depth``, ``attribute`` (-1: a leaf), ``cut`` (a threshold
@@ -355,6 +400,14 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     root_size = np.ones(max(n_jobs, 1), dtype=np.int64) if job_root_size is None else \
         np.ascontiguousarray(job_root_size, dtype=np.int64)
     leaf = np.zeros(max(n_jobs, 1), dtype=np.int8) if job_leaf is None else np.ascontiguousarray(job_leaf, np.int8)
+    log2 = np.zeros(1)
+    if task == CLASSIFY and criterion != GINI and n_jobs:
+        w = np.ones(rows.size, dtype=np.int64) if weight is None else np.asarray(weight, np.int64)[rows]
+        largest = int(np.diff(np.concatenate([[0], np.cumsum(w)])[np.asarray(job_start, np.int64)]).max())
+        log2 = log2_table(float(largest))
+        if log2.size <= largest:
+            raise ValueError(f"a job of {largest} rows is beyond the log2 table ({log2.size} entries): "
+                             "entropy's small nodes must be smaller")
     saved_rows, saved_held = rows.copy(), held.copy()
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
@@ -365,7 +418,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
             values_start, int(n_classes), int(criterion), int(min_samples_split), int(min_samples_leaf),
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
-            out["stats"], out["table_start"], tables, out["job"], out["gain"])
+            out["stats"], out["table_start"], tables, out["job"], out["gain"], log2)
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)

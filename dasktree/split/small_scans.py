@@ -2,9 +2,11 @@
 
 Each repeats a level-wise search's operations in its order over the codes the node's training rows
 occupy (counted in a scratch array and sorted, no pass over every bin): :func:`class_scan` the
-compiled scan of :mod:`dasktree.split.binary_kernel` (gini), :func:`regression_scan` the scan of
+compiled scan of :mod:`dasktree.split.binary_kernel` (gini, or entropy from the same ``log2`` table
+through the same compiled ``|S| H(S)``), :func:`regression_scan` the scan of
 :func:`dasktree.split.regression.best_splits`; :func:`gini` the parent's gini as
-:func:`dasktree.split.criteria.gini` sums it.
+:func:`dasktree.split.criteria.gini` sums it, :func:`entropy_of` its entropy and
+:func:`split_information` a binary test's as :func:`dasktree.split.search.entropy_of_counts` does.
 """
 
 from __future__ import annotations
@@ -16,9 +18,10 @@ try:
 except ImportError:  # pragma: no cover
     numba = None
 
-from .binary_kernel import _gini_weighted, centred  # the level passes' own arithmetic: the same bytes
+from .binary_kernel import _gini_weighted, _weighted_of_terms, centred  # the level passes' own arithmetic
 
-__all__ = ["class_scan", "regression_scan", "gini", "SQUARED_ERROR", "FRIEDMAN"]
+__all__ = ["class_scan", "regression_scan", "gini", "entropy_of", "split_information", "SQUARED_ERROR",
+           "FRIEDMAN"]
 
 SQUARED_ERROR, FRIEDMAN = 0, 1
 
@@ -88,10 +91,31 @@ def _proxy(criterion, nl, sl, nr, sr):
 
 
 @_jit
+def entropy_of(counts, n, log2, terms):
+    """The entropy of one count vector of total ``n`` > 0 as
+    :func:`dasktree.split.search.entropy_of_counts` computes it, bit for bit (``terms``: scratch)."""
+    for c in range(counts.size):
+        x = counts[c]
+        terms[c] = float(x) * log2[x]
+    return _weighted_of_terms(terms[:counts.size], n, log2) / float(n)
+
+
+@_jit
+def split_information(left, right, log2, terms):
+    """A binary test's split information from its children's sizes (both > 0), as
+    :func:`dasktree.split.search.entropy_of_counts` computes it from them."""
+    terms[0] = float(left) * log2[left]
+    terms[1] = float(right) * log2[right]
+    return _weighted_of_terms(terms[:2], left + right, log2) / float(left + right)
+
+
+@_jit
 def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
-                parent, size, min_leaf, upper_a, values_a, result):
-    """The compiled scan's best threshold test of one attribute at one node (gini), over the codes the
-    node's training rows occupy. ``result`` gets (gain, centred cut, default); returns False when none."""
+                parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms):
+    """The compiled scan's best threshold test of one attribute at one node (gini, or with ``entropy``
+    entropy from the ``log2`` table), over the codes the node's training rows occupy. ``result`` gets
+    (gain, centred cut, default, child 0's size); returns False when none. ``terms`` (4, n_classes):
+    scratch for the classes' ``c log2 c`` in each child, without and with the missing values."""
     weighted = weight.size > 0
     for c in range(n_classes):
         miss[c] = 0
@@ -114,12 +138,15 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
     best = -np.inf
     best_i = -1
     best_default = 0
+    best_left_n = np.int64(0)
+    miss_n = np.int64(0)
     if k >= 2 and o_width - 1 >= 2:
-        miss_n = np.int64(0)
         miss_squares = np.int64(0)
         total = np.zeros(n_classes, dtype=np.int64)
         left = np.zeros(n_classes, dtype=np.int64)
         right = np.zeros(n_classes, dtype=np.int64)
+        left_terms, right_terms = terms[0, :n_classes], terms[1, :n_classes]
+        left_miss_terms, right_miss_terms = terms[2, :n_classes], terms[3, :n_classes]
         for c in range(n_classes):
             x = miss[c]
             miss_n += x
@@ -135,6 +162,15 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
             right[c] = total[c]
             right_squares += total[c] * total[c]
             right_miss += total[c] * miss[c]
+        if entropy:  # the level scan's terms (binary_kernel._scan), kept as the cuts move
+            for c in range(n_classes):
+                x = total[c]
+                left_terms[c] = 0.0
+                right_terms[c] = float(x) * log2[x]
+                x = miss[c]
+                left_miss_terms[c] = float(x) * log2[x]
+                x = total[c] + miss[c]
+                right_miss_terms[c] = float(x) * log2[x]
         left_n = np.int64(0)
         left_squares = np.int64(0)
         left_miss = np.int64(0)
@@ -150,37 +186,61 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
                 left[c] += x
                 right[c] -= x
                 s += x
+                if entropy and x != 0:
+                    yl = left[c]
+                    left_terms[c] = float(yl) * log2[yl]
+                    zr = right[c]
+                    right_terms[c] = float(zr) * log2[zr]
+                    if miss_n > 0:
+                        yl += miss[c]
+                        left_miss_terms[c] = float(yl) * log2[yl]
+                        zr += miss[c]
+                        right_miss_terms[c] = float(zr) * log2[zr]
             left_n += s
             right_n = total_n - left_n
             larger_right = right_n > left_n
             if miss_n > 0:
                 g0 = -np.inf
                 if left_n + miss_n >= min_leaf and right_n >= min_leaf:
-                    w2 = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
-                          + _gini_weighted(right_n, right_squares))
+                    if entropy:
+                        w2 = (_weighted_of_terms(left_miss_terms, left_n + miss_n, log2)
+                              + _weighted_of_terms(right_terms, right_n, log2))
+                    else:
+                        w2 = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
+                              + _gini_weighted(right_n, right_squares))
                     g0 = parent - w2 / size
                 g1 = -np.inf
                 if left_n >= min_leaf and right_n + miss_n >= min_leaf:
-                    w2 = (_gini_weighted(left_n, left_squares)
-                          + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
+                    if entropy:
+                        w2 = (_weighted_of_terms(left_terms, left_n, log2)
+                              + _weighted_of_terms(right_miss_terms, right_n + miss_n, log2))
+                    else:
+                        w2 = (_gini_weighted(left_n, left_squares)
+                              + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
                     g1 = parent - w2 / size
                 d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
                 g = g1 if d == 1 else g0
             else:
                 g = -np.inf
                 if left_n >= min_leaf and right_n >= min_leaf:
-                    w2 = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
+                    if entropy:
+                        w2 = _weighted_of_terms(left_terms, left_n, log2) + _weighted_of_terms(right_terms, right_n,
+                                                                                                log2)
+                    else:
+                        w2 = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
                     g = parent - w2 / size
                 d = 1 if larger_right else 0
             if g > best:
                 best = g
                 best_i = j
                 best_default = d
+                best_left_n = left_n
     found = best_i >= 0
     if found:
         result[0] = best
         result[1] = centred(order[best_i], order[best_i + 1], upper_a, values_a)
         result[2] = best_default
+        result[3] = best_left_n + (miss_n if best_default == 0 else 0)
     for j in range(k):  # the scratch counts back to zero, for the next attribute and node
         b = touched[j]
         seen[b] = False

@@ -147,14 +147,15 @@ def classification_cases(draw):
         max_depth=draw(st.sampled_from([None, None, 3])),
         max_bins=draw(st.sampled_from([4, 16, 255])),
         min_impurity_decrease=draw(st.sampled_from([0.0, 0.0, 0.01])),
+        criterion=draw(st.sampled_from(["gini", "entropy", "gain_ratio"])),
     )
     # fits the grower does not take (they stay level-wise) must still agree
-    params.update(draw(st.sampled_from([{}, {}, {}, {"criterion": "entropy"}, {"max_leaf_nodes": 5},
-                                        {"max_arity": 3}, {"repeats": 2, "cv": 2}])))
+    params.update(draw(st.sampled_from([{}, {}, {}, {}, {"max_leaf_nodes": 5}, {"max_arity": 3},
+                                        {"repeats": 2, "cv": 2}])))
     return frame, y, nominal, params, rng_weights(draw, n), draw(st.sampled_from([None, 7, 40]))
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=45, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(classification_cases())
 def test_classification_small_nodes_give_the_level_wise_model(case):
     frame, y, nominal, params, weight, rows = case
@@ -168,16 +169,19 @@ def test_classification_small_nodes_give_the_level_wise_model(case):
     assert model_bytes(gathered) == model_bytes(level_wise)
 
 
-@pytest.mark.parametrize("name", ["iris", "wine", "breast_cancer", "digits"])
-def test_classification_suite_datasets(name):
-    """scikit-learn's small sets (digits: ten classes), with 5-fold CV: the same model both ways,
-    and small nodes gathered."""
+@pytest.mark.parametrize("name,criterion", [("iris", "gini"), ("wine", "gini"), ("breast_cancer", "gini"),
+                                            ("digits", "gini"), ("wine", "entropy"), ("digits", "entropy"),
+                                            ("wine", "gain_ratio"), ("breast_cancer", "gain_ratio"),
+                                            ("digits", "gain_ratio")])
+def test_classification_suite_datasets(name, criterion):
+    """scikit-learn's small sets (digits: ten classes), with 5-fold CV, each criterion: the same
+    model both ways, and small nodes gathered."""
     import sklearn.datasets
 
     X, y = getattr(sklearn.datasets, f"load_{name}")(return_X_y=True, as_frame=True)
 
     def fit():
-        return dasktree.DaskTreeClassifier(cv=5, keep_fold_trees=True).fit(X, y).model_
+        return dasktree.DaskTreeClassifier(cv=5, criterion=criterion, keep_fold_trees=True).fit(X, y).model_
 
     gathered, level_wise = both_ways(fit)
     assert small_nodes_of(gathered) > 0

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from dasktree.split.binary_kernel import TrainBatch
 from dasktree.split.choices import _choose, choose_batch
 from dasktree.split.gain_ratio_kernel import _mean, c45_rank, c45_rank_numpy
-from dasktree.split.search import AttributeLayout, SplitParams, attribute_candidates, impurity_of
+from dasktree.split.search import AttributeLayout, SplitParams, attribute_candidates, node_impurity
 
 
 def _layout(widths, kinds):
@@ -27,7 +27,7 @@ def _twin(batch, layout, params):
     node_counts = batch.node_counts
     n = node_counts.sum(axis=1).astype(np.float64)
     safe = np.where(n > 0, n, 1.0)
-    parent = impurity_of(node_counts, params.impurity_name)
+    parent = node_impurity(node_counts, params.impurity_name)
     columns = [attribute_candidates(batch, a, layout, params, parent, safe) for a in range(len(layout.kinds))]
     return [_choose([column[m] for column in columns], params) if n[m] > 0 else None for m in range(len(batch))]
 

@@ -11,7 +11,7 @@ from dasktree.split.postpone import (analytic_bound, block_stats, block_stats_na
                                      postpone_text, rank_postponed, ratio_postponed, relative_postponed)
 from dasktree.split.postpone_kernel import batch_block_stats
 from dasktree.split.postponed import choose, numeric_block_stats
-from dasktree.split.search import AttributeLayout, SplitParams, TrainBatch, attribute_candidates, impurity_of
+from dasktree.split.search import AttributeLayout, SplitParams, TrainBatch, attribute_candidates, node_impurity
 
 # ---------------------------------------------------------------- the rules, on hand-built block counts
 
@@ -159,7 +159,7 @@ def test_the_analytic_bound_never_postpones_the_winner(seed, criterion, max_arit
     # the bound is at least every numeric attribute's best score ...
     batch = TrainBatch.of(hist, slice(0, int(layout.widths[0])))
     n = batch.node_counts.sum(axis=1).astype(float)
-    parent = impurity_of(batch.node_counts, params.impurity_name)
+    parent = node_impurity(batch.node_counts, params.impurity_name)
     numeric = [a for a, k in enumerate(kinds) if k == "numeric"]
     blocks, sigma, missing = numeric_block_stats(batch, layout, numeric, params.impurity_name)
     bound = analytic_bound(blocks, sigma, missing, n, parent, params.impurity_name, max_arity)
