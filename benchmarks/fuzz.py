@@ -14,7 +14,7 @@ case counted as a crash); one in a hundred also as a real process of its own. A 
 the machine's speed: before every :data:`CHUNK` cases the undamaged commands are timed, and the
 bound is 20 times the slowest of them, at least 60 s in process (twice that as a process), so a
 machine slowed by other work does not turn slow runs into hangs. ``FUZZ_MINUTES`` in the
-environment bounds the campaign: no chunk starts after it, and the results say how many cases ran. The claim: every case ends with exit 0, or 1 / 2 and one line
+environment bounds the campaign: no case starts after it, and the results say how many cases ran. The claim: every case ends with exit 0, or 1 / 2 and one line
 on stderr; no traceback, no hang, no crash, no output left behind. The counts by kind and exit
 code, and every case that broke the contract, are in the results.
 """
@@ -34,7 +34,7 @@ CLAIM = "Fuzzed inputs end with exit 0, or 1/2 and one line: no traceback, hang,
 NAME = "fuzz"
 SEED = 2026
 CHUNK = 500  # cases between two timings of the undamaged commands
-MINUTES = float(os.environ.get("FUZZ_MINUTES", "inf"))  # no chunk starts after this long
+MINUTES = float(os.environ.get("FUZZ_MINUTES", "inf"))  # no case starts after this long
 
 
 def _bound(seeds: dict[str, str], root: str) -> tuple[float, float]:
@@ -71,7 +71,8 @@ def run(quick: bool) -> harness.Result:
         chunk = all_cases[len(outcomes):len(outcomes) + CHUNK]
         done = len(outcomes)
         outcomes += fuzz.run_isolated(chunk, os.path.join(root, f"chunk-{done}"), seconds=seconds,
-                                      progress=lambda i: progress(done + i))
+                                      progress=lambda i: progress(done + i),
+                                      deadline=time.monotonic() + MINUTES * 60 - (time.perf_counter() - started))
     in_process_seconds = time.perf_counter() - started
     n_processes = max(1, len(outcomes) // 100)
     started = time.perf_counter()

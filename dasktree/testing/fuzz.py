@@ -572,22 +572,27 @@ def _child(conn, root: str, seconds: float) -> None:
         conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
 
 
-def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None) -> list[Outcome]:
+def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None,
+                 deadline: float | None = None) -> list[Outcome]:
     """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
-    case's own alarm could not end); the outcomes in order."""
+    case's own alarm could not end); the outcomes in order. No case starts after ``deadline`` (a
+    ``time.monotonic()``): the outcomes are then those of the cases run."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     outcomes: list[Outcome | None] = [None] * len(all_cases)
     index = 0
-    while index < len(all_cases):
+    def more() -> bool:
+        return index < len(all_cases) and (deadline is None or time.monotonic() < deadline)
+
+    while more():
         parent, child_end = context.Pipe()
         child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
         child.start()
         child_end.close()
         started = None
         try:
-            while index < len(all_cases):
+            while more():
                 parent.send((index, all_cases[index]))
                 message = None
                 while True:
@@ -617,4 +622,4 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
         finally:
             child.join(timeout=30)
             parent.close()
-    return outcomes
+    return outcomes[:index]
