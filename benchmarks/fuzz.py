@@ -3,13 +3,18 @@ contract (:mod:`dasktree.testing.fuzz`).
 
 Mutated Parquet files (flipped bits, truncations, a damaged footer or magic, huge declared footer
 lengths, zeroed runs, inserted bytes; as many again aimed inside the footer's Thrift, its length
-kept right, and at the page headers), mutated model files (wrong types, missing keys, nesting 100 to
+kept right, and at the page headers), mutated CSV files (the same damage, and as much again aimed
+at the text: quotes, fields, the header, odd values, NUL and non-UTF-8 bytes, a gzip'd file
+damaged), mutated model files (wrong types, missing keys, nesting 100 to
 100,000 deep, huge numbers, NaN and infinities, lists cut short, values swapped, damaged bytes),
 mutated checkpoints (a level pass's ``.npz`` or ``checkpoint.json``) and mutated argument strings,
 in equal shares, from one seeded generator. Each case runs in process through
-``dasktree.cli.main`` (bounded to 60 s), in a child process started again should a case crash the
-interpreter (that case counted as a crash); one in a hundred also as a real process of its own
-(120 s). The claim: every case ends with exit 0, or 1 / 2 and one line
+``dasktree.cli.main``, in a child process started again should a case crash the interpreter (that
+case counted as a crash); one in a hundred also as a real process of its own. A case's bound follows
+the machine's speed: before every :data:`CHUNK` cases the undamaged commands are timed, and the
+bound is 20 times the slowest of them, at least 60 s in process (twice that as a process), so a
+machine slowed by other work does not turn slow runs into hangs. ``FUZZ_MINUTES`` in the
+environment bounds the campaign: no case starts after it, and the results say how many cases ran. The claim: every case ends with exit 0, or 1 / 2 and one line
 on stderr; no traceback, no hang, no crash, no output left behind. The counts by kind and exit
 code, and every case that broke the contract, are in the results.
 """
@@ -28,11 +33,24 @@ from dasktree.testing import fuzz
 CLAIM = "Fuzzed inputs end with exit 0, or 1/2 and one line: no traceback, hang, crash or output left behind"
 NAME = "fuzz"
 SEED = 2026
+CHUNK = 500  # cases between two timings of the undamaged commands
+MINUTES = float(os.environ.get("FUZZ_MINUTES", "inf"))  # no case starts after this long
+
+
+def _bound(seeds: dict[str, str], root: str) -> tuple[float, float]:
+    """(the slowest undamaged command's seconds now, the in-process bound that follows from it)."""
+    model = open(seeds["model"], "rb").read()
+    slowest = 0.0
+    for i, argv in enumerate(fuzz._templates(seeds)):
+        case = fuzz.Case("argv", argv, {"data": seeds["data"], "model.json": model})
+        outcome = fuzz.run_case(case, os.path.join(root, f"reference-{i}"), seconds=600)
+        assert outcome.code == 0, (argv, outcome.lines)  # the undamaged commands work
+        slowest = max(slowest, outcome.seconds)
+    return slowest, max(60.0, 20 * slowest)
 
 
 def run(quick: bool) -> harness.Result:
     n = 1000 if quick else 10_000
-    n_processes = n // 100
     root = os.path.join(harness.DATA, "fuzz")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
@@ -43,10 +61,24 @@ def run(quick: bool) -> harness.Result:
         if done % 1000 == 0:
             print(f"  {done} cases", file=sys.stderr, flush=True)
 
-    outcomes = fuzz.run_isolated(fuzz.cases(seeds, n, seed=SEED), root, seconds=60, progress=progress)
+    all_cases = fuzz.cases(seeds, n, seed=SEED)
+    outcomes, bounds = [], []
+    while len(outcomes) < n and (not bounds or time.perf_counter() - started < MINUTES * 60):
+        reference, seconds = _bound(seeds, root)
+        bounds.append((len(outcomes), reference, seconds))
+        print(f"  cases {len(outcomes)}-: the undamaged commands take up to {reference:.1f} s: bound {seconds:.0f} s",
+              file=sys.stderr, flush=True)
+        chunk = all_cases[len(outcomes):len(outcomes) + CHUNK]
+        done = len(outcomes)
+        outcomes += fuzz.run_isolated(chunk, os.path.join(root, f"chunk-{done}"), seconds=seconds,
+                                      progress=lambda i: progress(done + i),
+                                      deadline=time.monotonic() + MINUTES * 60 - (time.perf_counter() - started))
     in_process_seconds = time.perf_counter() - started
+    n_processes = max(1, len(outcomes) // 100)
     started = time.perf_counter()
-    processes = [fuzz.run_case(case, os.path.join(root, f"process-{i}"), seconds=120, subprocess_run=True)
+    reference, seconds = _bound(seeds, root)
+    bounds.append(("processes", reference, 2 * seconds))
+    processes = [fuzz.run_case(case, os.path.join(root, f"process-{i}"), seconds=2 * seconds, subprocess_run=True)
                  for i, case in enumerate(fuzz.cases(seeds, n_processes, seed=SEED + 1))]
     process_seconds = time.perf_counter() - started
     shutil.rmtree(root, ignore_errors=True)
@@ -71,16 +103,22 @@ def run(quick: bool) -> harness.Result:
          f"{sum(n for (_, c), n in codes.items() if c == 1)} / {sum(n for (_, c), n in codes.items() if c == 2)} / "
          f"{sum(n for (_, c), n in codes.items() if c not in (0, 1, 2))}"),
     ]
+    in_bounds = [b for b in bounds if b[0] != "processes"]
+    cut = "" if len(outcomes) == n else f" (of the {n:,} planned: FUZZ_MINUTES={MINUTES:g} reached)"
     markdown = "\n".join([
-        f"{len(outcomes)} cases in process (seed {SEED}) in {in_process_seconds:.0f} s, {len(processes)} as real "
-        f"processes in {process_seconds:.0f} s; the slowest case took {slowest:.1f} s (bound: 60 s in process, "
-        "120 s as a process). The machine was shared with other work while this ran.", "",
+        f"{len(outcomes)} cases in process{cut} (seed {SEED}) in {in_process_seconds:.0f} s, {len(processes)} as real "
+        f"processes in {process_seconds:.0f} s; the slowest case took {slowest:.1f} s. The bound follows the "
+        f"machine's speed (20x the slowest undamaged command, timed before every {CHUNK} cases, at least 60 s; "
+        f"twice that as a process): the undamaged commands took {min(b[1] for b in in_bounds):.1f}-"
+        f"{max(b[1] for b in in_bounds):.1f} s, so the in-process bound was {min(b[2] for b in in_bounds):.0f}-"
+        f"{max(b[2] for b in in_bounds):.0f} s and the processes' {bounds[-1][2]:.0f} s. "
+        "The machine was shared with other work while this ran.", "",
         "Exit codes by kind of input:", "", *table, "",
         f"Verdicts: {dict(verdicts)}.", "",
         "Cases that broke the contract (the first 20):" if broken else "No case broke the contract.",
         *[f"- {o.verdict}: {o.note} -> {o.lines[:2]}" for o in broken[:20]],
     ])
-    figures = {"seed": SEED, "cases": len(outcomes), "processes": len(processes),
+    figures = {"seed": SEED, "cases": len(outcomes), "planned": n, "processes": len(processes), "bounds": bounds,
                "codes": {f"{k}:{c}": v for (k, c), v in sorted(codes.items(), key=str)},
                "verdicts": dict(verdicts), "seconds": {"in_process": in_process_seconds, "processes": process_seconds,
                                                        "slowest_case": slowest},

@@ -82,12 +82,14 @@ class Processes:
     def __init__(self, log_dir: str):
         self.log_dir = log_dir
         self.procs: list[subprocess.Popen] = []
+        self.names: list[str] = []
 
     def start(self, name: str, argv: list[str], env: dict[str, str]) -> subprocess.Popen:
         log = open(os.path.join(self.log_dir, f"{name}.log"), "w")
         proc = subprocess.Popen(argv, env=env, stdout=log, stderr=subprocess.STDOUT, preexec_fn=os.setpgrp)
         log.close()
         self.procs.append(proc)
+        self.names.append(name)
         return proc
 
     def log(self, name: str) -> str:
@@ -119,11 +121,17 @@ def wait_for_http(url: str, seconds: float = 120) -> None:
         time.sleep(0.5)
 
 
-def wait_for_workers(address: str, n: int, seconds: float = 180, security=None) -> None:
-    from distributed import Client
+def wait_for_workers(address: str, n: int, processes: Processes, security=None) -> None:
+    """Until ``n`` workers of ``processes`` are connected to the scheduler at ``address``: bounded by
+    the machine's speed, ended early when a process ended (:func:`dasktree.testing.cluster.wait_for_workers`);
+    a failure shows the last lines of every process's log."""
+    from dasktree.testing.cluster import wait_for_workers as wait
 
-    with Client(address, timeout="60s", security=security) as client:
-        client.wait_for_workers(n, timeout=seconds)
+    try:
+        wait(address, n, processes.procs, security=security)
+    except (RuntimeError, TimeoutError) as exc:
+        tails = "\n".join(f"--- {name}: ...{processes.log(name)[-1500:]}" for name in processes.names)
+        raise AssertionError(f"{exc}\n{tails}") from None
 
 
 def worker_environ(address: str, name: str, security=None) -> list[str | None]:

@@ -107,7 +107,7 @@ def cluster(tmp_path_factory, s3_endpoint):
         assert subprocess.run(health, timeout=30).returncode == 0  # the compose healthcheck, as written
         for worker in ("worker-1", "worker-2"):
             processes.start(worker, localize(services[worker]["command"], mapping), env_of(worker))
-        wait_for_workers(f"tls://127.0.0.1:{port}", 2, security=client_security(certs))
+        wait_for_workers(f"tls://127.0.0.1:{port}", 2, processes, security=client_security(certs))
         yield dict(root=root, mapping=mapping, services=services, env_of=env_of, processes=processes,
                    address=f"tls://127.0.0.1:{port}", dashboard=dashboard, certs=certs)
     finally:

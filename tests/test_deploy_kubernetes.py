@@ -180,7 +180,7 @@ def test_the_daskjob_commands_run_on_a_real_cluster(tmp_path):
             env = {**os.environ, **operator_env, "DASK_WORKER_NAME": f"dasktree-default-worker-{i}"}
             argv = localize(expand_kubernetes(worker["args"], env), {**paths, "8788": str(free_port())})
             processes.start(f"worker-{i}", argv, env)
-        wait_for_workers(address, 2, security=client_security(certs))
+        wait_for_workers(address, 2, processes, security=client_security(certs))
         [container] = job["spec"]["job"]["spec"]["containers"]
         env = {**os.environ, **operator_env, **{e["name"]: e["value"] for e in container["env"]},
                "DASKTREE_FIT_ARGS": "--max-depth 4 --log-format json"}  # the manifest's, shallower

@@ -41,7 +41,7 @@ def tls_cluster(tmp_path_factory):
                                       "tls", "--dashboard-address", "127.0.0.1:0", *tls_args(certs, "scheduler")], env)
         processes.start("worker", ["dask", "worker", address, "--nworkers", "1", "--nthreads", "2", "--host",
                                    "127.0.0.1", *tls_args(certs, "worker")], env)
-        wait_for_workers(address, 1, security=client_security(certs))
+        wait_for_workers(address, 1, processes, security=client_security(certs))
         yield dict(root=root, certs=certs, other=other, address=address, data=str(root / "data"), env=env)
     finally:
         processes.stop()

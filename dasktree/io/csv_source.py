@@ -317,12 +317,16 @@ class CsvSource(FileSource):
             raise DataError(f"{first}: not readable as CSV: {_first_line(exc)}") from None
         except (pa.ArrowException, OSError, EOFError) as exc:
             raise DataError(f"{first}: not readable as CSV: {_first_line(exc)}") from None
-        if len(set(schema.names)) != len(schema.names):
-            twice = sorted({n for n in schema.names if schema.names.count(n) > 1})
+        try:
+            found = schema.names
+        except UnicodeDecodeError:  # pyarrow keeps the header's bytes; they decode only on asking
+            raise DataError(f"{first}: the header is not UTF-8 text") from None
+        if len(set(found)) != len(found):
+            twice = sorted({n for n in found if found.count(n) > 1})
             raise DataError(f"{first}: the header names column {twice[0]!r} twice")
-        unknown = [n for n in given if n not in schema.names]
+        unknown = [n for n in given if n not in found]
         if unknown:
-            raise InputError(f"CSV types: no column {unknown[0]!r} in {first}; columns are {schema.names[:20]}")
+            raise InputError(f"CSV types: no column {unknown[0]!r} in {first}; columns are {found[:20]}")
         fields = [pa.field(f.name, given.get(f.name, pa.float64() if pa.types.is_null(f.type) else f.type))
                   for f in schema]
         return pa.schema(fields)
@@ -334,7 +338,7 @@ class CsvSource(FileSource):
         except (pa.ArrowException, EOFError) as exc:
             raise DataError(f"{path}: cannot be read: {_first_line(exc)}") from None
         except OSError as exc:
-            if "compressed" in str(exc).lower() or "gzip" in str(exc).lower() or "lzma" in str(exc).lower():
+            if _DECOMPRESSION.search(str(exc)):  # damaged compressed data: no retry reads it
                 raise DataError(f"{path}: cannot be read: {_first_line(exc)}") from None
             raise
 
@@ -347,6 +351,8 @@ class CsvSource(FileSource):
             theirs = pcsv.read_csv(pa.BufferReader(head), parse_options=self._parse_options()).schema.names
         except pa.ArrowInvalid:
             theirs = []
+        except UnicodeDecodeError:
+            raise DataError(f"{path}: the header is not UTF-8 text") from None
         if theirs != names:
             differ = sorted(set(theirs) ^ set(names)) or ["(their order)"]
             raise DataError(f"mixed schemas: {path} and {self._paths[next(iter(self._paths))]} differ in "
@@ -448,21 +454,33 @@ class CsvSource(FileSource):
         column, type_, value = self.schema.names[int(match.group(1))], match.group(2), match.group(3)
         starts = self._starts[part.key]
         begin, end = int(starts[part.row_groups[0]]), int(starts[part.row_groups[-1] + 1])
+        hint = f"give its type (--csv-types {column}=string, Python CSV(types=...)) or fix the value"
         with self._open(path) as stream:
             _skip(stream, begin)
             raw = stream.read(end - begin)
-        as_text = pcsv.read_csv(pa.BufferReader(raw), read_options=pcsv.ReadOptions(column_names=self.schema.names),
-                                parse_options=self._parse_options(self._quoted_newlines[part.key]),
-                                convert_options=pcsv.ConvertOptions(column_types={column: pa.string()},
-                                                                    include_columns=[column]))
+        try:
+            as_text = pcsv.read_csv(pa.BufferReader(raw), read_options=pcsv.ReadOptions(column_names=self.schema.names),
+                                    parse_options=self._parse_options(self._quoted_newlines[part.key]),
+                                    convert_options=pcsv.ConvertOptions(column_types={column: pa.string()},
+                                                                        include_columns=[column]))
+        except pa.ArrowException:  # the column as text is no better (bytes that are not UTF-8): no line
+            return DataError(f"{where}, column {column!r}: {_shown(value)} is not {type_}: {hint}")
         values = as_text.column(0).to_pylist()
-        hint = f"give its type (--csv-types {column}=string, Python CSV(types=...)) or fix the value"
         if value not in values:
-            return DataError(f"{where}, column {column!r}: {value!r} is not {type_}: {hint}")
+            return DataError(f"{where}, column {column!r}: {_shown(value)} is not {type_}: {hint}")
         row = values.index(value)
         records = scan_bytes(raw, delimiter=self.delimiter, header=False, every=1)
         line = int(self._lines[part.key][part.row_groups[0]]) + int(records.lines[row])
-        return DataError(f"{path}: line {line + 1}, column {column!r}: {value!r} is not {type_}: {hint}")
+        return DataError(f"{path}: line {line + 1}, column {column!r}: {_shown(value)} is not {type_}: {hint}")
+
+
+_DECOMPRESSION = re.compile(r"(?i)compress|gzip|zlib|inflate|lzma|bz2|zstd|brotli|lz4|snappy")
+"""What an error of a codec's decompression says (pyarrow raises them as OSError)."""
+
+
+def _shown(value: str, most: int = 60) -> str:
+    """A bad value for a message: whole when short, else its start and its length."""
+    return repr(value) if len(value) <= most else f"{value[:most]!r}... ({len(value):,} characters)"
 
 
 class _Positioned:

@@ -18,13 +18,67 @@ from typing import Iterator
 
 from ..engine.progress import Progress
 
-__all__ = ["scheduler_and_workers", "cluster_processes", "ClusterProcesses", "KillAtLevel"]
+__all__ = ["scheduler_and_workers", "cluster_processes", "ClusterProcesses", "KillAtLevel", "startup_seconds",
+           "wait_for_workers"]
 
 
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def startup_seconds() -> float:
+    """How long a new interpreter takes to import ``distributed`` now: the machine's speed at starting
+    a scheduler or a worker (about 2 s on a quiet 2-core machine, over 20 s at a load of 30)."""
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import distributed"], check=True, capture_output=True)
+    return time.perf_counter() - started
+
+
+def wait_for_workers(address: str, n: int, processes: list[subprocess.Popen], *, security=None,
+                     floor: float = 120, factor: float = 40) -> None:
+    """Until ``n`` workers are connected to the scheduler at ``address``, which ``processes`` (its
+    scheduler and workers) start. The wait ends early, saying so, when one of them has ended, and is
+    bounded by the machine's speed: past ``floor`` seconds, :func:`startup_seconds` is measured and
+    the bound becomes ``factor`` times it (a fixed bound set on a quiet machine fails a loaded one
+    with 0 workers; a quiet machine never pays for the measure)."""
+    from distributed import Client
+
+    started = time.monotonic()
+    bound, unit = floor, None
+
+    def check(what) -> float:
+        nonlocal bound, unit
+        ended = [p for p in processes if p.poll() is not None]
+        if ended:
+            raise RuntimeError(f"{len(ended)} of the cluster's processes ended (exit "
+                               f"{', '.join(str(p.returncode) for p in ended)}) before {n} workers connected")
+        if time.monotonic() - started > bound and unit is None:
+            unit = startup_seconds()
+            bound = max(floor, factor * unit)
+        left = started + bound - time.monotonic()
+        if left <= 0:
+            raise TimeoutError(f"{what()} within {bound:.0f} s ({factor:g}x the {unit:.1f} s an import of "
+                               f"distributed takes now, at least {floor:g} s)")
+        return left
+
+    client = None
+    while client is None:
+        left = check(lambda: f"no scheduler answered at {address}")
+        try:
+            client = Client(address, timeout=f"{max(1.0, min(left, 60.0)):.0f}s", security=security,
+                            set_as_default=False)
+        except (OSError, TimeoutError):
+            continue
+    with client:
+        while True:
+            left = check(lambda: f"{len(client.scheduler_info(n_workers=-1)['workers'])} of {n} workers connected")
+            try:
+                client.wait_for_workers(n, timeout=min(left, 5.0))
+                return
+            except TimeoutError:
+                continue
 
 
 class ClusterProcesses:
@@ -50,13 +104,11 @@ class ClusterProcesses:
                                  "--no-dashboard", "--host", "127.0.0.1", *([] if self.nanny else ["--no-nanny"])],
                                 **self._options)
 
-    def wait_for_workers(self, n: int | None = None, timeout: float = 240) -> None:
-        """Until ``n`` (default: all) workers are connected, for up to ``timeout`` seconds: starting
-        a worker process takes seconds on a quiet machine, over a minute at a load of 30 on 2 cores."""
-        from distributed import Client
-
-        with Client(self.address, timeout="60s") as client:
-            client.wait_for_workers(self.n_workers if n is None else n, timeout=timeout)
+    def wait_for_workers(self, n: int | None = None) -> None:
+        """Until ``n`` (default: all) workers are connected (:func:`wait_for_workers`: bounded by the
+        machine's speed, ended early by a process that ended): starting a worker process takes
+        seconds on a quiet machine, over a minute at a load of 30 on 2 cores."""
+        wait_for_workers(self.address, self.n_workers if n is None else n, [self.scheduler, *self.workers])
 
     def kill_scheduler(self) -> None:
         """SIGKILL the scheduler, as a lost machine would end it: no goodbye to anyone."""

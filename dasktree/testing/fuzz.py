@@ -1,5 +1,5 @@
-"""Fuzzed inputs for the ``dasktree`` command: mutated Parquet files, model files, checkpoints and
-argument strings, each run and judged against the command's contract.
+"""Fuzzed inputs for the ``dasktree`` command: mutated Parquet files, CSV files, model files,
+checkpoints and argument strings, each run and judged against the command's contract.
 
 The contract: every run ends with exit 0, 1 or 2 (never 3, a bug, nor a traceback), an error is
 exactly one line on stderr, no run outlives its time bound, the interpreter never crashes, and a
@@ -11,7 +11,10 @@ mutations are damage anywhere (flipped bits, truncation, zeroed runs, inserted b
 the footer's length) and, as often again, damage aimed at its footer's Thrift with the length kept
 right (flipped bits, odd bytes, bytes inserted or deleted, a list one element longer or shorter,
 as a level histogram of the wrong size) and at its page headers (flipped bits, odd bytes, sizes
-made huge, zero or one). :func:`cases` derives
+made huge, zero or one). A CSV file's mutations are the same damage anywhere and, as often again,
+damage aimed at its text (a lone quote, a field more or less, a header renamed, duplicated or
+emptied, a value replaced by an odd one, NUL or non-UTF-8 bytes, a bare carriage return, a field of
+a million characters, a gzip'd file cut short or with a flipped bit). :func:`cases` derives
 ``n`` mutated cases from them with a seeded ``random.Random`` (the same seed, the same cases);
 :func:`run_case` runs one, in this process through :func:`dasktree.cli.main` (``SystemExit`` caught,
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
@@ -39,7 +42,7 @@ from dataclasses import dataclass, field
 
 __all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case", "run_isolated"]
 
-KINDS = ("parquet", "model", "checkpoint", "argv")
+KINDS = ("parquet", "csv", "model", "checkpoint", "argv")
 RUN = ["--scheduler", "inprocess", "--quiet"]
 _WEIRD = ["", "-1", "0", "1e400", "-1e400", "nan", "inf", "-inf", "999999999999999999999", "0x10", "1.5",
           "é", "\x00", "--", "-", "a,b,,c", "../../etc/passwd", "s3://", "file://", "~", "%s%s%n", " ", "true",
@@ -51,7 +54,8 @@ _JSON_WEIRD = [None, True, "x", "", -1, 0, 2**63, -(2**63) - 1, 10**400, 1e308, 
 @dataclass
 class Case:
     """One run: the ``argv`` of the command (``{work}`` for the case's directory) and the files
-    (name -> bytes) or seed directories (name -> path to copy) it needs there."""
+    (name -> bytes), seed directories (name -> path to copy) it needs there, or a file of a copied
+    directory to remove (name -> None)."""
 
     kind: str
     argv: list[str]
@@ -104,13 +108,21 @@ def make_seeds(root: str) -> dict[str, str]:
 
     data = os.path.join(root, "data")
     agrawal.write_parquet(data, 400, n_files=2, function=7, perturbation=0.1, seed=0, overwrite=True)
+    csv = os.path.join(root, "csv")  # the same rows as CSV files, one per Parquet file
+    shutil.rmtree(csv, ignore_errors=True)
+    os.makedirs(csv)
+    import pyarrow.parquet as pq
+
+    for name in sorted(f for f in os.listdir(data) if f.endswith(".parquet")):
+        pq.read_table(os.path.join(data, name)).to_pandas().to_csv(
+            os.path.join(csv, name.replace(".parquet", ".csv")), index=False)
     model = fit(data, target=agrawal.TARGET, max_depth=4, cv=2, keep_fold_trees=True, scheduler="inprocess")
     model_path = os.path.join(root, "model.json")
     model.save(model_path)
     checkpoint = os.path.join(root, "checkpoint")
     shutil.rmtree(checkpoint, ignore_errors=True)
     fit(data, target=agrawal.TARGET, max_depth=4, scheduler="inprocess", checkpoint=checkpoint)
-    return {"data": data, "model": model_path, "checkpoint": checkpoint, "target": agrawal.TARGET}
+    return {"data": data, "csv": csv, "model": model_path, "checkpoint": checkpoint, "target": agrawal.TARGET}
 
 
 # ---------------------------------------------------------------- mutations
@@ -218,6 +230,61 @@ def _mutate_bytes(rng: random.Random, data: bytes, regions: dict[str, list[int]]
         b[:4] = b"PAR0" if rng.random() < 0.5 else b[:4]
         b[-4:] = b"RAP1"
     return bytes(b), how
+
+
+def _mutate_csv(rng: random.Random, text: bytes) -> tuple[bytes, str, bool]:
+    """A CSV file damaged: anywhere (:func:`_mutate_bytes`) or, as often, in its text; the third
+    value says whether the file is to be written gzip'd (its name then ends in ``.csv.gz``)."""
+    how = rng.choice(["bytes", "bytes", "bytes", "bytes", "quote", "field more", "field less", "header",
+                      "value", "nul", "not utf-8", "carriage return", "long field", "gzip"])
+    if how == "bytes":
+        mutated, what = _mutate_bytes(rng, text)
+        return mutated, f"bytes: {what}", False
+    lines = text.split(b"\n")
+    row = rng.randrange(1, max(2, len(lines) - 1))
+    fields = lines[row].split(b",")
+    at = rng.randrange(len(fields))
+    if how == "quote":
+        i = rng.randrange(len(lines[row]) + 1)
+        lines[row] = lines[row][:i] + b'"' + lines[row][i:]
+    elif how == "field more":
+        fields.insert(at, rng.choice([b"", b"1", b"x", b'""']))
+        lines[row] = b",".join(fields)
+    elif how == "field less":
+        del fields[at]
+        lines[row] = b",".join(fields)
+    elif how == "header":
+        names = lines[0].split(b",")
+        i = rng.randrange(len(names))
+        names[i] = rng.choice([b"", names[(i + 1) % len(names)], b'"', b"\xff", b"class", b" "])
+        lines[0] = b",".join(names)
+    elif how == "value":
+        fields[at] = rng.choice(_WEIRD).encode("utf-8", "surrogatepass")
+        lines[row] = b",".join(fields)
+    elif how == "nul":
+        fields[at] += b"\x00"
+        lines[row] = b",".join(fields)
+    elif how == "not utf-8":
+        fields[at] = rng.choice([b"\xff\xfe", b"\x80", b"\xc3", b"\xed\xa0\x80"]) + fields[at]
+        lines[row] = b",".join(fields)
+    elif how == "carriage return":
+        fields[at] += b"\r"
+        lines[row] = b",".join(fields)
+    elif how == "long field":
+        fields[at] = b"9" * 1_000_000 if rng.random() < 0.5 else b"x" * 1_000_000
+        lines[row] = b",".join(fields)
+    else:  # gzip'd, then cut short or a bit flipped (or left whole)
+        import gzip
+
+        b = bytearray(gzip.compress(text, mtime=0))
+        what = rng.choice(["cut", "flip", "whole"])
+        if what == "cut":
+            b = b[:rng.randrange(len(b))]
+        elif what == "flip":
+            i = rng.randrange(len(b))
+            b[i] ^= 1 << rng.randrange(8)
+        return bytes(b), f"gzip {what}", True
+    return b"\n".join(lines), how, False
 
 
 def _paths(value, prefix=()):
@@ -342,6 +409,8 @@ def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Cas
     data_files = sorted(f for f in os.listdir(seeds["data"]) if f.endswith(".parquet"))
     blobs = {f: open(os.path.join(seeds["data"], f), "rb").read() for f in data_files}
     regions = {f: _parquet_regions(blob) for f, blob in blobs.items()}
+    csv_files = sorted(os.listdir(seeds["csv"]))
+    csv_texts = {f: open(os.path.join(seeds["csv"], f), "rb").read() for f in csv_files}
     model_text = open(seeds["model"]).read()
     checkpoint_files = sorted(os.listdir(seeds["checkpoint"]))
     templates = _templates(seeds)
@@ -356,6 +425,20 @@ def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Cas
             argv = rng.choice([
                 ["fit", "{work}/data", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3"],
                 ["predict", "{work}/model.json", "{work}/data", "--out", "{work}/out", *RUN],
+            ])
+            out.append(Case(kind, argv, files, f"{name}: {how}"))
+        elif kind == "csv":
+            name = rng.choice(csv_files)
+            mutated, how, zipped = _mutate_csv(rng, csv_texts[name])
+            files = {"csv": seeds["csv"], "model.json": model_text.encode()}
+            if zipped:  # the file replaced by its gzip'd twin
+                files[f"csv/{name}"] = None
+                name += ".gz"
+            files[f"csv/{name}"] = mutated
+            argv = rng.choice([
+                ["fit", "{work}/csv", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3"],
+                ["fit", "{work}/csv", "--target", t, "--out", "{work}/out.json", *RUN, "--max-depth", "3", "--verify"],
+                ["predict", "{work}/model.json", "{work}/csv", "--out", "{work}/out", *RUN],
             ])
             out.append(Case(kind, argv, files, f"{name}: {how}"))
         elif kind == "model":
@@ -393,6 +476,8 @@ def _materialize(case: Case, work: str) -> list[str]:
         path = os.path.join(work, name)
         if isinstance(content, str):
             shutil.copytree(content, path)
+        elif content is None:
+            os.remove(path)
         else:
             with open(path, "wb") as f:
                 f.write(content)
@@ -487,22 +572,27 @@ def _child(conn, root: str, seconds: float) -> None:
         conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
 
 
-def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None) -> list[Outcome]:
+def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None,
+                 deadline: float | None = None) -> list[Outcome]:
     """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
-    case's own alarm could not end); the outcomes in order."""
+    case's own alarm could not end); the outcomes in order. No case starts after ``deadline`` (a
+    ``time.monotonic()``): the outcomes are then those of the cases run."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     outcomes: list[Outcome | None] = [None] * len(all_cases)
     index = 0
-    while index < len(all_cases):
+    def more() -> bool:
+        return index < len(all_cases) and (deadline is None or time.monotonic() < deadline)
+
+    while more():
         parent, child_end = context.Pipe()
         child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
         child.start()
         child_end.close()
         started = None
         try:
-            while index < len(all_cases):
+            while more():
                 parent.send((index, all_cases[index]))
                 message = None
                 while True:
@@ -532,4 +622,4 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
         finally:
             child.join(timeout=30)
             parent.close()
-    return outcomes
+    return outcomes[:index]

@@ -14,18 +14,25 @@ import sys
 import pytest
 
 from dasktree.datasets import agrawal
-from dasktree.testing.cluster import cluster_processes
+from dasktree.testing.cluster import cluster_processes, startup_seconds
 
 pytestmark = pytest.mark.cluster
 
 FIT = ["--target", "class", "--max-depth", "5", "--cv", "3"]
-# The bound of a job that lost its scheduler. Each stopped-scheduler test waits it out, so it is the
-# suite's time; too small a one ends healthy jobs on a loaded machine (10 s did at a load of 20-28 on
-# 2 cores), and the test then fails before its fault; at a load of 30 a scatter to two workers took over
-# 30 s. 30 s is for a machine with a hog of two busy processes beside the suite, not for a load of 30.
-# Killed or restarted, the loss is seen at once.
-LOST_SECONDS = 30
-LOST = {**os.environ, "DASKTREE_LOST_SECONDS": str(LOST_SECONDS)}
+
+
+@pytest.fixture(scope="module")
+def lost_seconds() -> float:
+    """The bound of a job that lost its scheduler, following the machine's speed: 10x the time a new
+    interpreter takes to import distributed now, at least 20 s. Each stopped-scheduler test waits it
+    out, so it is the suite's time; too small a one ends healthy jobs on a loaded machine (a fixed 10 s
+    did at a load of 20-28 on 2 cores, where a scatter to two workers took over 30 s), and the test then
+    fails before its fault. Killed or restarted, the loss is seen at once."""
+    return max(20.0, round(10 * startup_seconds()))
+
+
+def _lost(seconds: float) -> dict:
+    return {**os.environ, "DASKTREE_LOST_SECONDS": f"{seconds:g}"}
 
 
 @pytest.fixture(scope="module")
@@ -44,13 +51,13 @@ def reference(data, tmp_path_factory):
     return out.read_bytes()
 
 
-def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: str) -> tuple[int, str, list]:
+def _fit_until(data: str, out, address: str, passes_done: int, fault, lost: float, *extra: str) -> tuple[int, str, list]:
     """Run the fit; once ``passes_done`` level passes are done (its JSON log says so), call
     ``fault()``. The exit code, the error lines (other lines than JSON, and the error event's
-    message) and the passes logged."""
+    message) and the passes logged. ``lost``: the job's ``DASKTREE_LOST_SECONDS``."""
     fit = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out", str(out),
                             "--scheduler", address, "--log-format", "json", *extra],
-                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=LOST)
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=_lost(lost))
     passes, errors, faulted = [], [], False
     try:
         for line in fit.stderr:
@@ -65,7 +72,7 @@ def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: st
                 if not faulted and len(passes) == passes_done + 1:  # pass 0, then the level passes
                     fault()
                     faulted = True
-        fit.wait(timeout=180)  # bounded: LOST_SECONDS, a poll, a close
+        fit.wait(timeout=lost + 150)  # bounded: the lost bound, a poll, a close
     finally:
         fit.kill()
     assert faulted, f"the fit ended before its pass {passes_done} (exit {fit.returncode}: {errors}): the test did not test"
@@ -73,11 +80,13 @@ def _fit_until(data: str, out, address: str, passes_done: int, fault, *extra: st
 
 
 @pytest.mark.parametrize("restart", [False, True], ids=["killed", "restarted"])
-def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, reference, tmp_path, restart):
+def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, reference, tmp_path, restart,
+                                                                           lost_seconds):
     out, checkpoint = tmp_path / "m.json", tmp_path / "ckpt"
     with cluster_processes(2) as cluster:
         lose = cluster.restart_scheduler if restart else cluster.kill_scheduler
-        code, errors, _ = _fit_until(data, out, cluster.address, 2, lose, "--checkpoint", str(checkpoint))
+        code, errors, _ = _fit_until(data, out, cluster.address, 2, lose, lost_seconds, "--checkpoint",
+                                     str(checkpoint))
         assert code == 75, errors
         assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
         assert "scheduler" in errors, errors
@@ -94,13 +103,13 @@ def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, 
     assert out.read_bytes() == reference
 
 
-def test_a_scheduler_that_stops_answering_is_transient(data, tmp_path):
+def test_a_scheduler_that_stops_answering_is_transient(data, tmp_path, lost_seconds):
     """SIGSTOP: the scheduler keeps its sockets open and answers nothing. After pass 0 the client
     scatters the bins and starts the holders (calls distributed lets wait on a stopped scheduler,
     a scatter even with a timeout)."""
     out = tmp_path / "m.json"
     with cluster_processes(2) as cluster:
-        code, errors, _ = _fit_until(data, out, cluster.address, 0, cluster.pause_scheduler)
+        code, errors, _ = _fit_until(data, out, cluster.address, 0, cluster.pause_scheduler, lost_seconds)
     assert code == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
     assert not out.exists()
@@ -114,10 +123,10 @@ def larger(tmp_path_factory):
     return str(path)
 
 
-def test_a_scheduler_stopped_while_predictions_run_is_transient(data, larger, tmp_path):
+def test_a_scheduler_stopped_while_predictions_run_is_transient(data, larger, tmp_path, lost_seconds):
     """SIGSTOP while a predict's tasks run (the scheduler seen with tasks on its workers): the wait
     for them (``gather_with_progress``) watches the cluster as a fit's do, and the job ends with
-    exit 75 and one line within ``DASKTREE_LOST_SECONDS`` and a poll, writing nothing."""
+    exit 75 and one line within its lost bound (``DASKTREE_LOST_SECONDS``) and a poll, writing nothing."""
     import time
 
     from distributed import Client
@@ -130,7 +139,7 @@ def test_a_scheduler_stopped_while_predictions_run_is_transient(data, larger, tm
     with cluster_processes(2) as cluster:
         job = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "predict", str(model), larger, "--out", str(out),
                                 "--scheduler", cluster.address, "--quiet"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=LOST)
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_lost(lost_seconds))
         try:
             with Client(cluster.address, timeout="30s", set_as_default=False) as watcher:
                 deadline = time.monotonic() + 240
@@ -141,14 +150,14 @@ def test_a_scheduler_stopped_while_predictions_run_is_transient(data, larger, tm
             cluster.pause_scheduler()
             stopped = time.monotonic()
             try:
-                errors = job.communicate(timeout=180)[1]
+                errors = job.communicate(timeout=lost_seconds + 150)[1]
             except subprocess.TimeoutExpired:
-                pytest.fail("the predict still waited 180 s after its scheduler stopped")
+                pytest.fail(f"the predict still waited {lost_seconds + 150:g} s after its scheduler stopped")
             waited = time.monotonic() - stopped
         finally:
             job.kill()
             job.wait()
     assert job.returncode == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
-    assert waited < LOST_SECONDS + 60, waited  # the bound, polls and the close, with room for a loaded machine
+    assert waited < lost_seconds + 60, waited  # the bound, polls and the close, with room for a loaded machine
     assert not out.exists()

@@ -16,12 +16,19 @@ import sys
 import pytest
 
 from dasktree.datasets import agrawal
-from dasktree.testing.cluster import cluster_processes
+from dasktree.testing.cluster import cluster_processes, startup_seconds
 
 pytestmark = pytest.mark.cluster
 
-LOST = {**os.environ, "DASKTREE_LOST_SECONDS": "10"}  # the bound of a job whose workers stopped
 FIT = ["--target", "class", "--max-depth", "6", "--cv", "3"]
+
+
+@pytest.fixture(scope="module")
+def lost_seconds() -> float:
+    """The bound of a job whose workers stopped, following the machine's speed: 5x the time a new
+    interpreter takes to import distributed now, at least 10 s (a fixed one small enough for the
+    suite's time ends healthy jobs on a loaded machine before their fault)."""
+    return max(10.0, round(5 * startup_seconds()))
 
 
 @pytest.fixture(scope="module")
@@ -31,11 +38,12 @@ def data(tmp_path_factory):
     return str(path)
 
 
-def _run_until(command: list, fault, after_passes: int) -> tuple[int, str]:
-    """Run ``command`` (its JSON log on stderr); ``fault()`` once ``after_passes`` passes are logged
-    (0: as soon as it names its cluster). The exit code (None: still running 120 s after the fault,
-    a hang) and the error lines."""
-    job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=LOST)
+def _run_until(command: list, fault, after_passes: int, lost: float) -> tuple[int, str]:
+    """Run ``command`` (its JSON log on stderr) with ``lost`` as its ``DASKTREE_LOST_SECONDS``; ``fault()``
+    once ``after_passes`` passes are logged (0: as soon as it names its cluster). The exit code (None:
+    still running ``lost`` + 110 s after the fault, a hang) and the error lines."""
+    job = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           env={**os.environ, "DASKTREE_LOST_SECONDS": f"{lost:g}"})
     lines, passes = [], 0
     try:
         for line in job.stderr:
@@ -47,8 +55,8 @@ def _run_until(command: list, fault, after_passes: int) -> tuple[int, str]:
                 break
         else:
             pytest.fail(f"the job ended before the fault (exit {job.wait()}): {''.join(lines)}")
-        try:  # bounded: LOST_SECONDS, a poll, the holders' and the client's close
-            lines += job.communicate(timeout=120)[1].splitlines(keepends=True)
+        try:  # bounded: the lost bound, a poll, the holders' and the client's close
+            lines += job.communicate(timeout=lost + 110)[1].splitlines(keepends=True)
         except subprocess.TimeoutExpired:
             return None, "hung"
     finally:
@@ -60,19 +68,19 @@ def _run_until(command: list, fault, after_passes: int) -> tuple[int, str]:
 
 
 @pytest.mark.parametrize("cache", [[], ["--no-cache"]], ids=["holders", "tasks"])
-def test_a_fit_whose_workers_all_stop_ends_transient(data, tmp_path, cache):
+def test_a_fit_whose_workers_all_stop_ends_transient(data, tmp_path, cache, lost_seconds):
     out = tmp_path / "m.json"
     with cluster_processes(2) as cluster:
         code, errors = _run_until([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, *cache, "--out", str(out),
                                    "--scheduler", cluster.address, "--log-format", "json"],
-                                  cluster.pause_workers, 2)  # pass 0 and level 1: in level 2's wait
+                                  cluster.pause_workers, 2, lost_seconds)  # pass 0 and level 1: in level 2's wait
     assert code == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
     assert "worker" in errors, errors
     assert not out.exists() and not [p for p in tmp_path.iterdir() if p.name.startswith(".m.json")]
 
 
-def test_predictions_whose_workers_all_stop_end_transient(data, tmp_path):
+def test_predictions_whose_workers_all_stop_end_transient(data, tmp_path, lost_seconds):
     model, out = tmp_path / "m.json", tmp_path / "predictions"
     done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(model),
                            "--scheduler", "inprocess"], capture_output=True, text=True, timeout=300)
@@ -80,7 +88,7 @@ def test_predictions_whose_workers_all_stop_end_transient(data, tmp_path):
     with cluster_processes(2) as cluster:
         code, errors = _run_until([sys.executable, "-m", "dasktree.cli", "predict", str(model), data, "--out", str(out),
                                    "--scheduler", cluster.address, "--log-format", "json"],
-                                  cluster.pause_workers, 0)
+                                  cluster.pause_workers, 0, lost_seconds)
     assert code == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
     assert not out.exists()
