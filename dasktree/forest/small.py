@@ -14,11 +14,15 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
   tree, its held-out part, its depth).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
   as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
-- :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads).
+- :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads, a cluster's
+  holders or tasks).
+- :func:`job_counts`, :func:`job_runs`, :func:`piece_of_jobs`: on a cluster, the jobs cut in runs of
+  similar memberships and each block's rows cut to a run's, so that one task grows a run from every
+  worker's rows of it (merged by :func:`merge_gathered` in the blocks' order, as in process).
 
 A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
-slots, then ``func(chunk, **kwargs)`` per chunk of jobs. A runner without it (a cluster, a resumed
-checkpoint) keeps the level-wise path.
+slots, then ``func(chunk, **kwargs)`` per chunk of jobs, the results in job order. A runner without
+it (a resumed checkpoint) keeps the level-wise path.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from ..split.api import Test, numeric_test
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "GATHER_BUDGET_MB"]
+           "grow_chunk", "can_gather", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -126,18 +130,24 @@ class Gathered:
 
     def chunks(self, count: int) -> list["Gathered"]:
         """The jobs in about ``count`` runs of similar memberships (at least one job each)."""
-        n_jobs = self.start.size - 1
-        if n_jobs == 0:
-            return []
-        total = int(self.start[-1])
-        cuts = np.searchsorted(self.start, np.linspace(0, total, max(1, count) + 1)[1:-1], side="left")
-        edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n_jobs), [n_jobs]]))
         out = []
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        for a, b in job_runs(self.start, count):
             lo, hi = int(self.start[a]), int(self.start[b])
             out.append(Gathered(self.codes, self.y, self.weight, self.rows[lo:hi].copy(), self.held[lo:hi].copy(),
                                 self.start[a:b + 1] - lo, self.jobs[a:b]))
         return out
+
+
+def job_runs(start: np.ndarray, count: int) -> list[tuple[int, int]]:
+    """Jobs ``0 .. start.size - 1`` as about ``count`` runs ``(a, b)`` of similar memberships (job
+    ``j`` has ``start[j + 1] - start[j]``), each at least one job, in order; none when there are no jobs."""
+    n_jobs = start.size - 1
+    if n_jobs <= 0:
+        return []
+    total = int(start[-1])
+    cuts = np.searchsorted(start, np.linspace(0, total, max(1, count) + 1)[1:-1], side="left")
+    edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n_jobs), [n_jobs]]))
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
 def gather_block(encoded, plan: GatherPlan) -> tuple:
@@ -154,8 +164,11 @@ def gather_block(encoded, plan: GatherPlan) -> tuple:
             row.astype(np.int64))
 
 
-def merge_gathered(pieces: list[tuple], plan: GatherPlan) -> Gathered:
-    """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order."""
+def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] | None = None) -> Gathered:
+    """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order
+    (the pieces' order, then each piece's): of every job, or of jobs ``lo <= j < hi`` when ``jobs`` is
+    ``(lo, hi)`` (the pieces hold no other's, :func:`piece_of_jobs`)."""
+    lo, hi = (0, plan.n_jobs) if jobs is None else jobs
     pieces = [p for p in pieces if p[0].shape[1]] or pieces[:1]
     codes = np.concatenate([p[0] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][0]
     y = np.concatenate([p[1] for p in pieces]) if len(pieces) > 1 else pieces[0][1]
@@ -172,8 +185,24 @@ def merge_gathered(pieces: list[tuple], plan: GatherPlan) -> Gathered:
     if out.any():
         rep, fold = held_part[out] // plan.n_folds, held_part[out] % plan.n_folds
         held[out] = part[rep, row[out]].astype(np.int64) == fold
-    start = np.concatenate([[0], np.cumsum(np.bincount(job, minlength=plan.n_jobs))]).astype(np.int64)
-    return Gathered(codes, y, weight, row, held, start, np.arange(plan.n_jobs, dtype=np.int64))
+    start = np.concatenate([[0], np.cumsum(np.bincount(job - lo, minlength=hi - lo))]).astype(np.int64)
+    return Gathered(codes, y, weight, row, held, start, np.arange(lo, hi, dtype=np.int64))
+
+
+def job_counts(piece: tuple, n_jobs: int) -> np.ndarray:
+    """A gathered piece's (:func:`gather_block`) memberships of each of ``n_jobs`` jobs."""
+    return np.bincount(piece[4], minlength=n_jobs).astype(np.int64)
+
+
+def piece_of_jobs(piece: tuple, lo: int, hi: int) -> tuple:
+    """A gathered piece (:func:`gather_block`) cut to the memberships of jobs ``lo <= j < hi`` and the
+    rows they hold, in the piece's order: what a cluster sends to the task growing those jobs."""
+    codes, y, part, weight, job, row = piece
+    keep = (job >= lo) & (job < hi)
+    job, row = job[keep], row[keep]
+    used = np.unique(row)  # sorted: the rows keep their order
+    return (codes[:, used], y[used], part[:, used], None if weight is None else weight[used], job,
+            np.searchsorted(used, row).astype(np.int64))
 
 
 def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
