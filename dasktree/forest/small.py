@@ -14,6 +14,7 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
   tree, its held-out part, its depth).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
   as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
+- :func:`report_of`: what the fit report says of them (``report_["small_nodes"]``).
 - :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads, a cluster's
   holders or tasks).
 - :func:`job_counts`, :func:`job_runs`, :func:`piece_of_jobs`: on a cluster, the jobs cut in runs of
@@ -37,7 +38,7 @@ from ..split.api import Test, numeric_test
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs"]
+           "grow_chunk", "can_gather", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs", "report_of"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -217,6 +218,20 @@ def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) 
     nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
                              np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **extra)
     return chunk.jobs, nodes
+
+
+def report_of(levels: list[dict]) -> dict:
+    """What a fit report says of the small nodes, from the run's levels (``run_["levels"]``): the
+    frontier nodes finished in memory (``small_nodes``), the nodes their subtrees made
+    (``grown_in_memory``), the rows gathered (``rows_gathered``) and the depth at which the passes
+    over the data stopped (``passes_stopped_at_depth``: the deepest level a level pass or a
+    gathering pass reached; below it every subtree grew in memory, and level-wise it is the
+    deepest level counted)."""
+    reached = [int(lv["level"]) for lv in levels if lv.get("groups", 0) or lv.get("small_nodes", 0)]
+    return {"small_nodes": sum(int(lv.get("small_nodes", 0)) for lv in levels),
+            "grown_in_memory": sum(int(lv.get("grown_in_memory", 0)) for lv in levels),
+            "rows_gathered": sum(int(lv.get("rows_gathered", 0)) for lv in levels),
+            "passes_stopped_at_depth": max(reached, default=0)}
 
 
 # ---------------------------------------------------------------- the classification forest

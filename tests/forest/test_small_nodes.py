@@ -225,7 +225,7 @@ def _numeric_label(frame: pd.DataFrame) -> pd.DataFrame:
 def passes_and_gathering(model) -> tuple:
     """What the fit report says of the passes and the small nodes, level by level."""
     levels = model.run.get("levels", [])
-    return (model.report["passes"], [(lv.get("small_nodes", 0), lv.get("grown_in_memory", 0), lv.get("rows_gathered", 0))
+    return (model.report["passes"], model.report["small_nodes"], [(lv.get("small_nodes", 0), lv.get("grown_in_memory", 0), lv.get("rows_gathered", 0))
                                      for lv in levels])
 
 
@@ -270,6 +270,34 @@ def test_a_cluster_fit_without_the_cache_gathers_by_tasks(cluster_client, parque
         level_wise = fit(scheduler="inprocess")
     assert small_nodes_of(on_cluster) > 0
     assert model_bytes(on_cluster) == model_bytes(level_wise)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_the_report_says_where_the_passes_stopped(task):
+    """``report_["small_nodes"]``: the nodes finished in memory, the rows gathered and the depth at
+    which the passes stopped: 0 when a regression root is small (1 for classification's), deeper when nodes of 50 rows are gathered,
+    and level-wise the deepest level counted, none finished in memory."""
+    frame = regression_frame(3000)
+    if task == "regression":
+        fit = lambda: dasktree.DaskTreeRegressor(cv=3).fit(frame.drop(columns="y"), frame["y"]).model_  # noqa: E731
+    else:
+        labelled = _numeric_label(frame)
+        fit = lambda: dasktree.DaskTreeClassifier(cv=3).fit(labelled.drop(columns="label"),  # noqa: E731
+                                                            labelled["label"]).model_
+    said = {}
+    for rows in (None, 50, 0):
+        with small_node_rows(rows):
+            model = fit()
+        said[rows] = report = model.report["small_nodes"]
+        levels = model.run["levels"]
+        assert report["small_nodes"] == small_nodes_of(model)
+        assert report["rows_gathered"] == sum(lv.get("rows_gathered", 0) for lv in levels)
+    root = 0 if task == "regression" else 1  # a classification root is counted first (its rows unknown)
+    assert said[None]["passes_stopped_at_depth"] == root and said[None]["small_nodes"] > 0
+    assert 0 < said[None]["rows_gathered"] <= 3000
+    assert 0 < said[50]["passes_stopped_at_depth"] < said[0]["passes_stopped_at_depth"]
+    assert said[0]["small_nodes"] == said[0]["rows_gathered"] == said[0]["grown_in_memory"] == 0
+    assert said[0]["passes_stopped_at_depth"] == len(model.run["levels"]) - 1
 
 
 def test_a_shallow_max_depth_keeps_its_level_passes():
