@@ -268,6 +268,7 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
     """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
     nodes as flat entries (as :meth:`~dasktree.forest.forest.Forest.routing_plan` makes them)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
+    on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []
     offset: list[int] = []
     slot: list[int] = []
@@ -284,8 +285,8 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
                 parent_entry, mask = link
                 tables[parent_entry][mask] = e
             slot.append(slot_of.get((node_id, tree), -1))
-            branch = forest.nodes[node_id].branch_of(tree)
-            if branch is None:
+            branch = forest.nodes[node_id].branch_of(tree) if on_path[node_id] else None
+            if branch is None:  # a leaf, a job, or a node no job is under: its rows stop here
                 attribute.append(-1)
                 offset.append(size)
                 tables.append(np.zeros(0, dtype=np.int64))
@@ -307,10 +308,34 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
         job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds)
 
 
-def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers) -> int:
+def _on_paths(forest, targets: list[int]) -> np.ndarray:
+    """Per node of ``forest``, whether it is one of ``targets`` or above one: the nodes a gathering walk
+    must pass (the level loop's branches: the subtrees grown in memory before, thousands of nodes deep
+    in a default tree, hold no frontier node, and their rows need no walking)."""
+    n_nodes = len(forest.nodes)
+    flat = forest._flat
+    flat.arrays(n_nodes)  # the branches added since the last pass, as arrays
+    arity = np.diff(np.append(flat.first_child, flat.children.size))
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    parent[flat.children] = np.repeat(flat.node, arity)
+    mark = np.zeros(n_nodes, dtype=bool)
+    current = np.unique(np.asarray(targets, dtype=np.int64))
+    mark[current] = True
+    while current.size:
+        up = parent[current]
+        up = np.unique(up[up >= 0])
+        current = up[~mark[up]]
+        mark[current] = True
+    return mark
+
+
+def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers,
+                  tests: dict | None = None) -> int:
     """The grown subtrees of a chunk's jobs as nodes of ``forest``, each tree's own (equal tests of two
     trees at a node are two branches: each tree's model is the same). They are added after the level
-    passes' branches and no pass routes into them. Returns the nodes made."""
+    passes' branches and no pass routes into them. ``tests`` keeps the tests made, by (attribute,
+    cut, default), for the fit's next chunks (a deep forest makes tens of thousands of nodes from a
+    few thousand distinct tests, and a test costs a millisecond to make). Returns the nodes made."""
     from .forest import Branch, Node
 
     n_parts, n_classes = forest.n_parts, forest.n_classes
@@ -323,31 +348,37 @@ def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, n
     held = forest.holdout[job_tree[np.asarray(job, dtype=np.int64)]] if len(parent) else np.zeros(0, np.int64)
     out = np.flatnonzero(held >= 0)
     counts[out, held[out]] = stats[out, n_classes:]
-    tests: dict[tuple[int, int, int], Test] = {}
-    ids = [0] * len(parent)
+    tests = {} if tests is None else tests
+    job_of = [jobs[j] for j in chunk_jobs.tolist()]
+    kids: list = [None] * len(parent)  # per grown node with a test: its branch's children
     all_nodes = forest.nodes
     first = len(all_nodes)
-    for k in range(len(parent)):
-        node_id, tree = jobs[int(chunk_jobs[job[k]])]
-        p = parent[k]
+    for k in range(len(parent)):  # preorder: a parent before its children
+        node_id, tree = job_of[job[k]]
+        a, p = attribute[k], parent[k]
         if p < 0:
             node = all_nodes[node_id]
+            if a < 0:
+                forest.set_leaf(node, tree, REASONS_OF[reason[k]])
+                continue
+        elif a < 0:  # a new leaf: its tree ends here (as Forest.set_leaf says it)
+            node = Node(len(all_nodes), depth[k], (tree,), counts[k], leaf_trees=(tree,),
+                        leaf_reason={tree: REASONS_OF[reason[k]]})
+            all_nodes.append(node)
+            kids[p].append(node.id)
+            continue
         else:
             node = Node(len(all_nodes), depth[k], (tree,), counts[k])
             all_nodes.append(node)
-            owner = all_nodes[ids[p]]
-            owner.branches[owner.branch_index[tree]].children.append(node.id)
-        ids[k] = node.id
-        a = attribute[k]
-        if a < 0:
-            forest.set_leaf(node, tree, REASONS_OF[reason[k]])
-            continue
+            kids[p].append(node.id)
         key = (a, cut[k], default[k])
         test = tests.get(key)
         if test is None:
             test = tests[key] = numeric_test(a, np.array([cut[k]]), uppers[a], default[k])
+        branch = Branch((tree,), test, [])
         node.branch_index[tree] = len(node.branches)
-        node.branches.append(Branch((tree,), test, []))
+        node.branches.append(branch)
+        kids[k] = branch.children
     return len(all_nodes) - first
 
 
