@@ -26,6 +26,7 @@ from .engine.spill import spill_record
 from .errors import InputError, ParameterError
 from .forest.grow import grow
 from .forest.settings import Grid
+from .forest.small import report_of as small_report
 from .forest.to_model import tree_model
 from . import hook_points
 from .gc_pause import collector_paused
@@ -361,6 +362,7 @@ def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary,
         "leaves": tree.n_leaves,
         "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
         "forest_nodes": n_distinct,
+        "small_nodes": small_report([asdict(level) for level in grow_report.levels]),
     }
     keys = key_like_columns(summary, roles, source.schema)
     if keys:  # saved with the model, and said on stderr by the command (only when there are any)

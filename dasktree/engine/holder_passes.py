@@ -6,6 +6,8 @@ the other holders and searches them. Derived slots are filled from each group's
 own histogram of the last pass (:mod:`dasktree.kernels.subtraction`): the
 holders keep that pass's histograms, and :class:`HolderPasses` keeps where its
 slots were (without them, as after a lost worker, every node is counted).
+A small pass (:mod:`dasktree.forest.small`) is two calls on every holder: gather
+the small nodes' rows, then grow a run of them each, the rows fetched holder to holder.
 The other strategy, every pass as a task graph, is
 :mod:`dasktree.engine.task_graph_passes`; :class:`~dasktree.engine.runners.DaskRunner`
 chooses between them.
@@ -53,6 +55,13 @@ class HolderPasses:
         self.last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
         self.derived += len(plan.derived)
         return results
+
+    def small_pass(self, number: int, plan, func, kwargs: dict, progress: Progress, label: str) -> tuple[list, int]:
+        """Small pass ``number`` on the holders (:meth:`~dasktree.engine.part_holders.Holders.small_pass`):
+        the grown subtrees in job order, and the rows gathered. It counts nothing, so the next
+        level pass derives nothing from the last."""
+        self.last_slots = None
+        return self.holders.small_pass(number, plan, func, kwargs, progress, label)
 
     def forget(self) -> None:
         """Close the holders and forget what they kept of the last pass (the runner's cached codes stay)."""

@@ -38,6 +38,9 @@ import pickle
 import weakref
 from concurrent.futures import CancelledError, ThreadPoolExecutor
 
+import numpy as np
+
+from ..forest import small
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
 from ..hook_points import point
 from .progress import Progress
@@ -70,6 +73,8 @@ class PartHolder:
         self._number: int | None = None  # the pass whose histograms are held
         self._hists: list = []  # that pass's histogram of each group
         self._counted: dict[int, asyncio.Future] = {}  # pass -> done when this holder has counted it
+        self._gathered: tuple | None = None  # (small pass, [((group, block), piece)]) until the next pass
+        self._ready: dict[int, asyncio.Future] = {}  # small pass -> done when this holder has gathered it
 
     def set_peers(self, peers: list) -> int:
         """The other holders (actor handles), whose histograms the searches here sum with their own."""
@@ -83,13 +88,9 @@ class PartHolder:
         plan, shape, context = pickle.loads(shared)
         loop = asyncio.get_running_loop()
         counted = self._counted_by(number)
+        self._gathered = None  # a small pass's rows are grown by now
         try:
-            if self.groups is None:  # the first pass encodes (pass 0's tables, or the parts read now)
-                point("encode", number)
-                self.groups = list(await asyncio.gather(*(
-                    loop.run_in_executor(self._pool, functools.partial(func, *args, **kwargs))
-                    for func, args, kwargs in self._jobs)))
-                self._jobs = []
+            await self._encode(number)
             point("count", number)
             if plan.fills and last != self._number:
                 raise RuntimeError(f"pass {number} derives from pass {last}, but this holder has pass {self._number}")
@@ -112,6 +113,78 @@ class PartHolder:
                 search_cells, *cells, lo=0, hi=chunk.span[1] - chunk.span[0], chunk=chunk, context=context))
             for chunk, cells in zip(chunks, pieces))))
 
+    async def _encode(self, number: int) -> None:
+        """The first pass encodes (pass 0's tables, or the parts read now)."""
+        if self.groups is None:
+            point("encode", number)
+            loop = asyncio.get_running_loop()
+            self.groups = list(await asyncio.gather(*(
+                loop.run_in_executor(self._pool, functools.partial(func, *args, **kwargs))
+                for func, args, kwargs in self._jobs)))
+            self._jobs = []
+
+    async def gather(self, number: int, shared: bytes, keys: list[int]) -> list:
+        """Small pass ``number`` (:mod:`dasktree.forest.small`): each group's rows of the pickled
+        gather plan's jobs (``shared``), kept for the holders growing them (:meth:`pieces`) until the
+        next pass. ``keys`` number this holder's groups among every holder's (the pieces' order).
+        Returns, per group, its memberships of each job and its rows gathered."""
+        plan = pickle.loads(shared)
+        loop = asyncio.get_running_loop()
+        ready = self._gathered_by(number)
+        self._gathered = None
+        try:
+            await self._encode(number)
+            point("gather", number)
+            pieces = await asyncio.gather(*(
+                loop.run_in_executor(self._pool, functools.partial(
+                    lambda group: [small.gather_block(encoded, plan) for encoded in group], group))
+                for group in self.groups))
+        except BaseException as exc:
+            ready.set_exception(PeerFailed(f"a peer holder could not gather pass {number}: {exc!r}"))
+            ready.exception()  # retrieved: no peer may ever ask
+            raise
+        self._gathered = (number, [((key, b), piece) for key, group in zip(keys, pieces)
+                                   for b, piece in enumerate(group)])
+        ready.set_result(None)
+        for old in [n for n in self._ready if n < number]:
+            del self._ready[old]
+        return [(sum((small.job_counts(p, plan.n_jobs) for p in group), np.zeros(plan.n_jobs, np.int64)),
+                 sum(int(p[0].shape[1]) for p in group)) for group in pieces]
+
+    async def pieces(self, number: int, lo: int, hi: int) -> list:
+        """This holder's gathered pieces of small pass ``number`` cut to jobs ``lo:hi``
+        (:func:`~dasktree.forest.small.piece_of_jobs`), each with its place among every holder's."""
+        await self._gathered_by(number)
+        point("pieces", number)
+        if self._gathered is None or self._gathered[0] != number:
+            raise RuntimeError(f"pieces of small pass {number} asked, but this holder has not kept them")
+        held = self._gathered[1]
+        return await asyncio.get_running_loop().run_in_executor(self._pool, functools.partial(
+            lambda: [(key, small.piece_of_jobs(piece, lo, hi)) for key, piece in held]))
+
+    async def grow(self, number: int, shared: bytes, runs: list[tuple[int, int]]) -> list:
+        """Grow small pass ``number``'s jobs ``lo:hi`` of each run: their pieces fetched from every holder,
+        merged in the holders' order (:func:`~dasktree.forest.small.merge_gathered`: the rows in the
+        order an in-process pass has them), then ``func(gathered, **kwargs)`` of the pickled
+        ``(plan, func, kwargs)`` on a thread each. Returns their results in the order of ``runs``."""
+        plan, func, kwargs = pickle.loads(shared)
+        loop = asyncio.get_running_loop()
+
+        async def one(lo: int, hi: int):
+            fetched = await asyncio.gather(self.pieces(number, lo, hi),
+                                           *(peer.pieces(number, lo, hi) for peer in self._peers))
+            pieces = [piece for _, piece in sorted((p for found in fetched for p in found), key=lambda kp: kp[0])]
+            point("grow", number)
+            return await loop.run_in_executor(self._pool, functools.partial(
+                lambda: func(small.merge_gathered(pieces, plan, jobs=(lo, hi)), **kwargs)))
+
+        return list(await asyncio.gather(*(one(lo, hi) for lo, hi in runs)))
+
+    def _gathered_by(self, number: int) -> asyncio.Future:
+        if number not in self._ready:
+            self._ready[number] = asyncio.get_running_loop().create_future()
+        return self._ready[number]
+
     async def cells(self, number: int, lo: int, hi: int) -> list:
         """Cells ``lo:hi`` of this holder's histograms of pass ``number``, once it has counted it."""
         await self._counted_by(number)
@@ -132,7 +205,7 @@ class PartHolder:
 
     def close(self) -> None:
         """Let go of the data and the threads (the runner calls this before releasing the actor)."""
-        self.groups, self._jobs, self._hists, self._peers = [], [], [], []
+        self.groups, self._jobs, self._hists, self._peers, self._gathered = [], [], [], [], None
         if self._pool is not _worker_threads():
             self._pool.shutdown(wait=False)
         self._thaw()
@@ -212,6 +285,45 @@ class Holders:
         self.number = number
         progress.finish()
         return results
+
+    def small_pass(self, number: int, plan, func, kwargs: dict, progress: Progress, label: str) -> tuple[list, int]:
+        """Small pass ``number`` (:mod:`dasktree.forest.small`) on every holder: each gathers its groups'
+        rows of ``plan``'s jobs, then the jobs are cut in runs of similar memberships, one per group
+        (a worker thread's, :func:`~dasktree.forest.small.job_runs`), and the holder of group ``i``
+        grows run ``i``: its rows come from every holder, and only the grown subtrees come back.
+        Returns the runs' ``func(gathered, **kwargs)`` in job order, and the rows gathered."""
+        self.number = None  # no histograms of this pass: the next level pass counts every node
+        keys: list[list[int]] = [[] for _ in self.actors]
+        for group, holder in enumerate(self._group_holder):
+            keys[holder].append(group)
+        progress.start(label, 2 * len(self.actors))
+        shared = pickle.dumps(plan, protocol=pickle.HIGHEST_PROTOCOL)
+        found = [group for groups in self._results(self._calls(
+            lambda: [actor.gather(number, shared, mine) for actor, mine in zip(self.actors, keys)]), progress)
+            for group in groups]
+        counts = sum((c for c, _ in found), np.zeros(plan.n_jobs, dtype=np.int64))
+        runs = small.job_runs(np.concatenate([[0], np.cumsum(counts)]), len(self._group_holder))
+        mine: list[list[int]] = [[] for _ in self.actors]
+        for i in range(len(runs)):
+            mine[self._group_holder[i % len(self._group_holder)]].append(i)
+        shared = pickle.dumps((plan, func, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        grown = self._results(self._calls(lambda: [actor.grow(number, shared, [runs[i] for i in indices])
+                                                   for actor, indices in zip(self.actors, mine)]), progress)
+        results: list = [None] * len(runs)
+        for indices, found_runs in zip(mine, grown):
+            for i, result in zip(indices, found_runs):
+                results[i] = result
+        progress.finish()
+        return results, sum(rows for _, rows in found)
+
+    def _calls(self, make) -> list:
+        """``make()``'s calls on the holders; distributed raises RuntimeError making a call when it knows
+        the worker holding an actor is gone: :class:`HolderLost`."""
+        try:
+            return make()
+        except RuntimeError as exc:
+            self.lost = True
+            raise HolderLost(str(exc)) from exc
 
     def close(self) -> None:
         """Close every holder (after a lost worker, only release them), then release the actors.

@@ -45,7 +45,7 @@ from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_mem
 from .progress import Progress
 from .runner import PassCounter
 from .search_chunks import in_units, search_chunks
-from .task_graph_passes import TaskGraphPasses, drain, tree_reduce
+from .task_graph_passes import TaskGraphPasses, drain, gather_of_parts, tree_reduce
 from .tasks import (
     PassShape,
     encode_frames,
@@ -249,6 +249,41 @@ class DaskRunner(PassCounter):
                 self._rescatter()
                 plan = plan.counting_all()  # the parents' sums may be lost too
         raise AssertionError("unreachable")  # pragma: no cover
+
+    gather_budget_mb: float | None = None  # small nodes' gathered rows, over the cluster (None: the default)
+    rows_gathered = 0  # rows the last small pass gathered
+
+    def small_pass(self, gather, func, label: str, **kwargs) -> list:
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`) where they
+        are, then ``func(gathered, **kwargs)`` once per run of jobs of similar memberships, one run per
+        worker thread, next to the rows; only the results come back, in job order. Cached, on the
+        holders (:meth:`~dasktree.engine.holder_passes.HolderPasses.small_pass`), else as tasks
+        reading the parts anew (:meth:`~dasktree.engine.task_graph_passes.TaskGraphPasses.small_pass`).
+        A lost worker is survived as in :meth:`apply_pass`: the pass is made again, the same result."""
+        self.passes += 1
+        for attempt in range(3):
+            try:
+                results, self.rows_gathered = self._small_pass(gather, func, label, kwargs)
+                return results
+            except _lost_worker_errors() as exc:
+                check_scheduler(self.client)
+                if attempt == 2:
+                    raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
+                self._rescatter()
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _small_pass(self, gather, func, label: str, kwargs: dict) -> tuple[list, int]:
+        n_runs = max(1, len(self._threads()))
+        if self.use_cache:
+            if not self._holder_passes.started:
+                self._start_holders()
+            return self._holder_passes.small_pass(self.passes, gather, func, kwargs, self.progress, label)
+        self.parquet_reads += 1
+        [plan] = answered(lambda: self.client.scatter([gather], broadcast=True, hash=False, timeout=LOST_SECONDS))
+        gathers = [self._submit(gather_of_parts, self._parts(parts), worker=worker, source=self._source,
+                                roles=self.roles, spec=self._spec, folds=self.folds, plan=plan)
+                   for worker, parts in self._assign()]
+        return self._task_passes.small_pass(gather, func, kwargs, gathers, n_runs, label)
 
     def _rescatter(self) -> None:
         """After a lost worker: scatter the inputs again and forget the cached codes and tables

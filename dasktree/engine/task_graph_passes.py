@@ -9,6 +9,10 @@ cells from every worker's histogram, so no worker receives a whole large
 histogram; the other passes sum by :func:`tree_reduce`, ``split_every`` at a
 time, as pass 0 merges its summaries. The other strategy, a cached fit's level
 passes on the holders, is :mod:`dasktree.engine.holder_passes`.
+
+A small pass (:mod:`dasktree.forest.small`) is a gathering task per group of parts,
+then per run of jobs a task cutting each group's rows to the run's and one growing
+the run: only the grown subtrees come back.
 """
 
 from __future__ import annotations
@@ -18,13 +22,14 @@ from typing import Callable
 
 import numpy as np
 
+from ..forest import small
 from ..kernels.histogram import add_counts
 from .progress import Progress
 from .search_chunks import SearchChunk
-from .tasks import cells_of, search_cells
+from .tasks import cells_of, encode_part, search_cells
 from .waits import LOST_SECONDS, answered, gathered, wait_futures
 
-__all__ = ["TaskGraphPasses", "tree_reduce", "drain", "SCATTER_BYTES", "EMBED_PLAN_BYTES"]
+__all__ = ["TaskGraphPasses", "tree_reduce", "drain", "gather_of_parts", "SCATTER_BYTES", "EMBED_PLAN_BYTES"]
 
 SCATTER_BYTES = 8 * 2**20  # a level's histogram above this goes to the search chunks in pieces
 EMBED_PLAN_BYTES = 2**20  # a pass plan whose copies (one per histogram task) fit in this travels in the tasks
@@ -80,6 +85,25 @@ class TaskGraphPasses:
         self.progress.finish()
         return results
 
+    def small_pass(self, plan, func, kwargs: dict, gathers: list, n_runs: int, label: str) -> tuple[list, int]:
+        """A small pass: ``gathers`` are a task per group of parts, each its rows of ``plan``'s jobs
+        (:func:`gather_of_parts`); the jobs are cut in ``n_runs`` runs of similar memberships
+        (:func:`~dasktree.forest.small.job_runs`), each grown by one task from every group's rows of
+        it. Returns the runs' ``func(gathered, **kwargs)`` in job order, and the rows gathered."""
+        client = self.client
+        counted = [client.submit(_counts_of, g, n_jobs=plan.n_jobs, pure=False) for g in gathers]
+        wait_futures(client, counted)
+        found = gathered(client, counted)
+        counts = sum((c for c, _ in found), np.zeros(plan.n_jobs, dtype=np.int64))
+        runs = small.job_runs(np.concatenate([[0], np.cumsum(counts)]), n_runs)
+        tasks = [client.submit(_grow_run, *[client.submit(_run_of, g, lo=lo, hi=hi, pure=False) for g in gathers],
+                               lo=lo, hi=hi, plan=plan, grow=func, kwargs=kwargs, pure=False) for lo, hi in runs]
+        drain(client, self.progress, list(gathers), label)
+        wait_futures(client, tasks)
+        results = gathered(client, tasks)
+        self.progress.finish()
+        return results, sum(rows for _, rows in found)
+
     def _send_plan(self, plan, n_tasks: int):
         """The plan as the histogram tasks' argument: in the tasks while its copies are small (a
         broadcast scatter costs a round trip to every worker), else scattered once."""
@@ -99,3 +123,27 @@ class TaskGraphPasses:
         else:
             pieces = hists
         return self.client.submit(search_cells, *pieces, lo=lo, hi=hi, chunk=chunk, pure=False, **kwargs)
+
+
+def gather_of_parts(parts: list, *, source, roles, spec, folds, plan) -> list[tuple]:
+    """Read and encode a group of parts one at a time, each kept only as its rows some job of the
+    gather ``plan`` holds (:func:`~dasktree.forest.small.gather_block`)."""
+    return [small.gather_block(encode_part(part, source=source, roles=roles, spec=spec, folds=folds), plan)
+            for part in parts]
+
+
+def _counts_of(pieces: list[tuple], *, n_jobs: int) -> tuple[np.ndarray, int]:
+    """A group's memberships of each job, and its rows gathered."""
+    return (sum((small.job_counts(p, n_jobs) for p in pieces), np.zeros(n_jobs, dtype=np.int64)),
+            sum(int(p[0].shape[1]) for p in pieces))
+
+
+def _run_of(pieces: list[tuple], *, lo: int, hi: int) -> list[tuple]:
+    """A group's pieces cut to jobs ``lo:hi`` (:func:`~dasktree.forest.small.piece_of_jobs`)."""
+    return [small.piece_of_jobs(p, lo, hi) for p in pieces]
+
+
+def _grow_run(*groups: list[tuple], lo: int, hi: int, plan, grow, kwargs: dict):
+    """Jobs ``lo:hi`` grown (``grow(gathered, **kwargs)``) from every group's rows of them, in the groups' order."""
+    pieces = [p for group in groups for p in group]
+    return grow(small.merge_gathered(pieces, plan, jobs=(lo, hi)), **kwargs)

@@ -135,13 +135,14 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     level = 0
     limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
                              2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params) else 0)
+    tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
             gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params))
             if gather:
-                gathered = _grow_small(runner, forest, gather, spec, params, level)
+                gathered = _grow_small(runner, forest, gather, spec, params, level, tests)
                 new_branches = []
                 if not frontier:
                     report.levels.append(gathered)
@@ -181,7 +182,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
-                level: int) -> LevelReport:
+                level: int, tests: dict) -> LevelReport:
     """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
     in memory (:mod:`dasktree.forest.small`); what the level report says of it."""
     started = time.perf_counter()
@@ -197,7 +198,7 @@ def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, param
     results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
                                 task=small.kernel.CLASSIFY, settings=settings)
     uppers = [f.upper for f in spec.features]
-    made = sum(small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers) for chunk_jobs, nodes in results)
+    made = sum(small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers, tests) for chunk_jobs, nodes in results)
     return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
                        rows_gathered=int(getattr(runner, "rows_gathered", 0)))
 

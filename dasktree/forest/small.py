@@ -14,11 +14,16 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
   tree, its held-out part, its depth).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
   as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
-- :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads).
+- :func:`report_of`: what the fit report says of them (``report_["small_nodes"]``).
+- :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads, a cluster's
+  holders or tasks).
+- :func:`job_counts`, :func:`job_runs`, :func:`piece_of_jobs`: on a cluster, the jobs cut in runs of
+  similar memberships and each block's rows cut to a run's, so that one task grows a run from every
+  worker's rows of it (merged by :func:`merge_gathered` in the blocks' order, as in process).
 
 A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
-slots, then ``func(chunk, **kwargs)`` per chunk of jobs. A runner without it (a cluster, a resumed
-checkpoint) keeps the level-wise path.
+slots, then ``func(chunk, **kwargs)`` per chunk of jobs, the results in job order. A runner without
+it (a resumed checkpoint) keeps the level-wise path.
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from ..split.api import Test, numeric_test
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "most_rows", "GATHER_BUDGET_MB"]
+           "grow_chunk", "can_gather", "class_criterion", "most_rows", "GATHER_BUDGET_MB", "job_runs", "job_counts",
+           "piece_of_jobs", "report_of"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -126,18 +132,24 @@ class Gathered:
 
     def chunks(self, count: int) -> list["Gathered"]:
         """The jobs in about ``count`` runs of similar memberships (at least one job each)."""
-        n_jobs = self.start.size - 1
-        if n_jobs == 0:
-            return []
-        total = int(self.start[-1])
-        cuts = np.searchsorted(self.start, np.linspace(0, total, max(1, count) + 1)[1:-1], side="left")
-        edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n_jobs), [n_jobs]]))
         out = []
-        for a, b in zip(edges[:-1].tolist(), edges[1:].tolist()):
+        for a, b in job_runs(self.start, count):
             lo, hi = int(self.start[a]), int(self.start[b])
             out.append(Gathered(self.codes, self.y, self.weight, self.rows[lo:hi].copy(), self.held[lo:hi].copy(),
                                 self.start[a:b + 1] - lo, self.jobs[a:b]))
         return out
+
+
+def job_runs(start: np.ndarray, count: int) -> list[tuple[int, int]]:
+    """Jobs ``0 .. start.size - 1`` as about ``count`` runs ``(a, b)`` of similar memberships (job
+    ``j`` has ``start[j + 1] - start[j]``), each at least one job, in order; none when there are no jobs."""
+    n_jobs = start.size - 1
+    if n_jobs <= 0:
+        return []
+    total = int(start[-1])
+    cuts = np.searchsorted(start, np.linspace(0, total, max(1, count) + 1)[1:-1], side="left")
+    edges = np.unique(np.concatenate([[0], np.clip(cuts, 1, n_jobs), [n_jobs]]))
+    return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
 def gather_block(encoded, plan: GatherPlan) -> tuple:
@@ -154,8 +166,11 @@ def gather_block(encoded, plan: GatherPlan) -> tuple:
             row.astype(np.int64))
 
 
-def merge_gathered(pieces: list[tuple], plan: GatherPlan) -> Gathered:
-    """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order."""
+def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] | None = None) -> Gathered:
+    """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order
+    (the pieces' order, then each piece's): of every job, or of jobs ``lo <= j < hi`` when ``jobs`` is
+    ``(lo, hi)`` (the pieces hold no other's, :func:`piece_of_jobs`)."""
+    lo, hi = (0, plan.n_jobs) if jobs is None else jobs
     pieces = [p for p in pieces if p[0].shape[1]] or pieces[:1]
     codes = np.concatenate([p[0] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][0]
     y = np.concatenate([p[1] for p in pieces]) if len(pieces) > 1 else pieces[0][1]
@@ -172,8 +187,24 @@ def merge_gathered(pieces: list[tuple], plan: GatherPlan) -> Gathered:
     if out.any():
         rep, fold = held_part[out] // plan.n_folds, held_part[out] % plan.n_folds
         held[out] = part[rep, row[out]].astype(np.int64) == fold
-    start = np.concatenate([[0], np.cumsum(np.bincount(job, minlength=plan.n_jobs))]).astype(np.int64)
-    return Gathered(codes, y, weight, row, held, start, np.arange(plan.n_jobs, dtype=np.int64))
+    start = np.concatenate([[0], np.cumsum(np.bincount(job - lo, minlength=hi - lo))]).astype(np.int64)
+    return Gathered(codes, y, weight, row, held, start, np.arange(lo, hi, dtype=np.int64))
+
+
+def job_counts(piece: tuple, n_jobs: int) -> np.ndarray:
+    """A gathered piece's (:func:`gather_block`) memberships of each of ``n_jobs`` jobs."""
+    return np.bincount(piece[4], minlength=n_jobs).astype(np.int64)
+
+
+def piece_of_jobs(piece: tuple, lo: int, hi: int) -> tuple:
+    """A gathered piece (:func:`gather_block`) cut to the memberships of jobs ``lo <= j < hi`` and the
+    rows they hold, in the piece's order: what a cluster sends to the task growing those jobs."""
+    codes, y, part, weight, job, row = piece
+    keep = (job >= lo) & (job < hi)
+    job, row = job[keep], row[keep]
+    used = np.unique(row)  # sorted: the rows keep their order
+    return (codes[:, used], y[used], part[:, used], None if weight is None else weight[used], job,
+            np.searchsorted(used, row).astype(np.int64))
 
 
 def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
@@ -188,6 +219,20 @@ def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) 
     nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
                              np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **extra)
     return chunk.jobs, nodes
+
+
+def report_of(levels: list[dict]) -> dict:
+    """What a fit report says of the small nodes, from the run's levels (``run_["levels"]``): the
+    frontier nodes finished in memory (``small_nodes``), the nodes their subtrees made
+    (``grown_in_memory``), the rows gathered (``rows_gathered``) and the depth at which the passes
+    over the data stopped (``passes_stopped_at_depth``: the deepest level a level pass or a
+    gathering pass reached; below it every subtree grew in memory, and level-wise it is the
+    deepest level counted)."""
+    reached = [int(lv["level"]) for lv in levels if lv.get("groups", 0) or lv.get("small_nodes", 0)]
+    return {"small_nodes": sum(int(lv.get("small_nodes", 0)) for lv in levels),
+            "grown_in_memory": sum(int(lv.get("grown_in_memory", 0)) for lv in levels),
+            "rows_gathered": sum(int(lv.get("rows_gathered", 0)) for lv in levels),
+            "passes_stopped_at_depth": max(reached, default=0)}
 
 
 # ---------------------------------------------------------------- the classification forest
@@ -237,6 +282,7 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
     """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
     nodes as flat entries (as :meth:`~dasktree.forest.forest.Forest.routing_plan` makes them)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
+    on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []
     offset: list[int] = []
     slot: list[int] = []
@@ -253,8 +299,8 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
                 parent_entry, mask = link
                 tables[parent_entry][mask] = e
             slot.append(slot_of.get((node_id, tree), -1))
-            branch = forest.nodes[node_id].branch_of(tree)
-            if branch is None:
+            branch = forest.nodes[node_id].branch_of(tree) if on_path[node_id] else None
+            if branch is None:  # a leaf, a job, or a node no job is under: its rows stop here
                 attribute.append(-1)
                 offset.append(size)
                 tables.append(np.zeros(0, dtype=np.int64))
@@ -276,10 +322,34 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
         job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds)
 
 
-def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers) -> int:
+def _on_paths(forest, targets: list[int]) -> np.ndarray:
+    """Per node of ``forest``, whether it is one of ``targets`` or above one: the nodes a gathering walk
+    must pass (the level loop's branches: the subtrees grown in memory before, thousands of nodes deep
+    in a default tree, hold no frontier node, and their rows need no walking)."""
+    n_nodes = len(forest.nodes)
+    flat = forest._flat
+    flat.arrays(n_nodes)  # the branches added since the last pass, as arrays
+    arity = np.diff(np.append(flat.first_child, flat.children.size))
+    parent = np.full(n_nodes, -1, dtype=np.int64)
+    parent[flat.children] = np.repeat(flat.node, arity)
+    mark = np.zeros(n_nodes, dtype=bool)
+    current = np.unique(np.asarray(targets, dtype=np.int64))
+    mark[current] = True
+    while current.size:
+        up = parent[current]
+        up = np.unique(up[up >= 0])
+        current = up[~mark[up]]
+        mark[current] = True
+    return mark
+
+
+def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers,
+                  tests: dict | None = None) -> int:
     """The grown subtrees of a chunk's jobs as nodes of ``forest``, each tree's own (equal tests of two
     trees at a node are two branches: each tree's model is the same). They are added after the level
-    passes' branches and no pass routes into them. Returns the nodes made."""
+    passes' branches and no pass routes into them. ``tests`` keeps the tests made, by (attribute,
+    cut, default), for the fit's next chunks (a deep forest makes tens of thousands of nodes from a
+    few thousand distinct tests, and a test costs a millisecond to make). Returns the nodes made."""
     from .forest import Branch, Node
 
     n_parts, n_classes = forest.n_parts, forest.n_classes
@@ -292,31 +362,37 @@ def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, n
     held = forest.holdout[job_tree[np.asarray(job, dtype=np.int64)]] if len(parent) else np.zeros(0, np.int64)
     out = np.flatnonzero(held >= 0)
     counts[out, held[out]] = stats[out, n_classes:]
-    tests: dict[tuple[int, int, int], Test] = {}
-    ids = [0] * len(parent)
+    tests = {} if tests is None else tests
+    job_of = [jobs[j] for j in chunk_jobs.tolist()]
+    kids: list = [None] * len(parent)  # per grown node with a test: its branch's children
     all_nodes = forest.nodes
     first = len(all_nodes)
-    for k in range(len(parent)):
-        node_id, tree = jobs[int(chunk_jobs[job[k]])]
-        p = parent[k]
+    for k in range(len(parent)):  # preorder: a parent before its children
+        node_id, tree = job_of[job[k]]
+        a, p = attribute[k], parent[k]
         if p < 0:
             node = all_nodes[node_id]
+            if a < 0:
+                forest.set_leaf(node, tree, REASONS_OF[reason[k]])
+                continue
+        elif a < 0:  # a new leaf: its tree ends here (as Forest.set_leaf says it)
+            node = Node(len(all_nodes), depth[k], (tree,), counts[k], leaf_trees=(tree,),
+                        leaf_reason={tree: REASONS_OF[reason[k]]})
+            all_nodes.append(node)
+            kids[p].append(node.id)
+            continue
         else:
             node = Node(len(all_nodes), depth[k], (tree,), counts[k])
             all_nodes.append(node)
-            owner = all_nodes[ids[p]]
-            owner.branches[owner.branch_index[tree]].children.append(node.id)
-        ids[k] = node.id
-        a = attribute[k]
-        if a < 0:
-            forest.set_leaf(node, tree, REASONS_OF[reason[k]])
-            continue
+            kids[p].append(node.id)
         key = (a, cut[k], default[k])
         test = tests.get(key)
         if test is None:
             test = tests[key] = numeric_test(a, np.array([cut[k]]), uppers[a], default[k])
+        branch = Branch((tree,), test, [])
         node.branch_index[tree] = len(node.branches)
-        node.branches.append(Branch((tree,), test, []))
+        node.branches.append(branch)
+        kids[k] = branch.children
     return len(all_nodes) - first
 
 

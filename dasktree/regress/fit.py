@@ -20,6 +20,7 @@ from ..engine.place import open_runner
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
+from ..forest.small import report_of as small_report
 from ..io.folds import fold_warnings
 from ..io.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, FileSource
@@ -102,6 +103,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # each tree's training Q
     prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step)
     report = fit_report(summary, spec, pruned, passes, train_q)  # depth, nodes, leaves: the tree that predicts
+    report["small_nodes"] = small_report(levels)
     report["prune"] = {**prune_report, "leaves_grown": (grown if prune_report["mode"] == "pessimistic" else tree).n_leaves}
     report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads them
     tree = pruned

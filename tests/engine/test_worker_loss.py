@@ -46,3 +46,36 @@ def test_mdlp_refinement_survives_a_lost_worker(tmp_path):
         disc = Discretizer("mdlp", max_bins=32, client=client, progress=killer).fit(path, target="class")
         assert killer.killed
     assert disc.cut_points_ == reference.cut_points_
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_a_gathering_pass_survives_a_lost_worker(tmp_path, cache):
+    """A worker killed as a small pass starts (:mod:`dasktree.forest.small`: the small nodes' rows
+    gathered and their subtrees grown on the workers, on the holders when cached, else as tasks):
+    the pass is made again from the Parquet files and the model is the level-wise one."""
+    from distributed import Client
+
+    from dasktree.forest.small import small_node_rows
+
+    path = str(tmp_path / "data")
+    agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=3)
+    params = dict(cv=3, keep_fold_trees=True)
+    with small_node_rows(0):
+        reference = DaskTreeClassifier(scheduler="inprocess", **params).fit(path, target="class").model_
+    with small_node_rows(3000):
+        in_process = DaskTreeClassifier(scheduler="inprocess", **params).fit(path, target="class").model_
+        first = next(lv["level"] for lv in in_process.run["levels"] if lv.get("small_nodes"))
+        assert first > 0, "gathered at the root: the holders would not have counted a level first"
+        with cluster_processes(2) as cluster, Client(cluster.address, set_as_default=False) as client:
+            killer = KillAtLevel(client, f"level {first} (small nodes in memory)")
+            clf = DaskTreeClassifier(client=client, progress=killer, cache=cache, **params).fit(path, target="class")
+            assert killer.killed
+    assert trees_of(in_process) == trees_of(clf.model_) == trees_of(reference)
+
+
+def trees_of(model) -> str:
+    """The bins, the grown tree and every fold tree as JSON (the report says how the fit ran)."""
+    import json
+
+    return json.dumps({"bins": model.spec.to_json(),
+                       "trees": [t.to_json() for t in [model.grown_tree, *model.fold_trees]]}, sort_keys=True)

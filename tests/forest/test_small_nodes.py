@@ -218,15 +218,90 @@ def test_streamed_fit_gathers_and_gives_the_cached_model(parquet, task):
     assert StreamRunner.small_pass is not LocalRunner.small_pass  # it streams: no cache of every row
 
 
-def test_a_cluster_fit_stays_level_wise(cluster_client):
-    """A fit on a cluster keeps the level passes (no small pass there) and the cached model."""
+def _numeric_label(frame: pd.DataFrame) -> pd.DataFrame:
+    """The regression frame's numeric columns and a class label from its target (a classification fit
+    the grower takes: numeric attributes only)."""
+    out = frame.drop(columns=["colour", "y"])
+    out["label"] = np.where(frame["y"] > frame["y"].median(), "high", "low")
+    return out
+
+
+def passes_and_gathering(model) -> tuple:
+    """What the fit report says of the passes and the small nodes, level by level."""
+    levels = model.run.get("levels", [])
+    return (model.report["passes"], model.report["small_nodes"], [(lv.get("small_nodes", 0), lv.get("grown_in_memory", 0), lv.get("rows_gathered", 0))
+                                     for lv in levels])
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("rows", [None, 60])
+def test_a_cluster_fit_gathers_on_the_holders(cluster_client, rows):
+    """On a LocalCluster of two processes, a cached fit gathers its small nodes on the holders and
+    grows them there: the model of the in-process fit and of the level-wise one, and the same
+    passes and small nodes in the report, for regression (with the suite frame's nominal column)
+    and classification; from the root (``None``) and from nodes of 60 rows deep in the tree."""
     frame = regression_frame(1500)
-    X, y = frame.drop(columns="y"), frame["y"]
-    on_cluster = dasktree.fit_regression(frame, target="y", cv=3, keep_fold_trees=True, client=cluster_client)
-    with small_node_rows(None):
-        in_process = dasktree.DaskTreeRegressor(cv=3, keep_fold_trees=True).fit(X, y).model_
-    assert small_nodes_of(on_cluster) == 0 < small_nodes_of(in_process)
-    assert model_bytes(on_cluster) == model_bytes(in_process)
+    labelled = _numeric_label(frame)
+    fits = [
+        lambda **kw: dasktree.fit_regression(frame, target="y", cv=3, keep_fold_trees=True, **kw),
+        lambda **kw: dasktree.fit(labelled, target="label", cv=3, keep_fold_trees=True, **kw),
+    ]
+    for fit in fits:
+        with small_node_rows(rows):
+            on_cluster = fit(client=cluster_client)
+            in_process = fit(scheduler="inprocess")
+        with small_node_rows(0):
+            level_wise = fit(scheduler="inprocess")
+        assert small_nodes_of(on_cluster) > 0 and small_nodes_of(level_wise) == 0
+        assert passes_and_gathering(on_cluster) == passes_and_gathering(in_process)
+        assert model_bytes(on_cluster) == model_bytes(in_process) == model_bytes(level_wise)
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_a_cluster_fit_without_the_cache_gathers_by_tasks(cluster_client, parquet, task):
+    """``cache=False`` on a cluster: the small pass is tasks reading the parts anew (a gathering task
+    per group of parts, one growing task per run of jobs); the level-wise model."""
+    target, drop = ("y", ["label"]) if task == "regression" else ("label", ["y"])
+    fit_of = dasktree.fit_regression if task == "regression" else dasktree.fit
+
+    def fit(**kw):
+        return fit_of(parquet, target=target, exclude=drop, cv=3, keep_fold_trees=True, **kw)
+
+    with small_node_rows(80):
+        on_cluster = fit(client=cluster_client, cache=False)
+    with small_node_rows(0):
+        level_wise = fit(scheduler="inprocess")
+    assert small_nodes_of(on_cluster) > 0
+    assert model_bytes(on_cluster) == model_bytes(level_wise)
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_the_report_says_where_the_passes_stopped(task):
+    """``report_["small_nodes"]``: the nodes finished in memory, the rows gathered and the depth at
+    which the passes stopped: 0 when a regression root is small (1 for classification's), deeper when nodes of 50 rows are gathered,
+    and level-wise the deepest level counted, none finished in memory."""
+    frame = regression_frame(3000)
+    if task == "regression":
+        fit = lambda: dasktree.DaskTreeRegressor(cv=3).fit(frame.drop(columns="y"), frame["y"]).model_  # noqa: E731
+    else:
+        labelled = _numeric_label(frame)
+        fit = lambda: dasktree.DaskTreeClassifier(cv=3).fit(labelled.drop(columns="label"),  # noqa: E731
+                                                            labelled["label"]).model_
+    said = {}
+    for rows in (None, 50, 0):
+        with small_node_rows(rows):
+            model = fit()
+        said[rows] = report = model.report["small_nodes"]
+        levels = model.run["levels"]
+        assert report["small_nodes"] == small_nodes_of(model)
+        assert report["rows_gathered"] == sum(lv.get("rows_gathered", 0) for lv in levels)
+    root = 0 if task == "regression" else 1  # a classification root is counted first (its rows unknown)
+    assert said[None]["passes_stopped_at_depth"] == root and said[None]["small_nodes"] > 0
+    assert 0 < said[None]["rows_gathered"] <= 3000
+    assert 0 < said[50]["passes_stopped_at_depth"] < said[0]["passes_stopped_at_depth"]
+    assert said[0]["small_nodes"] == said[0]["rows_gathered"] == said[0]["grown_in_memory"] == 0
+    assert said[0]["passes_stopped_at_depth"] == len(model.run["levels"]) - 1
 
 
 def test_a_shallow_max_depth_keeps_its_level_passes():
