@@ -30,7 +30,7 @@ from .forest.to_model import tree_model
 from . import hook_points
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec, fold_warnings
-from .io.keys import kept_for_keys, key_like_columns, key_warnings
+from .binning.keys import kept_for_keys, key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, FileSource, Source, TableSource, open_source
 from .model.model import Model

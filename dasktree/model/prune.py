@@ -53,7 +53,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..split.criteria import entropy, gini
+from ..split.api import entropy, gini
 
 try:
     import numba

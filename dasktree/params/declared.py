@@ -28,8 +28,7 @@ from numbers import Integral, Real
 from ..discretize.jobs import DISCRETIZERS
 from ..io.weights import check_class_weight
 from ..model.pruning import PRUNE_MODES
-from ..split.postpone import check_postpone, parse_postpone, postpone_text
-from ..split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS
+from ..split.api import CRITERIA, NOMINAL_SPLITS, SELECTIONS, check_postpone, parse_postpone, postpone_text
 from .constraints import Boolean, Check, Instance, Interval, Options
 from .param import Param
 

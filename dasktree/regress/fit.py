@@ -21,7 +21,7 @@ from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
 from ..io.folds import fold_warnings
-from ..io.keys import kept_for_keys
+from ..binning.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, FileSource
 from ..io.weights import WeightStats, weighting
 from ..model.prune import pruned_tree

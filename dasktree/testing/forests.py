@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..forest.forest import Forest, Node, sharing
-from ..split.node_tests import Test, nominal_test, numeric_test
+from ..split.api import Test, nominal_test, numeric_test
 
 __all__ = ["set_tests", "random_test", "random_forest"]
 
