@@ -11,25 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
-
+from ..kernels.jit import jit
 from .binary_kernel import _gini_weighted, centred  # the level passes' own arithmetic: the same bytes
 
 __all__ = ["class_scan", "regression_scan", "gini", "SQUARED_ERROR", "FRIEDMAN"]
 
 SQUARED_ERROR, FRIEDMAN = 0, 1
 
-if numba is not None:
-    _jit = numba.njit(cache=True, nogil=True)
-else:  # pragma: no cover
-    def _jit(f):
-        return f
-
-
-@_jit
+@jit
 def _sum_sequential_or_pairwise(x, n):
     """numpy's ``sum`` of ``x[:n]`` (float64, contiguous): a plain loop below 8 items, 8 accumulators
     up to 128 (numpy's pairwise sum), halves above."""
@@ -61,7 +50,7 @@ def _sum_sequential_or_pairwise(x, n):
     return _sum_sequential_or_pairwise(x[:half], half) + _sum_sequential_or_pairwise(x[half:], n - half)
 
 
-@_jit
+@jit
 def gini(counts, squares_buffer):
     """:func:`dasktree.split.criteria.gini` of one count vector, bit for bit."""
     n = 0.0
@@ -75,7 +64,7 @@ def gini(counts, squares_buffer):
     return 1.0 - _sum_sequential_or_pairwise(squares_buffer, counts.size)
 
 
-@_jit
+@jit
 def _proxy(criterion, nl, sl, nr, sr):
     """:func:`dasktree.split.regression.proxy` of one cut (float64; -inf where a child is empty)."""
     if nl <= 0 or nr <= 0:
@@ -87,7 +76,7 @@ def _proxy(criterion, nl, sl, nr, sr):
     return fnl * fnr * d * d
 
 
-@_jit
+@jit
 def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
                 parent, size, min_leaf, upper_a, values_a, result):
     """The compiled scan's best threshold test of one attribute at one node (gini), over the codes the
@@ -189,7 +178,7 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
     return found
 
 
-@_jit
+@jit
 def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_s, seen, touched, parent,
                      criterion, min_leaf, upper_a, values_a, result, side):
     """:func:`dasktree.split.regression.best_splits`'s scan of one attribute at one node, over the codes
