@@ -39,14 +39,6 @@ class SearchChunk:
         """What the chunk sums of each worker's histogram: its units in a mixed layout, else its cells."""
         return self.units or (self.lo, self.hi)
 
-    @property
-    def first_slot(self) -> int:
-        return self.requests[0].slot
-
-    @property
-    def last_slot(self) -> int:
-        return self.requests[-1].slot
-
 
 def search_chunks(requests: list[SearchRequest], plan, n_tasks: int,
                 context: SearchContext | None = None) -> list[SearchChunk]:

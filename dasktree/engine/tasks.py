@@ -197,13 +197,6 @@ def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShap
     return total
 
 
-def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
-                      plan: PassPlan, shape: PassShape) -> np.ndarray:
-    """Read, encode and count one part: a level pass without a cache."""
-    return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
-                        plan=plan, shape=shape)
-
-
 def histogram_of_parts(parts: list[Part], *, source: Source, roles: Roles, spec: BinSpec, folds,
                        plan: PassPlan, shape: PassShape) -> np.ndarray:
     """Read, encode and count a group of parts one at a time into one histogram: a level pass

@@ -18,7 +18,7 @@ layers grow or split, add the field it names to ``GrowParams`` or ``SplitParams`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import ParameterError
@@ -88,11 +88,6 @@ def _frozen(values: dict, known: dict[str, Param]) -> GrowParams:
         return {name: p.for_layer(values[name]) for name, p in known.items() if p.layer == layer}
 
     return GrowParams(split=SplitParams(**of("split")), **of("grow"))
-
-
-def layer_fields() -> dict[str, set[str]]:
-    """The fields the layers grow and split have (for the tests: every such parameter names one)."""
-    return {"grow": {f.name for f in fields(GrowParams)} - {"split"}, "split": {f.name for f in fields(SplitParams)}}
 
 
 def parameters_doc(params: tuple[Param, ...] | None = None) -> str:
