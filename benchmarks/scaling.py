@@ -111,7 +111,7 @@ def fit_levels(client, path: str, depth: int, warm: str | None = None) -> dict:
     (after a fit of ``warm``: the workers load the kernels of every layout the levels use)."""
     import dasktree
     from dasktree.engine.progress import Progress
-    from dasktree.engine.runners import DaskRunner
+    from dasktree.engine.dask_runner import DaskRunner
 
     class Rows(Progress):  # the rows each level pass counts: a row once per distinct node it reaches
         def __init__(self):

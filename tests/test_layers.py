@@ -174,14 +174,14 @@ def test_the_checkers_find_a_cycle_and_an_upward_import():
     finally:
         GRAPH["dasktree.split.types"].discard("dasktree.forest.grow")
     assert cycle is not None and cycle[0] == cycle[-1]
-    ALL["dasktree.kernels.histogram"].add("dasktree.engine.tasks")  # inside a function is enough
+    ALL["dasktree.kernels.histogram"].add("dasktree.engine.part_tasks")  # inside a function is enough
     try:
         rooms = _rooms_graph()
         crossings = _crossings()
     finally:
-        ALL["dasktree.kernels.histogram"].discard("dasktree.engine.tasks")
+        ALL["dasktree.kernels.histogram"].discard("dasktree.engine.part_tasks")
     assert "engine/" in rooms["kernels/"] and _cycle(rooms) is not None
-    assert crossings[("dasktree.kernels.histogram", "dasktree.engine.tasks")] == ("kernels/", "engine/")
+    assert crossings[("dasktree.kernels.histogram", "dasktree.engine.part_tasks")] == ("kernels/", "engine/")
 
 
 FACE_ALLOWED = {

@@ -7,7 +7,7 @@ own histogram of the last pass (:mod:`dasktree.kernels.subtraction`): the
 holders keep that pass's histograms, and :class:`HolderPasses` keeps where its
 slots were (without them, as after a lost worker, every node is counted).
 The other strategy, every pass as a task graph, is
-:mod:`dasktree.engine.task_graph_passes`; :class:`~dasktree.engine.runners.DaskRunner`
+:mod:`dasktree.engine.task_graph_passes`; :class:`~dasktree.engine.dask_runner.DaskRunner`
 chooses between them.
 """
 

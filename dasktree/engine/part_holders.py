@@ -10,16 +10,16 @@ thread, as the runner cached them) and its histograms of the last pass. A pass
 is one call on every holder, which
 
 1. counts each of its groups on a thread of its own
-   (:func:`~dasktree.engine.tasks.histogram_of_many`, derived slots filled from the
+   (:func:`~dasktree.engine.part_tasks.histogram_of_many`, derived slots filled from the
    group's histogram of the last pass),
 2. fetches its search chunks' cells from its peers, holder to holder
    (:meth:`PartHolder.cells`, which waits until that peer has counted),
-3. searches them (:func:`~dasktree.engine.tasks.search_cells`) and returns only the
+3. searches them (:func:`~dasktree.engine.part_tasks.search_cells`) and returns only the
    chosen tests.
 
 These are the functions the task runner uses, so the forest is the same bit
 for bit. A lost worker takes its holder with it; the runner then starts again
-from the Parquet files (:meth:`dasktree.engine.runners.DaskRunner.apply_pass`).
+from the Parquet files (:meth:`dasktree.engine.dask_runner.DaskRunner.apply_pass`).
 
 A pass's plan travels with the call (under a megabyte at a deep level of a
 10-fold forest), pickled once for every holder with the pass's shape and
@@ -41,7 +41,7 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
 from ..hook_points import point
 from .progress import Progress
-from .tasks import histogram_of_many, search_cells
+from .part_tasks import histogram_of_many, search_cells
 from .waits import LOST_SECONDS, POLL_SECONDS, HolderLost, Watch, answered, gathered, wait_calls, wait_futures
 
 __all__ = ["PartHolder", "Holders", "HolderLost"]

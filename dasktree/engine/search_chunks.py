@@ -1,7 +1,7 @@
 """A level pass's search chunks: contiguous runs of the frontier's slots, of similar work.
 
 Each chunk's search sums its own cells of every worker's histogram and
-searches its nodes (a task, or a holder's share of a call: :mod:`dasktree.engine.runners`,
+searches its nodes (a task, or a holder's share of a call: :mod:`dasktree.engine.dask_runner`,
 :mod:`dasktree.engine.part_holders`); a derived node
 and its siblings always share a chunk (:mod:`dasktree.kernels.subtraction`).
 """

@@ -21,7 +21,7 @@ import numpy as np
 from ..kernels.histogram import add_counts
 from .progress import Progress
 from .search_chunks import SearchChunk
-from .tasks import cells_of, search_cells
+from .part_tasks import cells_of, search_cells
 from .waits import LOST_SECONDS, answered, gathered, wait_futures
 
 __all__ = ["TaskGraphPasses", "tree_reduce", "drain", "SCATTER_BYTES", "EMBED_PLAN_BYTES"]

@@ -8,7 +8,7 @@ the summed histogram. Only the chosen tests come back. The forest then gets
 its new branches and children; a child that is already a leaf for every tree
 that reaches it (depth limit, too small, pure) never enters a pass.
 
-This module is pure: the runners (``dasktree.engine.runners``) do the scheduling.
+This module is pure: the runners (:mod:`dasktree.engine.runner`) do the scheduling.
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class GrowParams:
 
 
 class LevelRunner(Protocol):
-    """What the grow loop asks of a runner (:class:`dasktree.engine.runners.Runner` has the rest)."""
+    """What the grow loop asks of a runner (:class:`dasktree.engine.runner.Runner` has the rest)."""
 
     derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
 

@@ -57,7 +57,7 @@ class RegressionPlan:
     offsets: np.ndarray  # (n_attributes,) int64 first bin of each attribute
     n_bin_slots: int = -1  # slots 0 .. n_bin_slots - 1 count bins (-1: every slot)
 
-    # what the runners ask of any plan (:mod:`dasktree.engine.tasks`)
+    # what the runners ask of any plan (:mod:`dasktree.engine.part_tasks`)
     fills: tuple = ()
     derived: tuple = ()
     regression: bool = True

@@ -34,7 +34,7 @@ from .multiway import selection_score
 from .node_tests import Test, nominal_test, numeric_test, threshold_tables
 from .optimal import block_opt_p
 from .postpone import check_postpone, parse_postpone, postpone_text
-from .postponed import choose
+from .postpone_search import choose
 from .regression import REGRESSION_CRITERIA, NodeSplits, RegressionLayout, best_splits, parent_proxy, proxy
 from .search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, AttributeLayout, SplitParams
 from .types import TrainBatch

@@ -130,7 +130,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
 
     ``active`` (attributes, M) bool, when given, names the attributes searched
     for each histogram (the others count as having no test); without it, all are.
-    :func:`dasktree.split.postponed.choose` applies ``params.postpone`` on top of this.
+    :func:`dasktree.split.postpone_search.choose` applies ``params.postpone`` on top of this.
     """
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)

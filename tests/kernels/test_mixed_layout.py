@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.engine.search_chunks import SearchChunk
-from dasktree.engine.tasks import search_cells
+from dasktree.engine.part_tasks import search_cells
 from dasktree.forest.forest import Forest
 from dasktree.forest.level_search import search_group
 from dasktree.kernels.histogram import level_histogram
