@@ -74,7 +74,7 @@ def empty_passes(path: str, parts: int, reps: int, *, client=None, cache=True, c
     process without one: median wall seconds of ``DaskRunner.level_pass``, and CPU per pass."""
     from dasktree.binning.spec import bin_spec
     from dasktree.engine.place import open_runner
-    from dasktree.forest.grow import grow
+    from dasktree.levels.grow import grow
 
     settings, given = _opened(path, parts)
     where = dict(client=client, cache=cache) if client is not None else dict(scheduler="inprocess")

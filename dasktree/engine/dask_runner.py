@@ -1,7 +1,7 @@
 """Runners make the passes: in this process, or as Dask work on a cluster.
 
 Both run the same functions of :mod:`dasktree.engine.part_tasks` and
-:func:`dasktree.forest.level_search.search_group`, so they give the same forest bit for bit.
+:func:`dasktree.levels.level_search.search_group`, so they give the same forest bit for bit.
 
 :class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
 pool of threads in this process, and keeps the codes in memory; it is the
@@ -35,8 +35,8 @@ import itertools
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all
 from ..errors import TransientError
-from ..forest.level_search import SearchContext, SearchRequest, search_group
-from ..forest.results import PackedResults, concat
+from ..levels.level_search import SearchContext, SearchRequest, search_group
+from ..levels.results import PackedResults, concat
 from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, Source
 from ..kernels.ragged import firsts

@@ -4,7 +4,7 @@ On one machine, with data whose encoded rows fit in memory, this is the
 embedded default (:mod:`dasktree.engine.place`): no worker processes to start, no data
 moved between processes; the compiled kernels release the GIL, so the threads
 count in parallel. It runs the same functions of :mod:`dasktree.engine.part_tasks` and
-:func:`dasktree.forest.level_search.search_group` as :class:`dasktree.engine.dask_runner.DaskRunner`,
+:func:`dasktree.levels.level_search.search_group` as :class:`dasktree.engine.dask_runner.DaskRunner`,
 so both give the same forest bit for bit.
 """
 
@@ -20,9 +20,9 @@ import numpy as np
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary
 from ..binning.summary_stream import merge_streaming
-from ..forest import small
-from ..forest.level_search import SearchContext, SearchRequest, search_group
-from ..forest.results import PackedResults
+from ..levels import small
+from ..levels.level_search import SearchContext, SearchRequest, search_group
+from ..levels.results import PackedResults
 from ..io.schema import Roles
 from ..io.sources import Source
 from ..kernels.subtraction import fill_derived, fills_of
@@ -201,7 +201,7 @@ class LocalRunner(PassCounter):
     rows_gathered = 0  # rows the last small pass gathered
 
     def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> list:
-        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), then
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), then
         ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order."""
         self._count(self.encoded is None and self._tables is None)
         self._last = None

@@ -14,8 +14,8 @@ import numpy as np
 from ..binning.encode import Encoded, encode_blocks
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all, summarize
-from ..forest.level_search import SearchRequest, search_group
-from ..forest.results import PackedResults, concat
+from ..levels.level_search import SearchRequest, search_group
+from ..levels.results import PackedResults, concat
 from ..gc_pause import collector_paused
 from ..hook_points import point
 from ..io.schema import Roles

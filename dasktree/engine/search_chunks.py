@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..forest.level_search import SearchContext, SearchRequest
+from ..levels.level_search import SearchContext, SearchRequest
 
 __all__ = ["SearchChunk", "search_chunks", "in_units", "MIN_CHUNK_SLICES"]
 

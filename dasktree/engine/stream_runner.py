@@ -181,10 +181,10 @@ class StreamRunner(LocalRunner):
         return results
 
     def small_pass(self, gather, func, label: str, **kwargs) -> list:
-        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), a piece at a
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), a piece at a
         time (from the spill, else Parquet), then ``func(chunk, **kwargs)`` per chunk of jobs on the
         threads. Only the gathered rows stay: :attr:`gather_budget_mb` bounds them."""
-        from ..forest import small
+        from ..levels import small
 
         self._count(False)
         self._last = None

@@ -121,7 +121,7 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
               n_folds: int) -> tuple[tuple[int, ...], ...]:
     """For each slice of a child (rest slice first, then its parts), the parent slices that sum to it.
 
-    Both layouts are :meth:`~dasktree.forest.forest.Forest.slices`: a rest slice (when
+    Both layouts are :meth:`~dasktree.levels.forest.Forest.slices`: a rest slice (when
     present) holds the first-repetition rows of the parts not tracked.
     """
     parent_first = int(parent_rest)

@@ -4,7 +4,7 @@ comes from the declaration.
 - :func:`validate`: every parameter checked once per fit, then the rules between
   them; the message names the parameter, what it must be and what it got. It
   returns :class:`Settings`: the values in canonical form and the frozen
-  :class:`~dasktree.forest.grow.GrowParams` (with its
+  :class:`~dasktree.levels.grow.GrowParams` (with its
   :class:`~dasktree.split.search.SplitParams`) the grow loop and the search read.
 - :func:`install_estimator_params`: ``DaskTreeClassifier.__init__`` (keyword-only,
   a real signature, which scikit-learn's ``get_params`` reads) and the
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 from ..errors import ParameterError
-from ..forest.grow import GrowParams
+from ..levels.grow import GrowParams
 from ..split.search import SplitParams
 from . import declared
 from .constraints import Boolean, Check, Instance, Interval, Options, describe

@@ -7,7 +7,7 @@ estimator's docstring, and the layer that reads it:
 ======== ======================================================================
 layer    read by
 ======== ======================================================================
-grow     the grow loop: a field of :class:`dasktree.forest.grow.GrowParams`
+grow     the grow loop: a field of :class:`dasktree.levels.grow.GrowParams`
 split    the split search: a field of :class:`dasktree.split.search.SplitParams`
 bins     pass 0's bin spec and global discretization (:mod:`dasktree.fit`)
 folds    the fold hash (:class:`dasktree.io.folds.FoldSpec`)
@@ -185,7 +185,7 @@ PARAMS: tuple[Param, ...] = (
     Param("param_grid", None, [None, Instance((dict, list, tuple), "a dict of lists or a list of such dicts")],
           "model", type_doc="dict or list of dicts, optional",
           doc="With ``cv``: settings grown as one forest and chosen as scikit-learn's ``GridSearchCV`` "
-              "chooses (:func:`dasktree.fit.fit`, :mod:`dasktree.forest.settings`): ``criterion``, "
+              "chooses (:func:`dasktree.fit.fit`, :mod:`dasktree.levels.settings`): ``criterion``, "
               "``min_samples_leaf``, ``nominal_split``, ``max_arity`` and ``selection`` grow trees of their "
               "own in the same passes; ``prune``, ``confidence`` and ``ccp_alpha`` are read off the grown "
               "trees. Fitted, ``cv_results_``, ``best_params_``, ``best_score_`` and ``best_index_`` hold the "

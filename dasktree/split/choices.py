@@ -5,7 +5,7 @@
 nodes) give :class:`~dasktree.split.search.Candidate` objects;
 :func:`choose_batch` gives the same choices as :class:`Choices` columns, which
 the level search writes out without an object per node
-(:mod:`dasktree.forest.level_search`). Each attribute's best test is
+(:mod:`dasktree.levels.level_search`). Each attribute's best test is
 :mod:`dasktree.split.search`'s (numeric binary tests by the compiled scan of
 :mod:`dasktree.split.binary_kernel` where it applies); the ranking across
 attributes follows the rule described there.

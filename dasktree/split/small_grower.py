@@ -28,7 +28,7 @@ wins), so each node gets the level-wise path's test, and the model its bytes. A 
 that end a node (depth, sizes, purity, no test, too small a decrease) are the level loops'.
 
 Pure numba (GIL released), beside the searches it repeats: the grow loops reach it through
-:mod:`dasktree.split.api` (:mod:`dasktree.forest.small`); the tests compare the models with the
+:mod:`dasktree.split.api` (:mod:`dasktree.levels.small`); the tests compare the models with the
 level-wise path's, byte for byte.
 """
 

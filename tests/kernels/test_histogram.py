@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.forest.forest import Forest
+from dasktree.levels.forest import Forest
 from dasktree.kernels.histogram import (
     level_histogram,
     level_histogram_numpy,
