@@ -65,7 +65,7 @@ def one(learner: str, task: str, rows: int, columns: int, cv: bool, kind: str = 
     import contextlib
 
     from dasktree import DaskTreeClassifier, DaskTreeRegressor
-    from dasktree.forest.small import small_node_rows
+    from dasktree.levels.small import small_node_rows
 
     make = DaskTreeRegressor if task == "regression" else DaskTreeClassifier
     switch = small_node_rows(0) if learner == "dasktree level-wise" else contextlib.nullcontext()

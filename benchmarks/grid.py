@@ -15,7 +15,7 @@ and LightGBM's script (import, load, ``cv(nfold=10)``
 of one tree of that depth, the final train: :func:`benchmarks.jobs.lightgbm_cv`), alternated; the
 command's own breakdown (pass 0, level passes, their split search) from its ``--json`` report.
 
-Gain ratio: the split search of a level pass (:func:`dasktree.forest.level_search.search_group`)
+Gain ratio: the split search of a level pass (:func:`dasktree.levels.level_search.search_group`)
 on the very histograms and requests of a gini fit's level passes (the same data, the same tree),
 searched with gini, entropy and gain ratio, alternated; the ratio of their summed times.
 """
@@ -64,7 +64,7 @@ def _grid_times(X, y, nominal, repeat: int) -> dict:
     from sklearn.tree import DecisionTreeClassifier
 
     from dasktree.fit import fit
-    from dasktree.forest.settings import GROWTH, expand_grid
+    from dasktree.levels.settings import GROWTH, expand_grid
     from dasktree.model.pruning import prune_model
 
     growths = [s for s in expand_grid(GRID) if s["prune"] == "cv-min"]

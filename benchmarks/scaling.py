@@ -74,7 +74,7 @@ def empty_passes(path: str, parts: int, reps: int, *, client=None, cache=True, c
     process without one: median wall seconds of ``DaskRunner.level_pass``, and CPU per pass."""
     from dasktree.binning.spec import bin_spec
     from dasktree.engine.place import open_runner
-    from dasktree.forest.grow import grow
+    from dasktree.levels.grow import grow
 
     settings, given = _opened(path, parts)
     where = dict(client=client, cache=cache) if client is not None else dict(scheduler="inprocess")
@@ -111,7 +111,7 @@ def fit_levels(client, path: str, depth: int, warm: str | None = None) -> dict:
     (after a fit of ``warm``: the workers load the kernels of every layout the levels use)."""
     import dasktree
     from dasktree.engine.progress import Progress
-    from dasktree.engine.runners import DaskRunner
+    from dasktree.engine.dask_runner import DaskRunner
 
     class Rows(Progress):  # the rows each level pass counts: a row once per distinct node it reaches
         def __init__(self):

@@ -14,6 +14,7 @@ from .fit import fit  # noqa: E402  (eager: the name is also the submodule's, wh
 from .model.export import export_dot, export_text  # noqa: E402
 from .model.model import Model  # noqa: E402
 from .regress import task as _regression_task  # noqa: E402,F401  (the task a regression model file names)
+from .version import __version__  # noqa: E402
 
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
@@ -37,8 +38,6 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     return sorted({*globals(), *_LAZY})
 
-
-__version__ = "0.1.0"
 
 __all__ = [
     "CSV",

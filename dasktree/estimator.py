@@ -131,7 +131,7 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
         on the cluster, partition by partition (``y`` and ``sample_weight`` paired with ``X`` row by row,
         whatever their partitions: :func:`~dasktree.estimator_input.join_dask`)."""
         if is_dask(X):
-            from .estimator_score import dask_score
+            from .engine.score import dask_score
 
             return dask_score(self._check_fitted(), X, y, sample_weight, client=self.client)
         return super().score(X, y, sample_weight=sample_weight)

@@ -117,11 +117,11 @@ def _same_rows(frame, y) -> bool:
         return True
     if frame.npartitions != y.npartitions:
         return False
-    try:
-        from dask.dataframe.dask_expr._expr import are_co_aligned
+    try:  # dask's API for libraries built on its DataFrame (the check its own assign makes)
+        from dask.dataframe.api import are_co_aligned
 
         return bool(are_co_aligned(frame.expr, y.expr))
-    except (ImportError, AttributeError):  # another dask: align by lengths, which always holds
+    except (ImportError, AttributeError):  # a dask without it: align by lengths, which always holds
         return False
 
 

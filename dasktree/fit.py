@@ -4,7 +4,7 @@ A short pipeline of named steps: the parameters validated once
 (:func:`dasktree.params.validate`), the input opened as parts with its column
 roles (:func:`open_input`), a runner where :func:`dasktree.engine.place.open_runner`
 puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
-(:func:`dasktree.forest.grow.grow`), the model and its fit report
+(:func:`dasktree.levels.grow.grow`), the model and its fit report
 (:func:`_model`), then pruning (:func:`_prune`).
 """
 
@@ -24,14 +24,14 @@ from .engine.progress import Progress
 from .engine.place import open_runner
 from .engine.spill import spill_record
 from .errors import InputError, ParameterError
-from .forest.grow import grow
-from .forest.settings import Grid
-from .forest.small import report_of as small_report
-from .forest.to_model import tree_model
+from .levels.grow import grow
+from .levels.settings import Grid
+from .levels.small import report_of as small_report
+from .levels.to_model import tree_model
 from . import hook_points
 from .gc_pause import collector_paused
 from .io.folds import FoldSpec, fold_warnings
-from .io.keys import kept_for_keys, key_like_columns, key_warnings
+from .binning.keys import kept_for_keys, key_like_columns, key_warnings
 from .io.schema import Roles, resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, FileSource, Source, TableSource, open_source
 from .model.model import Model
@@ -145,7 +145,7 @@ def fit(
         growth's main tree and fold trees are trees of ONE forest, sharing nodes until they choose
         different tests, so the grid costs no extra pass) and ``prune``, ``confidence``,
         ``ccp_alpha`` (read off the grown trees). The model is the chosen setting's, its report's
-        ``grid`` the table (:mod:`dasktree.model.grid`, :mod:`dasktree.forest.settings`).
+        ``grid`` the table (:mod:`dasktree.model.grid`, :mod:`dasktree.levels.settings`).
     refit : True or callable
         How the setting is chosen: the least rank of the mean CV accuracy (True), or
         ``refit(cv_results)`` returning a setting's index, as in scikit-learn.
@@ -301,7 +301,7 @@ def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, sp
     if getattr(runner, "max_histogram_mb", None) is not None:  # planned against memory_limit (engine.memory_plan)
         grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
                                                                             runner.max_histogram_mb))
-    if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.forest.settings)
+    if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.levels.settings)
         n_trees, holdout = grid.n_trees, grid.holdout()
         grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())
     if only_fold is not None:

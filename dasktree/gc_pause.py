@@ -18,7 +18,7 @@ no cycles.
   work before (a long-running cluster) would otherwise start a fit close to a
   full collection, and its peers would wait for its cells while it ran.
 - :func:`collector_paused` (a worker's search tasks, the client's
-  :func:`dasktree.forest.grow._apply`, and :func:`dasktree.fit.fit` building the
+  :func:`dasktree.levels.grow._apply`, and :func:`dasktree.fit.fit` building the
   models from the forest): no automatic collection while the block runs.
 
 What each buys is a matter of measurement (A/B fits of a cross-validation

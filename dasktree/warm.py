@@ -127,7 +127,7 @@ def warm(cluster: bool = True, progress=None) -> dict:
     if cluster:
         say("a Dask cluster of threads")
         with tempfile.TemporaryDirectory(prefix="dasktree-warm-") as tmp:
-            from .testing.data import write_dataset
+            from .datasets.files import write_dataset
 
             data = write_dataset(_frame(4000, seed=1), os.path.join(tmp, "data"), n_files=2)
             fit(data, target="label", scheduler="threads", criterion="entropy", max_depth=6, cv=3)

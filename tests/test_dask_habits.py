@@ -93,3 +93,19 @@ def test_x_and_y_of_different_lengths_are_refused(data, cluster_client):
     shorter = dd.from_pandas(pd.Series(y.to_numpy()[:2500], name="label"), npartitions=2).clear_divisions()
     with pytest.raises(dasktree.DataError, match="X has 3000 rows but y has 2500"):
         DaskTreeClassifier(client=cluster_client).fit(frame, shorter)
+
+
+def test_one_expressions_x_and_y_are_paired_by_dask_itself_through_its_public_api(tmp_path):
+    """``X = ddf.drop(...); y = ddf[...]``: dask's ``are_co_aligned`` (``dask.dataframe.api``, not its
+    private modules) says dask pairs their rows, so no partition's length is counted; two reads of
+    as many files are not paired so."""
+    import dask.dataframe as dd
+
+    from dasktree.estimator_input import _same_rows
+
+    frame = mixed_frame(400, seed=1)
+    ddf = dd.read_parquet(write_dataset(frame, tmp_path / "one", n_files=3))
+    assert not ddf.known_divisions
+    assert _same_rows(ddf.drop(columns=["label"]), ddf["label"])
+    other = dd.read_parquet(write_dataset(frame[["label"]], tmp_path / "other", n_files=3))["label"]
+    assert ddf.npartitions == other.npartitions and not _same_rows(ddf.drop(columns=["label"]), other)

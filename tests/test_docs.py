@@ -142,3 +142,22 @@ def test_every_python_block_runs_as_a_script(docs_data, tmp_path, path, index, b
         assert (tmp_path / saved).is_file(), saved
     for out in re.findall(r"""out=["']([^"':]+)["']""", block):
         assert list((tmp_path / out).glob("*.parquet")), out
+
+
+def test_every_name_docs_layout_gives_a_room_is_there():
+    """docs/layout.md's rooms name their modules in backticks (`postpone_search`, `dask_runner`): each
+    is a module, or a function or class defined, in the rooms its line names; a rename that leaves the
+    doc behind fails here."""
+    package = ROOT / "dasktree"
+    stale = []
+    for line in (ROOT / "docs" / "layout.md").read_text().splitlines():
+        rooms = [package / r for r in re.findall(r"`(?:dasktree/)?(\w+)/`", line) if (package / r).is_dir()]
+        if not line.startswith("- ") or not rooms:
+            continue
+        files = [p for room in rooms for p in room.rglob("*.py")] + list(package.glob("*.py"))
+        source = "\n".join(p.read_text() for p in files)
+        for name in re.findall(r"`([a-z][a-z0-9_]*)`", line):
+            defined = re.search(rf"^\s*(def|class) {name}\b|^{name}\s*=", source, re.M)
+            if name != "dasktree" and name not in {p.stem for p in files} and not defined:
+                stale.append(f"{rooms[0].name}/: {name}")
+    assert not stale, stale

@@ -115,7 +115,7 @@ def test_a_fits_models_are_built_with_the_collector_paused(monkeypatch):
     import importlib
 
     import dasktree
-    from dasktree.forest.to_model import tree_model
+    from dasktree.levels.to_model import tree_model
 
     fit_module = importlib.import_module("dasktree.fit")  # the attribute dasktree.fit is the function
 

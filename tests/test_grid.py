@@ -1,4 +1,4 @@
-"""A grid of settings grown in the same passes (dasktree.forest.settings, dasktree.model.grid).
+"""A grid of settings grown in the same passes (dasktree.levels.settings, dasktree.model.grid).
 
 On data whose bins do not depend on the split (few distinct values per column, each in every
 training split) and the same splits, every split score of the grid is scikit-learn's
@@ -19,7 +19,7 @@ from sklearn.model_selection import GridSearchCV, StratifiedKFold
 import dasktree
 from dasktree import DaskTreeClassifier
 from dasktree.errors import ParameterError
-from dasktree.forest.settings import expand_grid
+from dasktree.levels.settings import expand_grid
 from dasktree.testing import write_dataset
 
 GRID = [

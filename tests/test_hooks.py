@@ -16,7 +16,7 @@ def _run(code: str) -> subprocess.CompletedProcess:
 
 
 def test_production_never_loads_the_hooks_and_its_points_do_nothing():
-    done = _run("import sys, dasktree, dasktree.cli, dasktree.engine.runners, dasktree.engine.checkpoint\n"
+    done = _run("import sys, dasktree, dasktree.cli, dasktree.engine.dask_runner, dasktree.engine.checkpoint\n"
                 "from dasktree import hook_points\n"
                 "for name in hook_points.POINTS:\n"
                 "    hook_points.point(name, 99)\n"

@@ -38,12 +38,10 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..kernels.jit import jit, numba
+
 __all__ = ["numeric_codes", "numeric_codes_numpy", "integer_codes", "kernel_backend"]
 
-try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 LINEAR, ORDER = 0, 1  # bucket maps
 BUCKETS_PER_EDGE = np.array([4, 16], dtype=np.int64)  # tried in order; more buckets only when they shorten the search
@@ -70,13 +68,13 @@ def numeric_codes_numpy(x: np.ndarray, upper: np.ndarray, dtype=np.uint16) -> np
 # ----------------------------------------------------------------- numba kernel
 if numba is not None:
 
-    @numba.njit(cache=True, nogil=True, inline="always")
+    @jit(inline="always")
     def _key(w):
         """Order-preserving int64 image of ``w`` (not NaN), as uint64: differences are exact mod 2**64."""
         bits = np.float64(w + 0.0).view(np.int64)  # + 0.0 turns -0.0 into 0.0
         return np.uint64(bits ^ ((bits >> 63) & 0x7FFFFFFFFFFFFFFF))
 
-    @numba.njit(cache=True, nogil=True, inline="always")
+    @jit(inline="always")
     def _bucket(w, kind, lo_half, scale, key_lo, shift, top):
         """Bucket of ``lo <= w <= hi``: non-decreasing in ``w``, in ``0 .. top``."""
         if kind == LINEAR:
@@ -86,7 +84,7 @@ if numba is not None:
         b = (_key(w) - np.uint64(key_lo)) >> np.uint64(shift)  # exact: an unsigned difference, >= 0
         return b if b < top else top
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _starts(upper, kind, lo_half, scale, key_lo, shift, n_buckets):
         """``start[k]``: number of edges whose bucket is below ``k`` (length n_buckets + 1)."""
         start = np.zeros(n_buckets + 1, dtype=np.int32)
@@ -97,7 +95,7 @@ if numba is not None:
             start[k + 1] += start[k]
         return start
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _linear_map(upper, n_buckets):
         """``(lo_half, scale, n_buckets)``; one bucket (scale 0) for an infinite edge or scale."""
         lo = upper[0]
@@ -108,7 +106,7 @@ if numba is not None:
             return lo * 0.5, scale, n_buckets
         return 0.0, 0.0, 1
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _order_map(upper, n_buckets):
         """``(key_lo, shift, n_buckets)``: images of lo .. hi shifted into at most n_buckets."""
         key_lo = _key(upper[0])
@@ -118,7 +116,7 @@ if numba is not None:
             shift += np.uint64(1)
         return key_lo, shift, np.int64(span >> shift) + 1
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _build(upper, per_edge, max_buckets):
         """The bucket map (of those tried) with the shortest search, its tables and padded edges."""
         n = upper.size
@@ -155,7 +153,7 @@ if numba is not None:
             first[k] = padded[best_start[k]]
         return best_kind, best_lo_half, best_scale, best_key_lo, best_shift, best_steps, best_start, first, padded
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _codes_numba(x, padded, n, start, first, kind, lo_half, scale, key_lo, shift, steps, out):
         """Codes of ``x`` for the edges ``padded[:n]``, followed by ``2**steps`` infinities."""
         lo = padded[0]
@@ -211,7 +209,7 @@ if numba is not None:
             out[j] = c if v == v else 0
 
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _lookup_numba(values, lo, lookup, out):
         for j in range(values.size):
             out[j] = lookup[np.int64(values[j]) - lo]

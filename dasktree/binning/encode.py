@@ -43,7 +43,7 @@ class Encoded:
         the forest named ``start_forest`` (see :mod:`dasktree.kernels.histogram`); kept between passes.
         Made with :func:`numpy.zeros`: rows of it no pass has written take no memory.
     grouped : (forest id, slots counted) of the pass that last put the rows in order of their
-        nodes (:func:`dasktree.engine.tasks.group_rows`), or None.
+        nodes (:func:`dasktree.engine.part_tasks.group_rows`), or None.
     reorders : how many times the rows were put in another order (:meth:`reorder`): what a copy of
         them on disk (:mod:`dasktree.engine.spill`) compares to know it must write them again.
     """

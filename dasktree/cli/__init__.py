@@ -24,7 +24,7 @@ import threading
 import warnings
 from typing import Sequence
 
-from .. import __version__  # noqa: F401  (set before the submodules load)
+from ..version import __version__  # noqa: F401  (set before the submodules load)
 from ..errors import (
     EXIT_BUG,
     EXIT_TRANSIENT,

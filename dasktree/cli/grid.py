@@ -3,7 +3,7 @@
 ``--grid NAME=V1,V2,...`` (repeatable; names as the Python parameters, ``-``
 or ``_``) or ``--grid FILE.json`` (scikit-learn's ``param_grid``: a dict of
 lists or a list of them) gives :func:`dasktree.fit.fit` its ``param_grid``
-(:mod:`dasktree.forest.settings`); :func:`format_grid` prints a model's table.
+(:mod:`dasktree.levels.settings`); :func:`format_grid` prints a model's table.
 """
 
 from __future__ import annotations

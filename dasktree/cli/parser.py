@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 
-from .. import __version__
+from ..version import __version__
 from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser

@@ -1,7 +1,8 @@
 """The ``--tls-*`` options of the verbs that connect to a cluster: TLS with a client certificate.
 
 They are dask's own client settings (``distributed.comm.tls.ca-file``, ``.client.cert``,
-``.client.key``), set for the command's run by :func:`tls_settings`; so the same settings given in a
+``.client.key``), set for the command's run by :func:`tls_settings` (through
+:func:`dasktree.engine.tls.tls_config`: Dask is the engine's); so the same settings given in a
 Dask config file or as ``DASK_DISTRIBUTED__COMM__TLS__*`` variables serve as well (the deploy
 recipes use the variables). What each problem exits with: :mod:`dasktree.engine.tls` (2, one line).
 """
@@ -42,7 +43,7 @@ def tls_settings(args: argparse.Namespace) -> Iterator[None]:
     if "://" not in scheduler:
         raise ParameterError(f"--tls-ca-file, --tls-cert and --tls-key are for a scheduler at tls://host:port, "
                              f"got --scheduler {scheduler or '(none: a cluster on this machine)'}")
-    import dask
+    from ..engine.tls import tls_config
 
-    with dask.config.set(given):
+    with tls_config(given):
         yield

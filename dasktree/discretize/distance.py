@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ..split.blocks import bins_to_blocks
+from ..split.api import bins_to_blocks
 from .counts import (
     DIST_TOL,
     check_counts,

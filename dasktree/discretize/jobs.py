@@ -129,8 +129,7 @@ def _optimal(counts: np.ndarray, *, n_intervals: int | None, max_arity: int) -> 
     balanced gain ``gain / log2 k`` (gain: information gain in bits); ties go
     to the smaller ``k``, and no cut is made when even the best gain is zero.
     """
-    from ..split.multiway import selection_score
-    from ..split.optimal import block_opt_p
+    from ..split.api import block_opt_p, selection_score
 
     k_max = max_arity if n_intervals is None else n_intervals
     n = float(counts.sum())

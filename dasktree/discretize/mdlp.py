@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..split.blocks import bins_to_blocks
+from ..split.api import bins_to_blocks
 from .counts import (
     bits,
     check_counts,

@@ -1,7 +1,7 @@
 """Checkpoints: a fit that its client's loss does not undo (``checkpoint=DIR``, ``--checkpoint DIR``).
 
 After every level pass the fit writes that pass's search results (the chosen
-tests and the counts: :class:`~dasktree.forest.results.PackedResults`, a few
+tests and the counts: :class:`~dasktree.levels.results.PackedResults`, a few
 flat arrays) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
 rename). The forest is a function of these results alone: started again with
 the same data and parameters, the fit makes pass 0 anew (the bins, checked
@@ -32,7 +32,7 @@ from dataclasses import fields
 import numpy as np
 
 from ..errors import InputError
-from ..forest.results import PackedResults
+from ..levels.results import PackedResults
 from ..hook_points import point
 from ..io.outputs import atomic_file, atomic_write_text, write_failure
 
@@ -48,7 +48,7 @@ class Checkpoint:
 
     def __init__(self, directory: str | os.PathLike, identity: dict, *, to_arrays=None, from_arrays=None):
         """``to_arrays`` / ``from_arrays``: a pass's results as named arrays and back (default: a
-        classification pass's :class:`~dasktree.forest.results.PackedResults`)."""
+        classification pass's :class:`~dasktree.levels.results.PackedResults`)."""
         self._to_arrays, self._from_arrays = to_arrays or _packed_arrays, from_arrays or _packed_results
         self.directory = os.path.abspath(os.fspath(directory))
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))

@@ -27,7 +27,7 @@ from contextlib import contextmanager
 from typing import Callable, Iterator
 
 from ..errors import DaskTreeError, ParameterError, TransientError
-from .waits import LOST_SECONDS, answered, check_scheduler, remember_scheduler
+from .waits import LOST_SECONDS, answered, check_scheduler_alive, remember_scheduler
 
 __all__ = ["connect", "local_cluster", "SCHEDULERS"]
 
@@ -201,7 +201,7 @@ def _on_scheduler(client) -> Iterator[None]:
     except DaskTreeError:
         raise
     except Exception as exc:
-        check_scheduler(client)  # raises if the scheduler was lost, saying how
+        check_scheduler_alive(client)  # raises if the scheduler was lost, saying how
         raise
 
 

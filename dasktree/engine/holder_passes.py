@@ -6,10 +6,10 @@ the other holders and searches them. Derived slots are filled from each group's
 own histogram of the last pass (:mod:`dasktree.kernels.subtraction`): the
 holders keep that pass's histograms, and :class:`HolderPasses` keeps where its
 slots were (without them, as after a lost worker, every node is counted).
-A small pass (:mod:`dasktree.forest.small`) is two calls on every holder: gather
+A small pass (:mod:`dasktree.levels.small`) is two calls on every holder: gather
 the small nodes' rows, then grow a run of them each, the rows fetched holder to holder.
 The other strategy, every pass as a task graph, is
-:mod:`dasktree.engine.task_graph_passes`; :class:`~dasktree.engine.runners.DaskRunner`
+:mod:`dasktree.engine.task_graph_passes`; :class:`~dasktree.engine.dask_runner.DaskRunner`
 chooses between them.
 """
 

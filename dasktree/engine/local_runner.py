@@ -3,8 +3,8 @@
 On one machine, with data whose encoded rows fit in memory, this is the
 embedded default (:mod:`dasktree.engine.place`): no worker processes to start, no data
 moved between processes; the compiled kernels release the GIL, so the threads
-count in parallel. It runs the same functions of :mod:`dasktree.engine.tasks` and
-:func:`dasktree.forest.level_search.search_group` as :class:`dasktree.engine.runners.DaskRunner`,
+count in parallel. It runs the same functions of :mod:`dasktree.engine.part_tasks` and
+:func:`dasktree.levels.level_search.search_group` as :class:`dasktree.engine.dask_runner.DaskRunner`,
 so both give the same forest bit for bit.
 """
 
@@ -20,16 +20,16 @@ import numpy as np
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary
 from ..binning.summary_stream import merge_streaming
-from ..forest import small
-from ..forest.level_search import SearchContext, SearchRequest, search_group
-from ..forest.results import PackedResults
+from ..levels import small
+from ..levels.level_search import SearchContext, SearchRequest, search_group
+from ..levels.results import PackedResults
 from ..io.schema import Roles
 from ..io.sources import Source
 from ..kernels.subtraction import fill_derived, fills_of
-from .placement import arrow_row_bytes, assign_parts, physical_memory
+from .part_groups import arrow_row_bytes, assign_parts, physical_memory
 from .progress import Progress
 from .runner import PassCounter
-from .tasks import PassShape, encode_parts, histogram_of, summarize_tables
+from .part_tasks import PassShape, encode_parts, histogram_of, summarize_tables
 
 __all__ = ["LocalRunner", "IN_PROCESS", "fits_in_memory", "cores"]
 
@@ -73,7 +73,7 @@ class LocalRunner(PassCounter):
 
     The numba kernels (encoding, counting) and numpy's sorts release the GIL, so
     ``threads`` threads count one group of parts each (contiguous, similar rows,
-    :func:`~dasktree.engine.placement.assign_parts`), as the worker threads of a
+    :func:`~dasktree.engine.part_groups.assign_parts`), as the worker threads of a
     cluster do, without starting processes or moving data between them. The
     counts are exact integers, so the sums do not depend on the grouping or on
     the number of threads. With ``keep_tables`` pass 0's Arrow tables stay in
@@ -201,7 +201,7 @@ class LocalRunner(PassCounter):
     rows_gathered = 0  # rows the last small pass gathered
 
     def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> list:
-        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), then
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), then
         ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order."""
         self._count(self.encoded is None and self._tables is None)
         self._last = None

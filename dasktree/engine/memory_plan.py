@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from ..errors import ParameterError
 from ..io.schema import Roles
 from ..io.sources import FileSource, Source, TableSource
-from .placement import arrow_row_bytes, physical_memory
+from .part_groups import arrow_row_bytes, physical_memory
 
 __all__ = ["parse_memory_limit", "runner_kind", "cached_histogram_mb", "MemoryPlan", "CACHED", "STREAM",
            "CLUSTER", "BASE_BYTES", "HELD_HISTOGRAMS", "MEMORY_SHARE"]

@@ -10,16 +10,16 @@ thread, as the runner cached them) and its histograms of the last pass. A pass
 is one call on every holder, which
 
 1. counts each of its groups on a thread of its own
-   (:func:`~dasktree.engine.tasks.histogram_of_many`, derived slots filled from the
+   (:func:`~dasktree.engine.part_tasks.histogram_of_many`, derived slots filled from the
    group's histogram of the last pass),
 2. fetches its search chunks' cells from its peers, holder to holder
    (:meth:`PartHolder.cells`, which waits until that peer has counted),
-3. searches them (:func:`~dasktree.engine.tasks.search_cells`) and returns only the
+3. searches them (:func:`~dasktree.engine.part_tasks.search_cells`) and returns only the
    chosen tests.
 
 These are the functions the task runner uses, so the forest is the same bit
 for bit. A lost worker takes its holder with it; the runner then starts again
-from the Parquet files (:meth:`dasktree.engine.runners.DaskRunner.apply_pass`).
+from the Parquet files (:meth:`dasktree.engine.dask_runner.DaskRunner.apply_pass`).
 
 A pass's plan travels with the call (under a megabyte at a deep level of a
 10-fold forest), pickled once for every holder with the pass's shape and
@@ -40,11 +40,11 @@ from concurrent.futures import CancelledError, ThreadPoolExecutor
 
 import numpy as np
 
-from ..forest import small
+from ..levels import small
 from ..gc_pause import freeze_older_objects, unfreeze_older_objects
 from ..hook_points import point
 from .progress import Progress
-from .tasks import histogram_of_many, search_cells
+from .part_tasks import histogram_of_many, search_cells
 from .waits import LOST_SECONDS, POLL_SECONDS, HolderLost, Watch, answered, gathered, wait_calls, wait_futures
 
 __all__ = ["PartHolder", "Holders", "HolderLost"]
@@ -124,7 +124,7 @@ class PartHolder:
             self._jobs = []
 
     async def gather(self, number: int, shared: bytes, keys: list[int]) -> list:
-        """Small pass ``number`` (:mod:`dasktree.forest.small`): each group's rows of the pickled
+        """Small pass ``number`` (:mod:`dasktree.levels.small`): each group's rows of the pickled
         gather plan's jobs (``shared``), kept for the holders growing them (:meth:`pieces`) until the
         next pass. ``keys`` number this holder's groups among every holder's (the pieces' order).
         Returns, per group, its memberships of each job and its rows gathered."""
@@ -153,7 +153,7 @@ class PartHolder:
 
     async def pieces(self, number: int, lo: int, hi: int) -> list:
         """This holder's gathered pieces of small pass ``number`` cut to jobs ``lo:hi``
-        (:func:`~dasktree.forest.small.piece_of_jobs`), each with its place among every holder's."""
+        (:func:`~dasktree.levels.small.piece_of_jobs`), each with its place among every holder's."""
         await self._gathered_by(number)
         point("pieces", number)
         if self._gathered is None or self._gathered[0] != number:
@@ -164,7 +164,7 @@ class PartHolder:
 
     async def grow(self, number: int, shared: bytes, runs: list[tuple[int, int]]) -> list:
         """Grow small pass ``number``'s jobs ``lo:hi`` of each run: their pieces fetched from every holder,
-        merged in the holders' order (:func:`~dasktree.forest.small.merge_gathered`: the rows in the
+        merged in the holders' order (:func:`~dasktree.levels.small.merge_gathered`: the rows in the
         order an in-process pass has them), then ``func(gathered, **kwargs)`` of the pickled
         ``(plan, func, kwargs)`` on a thread each. Returns their results in the order of ``runs``."""
         plan, func, kwargs = pickle.loads(shared)
@@ -287,9 +287,9 @@ class Holders:
         return results
 
     def small_pass(self, number: int, plan, func, kwargs: dict, progress: Progress, label: str) -> tuple[list, int]:
-        """Small pass ``number`` (:mod:`dasktree.forest.small`) on every holder: each gathers its groups'
+        """Small pass ``number`` (:mod:`dasktree.levels.small`) on every holder: each gathers its groups'
         rows of ``plan``'s jobs, then the jobs are cut in runs of similar memberships, one per group
-        (a worker thread's, :func:`~dasktree.forest.small.job_runs`), and the holder of group ``i``
+        (a worker thread's, :func:`~dasktree.levels.small.job_runs`), and the holder of group ``i``
         grows run ``i``: its rows come from every holder, and only the grown subtrees come back.
         Returns the runs' ``func(gathered, **kwargs)`` in job order, and the rows gathered."""
         self.number = None  # no histograms of this pass: the next level pass counts every node

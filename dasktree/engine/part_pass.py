@@ -9,7 +9,7 @@ does not matter), and with ``then`` returns ``then(total, item)`` for each of
 (:class:`~dasktree.engine.local_runner.LocalRunner`, or the pieces of the
 :class:`~dasktree.engine.stream_runner.StreamRunner`, one piece in memory per
 thread), or as a task per worker thread's group of parts on a cluster
-(:class:`~dasktree.engine.runners.DaskRunner`), reduced on the workers
+(:class:`~dasktree.engine.dask_runner.DaskRunner`), reduced on the workers
 ``split_every`` at a time. Only the combined result reaches the caller. It is
 one more pass over the data (``runner.passes``) that reads Parquet. On a cluster a
 worker lost mid-pass is survived as a histogram pass survives it: the pass is made
@@ -89,19 +89,19 @@ def frame_apply(frame, *, columns: list[str], apply: Callable, kwargs: dict):
 
 def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs):
     """The pass on the cluster; a worker lost mid-pass is survived as a histogram pass survives it
-    (:meth:`~dasktree.engine.runners.DaskRunner.apply_pass`): the source is scattered again and
+    (:meth:`~dasktree.engine.dask_runner.DaskRunner.apply_pass`): the source is scattered again and
     the pass made again from the Parquet files, up to three times; the result is the same (the
     combine is exact)."""
     from ..errors import TransientError
-    from .runners import _lost_worker_errors
-    from .waits import check_scheduler
+    from .dask_runner import _lost_worker_errors
+    from .waits import check_scheduler_alive
 
     runner.passes += 1  # one logical pass, however many attempts it takes
     for attempt in range(3):
         try:
             return _attempt_on_cluster(runner, func, combine, columns, label, kwargs, then, items, then_kwargs)
         except _lost_worker_errors() as exc:
-            check_scheduler(runner.client)  # a lost scheduler lost every worker's data: no retry here
+            check_scheduler_alive(runner.client)  # a lost scheduler lost every worker's data: no retry here
             if attempt == 2:
                 raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
             runner._rescatter()

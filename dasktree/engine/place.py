@@ -35,14 +35,14 @@ from typing import Any, Callable, Iterator
 
 from ..errors import ParameterError
 from ..io.schema import Roles
-from ..io.sources import DaskFrameSource, ParquetSource, Part, Source, TableSource
+from ..io.sources import DaskFrameSource, Part, Source, TableSource
 from .cluster import SCHEDULERS, connect
 from .local_runner import IN_PROCESS, LocalRunner, cores
 from .memory_plan import STREAM, cached_histogram_mb, runner_kind
 from .progress import Progress, gather_with_progress
 from .waits import LOST_SECONDS, answered, workers_of
 
-__all__ = ["Place", "choose", "active_client", "large_dataset_place", "open_runner", "open_parts", "cluster_for", "check_scheduler",
+__all__ = ["Place", "choose", "active_client", "large_dataset_place", "open_runner", "open_parts", "cluster_for", "check_scheduler_option",
            "as_progress", "IN_PROCESS"]
 
 
@@ -85,7 +85,7 @@ def choose(source: Source, roles: Roles | None = None, *, client=None, scheduler
     if client is not None:
         return Place("client", client=client)
     if scheduler is not None:
-        check_scheduler(scheduler)
+        check_scheduler_option(scheduler)
         return Place("here") if scheduler == IN_PROCESS else Place("connect", scheduler=scheduler)
     active = active_client()
     if active is not None:
@@ -97,7 +97,7 @@ def choose(source: Source, roles: Roles | None = None, *, client=None, scheduler
     return large_dataset_place()
 
 
-def check_scheduler(scheduler) -> None:
+def check_scheduler_option(scheduler) -> None:
     """A ``scheduler=`` that names no place is bad usage (exit 2), said before any work."""
     if not isinstance(scheduler, str) or (scheduler not in (IN_PROCESS, *SCHEDULERS) and ":" not in scheduler):
         raise ParameterError(f"scheduler {scheduler!r}: expected {IN_PROCESS!r}, 'processes', 'threads' or an "
@@ -154,7 +154,7 @@ def open_runner(source: Source, roles: Roles, *, folds=None, client=None, schedu
         finally:
             runner.close()
         return
-    from .runners import DaskRunner
+    from .dask_runner import DaskRunner
 
     with connect(place.client, place.scheduler, on_cluster=bar.cluster, security=security) as dask_client, \
             dask_client.as_current():
@@ -233,7 +233,7 @@ def cluster_for(client=None, scheduler: str | None = None, progress=None, securi
         yield None
         return
     if client is None:
-        check_scheduler(scheduler)  # bad usage before a cluster starts
+        check_scheduler_option(scheduler)  # bad usage before a cluster starts
     on_cluster = None if progress is None else progress.cluster
     with connect(client, scheduler, on_cluster=on_cluster, security=security) as dask_client:
         yield dask_client

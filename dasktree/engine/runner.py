@@ -2,8 +2,8 @@
 
 A runner makes the passes over the data: in this process
 (:class:`dasktree.engine.local_runner.LocalRunner`) or as Dask work on a cluster
-(:class:`dasktree.engine.runners.DaskRunner`). Both run the same functions of
-:mod:`dasktree.engine.tasks` and :func:`dasktree.forest.level_search.search_group`,
+(:class:`dasktree.engine.dask_runner.DaskRunner`). Both run the same functions of
+:mod:`dasktree.engine.part_tasks` and :func:`dasktree.levels.level_search.search_group`,
 so they give the same forest bit for bit.
 """
 
@@ -13,7 +13,7 @@ from typing import Protocol
 
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary
-from ..forest.grow import LevelRunner
+from ..levels.grow import LevelRunner
 from .progress import Progress
 
 __all__ = ["Runner", "PassCounter"]

@@ -1,7 +1,7 @@
 """A level pass's search chunks: contiguous runs of the frontier's slots, of similar work.
 
 Each chunk's search sums its own cells of every worker's histogram and
-searches its nodes (a task, or a holder's share of a call: :mod:`dasktree.engine.runners`,
+searches its nodes (a task, or a holder's share of a call: :mod:`dasktree.engine.dask_runner`,
 :mod:`dasktree.engine.part_holders`); a derived node
 and its siblings always share a chunk (:mod:`dasktree.kernels.subtraction`).
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..forest.level_search import SearchContext, SearchRequest
+from ..levels.level_search import SearchContext, SearchRequest
 
 __all__ = ["SearchChunk", "search_chunks", "in_units", "MIN_CHUNK_SLICES"]
 
@@ -38,14 +38,6 @@ class SearchChunk:
     def span(self) -> tuple[int, int]:
         """What the chunk sums of each worker's histogram: its units in a mixed layout, else its cells."""
         return self.units or (self.lo, self.hi)
-
-    @property
-    def first_slot(self) -> int:
-        return self.requests[0].slot
-
-    @property
-    def last_slot(self) -> int:
-        return self.requests[-1].slot
 
 
 def search_chunks(requests: list[SearchRequest], plan, n_tasks: int,

@@ -25,7 +25,7 @@ frees goes back to the system as it goes (glibc's ``malloc_trim``: every
 that residue grows with the pieces read (on 4M continuous rows, a peak of 914 MB
 without it, 716 MB with it).
 
-It runs the same functions of :mod:`dasktree.engine.tasks` as the other runners,
+It runs the same functions of :mod:`dasktree.engine.part_tasks` as the other runners,
 on rows whose folds follow their content (:mod:`dasktree.io.row_hash`), and the
 counts are exact integers: the forest is the same, bit for bit, as the cached
 fit's and the cluster's.
@@ -46,7 +46,7 @@ from .local_runner import LocalRunner
 from .memory_plan import MEMORY_SHARE, MemoryPlan, _row_bytes
 from .progress import Progress
 from .spill import Spill, spill_bytes
-from .tasks import PassShape, encode_part, histogram_of, summarize_tables
+from .part_tasks import PassShape, encode_part, histogram_of, summarize_tables
 
 __all__ = ["StreamRunner", "pieces_of", "PIECE_ROWS"]
 
@@ -181,10 +181,10 @@ class StreamRunner(LocalRunner):
         return results
 
     def small_pass(self, gather, func, label: str, **kwargs) -> list:
-        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`), a piece at a
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), a piece at a
         time (from the spill, else Parquet), then ``func(chunk, **kwargs)`` per chunk of jobs on the
         threads. Only the gathered rows stay: :attr:`gather_budget_mb` bounds them."""
-        from ..forest import small
+        from ..levels import small
 
         self._count(False)
         self._last = None

@@ -10,7 +10,7 @@ histogram; the other passes sum by :func:`tree_reduce`, ``split_every`` at a
 time, as pass 0 merges its summaries. The other strategy, a cached fit's level
 passes on the holders, is :mod:`dasktree.engine.holder_passes`.
 
-A small pass (:mod:`dasktree.forest.small`) is a gathering task per group of parts,
+A small pass (:mod:`dasktree.levels.small`) is a gathering task per group of parts,
 then per run of jobs a task cutting each group's rows to the run's and one growing
 the run: only the grown subtrees come back.
 """
@@ -22,11 +22,11 @@ from typing import Callable
 
 import numpy as np
 
-from ..forest import small
+from ..levels import small
 from ..kernels.histogram import add_counts
 from .progress import Progress
 from .search_chunks import SearchChunk
-from .tasks import cells_of, encode_part, search_cells
+from .part_tasks import cells_of, encode_part, search_cells
 from .waits import LOST_SECONDS, answered, gathered, wait_futures
 
 __all__ = ["TaskGraphPasses", "tree_reduce", "drain", "gather_of_parts", "SCATTER_BYTES", "EMBED_PLAN_BYTES"]
@@ -88,7 +88,7 @@ class TaskGraphPasses:
     def small_pass(self, plan, func, kwargs: dict, gathers: list, n_runs: int, label: str) -> tuple[list, int]:
         """A small pass: ``gathers`` are a task per group of parts, each its rows of ``plan``'s jobs
         (:func:`gather_of_parts`); the jobs are cut in ``n_runs`` runs of similar memberships
-        (:func:`~dasktree.forest.small.job_runs`), each grown by one task from every group's rows of
+        (:func:`~dasktree.levels.small.job_runs`), each grown by one task from every group's rows of
         it. Returns the runs' ``func(gathered, **kwargs)`` in job order, and the rows gathered."""
         client = self.client
         counted = [client.submit(_counts_of, g, n_jobs=plan.n_jobs, pure=False) for g in gathers]
@@ -127,7 +127,7 @@ class TaskGraphPasses:
 
 def gather_of_parts(parts: list, *, source, roles, spec, folds, plan) -> list[tuple]:
     """Read and encode a group of parts one at a time, each kept only as its rows some job of the
-    gather ``plan`` holds (:func:`~dasktree.forest.small.gather_block`)."""
+    gather ``plan`` holds (:func:`~dasktree.levels.small.gather_block`)."""
     return [small.gather_block(encode_part(part, source=source, roles=roles, spec=spec, folds=folds), plan)
             for part in parts]
 
@@ -139,7 +139,7 @@ def _counts_of(pieces: list[tuple], *, n_jobs: int) -> tuple[np.ndarray, int]:
 
 
 def _run_of(pieces: list[tuple], *, lo: int, hi: int) -> list[tuple]:
-    """A group's pieces cut to jobs ``lo:hi`` (:func:`~dasktree.forest.small.piece_of_jobs`)."""
+    """A group's pieces cut to jobs ``lo:hi`` (:func:`~dasktree.levels.small.piece_of_jobs`)."""
     return [small.piece_of_jobs(p, lo, hi) for p in pieces]
 
 

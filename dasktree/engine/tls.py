@@ -21,19 +21,30 @@ scheduler refuses are each exit 2, since no retry can succeed; anything else sta
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 import socket
 import ssl
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 
 from ..errors import ParameterError
 
-__all__ = ["client_security", "check_security", "explain_failure", "TLS_OPTIONS"]
+__all__ = ["client_security", "check_security", "explain_failure", "tls_config", "TLS_OPTIONS"]
 
 TLS_OPTIONS = "--tls-ca-file, --tls-cert and --tls-key (or security=, or dask's distributed.comm.tls.* settings)"
 PROBE_SECONDS = 3.0
 """How long asking a scheduler's address which protocol it speaks may take."""
+
+
+@contextlib.contextmanager
+def tls_config(settings: Mapping[str, str]) -> Iterator[None]:
+    """Dask's settings ``settings`` (e.g. ``{"distributed.comm.tls.ca-file": path}``) for the block: the
+    command's ``--tls-*`` options, as dask's own client reads them."""
+    import dask
+
+    with dask.config.set(dict(settings)):
+        yield
 
 
 def client_security(security=None):

@@ -44,7 +44,7 @@ from typing import Callable, Iterable, TypeVar
 from ..errors import TransientError
 
 __all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls", "gathered",
-           "answered", "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler"]
+           "answered", "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler_alive"]
 
 T = TypeVar("T")
 
@@ -127,7 +127,7 @@ def scheduler_lost(client, info: dict | None = None) -> str | None:
     return None
 
 
-def check_scheduler(client, info: dict | None = None) -> None:
+def check_scheduler_alive(client, info: dict | None = None) -> None:
     """Raise :class:`~dasktree.errors.TransientError` if :func:`scheduler_lost` says why."""
     why = scheduler_lost(client, info)
     if why is not None:
@@ -160,14 +160,14 @@ class Watch:
     def check(self) -> None:
         """Ask the scheduler (within ``POLL_SECONDS`` x 5); raise if the cluster cannot go on."""
         if getattr(self.client, "status", "running") != "running":
-            check_scheduler(self.client)  # the connection is lost: the run's futures are cancelled
+            check_scheduler_alive(self.client)  # the connection is lost: the run's futures are cancelled
         try:
             info = self.client.sync(self.client.scheduler.identity, n_workers=-1,
                                     callback_timeout=5 * POLL_SECONDS)
         except Exception as exc:  # the scheduler does not answer: lost, or too busy to say
             info, workers, problem = None, None, f"the Dask scheduler does not answer ({type(exc).__name__})"
         if info is not None:
-            check_scheduler(self.client, info)  # another scheduler than the run's: its state is gone
+            check_scheduler_alive(self.client, info)  # another scheduler than the run's: its state is gone
             workers = set(info.get("workers", {}))
             problem = None if workers else "the cluster has no workers"
             self._listen(info.get("workers", {}))

@@ -35,7 +35,7 @@ from ..binning.spec import OTHER, FeatureBins
 from ..errors import InputError
 from ..io.schema import NUMERIC
 from ..model.model import VERSION, Model, TreeModel
-from ..split.node_tests import Test
+from ..split.api import Test
 
 __all__ = ["Branch", "branches", "LeafOutputs", "leaf_outputs", "describe", "label_kind", "leaf_values",
            "regression", "MAX_DEPTH"]
@@ -149,7 +149,7 @@ def _label_kind(value: Any) -> str | None:
 def describe(model: Model) -> dict:
     """What every export carries: versions, the task, target, classes (none for regression), and
     each feature's name and kind (with a nominal feature's categories, in code order)."""
-    from .. import __version__
+    from ..version import __version__
 
     features = []
     for bins in model.spec.features:

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from numba import njit
+
+from ..kernels.jit import jit
 
 __all__ = ["Scan", "scan", "scan_bytes", "SCAN_BLOCK"]
 
@@ -37,7 +38,7 @@ _STATE, _REC_LEN, _FIELDS, _COUNT, _LINE, _PENDING_CR, _REC_START, _REC_LINE, _Q
 _FIELD_START, _UNQUOTED, _QUOTED, _QUOTE_IN_QUOTED = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+@jit
 def _scan_block(buf, base, delim, quote, skip, every, final, st, starts, lines):  # pragma: no cover - compiled
     """Feed ``buf`` (the bytes at ``base`` onwards) through the machine; returns the chunk starts found.
 

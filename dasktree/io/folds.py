@@ -23,23 +23,20 @@ import numpy as np
 import pyarrow as pa
 
 from ..errors import DataError, ParameterError
+from ..kernels.jit import jit, numba
 from .row_hash import MISSING, column_images, combine, mix64, row_hash
 
 __all__ = ["FoldSpec", "mix64", "fold_salts", "folds_of_hashes", "fold_warnings"]
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
-try:
-    import numba
-except ImportError:  # pragma: no cover - numba is a dependency; numpy gives the same folds
-    numba = None
 
 if numba is not None:
     from .row_hash import _finalise
 
-    _mix = numba.njit(cache=True, nogil=True, inline="always")(_finalise)
+    _mix = jit(inline="always")(_finalise)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _hash_parts(hashes, salts, k, out):
         for i in range(hashes.size):
             h = hashes[i]

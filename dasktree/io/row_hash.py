@@ -40,6 +40,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError
+from ..kernels.jit import jit, numba
 
 __all__ = ["MISSING", "mix64", "row_hash", "combine", "column_images", "column_salt", "string_image"]
 
@@ -127,19 +128,14 @@ def _finish_numpy(acc: np.ndarray) -> np.ndarray:
         return _finalise(acc)
 
 
-try:  # numba is a declared dependency; the twins keep the package importable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
-
 # The kernels: each writes a value's image to ``out[i]`` or, with ``add``, adds ``mix64(image ^ salt)``
 # to it (a row hash's sum, with no array of images made); ``nulls`` (uint8, empty when none) marks
 # the missing values.
 
 if numba is not None:
-    _mix = numba.njit(cache=True, nogil=True, inline="always")(_finalise)
+    _mix = jit(inline="always")(_finalise)
 
-    @numba.njit(cache=True, nogil=True, inline="always")
+    @jit(inline="always")
     def _put(out, i, image, nulls, salt, add):
         if nulls.size and nulls[i]:
             image = MISSING
@@ -148,7 +144,7 @@ if numba is not None:
         else:
             out[i] = image
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _float_kernel(values, nulls, salt, out, add):
         as_float = np.empty(1, dtype=np.float64)
         bits = as_float.view(np.uint64)
@@ -163,7 +159,7 @@ if numba is not None:
                 image = bits[0]
             _put(out, i, image, nulls, salt, add)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _signed_kernel(values, nulls, salt, out, add):
         as_float = np.empty(1, dtype=np.float64)
         bits = as_float.view(np.uint64)
@@ -178,7 +174,7 @@ if numba is not None:
                 image = np.uint64(v)  # two's complement
             _put(out, i, image, nulls, salt, add)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _unsigned_kernel(values, nulls, salt, out, add):
         as_float = np.empty(1, dtype=np.float64)
         bits = as_float.view(np.uint64)
@@ -193,7 +189,7 @@ if numba is not None:
                 image = v
             _put(out, i, image, nulls, salt, add)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _string_kernel(offsets, data, nulls, salt, out, add):
         for i in range(out.size):
             p, stop = np.int64(offsets[i]), np.int64(offsets[i + 1])
@@ -215,18 +211,18 @@ if numba is not None:
                 h = _mix(h ^ w)
             _put(out, i, h, nulls, salt, add)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _taken_kernel(images, codes, nulls, salt, out, add):
         for i in range(codes.size):
             image = MISSING if nulls.size and nulls[i] else images[codes[i]]
             _put(out, i, image, nulls, salt, add)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _accumulate(images, salt, acc):
         for i in range(images.size):
             acc[i] += _mix(images[i] ^ salt)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _finish(acc):
         for i in range(acc.size):
             acc[i] = _mix(acc[i])

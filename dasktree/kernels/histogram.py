@@ -55,15 +55,11 @@ import dataclasses
 
 import numpy as np
 
+from .jit import jit, numba
 from .plans import PassPlan, RoutingPlan
 from .subtraction import units_and_wide
 
 __all__ = ["level_histogram", "level_histogram_numpy", "route", "route_numpy", "add_counts", "order_by_node"]
-
-try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 
 # ----------------------------------------------------------------- numpy twin
@@ -157,7 +153,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
 # ----------------------------------------------------------------- numba kernel
 if numba is not None:
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _walk(codes, i, e, entry_attribute, entry_offset, table):
         a = entry_attribute[e]
         while a >= 0:
@@ -165,13 +161,13 @@ if numba is not None:
             a = entry_attribute[e]
         return e
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _route_numba(codes, root_entry, entry_attribute, entry_offset, table, out):
         for i in range(codes.shape[1]):
             for t in range(root_entry.size):
                 out[t, i] = _walk(codes, i, root_entry[t], entry_attribute, entry_offset, table)
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _child(codes, i, b, branch_attribute, branch_offset, table, branch_cut, branch_default, branch_child,
                children):
         """Row ``i``'s child through branch ``b`` (:class:`~dasktree.kernels.plans.PassPlan`): a compare for a
@@ -184,7 +180,7 @@ if numba is not None:
             index = table[branch_offset[b] + code]
         return children[branch_child[b] + index]
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _descend_row(codes, i, node, branch_start, branch_attribute, branch_offset, table, branch_cut,
                      branch_default, branch_child, children):
         b = branch_start[node]
@@ -194,7 +190,7 @@ if numba is not None:
             b = branch_start[node]
         return node
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
                     branch_cut, branch_default, branch_child, children, slot_base, slot_wide, part_slice, n_folds,
                     offsets, n_classes, cells, narrow, wide, stack, starts, found, weight):
@@ -247,7 +243,7 @@ if numba is not None:
                 for k in range(n_found, n_old):  # entries from n_old on are 0 already
                     starts[k, i] = 0
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _counting_order(keys, n_keys):
         first = np.zeros(n_keys + 1, dtype=np.int64)
         for i in range(keys.size):

@@ -1,7 +1,7 @@
 """What a pass or a prediction needs of the forest, as flat arrays.
 
 :class:`PassPlan` is a level pass's forest and histogram layout (built by
-:meth:`dasktree.forest.forest.Forest.pass_plan`); :class:`RoutingPlan` routes rows
+:meth:`dasktree.levels.forest.Forest.pass_plan`); :class:`RoutingPlan` routes rows
 through every tree (prediction, and the reference walk of the tests).
 Plain data: the workers receive them; they know nothing of how they were made.
 """
@@ -84,7 +84,7 @@ class PassPlan:
         ``plan.view(hist, 0)[0]`` is the whole data's (total_bins, n_classes) class-count histogram
         (discretization's one histogram pass). Where the rows carry fold parts (``n_folds`` per
         repetition), the root's one *rest* slice takes the first repetition's parts together: every
-        row once. Equal, field for field, to :meth:`dasktree.forest.forest.Forest.pass_plan` of a
+        row once. Equal, field for field, to :meth:`dasktree.levels.forest.Forest.pass_plan` of a
         new one-tree forest's root (tested).
         """
         import uuid

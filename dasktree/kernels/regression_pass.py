@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .histogram import order_by_node
+from .jit import jit, numba
 
 __all__ = ["RegressionPlan", "regression_histogram", "regression_histogram_numpy", "node_order", "CHANNELS", "NODE_CELLS",
            "TRAIN_SQUARES", "HELD_N", "HELD_S", "HELD_SQUARES"]
@@ -34,11 +35,6 @@ CHANNELS = 2  # per bin: training n, training sum of q
 NODE_CELLS = 8  # per slot: training q**2 pieces (3); held-out n, sum of q, q**2 pieces (3)
 TRAIN_SQUARES, HELD_N, HELD_S, HELD_SQUARES = slice(0, 3), 3, 4, slice(5, 8)
 HALF = 15
-
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,7 @@ class RegressionPlan:
     offsets: np.ndarray  # (n_attributes,) int64 first bin of each attribute
     n_bin_slots: int = -1  # slots 0 .. n_bin_slots - 1 count bins (-1: every slot)
 
-    # what the runners ask of any plan (:mod:`dasktree.engine.tasks`)
+    # what the runners ask of any plan (:mod:`dasktree.engine.part_tasks`)
     fills: tuple = ()
     derived: tuple = ()
     regression: bool = True
@@ -141,7 +137,7 @@ def regression_histogram_numpy(codes, q, part, plan: RegressionPlan, weight=None
 
 if numba is not None:
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _main_nodes(codes, root, attribute, offset, table):
         """The node each row reaches in the first tree (the main tree)."""
         out = np.empty(codes.shape[1], dtype=np.int64)
@@ -154,7 +150,7 @@ if numba is not None:
             out[i] = e
         return out
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _pass(codes, q, part, weight, root, attribute, offset, table, slot, holdout, offsets, cells, node_base, out,
               order, binned):
         n_attributes = codes.shape[0]

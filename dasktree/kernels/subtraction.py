@@ -32,12 +32,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .jit import jit, numba
 from .ragged import bounds
 
-try:  # numba is a declared dependency; the numpy twin keeps the package importable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 __all__ = ["Derivation", "Fills", "fills_of", "slice_map", "fill_derived", "fill_derived_numpy", "slot_cells",
            "units_and_wide"]
@@ -124,7 +121,7 @@ def slice_map(child_parts: tuple[int, ...], child_rest: bool, parent_parts: tupl
               n_folds: int) -> tuple[tuple[int, ...], ...]:
     """For each slice of a child (rest slice first, then its parts), the parent slices that sum to it.
 
-    Both layouts are :meth:`~dasktree.forest.forest.Forest.slices`: a rest slice (when
+    Both layouts are :meth:`~dasktree.levels.forest.Forest.slices`: a rest slice (when
     present) holds the first-repetition rows of the parts not tracked.
     """
     parent_first = int(parent_rest)
@@ -190,7 +187,7 @@ def fill_derived_numpy(hist: np.ndarray, last: list[np.ndarray], fills: Fills, c
 
 if numba is not None:
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _add(child, to, narrow, wide, base, start, n, is_wide, sign):
         """``child[to:to + n] += sign * cells start:start + n`` of the slot from ``base`` (see
         :func:`units_and_wide`); the width tested once, so each loop is a plain vector loop."""
@@ -203,7 +200,7 @@ if numba is not None:
             for i in range(n):
                 child[to + i] += sign * np.int64(narrow[first + i])
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _fill_numba(narrow, wide, last_narrow, last_wide, cells, base, n_slices, own_wide, parent_base,
                     parent_wide, sibling_first, sibling_base, sibling_wide, map_first, map_child, map_parent,
                     buffer):

@@ -1,7 +1,7 @@
 """A grid's table and its choice, in scikit-learn's shape: no pass, only the fold trees' held-out counts.
 
 Every setting of a grid has its main tree and fold trees in one forest
-(:mod:`dasktree.forest.settings`), each pruned as the setting says
+(:mod:`dasktree.levels.settings`), each pruned as the setting says
 (:mod:`dasktree.model.pruning`). Split ``i``'s score of a setting is the
 accuracy of its fold tree ``i`` on the part it held out (:mod:`dasktree.model.report`),
 the score :class:`~sklearn.model_selection.GridSearchCV` computes for the same
@@ -100,7 +100,7 @@ def best_index(table: dict[str, Any], refit: Callable | bool = True) -> int:
 def grid_model(grid, build: Callable[[int, dict, bool], Model], refit, started: float) -> Model:
     """The chosen setting's model, its report holding the grid (``report["grid"]``).
 
-    ``grid`` is a :class:`~dasktree.forest.settings.Grid`; ``build(g, params, chosen)`` gives the
+    ``grid`` is a :class:`~dasktree.levels.settings.Grid`; ``build(g, params, chosen)`` gives the
     model of growth ``g``'s trees pruned as ``params`` say, with its CV report (no pass: the trees
     are grown), in full only when ``chosen`` (else without the pooled metrics and fold trees: the
     table needs only each fold's accuracy). Each setting's split scores are its fold trees'

@@ -55,7 +55,7 @@ def grown_to_json(tree) -> dict:
 def grown_from_json(d: dict):
     """A :class:`~dasktree.model.model.TreeModel` from :func:`grown_to_json`'s form or the node list of
     :meth:`TreeModel.to_json` (model files of versions 1 and 2)."""
-    from ..split.node_tests import Test
+    from ..split.api import Test
     from .model import TreeModel
 
     if d.get("layout") != "columns":

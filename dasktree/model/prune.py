@@ -53,12 +53,8 @@ from typing import Sequence
 
 import numpy as np
 
-from ..split.criteria import entropy, gini
-
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
+from ..kernels.jit import jit
+from ..split.api import entropy, gini
 
 __all__ = [
     "MODES",
@@ -179,10 +175,7 @@ def weakest_link_of(children: Sequence[Sequence[int]], risk: np.ndarray) -> Prun
     return PruningPath(steps, step_alphas, leaf_from, parent)
 
 
-_jit = numba.njit(cache=True, nogil=True) if numba is not None else (lambda f: f)  # compiled when numba is there
-
-
-@_jit
+@jit
 def _inherit(leaf_from, parent, internal):
     """A node below a collapsed one is gone from the same alpha on (parents first: breadth-first)."""
     for i in range(1, leaf_from.size):
@@ -190,12 +183,12 @@ def _inherit(leaf_from, parent, internal):
             leaf_from[i] = leaf_from[parent[i]]
 
 
-@_jit
+@jit
 def _before(a1, n1, a2, n2):
     return a1 < a2 or (a1 == a2 and n1 < n2)
 
 
-@_jit
+@jit
 def _push(h_alpha, h_node, h_version, size, alpha, node, version):
     """Put (alpha, node, version) on the binary min-heap of ``size`` entries; returns the new size."""
     j = size
@@ -209,7 +202,7 @@ def _push(h_alpha, h_node, h_version, size, alpha, node, version):
     return size + 1
 
 
-@_jit
+@jit
 def _collapse_order(parent, start, flat, risk, internal):
     """The weakest-link steps: (nodes collapsed in order, their effective alphas)."""
     n = parent.size

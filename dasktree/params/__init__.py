@@ -4,7 +4,7 @@ comes from the declaration.
 - :func:`validate`: every parameter checked once per fit, then the rules between
   them; the message names the parameter, what it must be and what it got. It
   returns :class:`Settings`: the values in canonical form and the frozen
-  :class:`~dasktree.forest.grow.GrowParams` (with its
+  :class:`~dasktree.levels.grow.GrowParams` (with its
   :class:`~dasktree.split.search.SplitParams`) the grow loop and the search read.
 - :func:`install_estimator_params`: ``DaskTreeClassifier.__init__`` (keyword-only,
   a real signature, which scikit-learn's ``get_params`` reads) and the
@@ -18,10 +18,11 @@ layers grow or split, add the field it names to ``GrowParams`` or ``SplitParams`
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any, Mapping
 
-from ..forest.grow import GrowParams
+from ..errors import ParameterError
+from ..levels.grow import GrowParams
 from ..split.search import SplitParams
 from . import declared
 from .constraints import Boolean, Check, Instance, Interval, Options, describe
@@ -87,11 +88,6 @@ def _frozen(values: dict, known: dict[str, Param]) -> GrowParams:
         return {name: p.for_layer(values[name]) for name, p in known.items() if p.layer == layer}
 
     return GrowParams(split=SplitParams(**of("split")), **of("grow"))
-
-
-def layer_fields() -> dict[str, set[str]]:
-    """The fields the layers grow and split have (for the tests: every such parameter names one)."""
-    return {"grow": {f.name for f in fields(GrowParams)} - {"split"}, "split": {f.name for f in fields(SplitParams)}}
 
 
 def parameters_doc(params: tuple[Param, ...] | None = None) -> str:

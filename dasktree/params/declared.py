@@ -7,7 +7,7 @@ estimator's docstring, and the layer that reads it:
 ======== ======================================================================
 layer    read by
 ======== ======================================================================
-grow     the grow loop: a field of :class:`dasktree.forest.grow.GrowParams`
+grow     the grow loop: a field of :class:`dasktree.levels.grow.GrowParams`
 split    the split search: a field of :class:`dasktree.split.search.SplitParams`
 bins     pass 0's bin spec and global discretization (:mod:`dasktree.fit`)
 folds    the fold hash (:class:`dasktree.io.folds.FoldSpec`)
@@ -28,8 +28,7 @@ from numbers import Integral, Real
 from ..discretize.jobs import DISCRETIZERS
 from ..io.weights import check_class_weight
 from ..model.pruning import PRUNE_MODES
-from ..split.postpone import check_postpone, parse_postpone, postpone_text
-from ..split.search import CRITERIA, NOMINAL_SPLITS, SELECTIONS
+from ..split.api import CRITERIA, NOMINAL_SPLITS, SELECTIONS, check_postpone, parse_postpone, postpone_text
 from .constraints import Boolean, Check, Instance, Interval, Options
 from .param import Param
 
@@ -79,7 +78,7 @@ PARAMS: tuple[Param, ...] = (
               "same folds for every learner): it leads gini on the tuning suite the default was chosen on "
               "and again on the held-out report suite; entropy led the tuning suite narrowly and fell below "
               "gini on the report suite. Its fits grow small nodes in memory as gini's do, to the same "
-              "model (:mod:`dasktree.forest.small`)."),
+              "model (:mod:`dasktree.levels.small`)."),
     Param("max_depth", None, [Interval(Integral, 1, None), None], "grow", LEARNING, metavar="D",
           help="deepest level; a tree of depth D reads the data D + 1 times (default: no limit)",
           doc="Deepest level of nodes; a tree of depth D reads the data D + 1 times."),
@@ -201,7 +200,7 @@ PARAMS: tuple[Param, ...] = (
     Param("param_grid", None, [None, Instance((dict, list, tuple), "a dict of lists or a list of such dicts")],
           "model", type_doc="dict or list of dicts, optional",
           doc="With ``cv``: settings grown as one forest and chosen as scikit-learn's ``GridSearchCV`` "
-              "chooses (:func:`dasktree.fit.fit`, :mod:`dasktree.forest.settings`): ``criterion``, "
+              "chooses (:func:`dasktree.fit.fit`, :mod:`dasktree.levels.settings`): ``criterion``, "
               "``min_samples_leaf``, ``nominal_split``, ``max_arity`` and ``selection`` grow trees of their "
               "own in the same passes; ``prune``, ``confidence`` and ``ccp_alpha`` are read off the grown "
               "trees. Fitted, ``cv_results_``, ``best_params_``, ``best_score_`` and ``best_index_`` hold the "

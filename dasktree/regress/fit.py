@@ -20,9 +20,9 @@ from ..engine.place import open_runner
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
 from ..fit import open_input
-from ..forest.small import report_of as small_report
+from ..levels.small import report_of as small_report
 from ..io.folds import fold_warnings
-from ..io.keys import kept_for_keys
+from ..binning.keys import kept_for_keys
 from ..io.sources import DEFAULT_PART_ROWS, FileSource
 from ..io.weights import WeightStats, weighting
 from ..model.prune import pruned_tree

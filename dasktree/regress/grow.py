@@ -13,7 +13,7 @@ fold trees choose thresholds apart from the first levels on, so sharing would
 save little where the passes cost most.)
 
 A node whose rows are few enough is not counted at all: the pass that reaches it gathers its rows
-and its subtree grows to the end in memory (:mod:`dasktree.forest.small`), with the tests the level
+and its subtree grows to the end in memory (:mod:`dasktree.levels.small`), with the tests the level
 passes would choose; the passes stop once every open node is small. (Not with the ``poisson``
 criterion or a ``min_impurity_decrease``, whose floats the compiled grower does not repeat bit for
 bit: those fits stay level-wise.)
@@ -40,7 +40,7 @@ from ..binning.target import square_sum
 from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
-from ..forest import small
+from ..levels import small
 from ..split.node_tests import Test
 from ..split.regression import RegressionLayout, best_splits
 from ..split.small_grower import FRIEDMAN, REASONS, REGRESS, SQUARED_ERROR
@@ -107,7 +107,7 @@ class _Forest:
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
         self.table_size = 0
-        self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.forest.small), as arrays
+        self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.levels.small), as arrays
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
@@ -285,7 +285,7 @@ def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int
            limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
     """The nodes gathered rather than counted this level, in order while their rows fit ``limit``
     (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more; and with
-    levels enough left, :func:`~dasktree.forest.small.deep_enough`); the held-out leaves gathered
+    levels enough left, :func:`~dasktree.levels.small.deep_enough`); the held-out leaves gathered
     with them. Returns (counted, held_only, gathered)."""
     k = max(1, holdout.size - 1)
     jobs, kept = [], []

@@ -1,7 +1,7 @@
 """The grown regression forest's nodes as one :class:`~dasktree.model.model.TreeModel` per tree.
 
 The nodes come two ways: the level loop's :class:`~dasktree.regress.grow.RNode` s, and the subtrees
-grown in memory from small nodes (:mod:`dasktree.forest.small`), kept as the grower's arrays
+grown in memory from small nodes (:mod:`dasktree.levels.small`), kept as the grower's arrays
 (*blocks*, hundreds of thousands of nodes in a deep tree: no object per node until the model's
 lists). Both become one set of columns, put in breadth-first order a depth at a time (a node's
 place: its parent's, then its index among the parent's children), as the level-wise walk orders them.

@@ -1,14 +1,23 @@
-"""The split search as the layers above it see it: the one module of ``split/`` that
-:mod:`dasktree.forest` imports.
+"""The split search as the other rooms see it: the one module of ``split/`` that a module outside it
+imports (``tests/test_layers.py`` checks it).
 
 - :class:`SplitParams`, :class:`AttributeLayout`: a search's parameters and the attributes' place
-  in the histogram rows.
+  in the histogram rows; :data:`CRITERIA`, :data:`NOMINAL_SPLITS`, :data:`SELECTIONS`: their choices.
 - :class:`TrainBatch`: the training histograms of a search (totals minus held-out slices).
 - :func:`choose`: a batch's choices, every attribute searched or ``params.postpone``'s skipped,
-  as :class:`Choices` (the binary threshold tests as numbers, any other test as a candidate).
-- :class:`Test`, :func:`numeric_test`, :func:`threshold_tables`: a chosen test, a threshold test from
-  its cut, and the code tables of many threshold tests at once.
+  as :class:`Choices` (the binary threshold tests as numbers, any other test as a candidate);
+  ``postpone``'s text read and checked (:func:`parse_postpone`, :func:`check_postpone`,
+  :func:`postpone_text`).
+- :class:`Test`, :func:`numeric_test`, :func:`nominal_test`, :func:`threshold_tables`: a chosen test,
+  tests from a cut or from groups of values, and the code tables of many threshold tests at once.
 - :func:`threshold_children`: the children's counts of many threshold tests at once (compiled).
+- :func:`gini`, :func:`entropy`: a node's impurity from its class counts (pruning and the model's
+  reports use the search's own).
+- :func:`bins_to_blocks`, :func:`block_opt_p`, :func:`selection_score`: bins merged into blocks, the
+  optimal partition of a numeric attribute, and a multi-way test's score (the discretizers reuse them).
+- The regression trees' search from a node's sums: :data:`REGRESSION_CRITERIA`,
+  :class:`RegressionLayout`, :func:`best_splits` and its :class:`NodeSplits`, the criteria's
+  :func:`proxy` and :func:`parent_proxy`.
 - :mod:`small_grower` (``small_grower``): small nodes' subtrees grown depth first from their rows, with
   these searches' tests (:func:`~dasktree.split.small_grower.grow_jobs`), and the rows' walk that
   gathers them (:func:`~dasktree.split.small_grower.gather_slots`).
@@ -18,11 +27,20 @@ from __future__ import annotations
 
 from . import small_grower
 from .binary_kernel import threshold_children
+from .blocks import bins_to_blocks
 from .choices import Choices
-from .node_tests import Test, numeric_test, threshold_tables
-from .postponed import choose
-from .search import AttributeLayout, SplitParams
+from .criteria import entropy, gini
+from .multiway import selection_score
+from .node_tests import Test, nominal_test, numeric_test, threshold_tables
+from .optimal import block_opt_p
+from .postpone import check_postpone, parse_postpone, postpone_text
+from .postpone_search import choose
+from .regression import REGRESSION_CRITERIA, NodeSplits, RegressionLayout, best_splits, parent_proxy, proxy
+from .search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, AttributeLayout, SplitParams
 from .types import TrainBatch
 
-__all__ = ["AttributeLayout", "Choices", "SplitParams", "Test", "TrainBatch", "choose", "numeric_test",
-           "small_grower", "threshold_children", "threshold_tables"]
+__all__ = ["AttributeLayout", "CRITERIA", "Choices", "NOMINAL_SPLITS", "NodeSplits", "REGRESSION_CRITERIA",
+           "RegressionLayout", "SELECTIONS", "SplitParams", "Test", "TrainBatch", "best_splits", "bins_to_blocks",
+           "block_opt_p", "check_postpone", "choose", "entropy", "gini", "nominal_test", "numeric_test",
+           "parent_proxy", "parse_postpone", "postpone_text", "proxy", "selection_score", "small_grower",
+           "threshold_children", "threshold_tables"]

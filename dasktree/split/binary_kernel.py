@@ -35,12 +35,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.jit import jit, numba
 from .types import TrainBatch
 
-try:  # numba is a declared dependency; the numpy reference keeps the package usable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 __all__ = ["numeric_binary_numba", "kernel_available", "log2_table", "threshold_children"]
 
@@ -108,20 +105,13 @@ def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows:
     return gain, cut, default, children
 
 
-if numba is not None:
-    _jit = numba.njit(cache=True, nogil=True)
-else:  # pragma: no cover
-    def _jit(f):
-        return f
-
-
-@_jit
+@jit
 def _gini_weighted(n, squares):
     """``|S| gini(S)`` from the size and the exact sum of squared class counts (both > 0)."""
     return float(n) - float(squares) / float(n)
 
 
-@_jit
+@jit
 def _weighted_of_terms(terms, n, log2):
     """``|S| H(S)`` from the classes' ``c log2 c`` terms (0 for an empty class): ``n log2 n - sum_c``, in order."""
     c_log_c = 0.0
@@ -130,7 +120,7 @@ def _weighted_of_terms(terms, n, log2):
     return float(n) * log2[n] - c_log_c
 
 
-@_jit
+@jit
 def centred(cut, q, upper, values):
     """``search._centered_cut``: ``cut`` (1-based) is the first best cut, ``q`` the next non-empty bin."""
     if q == cut + 1:
@@ -146,7 +136,7 @@ def centred(cut, q, upper, values):
     return cut + max(0, lo - (cut - 1) - 1)
 
 
-@_jit
+@jit
 def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, widths, upper, upper_start,
           values, values_start, parent_impurity, n, entropy, min_leaf, log2, active, out_gain, out_cut, out_default,
           out_children):
@@ -339,7 +329,7 @@ def threshold_children_numpy(hists, index, offset, width, cut, default, out) -> 
         out[r, default[r]] += rows[0]
 
 
-@_jit
+@jit
 def _threshold_children(hists, index, offset, width, cut, default, out):
     for r in range(index.size):
         hist = hists[index[r]]

@@ -5,7 +5,7 @@
 nodes) give :class:`~dasktree.split.search.Candidate` objects;
 :func:`choose_batch` gives the same choices as :class:`Choices` columns, which
 the level search writes out without an object per node
-(:mod:`dasktree.forest.level_search`). Each attribute's best test is
+(:mod:`dasktree.levels.level_search`). Each attribute's best test is
 :mod:`dasktree.split.search`'s (numeric binary tests by the compiled scan of
 :mod:`dasktree.split.binary_kernel` where it applies); the ranking across
 attributes follows the rule described there.
@@ -130,7 +130,7 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
 
     ``active`` (attributes, M) bool, when given, names the attributes searched
     for each histogram (the others count as having no test); without it, all are.
-    :func:`dasktree.split.postponed.choose` applies ``params.postpone`` on top of this.
+    :func:`dasktree.split.postpone_search.choose` applies ``params.postpone`` on top of this.
     """
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)

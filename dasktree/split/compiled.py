@@ -17,6 +17,8 @@ import threading
 
 import numpy as np
 
+from ..kernels.jit import register_jitable
+
 __all__ = ["pairwise_sum", "pairwise_leaf", "jitable", "LOG2_TABLE_MAX", "NO_TABLE", "log2_table_for",
            "units_log2_table", "log2_cache"]
 
@@ -119,8 +121,6 @@ def jitable(*functions) -> None:
     a caller in another file than its helpers keeps stale code after the
     helpers change until its own file changes (or its cache is cleared).
     """
-    from numba.extending import register_jitable
-
     with _JITABLE_LOCK:
         for f in functions:
             if f not in _JITABLE:

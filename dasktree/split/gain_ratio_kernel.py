@@ -20,12 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..kernels.jit import jit, numba
 from .compiled import jitable, pairwise_leaf, pairwise_sum
 
-try:  # numba is a declared dependency; the numpy twin keeps the package usable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 __all__ = ["c45_rank", "c45_rank_numpy"]
 
@@ -130,8 +127,8 @@ def _pick_loop(g, ratio, k):
 
 if numba is not None:
     jitable(pairwise_leaf, pairwise_sum)
-    _mean = numba.njit(cache=True, nogil=True)(_mean_loop)
-    _pick = numba.njit(cache=True, nogil=True)(_pick_loop)
-    _rank = numba.njit(cache=True, nogil=True)(_rank_loops)
+    _mean = jit(_mean_loop)
+    _pick = jit(_pick_loop)
+    _rank = jit(_rank_loops)
 else:  # pragma: no cover
     _mean, _pick, _rank = _mean_loop, _pick_loop, _rank_loops

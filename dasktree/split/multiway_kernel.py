@@ -50,6 +50,7 @@ import threading
 
 import numpy as np
 
+from ..kernels.jit import jit
 from .binary_kernel import centred
 from .compiled import (
     LOG2_TABLE_MAX,
@@ -369,10 +370,7 @@ def _load() -> dict | None:
     if loaded_kernels()["backend"] != "numba":
         return None
     try:
-        import numba
-
         jitable(units_loops, table2_loops, _child_impurity, _proportions)
-        jit = numba.njit(cache=True, nogil=True)
         kernels = {"prepare": jit(_prepare_loops), "choose": jit(_choose_loops)}
         # Compile now (or load from the cache), so that a numba that cannot compile
         # these loops leaves the search on the reference instead of failing it.

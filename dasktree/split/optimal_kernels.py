@@ -15,6 +15,7 @@ import threading
 
 import numpy as np
 
+from ..kernels.jit import jit, numba
 from .compiled import jitable, pairwise_leaf, pairwise_sum
 from .unit_kernels import cuts_loops, tse_cuts_loops, units_loops, units_numpy
 
@@ -303,15 +304,12 @@ def _load_kernels() -> dict:
         "backend": "numpy", "units": units_numpy, "table2": _table2_numpy, "cuts": cuts_loops,
         "tse": _tse_numpy, "tse_cuts": tse_cuts_loops,
     }
-    try:
-        import numba
-    except ImportError:
+    if numba is None:
         return numpy_kernels
     if numba.config.DISABLE_JIT or os.environ.get("DASKTREE_DISABLE_NUMBA"):
         return numpy_kernels
     try:
         jitable(pairwise_leaf, pairwise_sum)
-        jit = numba.njit(cache=True, nogil=True)
         kernels = {
             "backend": "numba", "units": jit(units_loops), "table2": jit(table2_loops),
             "cuts": jit(cuts_loops), "tse": jit(_tse_loops), "tse_cuts": jit(tse_cuts_loops),

@@ -17,13 +17,10 @@ import math
 
 import numpy as np
 
+from ..kernels.jit import jit, numba
 from .types import TrainBatch
 from .postpone import block_stats
 
-try:  # numba is a declared dependency; the numpy twin keeps the package usable without it
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
 
 __all__ = ["batch_block_stats"]
 
@@ -123,5 +120,5 @@ def _blocks(plus, plus_index, minus, minus_index, offsets, widths, costs, entrop
 
 
 if numba is not None:
-    _cost = numba.njit(cache=True, nogil=True)(_cost)
-    _blocks = numba.njit(cache=True, nogil=True)(_blocks)
+    _cost = jit(_cost)
+    _blocks = jit(_blocks)

@@ -32,7 +32,7 @@ wins), so each node gets the level-wise path's test, and the model its bytes. A 
 that end a node (depth, sizes, purity, no test, too small a decrease) are the level loops'.
 
 Pure numba (GIL released), beside the searches it repeats: the grow loops reach it through
-:mod:`dasktree.split.api` (:mod:`dasktree.forest.small`); the tests compare the models with the
+:mod:`dasktree.split.api` (:mod:`dasktree.levels.small`); the tests compare the models with the
 level-wise path's, byte for byte.
 """
 
@@ -40,11 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
-
+from ..kernels.jit import jit, numba
 from .binary_kernel import log2_table
 from .compiled import LOG2_TABLE_MAX
 from .gain_ratio_kernel import _pick as c45_pick
@@ -71,14 +67,7 @@ def available() -> bool:
     return numba is not None
 
 
-if numba is not None:
-    _jit = numba.njit(cache=True, nogil=True)
-else:  # pragma: no cover
-    def _jit(f):
-        return f
-
-
-@_jit
+@jit
 def _walk_slots(codes, root, attribute, offset, table, slot, out):
     """``out[t, i]``: the slot of the node row ``i`` reaches in tree ``t`` (-1: none)."""
     for i in range(codes.shape[1]):
@@ -105,7 +94,7 @@ def gather_slots(codes: np.ndarray, root: np.ndarray, attribute: np.ndarray, off
     return out
 
 
-@_jit
+@jit
 def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, widths, numeric, upper, upper_start,
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
@@ -337,7 +326,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     return position - lo_start, table_used
 
 
-@_jit
+@jit
 def _grown(x):
     out = np.empty(2 * x.size, dtype=x.dtype)
     out[:x.size] = x

@@ -13,26 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
-
-from .binary_kernel import _gini_weighted, _weighted_of_terms, centred  # the level passes' own arithmetic
+from ..kernels.jit import jit
+from .binary_kernel import _gini_weighted, _weighted_of_terms, centred  # the level passes' own arithmetic: the same bytes
 
 __all__ = ["class_scan", "regression_scan", "gini", "entropy_of", "split_information", "SQUARED_ERROR",
            "FRIEDMAN"]
 
 SQUARED_ERROR, FRIEDMAN = 0, 1
 
-if numba is not None:
-    _jit = numba.njit(cache=True, nogil=True)
-else:  # pragma: no cover
-    def _jit(f):
-        return f
-
-
-@_jit
+@jit
 def _sum_sequential_or_pairwise(x, n):
     """numpy's ``sum`` of ``x[:n]`` (float64, contiguous): a plain loop below 8 items, 8 accumulators
     up to 128 (numpy's pairwise sum), halves above."""
@@ -64,7 +53,7 @@ def _sum_sequential_or_pairwise(x, n):
     return _sum_sequential_or_pairwise(x[:half], half) + _sum_sequential_or_pairwise(x[half:], n - half)
 
 
-@_jit
+@jit
 def gini(counts, squares_buffer):
     """:func:`dasktree.split.criteria.gini` of one count vector, bit for bit."""
     n = 0.0
@@ -78,7 +67,7 @@ def gini(counts, squares_buffer):
     return 1.0 - _sum_sequential_or_pairwise(squares_buffer, counts.size)
 
 
-@_jit
+@jit
 def _proxy(criterion, nl, sl, nr, sr):
     """:func:`dasktree.split.regression.proxy` of one cut (float64; -inf where a child is empty)."""
     if nl <= 0 or nr <= 0:
@@ -90,7 +79,7 @@ def _proxy(criterion, nl, sl, nr, sr):
     return fnl * fnr * d * d
 
 
-@_jit
+@jit
 def entropy_of(counts, n, log2, terms):
     """The entropy of one count vector of total ``n`` > 0 as
     :func:`dasktree.split.search.entropy_of_counts` computes it, bit for bit (``terms``: scratch)."""
@@ -100,7 +89,7 @@ def entropy_of(counts, n, log2, terms):
     return _weighted_of_terms(terms[:counts.size], n, log2) / float(n)
 
 
-@_jit
+@jit
 def split_information(left, right, log2, terms):
     """A binary test's split information from its children's sizes (both > 0), as
     :func:`dasktree.split.search.entropy_of_counts` computes it from them."""
@@ -109,7 +98,7 @@ def split_information(left, right, log2, terms):
     return _weighted_of_terms(terms[:2], left + right, log2) / float(left + right)
 
 
-@_jit
+@jit
 def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
                 parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms):
     """The compiled scan's best threshold test of one attribute at one node (gini, or with ``entropy``
@@ -249,7 +238,7 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
     return found
 
 
-@_jit
+@jit
 def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_s, seen, touched, parent,
                      criterion, min_leaf, upper_a, values_a, result, side):
     """:func:`dasktree.split.regression.best_splits`'s scan of one attribute at one node, over the codes

@@ -1,28 +1,13 @@
-"""Small datasets written as real Parquet files, for tests."""
+"""Small datasets for tests, written as real Parquet files by :func:`~dasktree.datasets.files.write_dataset`."""
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+
+from ..datasets.files import write_dataset
 
 __all__ = ["write_dataset", "mixed_frame", "regression_frame"]
-
-
-def write_dataset(frame: pd.DataFrame, path: str | os.PathLike, n_files: int = 1,
-                  row_group_size: int | None = None) -> str:
-    """Write ``frame`` as ``n_files`` Parquet files (consecutive row ranges) in directory ``path``."""
-    path = os.fspath(path)
-    os.makedirs(path, exist_ok=True)
-    table = pa.Table.from_pandas(frame.reset_index(drop=True), preserve_index=False)
-    bounds = np.linspace(0, table.num_rows, n_files + 1).astype(int)
-    for i in range(n_files):
-        pq.write_table(table.slice(bounds[i], bounds[i + 1] - bounds[i]),
-                       os.path.join(path, f"part-{i:05d}.parquet"), row_group_size=row_group_size)
-    return path
 
 
 def mixed_frame(n: int = 2000, seed: int = 0, missing: float = 0.05) -> pd.DataFrame:

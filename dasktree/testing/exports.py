@@ -21,7 +21,7 @@ from ..binning.spec import OTHER, BinSpec, FeatureBins
 from ..io.schema import NOMINAL, NUMERIC, nominal_values, numeric_values
 from ..model.model import Model, TreeModel
 from ..model.predict import predict_table
-from ..split.node_tests import nominal_test, numeric_test
+from ..split.api import nominal_test, numeric_test
 
 __all__ = ["reference", "score_duckdb", "score_sqlite", "score_onnx", "score_pmml", "edge_rows", "random_model",
            "random_regression_model", "random_rows", "UNSEEN", "missing_engine", "pmml_xsd"]

@@ -1,12 +1,12 @@
 """Small forests for tests, built by the production path: tests grouped by :func:`sharing`, then
-:meth:`~dasktree.forest.forest.Forest.add_branches`, as the grow loop adds a level's decisions."""
+:meth:`~dasktree.levels.forest.Forest.add_branches`, as the grow loop adds a level's decisions."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..forest.forest import Forest, Node, sharing
-from ..split.node_tests import Test, nominal_test, numeric_test
+from ..levels.forest import Forest, Node, sharing
+from ..split.api import Test, nominal_test, numeric_test
 
 __all__ = ["set_tests", "random_test", "random_forest"]
 

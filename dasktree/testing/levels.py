@@ -1,5 +1,5 @@
 """A fit's level passes, captured: each level's histogram, requests and search context, to test the
-search paths against :func:`~dasktree.forest.level_search.search_group` on real counts."""
+search paths against :func:`~dasktree.levels.level_search.search_group` on real counts."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ def captured_levels(monkeypatch, frame, target, **params) -> list:
     """Every level's (histogram, requests, context) of an in-process fit of ``frame``."""
     import dasktree
     import dasktree.engine.local_runner
-    from dasktree.forest.level_search import search_group
+    from dasktree.levels.level_search import search_group
 
     seen = []
 
@@ -28,7 +28,7 @@ def captured_levels(monkeypatch, frame, target, **params) -> list:
 
 
 def assert_same_results(a, b) -> None:
-    """Two :class:`~dasktree.forest.results.PackedResults` are equal, column for column (but the
+    """Two :class:`~dasktree.levels.results.PackedResults` are equal, column for column (but the
     search's time, which is how long it took, not what it found)."""
     fa = {f.name: getattr(a, f.name) for f in dataclasses.fields(a) if f.name != "search_seconds"}
     fb = {f.name: getattr(b, f.name) for f in dataclasses.fields(b) if f.name != "search_seconds"}

@@ -88,7 +88,7 @@ def test_kernels_import_without_dask():
     code = (
         "import sys\n"
         "for m in ('dask', 'distributed'): sys.modules[m] = None\n"
-        "import dasktree, dasktree.kernels.histogram, dasktree.split.search, dasktree.binning, dasktree.forest, dasktree.forest.grow\n"
+        "import dasktree, dasktree.kernels.histogram, dasktree.split.search, dasktree.binning, dasktree.levels, dasktree.levels.grow\n"
         "from dasktree.fit import fit\n"
         "import pandas as pd\n"
         "m = fit(pd.DataFrame({'a': [1, 2, 3, 4], 'y': [0, 0, 1, 1]}), target='y')\n"

@@ -9,7 +9,7 @@ import pytest
 
 from dasktree.engine.checkpoint import Checkpoint
 from dasktree.datasets import agrawal
-from dasktree.forest.results import PackedResults
+from dasktree.levels.results import PackedResults
 from dasktree.testing.hooks import armed_command
 
 pytestmark = pytest.mark.cluster

@@ -8,8 +8,8 @@ import pytest
 from dasktree.binning.spec import bin_spec as make_bin_spec
 from dasktree.datasets import agrawal
 from dasktree.engine.part_holders import PeerFailed
-from dasktree.engine.runners import DaskRunner
-from dasktree.forest.grow import GrowParams, grow
+from dasktree.engine.dask_runner import DaskRunner
+from dasktree.levels.grow import GrowParams, grow
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
 

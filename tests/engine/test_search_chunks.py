@@ -3,8 +3,8 @@
 import numpy as np
 
 from dasktree.engine.search_chunks import search_chunks
-from dasktree.forest.forest import Forest
-from dasktree.forest.level_search import SearchContext, SearchRequest
+from dasktree.levels.forest import Forest
+from dasktree.levels.level_search import SearchContext, SearchRequest
 from dasktree.split.node_tests import numeric_test
 from dasktree.split.search import AttributeLayout, SplitParams
 from dasktree.testing.forests import set_tests

@@ -50,12 +50,12 @@ def test_mdlp_refinement_survives_a_lost_worker(tmp_path):
 
 @pytest.mark.parametrize("cache", [True, False])
 def test_a_gathering_pass_survives_a_lost_worker(tmp_path, cache):
-    """A worker killed as a small pass starts (:mod:`dasktree.forest.small`: the small nodes' rows
+    """A worker killed as a small pass starts (:mod:`dasktree.levels.small`: the small nodes' rows
     gathered and their subtrees grown on the workers, on the holders when cached, else as tasks):
     the pass is made again from the Parquet files and the model is the level-wise one."""
     from distributed import Client
 
-    from dasktree.forest.small import small_node_rows
+    from dasktree.levels.small import small_node_rows
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=3)

@@ -5,7 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.forest.forest import Forest
+from dasktree.levels.forest import Forest
 from dasktree.kernels.histogram import (
     level_histogram,
     level_histogram_numpy,
@@ -238,7 +238,7 @@ def test_start_nodes_widen_when_the_forest_outgrows_uint16():
 def test_rows_grouped_by_node_give_the_same_counts(seed, n_rows, n_folds, depth):
     """Reordering a part's rows by start node keeps every array aligned and every count."""
     from dasktree.binning.encode import Encoded
-    from dasktree.engine.tasks import PassShape, group_rows, histogram_of
+    from dasktree.engine.part_tasks import PassShape, group_rows, histogram_of
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)
@@ -266,7 +266,7 @@ def test_rows_are_grouped_again_only_once_the_counted_nodes_grew():
     """Rows grouped by node stay grouped by subtree: a part is reordered again only when a pass of
     its forest counts REGROUP_GROWTH times the slots it counted then, and at once in a new forest."""
     from dasktree.binning.encode import Encoded
-    from dasktree.engine.tasks import REGROUP_GROWTH, group_rows
+    from dasktree.engine.part_tasks import REGROUP_GROWTH, group_rows
 
     rng = np.random.default_rng(5)
     widths = np.array([4, 5, 6])
@@ -366,7 +366,7 @@ def test_a_group_of_blocks_counts_the_same_as_one_block(seed, sizes, depth):
     """histogram_of_many over a group's blocks (more than one past 2**31 rows: encode_blocks) counts
     what one block of all their rows counts, derived slots aside."""
     from dasktree.binning.encode import Encoded
-    from dasktree.engine.tasks import PassShape, histogram_of_many
+    from dasktree.engine.part_tasks import PassShape, histogram_of_many
 
     rng = np.random.default_rng(seed)
     widths = rng.integers(3, 7, size=3)

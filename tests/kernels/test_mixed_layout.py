@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dasktree.engine.search_chunks import SearchChunk
-from dasktree.engine.tasks import search_cells
-from dasktree.forest.forest import Forest
-from dasktree.forest.level_search import search_group
+from dasktree.engine.part_tasks import search_cells
+from dasktree.levels.forest import Forest
+from dasktree.levels.level_search import search_group
 from dasktree.kernels.histogram import level_histogram
 from dasktree.kernels.plans import NARROW_ROWS
 from dasktree.kernels.subtraction import (

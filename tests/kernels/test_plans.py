@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from dasktree.forest.forest import Forest
+from dasktree.levels.forest import Forest
 from dasktree.kernels.plans import PassPlan
 
 

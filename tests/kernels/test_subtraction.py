@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.forest.forest import Forest
+from dasktree.levels.forest import Forest
 from dasktree.kernels.histogram import level_histogram
 from dasktree.kernels.subtraction import (
     fill_derived,

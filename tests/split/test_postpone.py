@@ -10,7 +10,7 @@ from dasktree.split.multiway import selection_score
 from dasktree.split.postpone import (analytic_bound, block_stats, block_stats_naive, check_postpone, parse_postpone,
                                      postpone_text, rank_postponed, ratio_postponed, relative_postponed)
 from dasktree.split.postpone_kernel import batch_block_stats
-from dasktree.split.postponed import choose, numeric_block_stats
+from dasktree.split.postpone_search import choose, numeric_block_stats
 from dasktree.split.search import AttributeLayout, SplitParams, TrainBatch, attribute_candidates, node_impurity
 
 # ---------------------------------------------------------------- the rules, on hand-built block counts

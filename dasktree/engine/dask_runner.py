@@ -1,7 +1,7 @@
 """Runners make the passes: in this process, or as Dask work on a cluster.
 
-Both run the same functions of :mod:`dasktree.engine.tasks` and
-:func:`dasktree.forest.level_search.search_group`, so they give the same forest bit for bit.
+Both run the same functions of :mod:`dasktree.engine.part_tasks` and
+:func:`dasktree.levels.level_search.search_group`, so they give the same forest bit for bit.
 
 :class:`~dasktree.engine.local_runner.LocalRunner` reads and encodes every part once, on a
 pool of threads in this process, and keeps the codes in memory; it is the
@@ -14,7 +14,7 @@ makes each pass by one of two strategies:
 - :class:`~dasktree.engine.holder_passes.HolderPasses`: a cached fit's level passes, with no
   tasks at all. On a small cluster a task costs the scheduler milliseconds, as much as the
   counting of a deep level at a million rows; so a cached fit gives each worker thread a
-  fixed group of parts (:mod:`dasktree.engine.placement`): pass 0 reads a group in one task
+  fixed group of parts (:mod:`dasktree.engine.part_groups`): pass 0 reads a group in one task
   and, while the tables fit in memory, keeps them for the first level pass to encode (the data
   is read from Parquet once). A holder on each worker (a Dask actor) then keeps the worker's
   groups and counts, exchanges and searches them; derived slots are filled from each group's
@@ -35,18 +35,18 @@ import itertools
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all
 from ..errors import TransientError
-from ..forest.level_search import SearchContext, SearchRequest, search_group
-from ..forest.results import PackedResults, concat
+from ..levels.level_search import SearchContext, SearchRequest, search_group
+from ..levels.results import PackedResults, concat
 from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, Source
 from ..kernels.ragged import firsts
 from .holder_passes import HolderPasses
-from .placement import arrow_row_bytes, assign_parts, frame_groups, physical_memory
+from .part_groups import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .runner import PassCounter
 from .search_chunks import in_units, search_chunks
 from .task_graph_passes import TaskGraphPasses, drain, gather_of_parts, tree_reduce
-from .tasks import (
+from .part_tasks import (
     PassShape,
     encode_frames,
     encode_parts,
@@ -58,7 +58,7 @@ from .tasks import (
     summarize_parts,
     summarize_tables,
 )
-from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler, gathered, wait_futures, workers_of
+from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler_alive, gathered, wait_futures, workers_of
 
 __all__ = ["DaskRunner"]
 
@@ -110,7 +110,7 @@ class DaskRunner(PassCounter):
             try:
                 return self._summary(max_bins)
             except _lost_worker_errors() as exc:
-                check_scheduler(self.client)
+                check_scheduler_alive(self.client)
                 if attempt == 2:
                     raise TransientError(f"pass 0 (summary): workers lost three times over ({exc}); a retry may "
                                          "succeed") from exc
@@ -168,7 +168,7 @@ class DaskRunner(PassCounter):
             try:
                 self._start_holders()
             except _lost_worker_errors():  # the first level pass starts them again, on the workers there are
-                check_scheduler(self.client)
+                check_scheduler_alive(self.client)
                 self._rescatter()
 
     def _fits(self, row_bytes: int) -> bool:
@@ -205,7 +205,7 @@ class DaskRunner(PassCounter):
 
     def _assign(self) -> list[tuple[str | None, tuple[int, ...]]]:
         """A group of parts per worker thread (contiguous, similar rows; a worker's groups adjacent;
-        :func:`~dasktree.engine.placement.assign_parts`)."""
+        :func:`~dasktree.engine.part_groups.assign_parts`)."""
         threads = self._threads()
         runs = assign_parts([p.n_rows for p in self.source.parts], max(1, len(threads)))
         return [(threads[g] if threads else None, parts) for g, parts in enumerate(runs)]
@@ -243,7 +243,7 @@ class DaskRunner(PassCounter):
             try:
                 return self._apply_pass(plan, func, chunks, label, scatter, **kwargs)
             except _lost_worker_errors() as exc:
-                check_scheduler(self.client)  # a lost scheduler lost every worker's data: no retry here
+                check_scheduler_alive(self.client)  # a lost scheduler lost every worker's data: no retry here
                 if attempt == 2:
                     raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
                 self._rescatter()
@@ -254,7 +254,7 @@ class DaskRunner(PassCounter):
     rows_gathered = 0  # rows the last small pass gathered
 
     def small_pass(self, gather, func, label: str, **kwargs) -> list:
-        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.forest.small`) where they
+        """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`) where they
         are, then ``func(gathered, **kwargs)`` once per run of jobs of similar memberships, one run per
         worker thread, next to the rows; only the results come back, in job order. Cached, on the
         holders (:meth:`~dasktree.engine.holder_passes.HolderPasses.small_pass`), else as tasks

@@ -113,7 +113,3 @@ class Grid:
     def first_tree(self, growth: int) -> int:
         """Growth ``growth``'s main tree; its fold trees follow it."""
         return growth * self.trees_per_growth
-
-    def settings_of(self, growth: int) -> list[int]:
-        """The settings (indices) that prune growth ``growth``'s trees."""
-        return [i for i, g in enumerate(self.growth_of) if g == growth]

@@ -1,4 +1,4 @@
-"""Small nodes grown in memory give the level-wise path's model, byte for byte (:mod:`dasktree.forest.small`).
+"""Small nodes grown in memory give the level-wise path's model, byte for byte (:mod:`dasktree.levels.small`).
 
 Each fit is made twice: with small nodes gathered (``small_node_rows`` at its default, or a small
 number so that the switch happens deep in the tree) and level-wise (``small_node_rows(0)``); the
@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import dasktree
-from dasktree.forest.small import small_node_rows
+from dasktree.levels.small import small_node_rows
 from dasktree.testing.data import regression_frame
 
 
@@ -307,7 +307,7 @@ def test_the_report_says_where_the_passes_stopped(task):
 def test_a_shallow_max_depth_keeps_its_level_passes():
     """Within LEVELS_LEFT levels of max_depth nothing is gathered: depth D, D + 1 passes; deeper
     limits gather, with the same model as level-wise."""
-    from dasktree.forest.small import LEVELS_LEFT
+    from dasktree.levels.small import LEVELS_LEFT
 
     frame = regression_frame(3000)
     X, y = frame.drop(columns="y"), frame["y"]

@@ -14,8 +14,8 @@ import numpy as np
 from ..binning.encode import Encoded, encode_blocks
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all, summarize
-from ..forest.level_search import SearchRequest, search_group
-from ..forest.results import PackedResults, concat
+from ..levels.level_search import SearchRequest, search_group
+from ..levels.results import PackedResults, concat
 from ..gc_pause import collector_paused
 from ..hook_points import point
 from ..io.schema import Roles
@@ -195,13 +195,6 @@ def histogram_of_many(encoded: list[Encoded], *, plan: PassPlan, shape: PassShap
     if plan.fills:
         fill_derived(total, list(last), plan.fills, plan.cells)
     return total
-
-
-def histogram_of_part(part: Part, *, source: Source, roles: Roles, spec: BinSpec, folds,
-                      plan: PassPlan, shape: PassShape) -> np.ndarray:
-    """Read, encode and count one part: a level pass without a cache."""
-    return histogram_of(encode_part(part, source=source, roles=roles, spec=spec, folds=folds),
-                        plan=plan, shape=shape)
 
 
 def histogram_of_parts(parts: list[Part], *, source: Source, roles: Roles, spec: BinSpec, folds,

@@ -7,7 +7,7 @@ histograms are never copied, but described as "total minus slice" to the
 batched split search (:func:`dasktree.split.choices.choose_batch`); trees with
 the same training counts at a node make the same choice and are searched once.
 The decisions go back as the columns of
-:class:`~dasktree.forest.results.PackedResults` (:func:`packed_decisions`): per
+:class:`~dasktree.levels.results.PackedResults` (:func:`packed_decisions`): per
 (node, tree) pair its leaf reason or chosen test, per chosen test its code table,
 threshold, gain and children counts (training counts, and per part). A deep
 level of a cross-validation forest chooses thousands of binary threshold tests,
@@ -63,7 +63,7 @@ class SearchContext:
     n_repeats: int
     min_samples_split: int
     n_classes: int
-    # A grid of settings (dasktree.forest.settings): tree t searches with splits[tree_split[t]]; () : split
+    # A grid of settings (dasktree.levels.settings): tree t searches with splits[tree_split[t]]; () : split
     splits: tuple[SplitParams, ...] = ()
     tree_split: np.ndarray | None = None
 
@@ -214,7 +214,7 @@ def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_co
 
 def search_group(hist: np.ndarray, requests: list[SearchRequest], context: SearchContext) -> PackedResults:
     """Best test per (node, tree) of a node group, from the group's summed flat histogram, as the
-    columns of :class:`~dasktree.forest.results.PackedResults`.
+    columns of :class:`~dasktree.levels.results.PackedResults`.
 
     Runs on a worker, next to the histogram; returns only counts and tests.
     Tree ``t`` trains on the node's total minus the part it holds out. Each

@@ -3,12 +3,12 @@
 Each level: the frontier (distinct nodes some tree still has to decide) is cut
 into node groups that fit the histogram memory budget; for each group a
 runner makes one pass over the data (route rows, count them, sum the counts
-where they are) and runs :func:`~dasktree.forest.level_search.search_group` next to
+where they are) and runs :func:`~dasktree.levels.level_search.search_group` next to
 the summed histogram. Only the chosen tests come back. The forest then gets
 its new branches and children; a child that is already a leaf for every tree
 that reaches it (depth limit, too small, pure) never enters a pass.
 
-This module is pure: the runners (``dasktree.engine.runners``) do the scheduling.
+This module is pure: the runners (:mod:`dasktree.engine.runner`) do the scheduling.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ class GrowParams:
     max_leaf_nodes: int | None = None
     split: SplitParams = SplitParams()
     max_histogram_mb: float = 256.0
-    # A grid of settings (dasktree.forest.settings): tree t grows with settings[tree_setting[t]]
+    # A grid of settings (dasktree.levels.settings): tree t grows with settings[tree_setting[t]]
     # (``split`` then only stands for them where one is asked for); () : every tree grows with ``split``
     settings: tuple[SplitParams, ...] = ()
     tree_setting: tuple[int, ...] = ()
@@ -57,7 +57,7 @@ class GrowParams:
 
 
 class LevelRunner(Protocol):
-    """What the grow loop asks of a runner (:class:`dasktree.engine.runners.Runner` has the rest)."""
+    """What the grow loop asks of a runner (:class:`dasktree.engine.runner.Runner` has the rest)."""
 
     derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
 
@@ -79,7 +79,7 @@ class LevelReport:
     searches: int = 0  # attribute searches made: (training histogram, attribute) pairs
     postponed: int = 0  # attribute searches postponed (dasktree.split.postpone)
     search_seconds: float = 0.0  # split search time on the workers (block counts included), summed
-    small_nodes: int = 0  # frontier nodes whose subtrees grew in memory (dasktree.forest.small)
+    small_nodes: int = 0  # frontier nodes whose subtrees grew in memory (dasktree.levels.small)
     grown_in_memory: int = 0  # the nodes those subtrees made
     rows_gathered: int = 0  # the rows their pass gathered
 
@@ -184,7 +184,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
                 level: int, tests: dict) -> LevelReport:
     """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
-    in memory (:mod:`dasktree.forest.small`); what the level report says of it."""
+    in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
     started = time.perf_counter()
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
     plan = small.forest_gather_plan(forest, jobs, spec.widths)
@@ -226,7 +226,7 @@ def _apply(forest: Forest, packed: PackedResults, params: GrowParams,
            level: int) -> tuple[int, list[int], list[Node]]:
     """Turn a level's decisions into branches, children and leaves; returns the new children too.
 
-    Straight from the packed columns (:mod:`dasktree.forest.results`): a deep forest level decides
+    Straight from the packed columns (:mod:`dasktree.levels.results`): a deep forest level decides
     thousands of (node, tree) pairs, and only what the forest keeps becomes objects."""
     ids = packed.nodes.tolist()
     nodes = [forest.nodes[i] for i in ids]

@@ -6,9 +6,9 @@ pairs. As objects per node (each decision a
 arrays) they cost more to pickle on the worker and unpickle on the client than the
 search itself costs. The search writes
 its results as columns that pickle as a handful of buffers
-(:func:`dasktree.forest.level_search.packed_decisions`).
+(:func:`dasktree.levels.level_search.packed_decisions`).
 :func:`concat` joins a level's chunks on the client, and the grow loop
-(:func:`dasktree.forest.grow._apply`) reads the columns as they are: only the tests
+(:func:`dasktree.levels.grow._apply`) reads the columns as they are: only the tests
 the forest keeps become :class:`~dasktree.split.node_tests.Test` objects
 (:func:`tests_of`), one per branch.
 """

@@ -1,14 +1,14 @@
 """A node group's search, brute force: every (node, tree) pair's training histogram made
 explicitly (the node's total minus the part the tree holds out), searched alone with
 :func:`~dasktree.split.search.best_split`, and its children counted slice by slice, against
-the columns :func:`~dasktree.forest.level_search.search_group` writes in one batch."""
+the columns :func:`~dasktree.levels.level_search.search_group` writes in one batch."""
 
 import numpy as np
 import pytest
 
 import dasktree
 import dasktree.engine.local_runner
-from dasktree.forest.level_search import leaf_reasons, search_group
+from dasktree.levels.level_search import leaf_reasons, search_group
 from dasktree.split.choices import best_split
 from dasktree.testing import mixed_frame
 

@@ -9,7 +9,7 @@ import pytest
 
 from dasktree import fit
 from dasktree.binning.summary import merge_all, summarize
-from dasktree.io.keys import key_like_columns
+from dasktree.binning.keys import key_like_columns
 from dasktree.io.schema import resolve_roles
 from dasktree.testing import mixed_frame, write_dataset
 
@@ -56,7 +56,7 @@ def test_the_command_warns_and_the_report_keeps_it(tmp_path):
 def test_the_summary_kept_for_the_keys_lets_go_of_the_other_sketches():
     """Once the bins are made a fit keeps only the integer columns' sketches (what the key check
     reads): the same keys are found, the float columns' sketches are gone."""
-    from dasktree.io.keys import kept_for_keys
+    from dasktree.binning.keys import kept_for_keys
 
     n = 5000
     frame = mixed_frame(n, seed=1).assign(id=np.random.default_rng(0).permutation(n))

@@ -280,7 +280,7 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
     """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
-    nodes as flat entries (as :meth:`~dasktree.forest.forest.Forest.routing_plan` makes them)."""
+    nodes as flat entries (as :meth:`~dasktree.levels.forest.Forest.routing_plan` makes them)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
     on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []

@@ -19,6 +19,8 @@ import math
 import numpy as np
 import pyarrow as pa
 
+from .summary import GRID_BITS
+
 __all__ = ["MIN_ROWS", "key_like_columns", "key_warnings", "kept_for_keys"]
 
 MIN_ROWS = 100
@@ -48,8 +50,6 @@ def _dense_distinct_integers(sketch, rows: int, grid_bits: int) -> bool:
 
 def key_like_columns(summary, roles, schema: pa.Schema) -> list[str]:
     """The features of ``roles`` that look like row keys in ``summary`` (pass 0's), in feature order."""
-    from ..binning.summary import GRID_BITS
-
     rows = int(summary.n_rows - summary.n_zero_weight)
     if rows < MIN_ROWS:
         return []

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .estimator_input import join_dask
+from ..estimator_input import join_dask
 
 __all__ = ["dask_score"]
 
@@ -28,7 +28,7 @@ def dask_score(model, X, y, sample_weight=None, client=None) -> float:
 def _hits(frame, *, model, truth: str, weight: str | None) -> np.ndarray:
     """Correct predictions and rows of one partition of ``X`` joined with its labels (each row
     counted by its weight when there is a ``weight`` column)."""
-    from .io.sources import frame_to_table
+    from ..io.sources import frame_to_table
 
     if not len(frame):
         return np.zeros(2)

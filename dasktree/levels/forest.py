@@ -11,7 +11,7 @@ chose the identical test share a branch and its children) or ends at the node
 A single tree is a forest of one.
 
 This module is pure Python and numpy: it decides nothing about splits (that is
-``dasktree.split``) and schedules nothing (that is ``dasktree.forest.grow``).
+``dasktree.split``) and schedules nothing (that is ``dasktree.levels.grow``).
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from dasktree import DaskTreeClassifier
 from dasktree.datasets import agrawal
-from dasktree.engine.placement import arrow_row_bytes, assign_parts
-from dasktree.engine.runners import DaskRunner
+from dasktree.engine.part_groups import arrow_row_bytes, assign_parts
+from dasktree.engine.dask_runner import DaskRunner
 
 
 def test_runs_are_contiguous_and_balanced():

@@ -167,7 +167,7 @@ def test_a_level_is_applied_with_the_collector_off(monkeypatch):
     automatic collection, and the collector is back on after the fit."""
     import gc
 
-    import dasktree.forest.grow as grow
+    import dasktree.levels.grow as grow
 
     applied, states = grow._apply, []
 

@@ -1,8 +1,8 @@
 """A level's search results, packed, pickled and joined, change the forest as object-by-object code did.
 
-Search tasks write their results as columns (:mod:`dasktree.forest.level_search`), the
-client joins a level's chunks (:func:`~dasktree.forest.results.concat`) and
-:func:`dasktree.forest.grow._apply` turns the columns into branches, children and
+Search tasks write their results as columns (:mod:`dasktree.levels.level_search`), the
+client joins a level's chunks (:func:`~dasktree.levels.results.concat`) and
+:func:`dasktree.levels.grow._apply` turns the columns into branches, children and
 leaves. The reference here is the apply it replaced, on the unpacked objects.
 """
 
@@ -15,13 +15,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import dasktree.forest.grow as grow
+import dasktree.levels.grow as grow
 from dasktree.binning.spec import bin_spec
 from dasktree.engine.local_runner import LocalRunner
-from dasktree.forest.forest import Forest, Node
-from dasktree.forest.grow import GrowParams
-from dasktree.forest.level_search import leaf_reasons
-from dasktree.forest.results import PackedResults, concat
+from dasktree.levels.forest import Forest, Node
+from dasktree.levels.grow import GrowParams
+from dasktree.levels.level_search import leaf_reasons
+from dasktree.levels.results import PackedResults, concat
 from dasktree.io.folds import FoldSpec
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
