@@ -251,7 +251,7 @@ def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bi
     if not isinstance(given.source, FileSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                              "gone with the process that held it")
-    from . import __version__
+    from .version import __version__
     from .engine.checkpoint import Checkpoint
 
     class_weight = settings["class_weight"]

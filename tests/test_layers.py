@@ -90,10 +90,6 @@ FLOOR = {room: len(FLOORS) - i for i, floor in enumerate(FLOORS) for room in flo
 ALLOWED = {
     # Upward imports in files the task object's rewrite (issue #51, item 1) replaces or removes: delete
     # each entry when its import is gone (test_every_allowance_is_still_needed says which).
-    ("dasktree.engine.evaluate", "dasktree.regress.metrics"): "task: a regression model's metrics",
-    ("dasktree.model.show_report", "dasktree.regress.show"): "task: a regression model's report",
-    ("dasktree.fit", "dasktree"): "task: __version__ from the package, not from dasktree.version",
-    ("dasktree.regress.fit", "dasktree"): "task: __version__ from the package, not from dasktree.version",
     ("dasktree.model.model", "dasktree.export"): "Model.export hands itself to the exporters a floor above",
 }
 """(module, imported module) -> why the import may break the floors' rule, for now."""
@@ -187,7 +183,6 @@ def test_the_checkers_find_a_cycle_and_an_upward_import():
 FACE_ALLOWED = {
     # Imports past split's face in files the task object's rewrite (issue #51, item 1) replaces or
     # removes; split/api.py already holds every name they take: delete each entry when its import is gone.
-    ("dasktree.model.model", "dasktree.split.criteria"): "task: the model's impurities",
     ("dasktree.model.model", "dasktree.split.node_tests"): "task: the model's tests",
     ("dasktree.model.export", "dasktree.split.node_tests"): "task: text and dot of a test",
     ("dasktree.params", "dasktree.split.search"): "task: the parameters' SplitParams",

@@ -132,7 +132,7 @@ class Classification(Task):
 
     def feature_importances(self, model):
         """Total weighted impurity decrease per feature, normalised to sum 1 (as scikit-learn)."""
-        from ..split.criteria import entropy, gini
+        from ..split.api import entropy, gini
 
         impurity = gini if model.params.get("criterion", "gini") == "gini" else entropy
         tree = model.tree

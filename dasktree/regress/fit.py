@@ -126,7 +126,7 @@ def _checkpoint(directory, given, settings: dict, part_rows: int, columns: dict)
     if not isinstance(given.source, FileSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                              "gone with the process that held it")
-    from .. import __version__
+    from ..version import __version__
 
     return regression_checkpoint(directory, {
         "data": given.source.fingerprint(), "params": settings, "version": __version__, "part_rows": part_rows,
