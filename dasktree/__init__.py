@@ -18,6 +18,8 @@ from .regress import model as _regression_model  # noqa: E402,F401  (a regressio
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
     "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
+    "DaskForestClassifier": "forest_estimator", "fit_forest": "fit_forest", "load_forest": "model.forest_model",
+    "ForestModel": "model.forest_model",
 }
 
 
@@ -42,14 +44,18 @@ __version__ = "0.1.0"
 
 __all__ = [
     "CSV",
+    "DaskForestClassifier",
     "DaskTreeClassifier",
     "DaskTreeError",
     "DataError",
     "Discretizer",
+    "ForestModel",
     "InputError",
     "Model",
     "export_dot",
     "export_text",
     "fit",
+    "fit_forest",
     "load",
+    "load_forest",
 ]

@@ -30,7 +30,7 @@ from .forest.to_model import tree_model
 from .gc_pause import collector_paused
 from .io.bagging import BagSpec, multiplicities
 from .io.schema import resolve_roles
-from .io.sources import DEFAULT_PART_ROWS, open_source
+from .io.sources import DEFAULT_PART_ROWS, TableSource, open_source
 from .model.forest_model import ForestModel
 from .params.forest import bag_mean, validate_forest
 
@@ -41,13 +41,13 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
                exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None, client=None,
                scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
                storage_options: dict | None = None, progress=False, sample_weight=None, class_weight=None,
-               memory_limit: int | str | None = None, **params) -> ForestModel:
+               memory_limit: int | str | None = None, security=None, **params) -> ForestModel:
     """Learn a forest of ``n_estimators`` trees from ``data``, every member in the same passes.
 
     Parameters
     ----------
     data, y, target, features, exclude, nominal, client, scheduler, cache, part_rows, storage_options,
-    progress, sample_weight, class_weight, memory_limit
+    progress, sample_weight, class_weight, memory_limit, security
         As :func:`dasktree.fit`'s.
     key : str, optional
         A column whose values key the rows for the bags' hash (default: the row's content).
@@ -59,7 +59,9 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
     Returns
     -------
     ForestModel
-        Its ``report["oob_score"]`` is the out-of-bag accuracy when ``oob_score``.
+        Its ``report["oob_score"]`` is the out-of-bag accuracy when ``oob_score`` (the rows that are
+        out of some member's bag); for data in memory its ``run["oob_decision_function"]`` holds each
+        input row's out-of-bag class probabilities (NaN where no member left the row out).
     """
     started = time.perf_counter()
     forest_params, settings = validate_forest({**params, "class_weight": class_weight})
@@ -73,7 +75,7 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
                           extra=bag.columns, weight=weight, where=source.description)
     bag = bag.hashing(roles)
     with open_runner(source, roles, folds=bag, client=client, scheduler=scheduler, cache=cache, progress=progress,
-                     memory_limit=limit) as runner:
+                     security=security, memory_limit=limit) as runner:
         summary = runner.summary(settings["max_bins"])
         spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
                              where=source.description)
@@ -113,6 +115,10 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
         model.report = report
         model.run = {"seconds": {"total": round(time.perf_counter() - started, 4)}, "workers": runner.workers,
                      "levels": [dataclasses.asdict(level) for level in grow_report.levels]}
+        if forest_params["oob_score"] and isinstance(source, TableSource):  # in memory: each row's votes too
+            votes, n_out = oob_votes(source.table.select(roles.columns), model=model, bag=bag)
+            votes[n_out == 0] = np.nan
+            model.run["oob_decision_function"] = votes
         return model
 
 
