@@ -18,7 +18,7 @@ from .regress import model as _regression_model  # noqa: E402,F401  (a regressio
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
     "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
-    "DaskForestClassifier": "forest_estimator", "fit_forest": "fit_forest", "load_forest": "model.forest_model",
+    "DaskForestClassifier": "forest_estimator", "fit_forest": "forest_fit", "load_forest": "model.forest_model",
     "ForestModel": "model.forest_model",
 }
 

@@ -1,4 +1,4 @@
-"""``DaskForestClassifier``: the scikit-learn face of :func:`dasktree.fit_forest.fit_forest`."""
+"""``DaskForestClassifier``: the scikit-learn face of :func:`dasktree.forest_fit.fit_forest`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .errors import InputError
 from .estimator_input import check_fit_input, check_predict_input, dask_frame, is_dask, is_dataset, join_dask
-from .fit_forest import fit_forest
+from .forest_fit import fit_forest
 from .fitted import NotFittedError
 from .model.forest_model import ForestModel, load_forest
 from .model.predict import as_table
