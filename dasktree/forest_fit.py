@@ -107,7 +107,7 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
             "passes": runner.passes,
         }
         if forest_params["oob_score"]:
-            correct, counted = reduce_parts(runner, _oob_part, np.add, roles.columns, "out-of-bag",
+            correct, counted = reduce_parts(runner, _oob_part, _sum, roles.columns, "out-of-bag",
                                             model=model, bag=bag)
             report["oob_score"] = float(correct / counted) if counted else None
             report["oob_rows"] = int(counted)
@@ -135,6 +135,11 @@ def oob_votes(table: pa.Table, *, model: ForestModel, bag: BagSpec) -> tuple[np.
     n_out = left_out.sum(axis=0)
     np.divide(votes, n_out[:, None], out=votes, where=n_out[:, None] > 0)
     return votes, n_out
+
+
+def _sum(*counts: np.ndarray) -> np.ndarray:
+    """The OOB pass's combine: parts' counts added (exact integers, in any grouping)."""
+    return np.sum(counts, axis=0)
 
 
 def _oob_part(table: pa.Table, *, model: ForestModel, bag: BagSpec) -> np.ndarray:
