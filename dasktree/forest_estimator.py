@@ -61,7 +61,9 @@ class DaskForestClassifier(ClassifierMixin, BaseEstimator):
             key: str | None = None, storage_options: dict | None = None) -> "DaskForestClassifier":
         """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``
         (the input forms of :meth:`dasktree.DaskTreeClassifier.fit`). ``key``: a column keying the
-        rows for the bags' hash (default: each row's values in the columns the fit uses)."""
+        rows for the bags' hash (default: each row's values in the features and the target). With
+        ``X, y`` in memory the hash names the columns by their places (an array and a DataFrame of
+        the same values give one forest); a dataset's, a dask frame's and ``target=``'s by their names."""
         values = self._values()
         for name in ("n_features_in_", "feature_names_in_", "oob_decision_function_", "oob_score_"):
             self.__dict__.pop(name, None)
@@ -77,7 +79,8 @@ class DaskForestClassifier(ClassifierMixin, BaseEstimator):
         model = fit_forest(data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
                            storage_options=storage_options, sample_weight=sample_weight, client=self.client,
                            scheduler=self.scheduler, cache=self.cache, progress=self.progress,
-                           security=self.security, memory_limit=self.memory_limit, **values)
+                           security=self.security, memory_limit=self.memory_limit,
+                           positional=in_memory and target is None, **values)
         self._set_model(model, names=not (in_memory and target is None))
         self._sklearn_input = in_memory and target is None
         return self

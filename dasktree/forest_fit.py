@@ -41,7 +41,8 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
                exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None, client=None,
                scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
                storage_options: dict | None = None, progress=False, sample_weight=None, class_weight=None,
-               memory_limit: int | str | None = None, security=None, **params) -> ForestModel:
+               memory_limit: int | str | None = None, security=None, positional: bool = False,
+               **params) -> ForestModel:
     """Learn a forest of ``n_estimators`` trees from ``data``, every member in the same passes.
 
     Parameters
@@ -50,7 +51,11 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
     progress, sample_weight, class_weight, memory_limit, security
         As :func:`dasktree.fit`'s.
     key : str, optional
-        A column whose values key the rows for the bags' hash (default: the row's content).
+        A column whose values key the rows for the bags' hash (default: the row's content: its values in
+        the features and the target, by the columns' names).
+    positional : bool
+        Name the content's columns by their places, not their names, in the bags' hash (the estimator's
+        ``X, y``: an array and a DataFrame of the same values give one forest).
     **params
         The forest's parameters (:data:`dasktree.params.forest.FOREST_PARAMS`: ``n_estimators``,
         ``max_features``, ``bootstrap``, ``max_samples``, ``oob_score``, ``random_state``) and the
@@ -70,7 +75,7 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
     source, weight = _weight_column(source, sample_weight, part_rows)
     n = forest_params["n_estimators"]
     bag = BagSpec(n, forest_params["random_state"], bag_mean(forest_params["max_samples"], source.n_rows),
-                  forest_params["bootstrap"], key)
+                  forest_params["bootstrap"], key, positional=positional)
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=bag.columns, weight=weight, where=source.description)
     bag = bag.hashing(roles)

@@ -34,6 +34,10 @@ def _cmd_fit(args) -> dict:
     from ..io.outputs import check_file_out
     from ..params import validate
 
+    if args.trees is not None:  # a forest: dasktree.cli.forest
+        from .forest import cmd_fit_forest
+
+        return cmd_fit_forest(args, columns)
     if resolve_task(args) == "regression":
         return cmd_fit_regression(args, columns)
     # bad usage (exit 2) before an output's trouble (exit 1)

@@ -114,6 +114,7 @@ class BagSpec:
     bootstrap: bool = True
     key: str | None = None
     content: tuple[str, ...] | None = None
+    positional: bool = False
 
     @property
     def k(self) -> int:
@@ -131,11 +132,17 @@ class BagSpec:
         return [] if self.key is None else [self.key]
 
     def hashing(self, roles) -> "BagSpec":
-        """This spec hashing the columns ``roles`` fits on: features, target and weight."""
-        return dataclasses.replace(self, content=(*roles.features, roles.target,
-                                                  *([roles.weight] if roles.weight else [])))
+        """This spec hashing the columns ``roles`` fits on: the features and the target, not the weight
+        column (a row of weight 2 is two identical rows, which share their bags: weights are repeated rows)."""
+        return dataclasses.replace(self, content=(*roles.features, roles.target))
 
     def row_hashes(self, table: pa.Table, where: str = "the data") -> np.ndarray:
+        """One uint64 per row: its key's hash, else its content's; with ``positional``, the content's
+        columns named by their place in ``content`` (scikit-learn's ``X, y``: an array and a DataFrame
+        of the same values, whatever their columns' names, give the same bags)."""
+        if self.positional and self.key is None and self.content is not None:
+            table = table.select(list(self.content)).rename_columns([f"#{i}" for i in range(len(self.content))])
+            return FoldSpec(2, content=tuple(table.column_names)).row_hashes(table, where)
         return FoldSpec(2, key=self.key, content=self.content).row_hashes(table, where)
 
     def parts_of(self, table: pa.Table, part) -> np.ndarray:

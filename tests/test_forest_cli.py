@@ -1,0 +1,44 @@
+"""``dasktree fit --trees N``: a forest's model file, its summary line, and bad usage as exit 2."""
+
+import json
+
+import pytest
+
+import dasktree
+from dasktree.cli import main
+from dasktree.model.forest_model import load_forest
+from dasktree.testing import mixed_frame, write_dataset
+
+FRAME = mixed_frame(1200, seed=6)
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    return write_dataset(FRAME, tmp_path_factory.mktemp("forest-cli") / "data", n_files=2)
+
+
+def test_fit_trees_writes_the_forest_the_function_fits(data, tmp_path, capsys):
+    out = tmp_path / "forest.json"
+    assert main(["fit", data, "--target", "label", "--trees", "4", "--max-depth", "4", "--oob",
+                 "--max-features", "2", "--random-state", "7", "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    said = captured.out + captured.err
+    assert "a forest of 4 trees" in said and "out-of-bag accuracy" in said
+    model = load_forest(out)
+    expected = dasktree.fit_forest(data, target="label", n_estimators=4, max_depth=4, oob_score=True,
+                                   max_features=2, random_state=7)
+    assert model.dumps() == expected.dumps()
+    assert json.loads(out.read_text())["kind"] == "forest"
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--trees", "0"], "n_estimators must be"),
+    (["--trees", "3", "--cv", "5"], "cv is not for forests"),
+    (["--trees", "3", "--max-samples", "lots"], "--max-samples must be a number"),
+    (["--trees", "3", "--max-features", "half"], "max_features must be"),
+    (["--trees", "3", "--task", "regression"], "regression forest is not there yet"),
+])
+def test_bad_forest_options_are_exit_2(data, tmp_path, capsys, options, message):
+    assert main(["fit", data, "--target", "label", *options, "--out", str(tmp_path / "m.json"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
