@@ -119,7 +119,8 @@ def grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, *, n_trees: int
     ``bagged``: the ``n_trees`` trees are a forest's bootstrap members (the runner's rows carry
     their multiplicities, :class:`~dasktree.io.bagging.BagSpec`), each searching ``max_features``
     attributes per node (0: all) drawn from ``feature_seed`` (:mod:`dasktree.forest.sampling`).
-    Its nodes are all counted in level passes: no subtraction, no small nodes in memory yet."""
+    A node's larger child is derived as for any forest (its parent's slices less its siblings', member
+    by member); small nodes are not finished in memory for a bagged forest yet: every level is a pass."""
     if bagged:
         holdout, n_folds, n_repeats = np.arange(n_trees), n_trees, 1
     with older_objects_frozen():  # a forest adds tens of thousands of nodes
@@ -163,7 +164,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
                               params.max_histogram_mb)
         rows = dict(zip([node.id for node in frontier], _rows(frontier)))
         # Subtraction needs the parents' counts of the last pass: one group then and now.
-        derive = _derivations(new_branches, rows) if len(groups) == 1 and not bagged else {}
+        derive = _derivations(new_branches, rows) if len(groups) == 1 else {}
         derived = getattr(runner, "derived", 0)
         results: list[PackedResults] = []
         for g, group in enumerate(groups):

@@ -30,6 +30,7 @@ def forest():
 
 
 def test_each_member_is_the_tree_grown_on_its_bag(forest):
+    assert sum(level["derived"] for level in forest.run["levels"]) > 0  # larger children derived, member by member
     bags = _bags(FRAME, 4, 3)
     for t, member in enumerate(forest.members):
         single = dasktree.fit(FRAME, target="label", sample_weight=bags[t].astype(np.float64), bin_spec=forest.spec,
