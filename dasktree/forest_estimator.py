@@ -156,6 +156,13 @@ class DaskForestClassifier(ClassifierMixin, BaseEstimator):
         """Write the forest as one JSON model file (:func:`load_forest_estimator` reads it)."""
         self._check_fitted().save(path)
 
+    def to_onnx(self) -> bytes:
+        """The forest as ONNX bytes: a ``TreeEnsemble`` per member and their mean
+        (:mod:`dasktree.export.forest_onnx`), equal to :meth:`predict_proba` on every row."""
+        from .export.forest_onnx import forest_onnx_bytes
+
+        return forest_onnx_bytes(self._check_fitted())
+
 
 def _proba_frame(frame, *, model: ForestModel) -> np.ndarray:
     from .io.sources import frame_to_table
