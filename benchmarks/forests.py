@@ -57,7 +57,8 @@ def one(learner: str, path: str, trees: int, depth: int) -> dict:
 
         import dasktree
 
-        dasktree.fit_forest(pq.read_table(train[0]).slice(0, 2000), target=TARGET, n_estimators=4, max_depth=3)
+        warm = pq.read_table(train[0]).slice(0, 2000).to_pandas()
+        dasktree.fit_forest(warm, target=TARGET, n_estimators=4, max_depth=3)
         started = time.perf_counter()
         model = dasktree.fit_forest(train, target=TARGET, n_estimators=trees, max_depth=depth, random_state=0)
         seconds = time.perf_counter() - started

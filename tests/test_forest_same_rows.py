@@ -1,4 +1,4 @@
-"""A forest's bags follow the rows: one Parquet file, seven files of other row groups, a pandas frame,
+"""A forest's bags follow the rows: one Parquet file, seven files of other row groups (also streamed), a pandas frame,
 a dask frame, the estimator's X, y and a real 2-process LocalCluster all give one model, byte for byte."""
 
 import dask.dataframe as dd
@@ -30,6 +30,9 @@ def _models(datasets, **where) -> dict[str, str]:
 def test_the_same_rows_in_every_form_give_one_forest(datasets):
     models = _models(datasets)
     models["pandas frame"] = dasktree.fit_forest(FRAME, target="label", **PARAMS).dumps()
+    models["streamed, cache=False"] = dasktree.fit_forest(
+        datasets["seven files"], target="label", cache=False, memory_limit="512MB", part_rows=700,
+        **PARAMS).dumps()
     X, y = FRAME.drop(columns=["label"]), FRAME["label"]
     models["estimator X, y"] = DaskForestClassifier(**PARAMS).fit(X.assign(label=y), target="label").model_.dumps()
     assert len(set(models.values())) == 1, {name: hash(text) for name, text in models.items()}

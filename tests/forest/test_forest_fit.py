@@ -41,6 +41,13 @@ def test_each_member_is_the_tree_grown_on_its_bag(forest):
         assert member.children == single.children
 
 
+def test_node_groups_under_a_small_histogram_budget_give_the_same_members(forest):
+    grouped = dasktree.fit_forest(FRAME, target="label", n_estimators=4, max_features=None, random_state=3,
+                                  max_depth=5, max_histogram_mb=0.05)
+    assert max(level["groups"] for level in grouped.run["levels"]) > 1
+    assert [m.to_json() for m in grouped.members] == [m.to_json() for m in forest.members]
+
+
 def test_each_member_searches_only_its_feature_sample():
     k = resolve_max_features("sqrt", len(FEATURES))
     model = dasktree.fit_forest(FRAME, target="label", n_estimators=6, random_state=9, max_depth=6)
