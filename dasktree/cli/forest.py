@@ -14,7 +14,7 @@ from .say import progress as _progress, say as _say
 
 __all__ = ["add_forest", "cmd_fit_forest"]
 
-GROUP = "forest (--trees N: N trees grown in the same passes)"
+GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
 
 
 def add_forest(p: argparse.ArgumentParser) -> None:
