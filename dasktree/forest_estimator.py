@@ -156,6 +156,13 @@ class DaskForestClassifier(ClassifierMixin, BaseEstimator):
         """Write the forest as one JSON model file (:func:`load_forest_estimator` reads it)."""
         self._check_fitted().save(path)
 
+    def to_sql(self, **options) -> str:
+        """The forest as one SQL ``SELECT`` (:func:`dasktree.export.forest_sql.forest_sql_select`:
+        ``table=``, ``dialect=``, ``keep=``...), equal to :meth:`predict_proba` and :meth:`predict`."""
+        from .export.forest_sql import forest_sql_select
+
+        return forest_sql_select(self._check_fitted(), **options)
+
     def to_onnx(self) -> bytes:
         """The forest as ONNX bytes: a ``TreeEnsemble`` per member and their mean
         (:mod:`dasktree.export.forest_onnx`), equal to :meth:`predict_proba` on every row."""
