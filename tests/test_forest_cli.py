@@ -2,6 +2,8 @@
 
 import json
 
+import numpy as np
+
 import pytest
 
 import dasktree
@@ -29,6 +31,23 @@ def test_fit_trees_writes_the_forest_the_function_fits(data, tmp_path, capsys):
                                    max_features=2, random_state=7)
     assert model.dumps() == expected.dumps()
     assert json.loads(out.read_text())["kind"] == "forest"
+
+
+def test_predict_with_a_forest_file_writes_the_forests_predictions(data, tmp_path):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "forest.json"
+    assert main(["fit", data, "--target", "label", "--trees", "3", "--max-depth", "4", "--out", str(out),
+                 "--quiet"]) == 0
+    assert main(["predict", str(out), data, "--out", str(tmp_path / "scored"), "--quiet"]) == 0
+    scored = pq.read_table(tmp_path / "scored")
+    model = load_forest(out)
+    table = pq.read_table(data)
+    proba = model.predict_proba_table(table)
+    got = np.column_stack([scored.column(f"proba_{c}").to_numpy() for c in model.classes])
+    np.testing.assert_array_equal(np.sort(got, axis=0), np.sort(proba, axis=0))  # the files' rows, in any order
+    assert sorted(scored.column("prediction").to_pylist()) == sorted(
+        np.asarray(model.classes)[np.argmax(proba, axis=1)].tolist())
 
 
 @pytest.mark.parametrize("options,message", [

@@ -85,7 +85,7 @@ def skipped_said(r: dict) -> str:
 def _cmd_predict(args) -> dict:
     from ..engine.predict import predict_dataset
     from ..io.outputs import check_out
-    from ..model.model import load
+    from .forest import load_model_or_forest as load
 
     model = load(args.model)
     check_out(args.out, overwrite=args.overwrite)  # before any pass

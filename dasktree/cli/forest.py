@@ -12,7 +12,7 @@ import argparse
 from ..errors import ParameterError
 from .say import progress as _progress, say as _say
 
-__all__ = ["add_forest", "cmd_fit_forest"]
+__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest"]
 
 GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
 
@@ -103,3 +103,18 @@ def cmd_fit_forest(args, columns) -> dict:
                f"{model.run['seconds']['total']:.2f}s")
     return {"model": args.out, "report": model.report, "run": {k: v for k, v in model.run.items()
                                                                if k != "oob_decision_function"}}
+
+
+def load_model_or_forest(path):
+    """A model file as its model: a forest's (``"kind": "forest"``) as a
+    :class:`~dasktree.model.forest_model.ForestModel`, any other as :func:`dasktree.model.model.load` reads it."""
+    import os
+
+    from ..io.outputs import read_json_file
+    from ..model.forest_model import KIND, ForestModel
+    from ..model.model import Model
+
+    document = read_json_file(path, "model")
+    if isinstance(document, dict) and document.get("kind") == KIND:
+        return ForestModel.from_json(document, where=os.fspath(path))
+    return Model.from_json(document, where=os.fspath(path))
