@@ -13,7 +13,7 @@ from .errors import DaskTreeError, DataError, InputError  # noqa: E402
 from .fit import fit  # noqa: E402  (eager: the name is also the submodule's, which an import would bind here)
 from .model.export import export_dot, export_text  # noqa: E402
 from .model.model import Model  # noqa: E402
-from .regress import model as _regression_model  # noqa: E402,F401  (a regression model file's class)
+from .regress import task as _regression_task  # noqa: E402,F401  (the task a regression model file names)
 
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",

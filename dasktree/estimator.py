@@ -7,25 +7,17 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from .errors import InputError, ParameterError
+from .errors import InputError
 from .fit import fit_validated
 from .engine.predict import predict_dataset
-from .estimator_input import (
-    check_fit_input,
-    check_predict_input,
-    dask_frame,
-    folds_of_splits,
-    is_dask,
-    is_dataset,
-    join_dask,
-    with_column,
-)
+from .estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
 from .fitted import FittedModel, NotFittedError
 from .model.export import export_dot, export_text
 from .model.grid import GridResults
 from .model.model import Model
 from .model.model import load as load_model
 from .model.predict import as_table, predict_table, prediction_columns
+from .model.task import CLASSIFICATION
 from .params import declared_params, install_estimator_params, validate
 
 __all__ = ["DaskTreeClassifier", "NotFittedError", "load"]
@@ -45,6 +37,7 @@ _DOC = """A decision tree grown one level pass at a time, on Dask or in process.
 
 class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimator):
     # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
+    _task = CLASSIFICATION
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -60,88 +53,17 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
         params = self.get_params(deep=False)
         return type(self)(**{k: v if k == "client" else clone(v, safe=False) for k, v in params.items()})
 
-    def _settings(self):
-        """The parameters validated (once per fit), all but the runtime ones; ``cv`` given as
-        (train, test) splits counts as ``cv=len(splits)`` (the splits are checked against the rows later)."""
-        values = {p.name: getattr(self, p.name) for p in declared_params() if p.layer != "runtime"}
-        if _are_splits(values["cv"]):
-            try:
-                values["cv"] = len(values["cv"])
-            except TypeError:
-                raise ParameterError("cv must be an integer >= 2, a list of (train, test) index splits, "
-                                     f"or None, got {values['cv']!r}") from None
+    _declared = staticmethod(declared_params)  # read at each fit: the declaration is the one place
+
+    def _settings(self, values: dict):
+        """The parameters validated, once per fit, before the input is read."""
         return validate(values)
 
-    # ---------------------------------------------------------------- fit
-    def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
-            features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
-            checkpoint: str | None = None) -> "DaskTreeClassifier":
-        """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``.
-
-        Parameters
-        ----------
-        X : array-like of shape (n_rows, n_features), DataFrame, dask collection, or dataset
-            numpy / pandas (validated as scikit-learn does); a dask DataFrame or
-            2-D dask array (with ``y`` a dask Series or array of the same
-            partitions, or ``target=`` a column of the frame); or a Parquet file,
-            directory, glob or fsspec URL (with ``storage_options``) and ``target=``; or the
-            same of CSV files (``*.csv`` / ``*.tsv``, compressed or not, or :class:`dasktree.CSV`).
-        y : array-like of shape (n_rows,), optional
-            Class labels.
-        sample_weight : array-like of shape (n_rows,), dask Series or array, or str, optional
-            Row weights, counted as whole rows (:mod:`dasktree.io.weights`: integer
-            weights as they are, others in fixed point; weight 0 leaves a row out):
-            an array beside in-memory ``X``; a dask Series or array of ``X``'s
-            partitions beside dask ``X``; or the name of a column of ``X`` (a
-            dataset's way).
-        key, folds : str, optional
-            With ``cv``: a column keying the rows for the fold hash (default: each
-            row's values in the columns the fit uses), or a column
-            of the user's own folds ``0..cv-1``.
-        checkpoint : str or path, optional
-            A Parquet dataset's fit saves what it needs to continue here after every
-            level (:mod:`dasktree.engine.checkpoint`); the same fit started again
-            goes on from the last complete level, with the same model.
-        """
-        settings = self._settings()
-        splits = _are_splits(self.cv)
-        for name in ("n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
-        in_memory = not (is_dataset(X) or is_dask(X))
-        data, labels = X, y
-        if in_memory and target is None:
-            data, labels = check_fit_input(self, X, y)
-        if splits:  # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
-            if not (in_memory and target is None) or folds is not None:
-                raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
-                                 "give cv=K and folds=COLUMN")
-            _, fold = folds_of_splits(self.cv, len(labels))
-            data, folds = with_column(data, fold, "fold")
-        elif is_dask(X) and y is not None:
-            data, target = join_dask(X, y, target)
-            labels = None
-        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
-            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
-        model = fit_validated(
-            data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
-            folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,
-            scheduler=self.scheduler, cache=self.cache, progress=self.progress, checkpoint=checkpoint,
-            security=self.security, memory_limit=self.memory_limit,
-        )
-        self._set_model(model, names=not (in_memory and target is None))
-        self._sklearn_input = in_memory and target is None
-        return self
+    _fit_model = staticmethod(fit_validated)
 
     def _set_model(self, model: Model, names: bool = True) -> None:
-        self.model_ = model
+        super()._set_model(model, names)
         self.classes_ = np.asarray(model.classes)
-        if names:  # in-memory X: scikit-learn's validation set these from X itself
-            self.n_features_in_ = len(model.features)
-            self.feature_names_in_ = np.asarray(model.features, dtype=object)
-        self.report_ = model.report
-        self.run_ = model.run
-        self.tree_ = model.tree
 
     def _table(self, X):
         model = self._check_fitted()
@@ -215,18 +137,6 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
         return super().score(X, y, sample_weight=sample_weight)
 
     # ---------------------------------------------------------------- pruning
-    def prune_model(self, alpha: float | None = None, *, mode: str | None = None,
-                    confidence: float | None = None) -> "DaskTreeClassifier":
-        """Prune the grown tree again, without a pass: at ``alpha``, or by ``mode``
-        ("cv", "cv-min", "pessimistic", "none"). The CV report and the cp table
-        follow. Returns ``self``."""
-        model = self._check_fitted()
-        confidence = self.confidence if confidence is None else confidence
-        from .model.pruning import prune_model
-
-        self._set_model(prune_model(model, alpha, mode=mode, confidence=confidence))
-        return self
-
     @property
     def cp_table_(self):
         """rpart's ``printcp`` as a DataFrame: per subtree of the weakest-link sequence,
@@ -266,21 +176,11 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
             out.append(DaskTreeClassifier.from_model(fold))
         return out
 
-    @property
-    def cv_report_(self) -> dict | None:
-        """The cross-validation report (accuracy mean and std, per fold, confusion matrix), or None."""
-        return self._check_fitted().report.get("cv")
-
     def export_dot(self) -> str:
         return export_dot(self._check_fitted())
 
 
 install_estimator_params(DaskTreeClassifier, _DOC)
-
-
-def _are_splits(cv) -> bool:
-    """Whether ``cv`` is scikit-learn's (train, test) splits rather than a number of folds."""
-    return cv is not None and not isinstance(cv, (int, np.integer))
 
 
 def _predict_frame(frame, *, model: Model, keep: tuple):
@@ -300,9 +200,7 @@ def _proba_frame(frame, *, model: Model) -> np.ndarray:
 def load(path):
     """A fitted :class:`DaskTreeClassifier` (or, for a regression model,
     :class:`~dasktree.regress.estimator.DaskTreeRegressor`) from a JSON model file."""
-    model = load_model(path)
-    if model.task == "regression":
-        from .regress.estimator import DaskTreeRegressor
+    from .regress.estimator import DaskTreeRegressor
 
-        return DaskTreeRegressor.from_model(model)
-    return DaskTreeClassifier.from_model(model)
+    model = load_model(path)
+    return next(cls for cls in (DaskTreeClassifier, DaskTreeRegressor) if cls._task is model.task).from_model(model)

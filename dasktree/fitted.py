@@ -1,14 +1,19 @@
-"""What both estimators (:class:`~dasktree.estimator.DaskTreeClassifier`,
-:class:`~dasktree.regress.estimator.DaskTreeRegressor`) do with the model they hold: make one from a
-model, check it is fitted, save, show and export it, and scikit-learn's tree methods on it (``apply``,
-``decision_path``, ``get_depth``, ``get_n_leaves``, ``cost_complexity_pruning_path``)."""
+"""The estimators' base (:class:`~dasktree.estimator.DaskTreeClassifier`,
+:class:`~dasktree.regress.estimator.DaskTreeRegressor`, which differ by their task and parameters):
+``fit`` (the input's habits: in-memory ``X, y``, dask collections joined row by row, scikit-learn's
+``cv`` splits as a fold column, a weight array as a column), and what they do with the model they hold:
+make one from a model, check it is fitted, re-prune, save, show and export it, and scikit-learn's tree
+methods on it (``apply``, ``decision_path``, ``get_depth``, ``get_n_leaves``,
+``cost_complexity_pruning_path``)."""
 
 from __future__ import annotations
 
 import numpy as np
 from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 
-from .errors import InputError
+from typing import Sequence
+
+from .errors import InputError, ParameterError
 from .model.export import export_text
 from .model.model import Model
 
@@ -20,8 +25,100 @@ class NotFittedError(InputError, SklearnNotFittedError):
 
 
 class FittedModel:
-    """What both estimators do with the model they hold (``model_``): made from one, checked fitted,
-    saved, shown, its feature importances."""
+    """What both estimators do: fit, and use the model they hold (``model_``): made from one, checked
+    fitted, re-pruned, saved, shown, its feature importances. A subclass names its ``_task``
+    (:mod:`dasktree.model.task`), its declared parameters (``_declared()``), their validation
+    (``_settings``) and its fit (``_fit_model``)."""
+
+    def _values(self) -> dict:
+        """The parameters as set (all but the runtime ones); ``cv`` given as (train, test) splits counts
+        as ``cv=len(splits)`` (the splits are checked against the rows later)."""
+        values = {p.name: getattr(self, p.name) for p in self._declared() if p.layer != "runtime"}
+        if _are_splits(values["cv"]):
+            try:
+                values["cv"] = len(values["cv"])
+            except TypeError:
+                raise ParameterError("cv must be an integer >= 2, a list of (train, test) index splits, "
+                                     f"or None, got {values['cv']!r}") from None
+        return values
+
+    def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
+            features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+            key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
+            checkpoint: str | None = None):
+        """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_rows, n_features), DataFrame, dask collection, or dataset
+            numpy / pandas (validated as scikit-learn does); a dask DataFrame or
+            2-D dask array (with ``y`` a dask Series or array of the same
+            partitions, or ``target=`` a column of the frame); or a Parquet file,
+            directory, glob or fsspec URL (with ``storage_options``) and ``target=``; or the
+            same of CSV files (``*.csv`` / ``*.tsv``, compressed or not, or :class:`dasktree.CSV`).
+        y : array-like of shape (n_rows,), optional
+            Class labels (a classifier) or numbers (a regressor).
+        sample_weight : array-like of shape (n_rows,), dask Series or array, or str, optional
+            Row weights, counted as whole rows (:mod:`dasktree.io.weights`: integer
+            weights as they are, others in fixed point; weight 0 leaves a row out):
+            an array beside in-memory ``X``; a dask Series or array of ``X``'s
+            partitions beside dask ``X``; or the name of a column of ``X`` (a
+            dataset's way).
+        key, folds : str, optional
+            With ``cv``: a column keying the rows for the fold hash (default: each
+            row's values in the columns the fit uses), or a column
+            of the user's own folds ``0..cv-1``.
+        checkpoint : str or path, optional
+            A Parquet dataset's fit saves what it needs to continue here after every
+            level (:mod:`dasktree.engine.checkpoint`); the same fit started again
+            goes on from the last complete level, with the same model.
+        """
+        from .estimator_input import check_fit_input, folds_of_splits, is_dask, is_dataset, join_dask, with_column
+
+        settings = self._settings(self._values())
+        for name in ("n_features_in_", "feature_names_in_"):
+            self.__dict__.pop(name, None)
+        sklearn_input = not (is_dataset(X) or is_dask(X)) and target is None
+        data, labels = X, y
+        if sklearn_input:
+            data, labels = check_fit_input(self, X, y, regression=not self._task.predicts_classes)
+        if _are_splits(self.cv):  # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
+            if not sklearn_input or folds is not None:
+                raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
+                                     "give cv=K and folds=COLUMN")
+            _, fold = folds_of_splits(self.cv, len(labels))
+            data, folds = with_column(data, fold, "fold")
+        elif is_dask(X) and y is not None:
+            data, target = join_dask(X, y, target)
+            labels = None
+        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
+            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
+        model = self._fit_model(
+            data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
+            folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,
+            scheduler=self.scheduler, cache=self.cache, progress=self.progress, checkpoint=checkpoint,
+            security=self.security, memory_limit=self.memory_limit,
+        )
+        self._set_model(model, names=not sklearn_input)
+        self._sklearn_input = sklearn_input
+        return self
+
+    def _set_model(self, model: Model, names: bool = True) -> None:
+        self.model_ = model
+        if names:  # in-memory X: scikit-learn's validation set these from X itself
+            self.n_features_in_ = len(model.features)
+            self.feature_names_in_ = np.asarray(model.features, dtype=object)
+        self.report_, self.run_, self.tree_ = model.report, model.run, model.tree
+
+    def prune_model(self, alpha: float | None = None, *, mode: str | None = None,
+                    confidence: float | None = None):
+        """Prune the grown tree again, without a pass: at ``alpha``, or by ``mode`` (a classifier's
+        "cv", "cv-min", "pessimistic", "none"; a regressor's "cv", "cv-min", "none", from its cp table).
+        The CV report and the cp table follow. Returns ``self``."""
+        model = self._check_fitted()
+        confidence = getattr(self, "confidence", None) if confidence is None else confidence
+        self._set_model(model.task.reprune(model, alpha, mode=mode, confidence=confidence))
+        return self
 
     @classmethod
     def from_model(cls, model: Model):
@@ -35,6 +132,12 @@ class FittedModel:
         if not hasattr(self, "model_"):
             raise NotFittedError(f"this {type(self).__name__} is not fitted yet: call fit first")
         return self.model_
+
+    @property
+    def cv_report_(self) -> dict | None:
+        """The cross-validation report, or None without ``cv``: a classifier's accuracy (mean, std, per
+        fold) and metrics, a regressor's MSE, RMSE and R^2 per fold and pooled."""
+        return self._check_fitted().report.get("cv")
 
     @property
     def feature_importances_(self) -> np.ndarray:
@@ -138,6 +241,11 @@ class FittedModel:
     def to_pmml(self, **options) -> str:
         """A PMML 4.4 ``TreeModel`` predicting as this estimator does (:mod:`dasktree.export.pmml`)."""
         return self._check_fitted().export("pmml", **options)
+
+
+def _are_splits(cv) -> bool:
+    """Whether ``cv`` is scikit-learn's (train, test) splits rather than a number of folds."""
+    return cv is not None and not isinstance(cv, (int, np.integer))
 
 
 def _leaves_frame(frame, *, model: Model) -> np.ndarray:

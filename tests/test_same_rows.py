@@ -61,7 +61,7 @@ def test_the_same_rows_in_every_form_give_one_model(task, params, datasets):
     assert len(set(models.values())) == 1, {name: hash(text) for name, text in models.items()}
     if "cv" in params:  # the folds hold about their share each: a fair hash of distinct rows
         report = json.loads(models["one file"])["report"]
-        rows = [f["rows"] for f in report["cv"]["per_fold" if task == "classification" else "folds"]]
+        rows = [f["rows"] for f in report["cv"]["per_fold"]]
         assert len(rows) == params["cv"] * params.get("repeats", 1)
         assert min(rows) > 0.8 * N / params["cv"] and "warnings" not in report
 
@@ -119,7 +119,7 @@ def test_few_distinct_rows_fold_into_few_groups_and_the_fit_says_so(task, tmp_pa
     assert "dasktree: warning: cross-validation: " in capsys.readouterr().err
     report = json.loads(out.read_text())["report"]
     assert any("folds hold under half their share" in w and "key=COLUMN" in w for w in report["warnings"])
-    folds = report["cv"]["per_fold" if task == "classification" else "folds"]
+    folds = report["cv"]["per_fold"]
     assert min(f["rows"] for f in folds) == 0
     if task == "classification":
         assert all((f["accuracy"] is None) == (f["rows"] == 0) for f in folds)

@@ -17,7 +17,7 @@ from dasktree.io.schema import NUMERIC
 from dasktree.model.model import Model, TreeModel
 from dasktree.model.prune import node_risk
 from dasktree.regress.estimator import DaskTreeRegressor
-from dasktree.regress.model import RegressionModel
+from dasktree.regress.task import REGRESSION
 from dasktree.split.node_tests import numeric_test
 
 
@@ -140,9 +140,9 @@ def test_regression_pruning_path_is_scikit_learns_on_its_own_tree(seed):
     through = sk.decision_path(X).toarray().astype(np.int64)  # rows x nodes
     counts = np.column_stack([through.sum(axis=0), through.T @ y.astype(np.int64)])
     spec = BinSpec(_features(3), (), target=TargetScale(0.0, 1.0))
-    model = RegressionModel(spec=spec, target="y", tree=_as_tree(sk.tree_, counts),
-                            params={"criterion": "squared_error"},
-                            report={"sums_of_squares": {"training": int((y.astype(np.int64) ** 2).sum()), "folds": []}})
+    model = Model(spec=spec, target="y", tree=_as_tree(sk.tree_, counts), task=REGRESSION,
+                  params={"criterion": "squared_error"},
+                  report={"sums_of_squares": {"training": int((y.astype(np.int64) ** 2).sum()), "folds": []}})
     alphas, impurities = model.pruning_path()
     want = sk.cost_complexity_pruning_path(X, y)
     np.testing.assert_allclose(alphas, want.ccp_alphas, rtol=1e-7, atol=1e-9)

@@ -9,12 +9,12 @@ import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
 from .export import cmd_export
-from .grid import format_grid, param_grid
-from .parser import columns, learning_values
-from .say import progress as _progress, say as _say, warn
-from .task import cmd_fit_regression, resolve_task
+from .grid import format_grid
+from .parser import columns
+from .say import progress as _progress, say as _say
+from .task import cmd_fit
 
-__all__ = ["COMMANDS", "format_cp"]
+__all__ = ["COMMANDS"]
 
 
 def verify(args, data) -> None:
@@ -29,51 +29,11 @@ def verify(args, data) -> None:
 
 
 def _cmd_fit(args) -> dict:
-    from ..engine.memory_plan import parse_memory_limit
-    from ..fit import fit_validated
-    from ..io.outputs import check_file_out
-    from ..params import validate
-
     if args.trees is not None:  # a forest: dasktree.cli.forest
         from .forest import cmd_fit_forest
 
         return cmd_fit_forest(args, columns)
-    if resolve_task(args) == "regression":
-        return cmd_fit_regression(args, columns)
-    # bad usage (exit 2) before an output's trouble (exit 1)
-    settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
-    parse_memory_limit(args.memory_limit)
-    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
-    verify(args, args.data)
-    model = fit_validated(
-        args.data, None, settings, target=args.target, features=columns(args.features) or None,
-        exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, "classification"),
-        checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit,
-    )
-    model.save(args.out)
-    if args.checkpoint:  # the model is safe: the checkpoint has served
-        from ..engine.checkpoint import remove_checkpoint
-
-        remove_checkpoint(args.checkpoint)
-    r = model.report
-    for warning in r.get("warnings", []):
-        warn(args, warning)
-    pruned = r["prune"]
-    if pruned["mode"] != "none":
-        at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
-        _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
-    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training accuracy "
-               f"{r['training_accuracy']:.4f}, {r['passes']} passes over {r['rows_used']} rows"
-               f"{skipped_said(r)} in {model.run['seconds']['total']:.2f}s")
-    if "cv" in r:
-        cv = r["cv"]
-        _say(args, f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
-                   f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
-    if "grid" in r:
-        _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
-                   "(its CV accuracy above is optimistic: it chose the setting)")
-    return {"model": args.out, "report": model.report, "run": model.run}
+    return cmd_fit(args, columns)
 
 
 def skipped_said(r: dict) -> str:
@@ -137,6 +97,7 @@ def _cmd_discretize(args) -> dict:
 def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
     from ..model.model import load
+    from ..model.show_report import format_cp, format_report
 
     from ..errors import DaskTreeError, DataError, ParameterError
 
@@ -155,10 +116,9 @@ def _cmd_show(args) -> dict | None:
         elif args.format == "grid":
             text = format_grid(model, args.model)
         elif args.format == "report":
-            from ..model.show_report import format_report
-            from ..params import defaults
+            from ..params import task_defaults
 
-            text = format_report(model, args.model, defaults())
+            text = format_report(model, args.model, task_defaults(model.task))
         else:
             text = model.dumps(indent=1) + "\n"
     except DaskTreeError:
@@ -169,64 +129,28 @@ def _cmd_show(args) -> dict | None:
     return None
 
 
-def format_cp(model) -> str:
-    """The cost-complexity table as rpart's ``printcp`` prints it; ``*`` marks the pruned tree."""
-    from ..model.pruning import cp_rows
-
-    if model.task == "regression":  # rpart's printcp for anova: MSE columns
-        from ..regress.show import format_cp as regression_cp
-        return regression_cp(model)
-    info = model.report.get("prune") or {}
-    table = cp_rows(model)
-    cv = model.report.get("cv")
-    head = f"{info.get('mode', 'none')} pruning"
-    if info.get("alpha") is not None:
-        head += f" at alpha {info['alpha']:.6g}"
-    head += f": {model.report['leaves']} of {info.get('leaves_grown', model.grown_tree.n_leaves)} leaves"
-    if cv:
-        head += f"; {cv['repeats']}x{cv['folds']}-fold cross-validation"
-    lines = [head, f"  {'alpha':>12} {'leaves':>7} {'train_error':>12} {'cv_error':>9} {'cv_se':>8}"]
-    for row in table:
-        mark = "*" if info.get("alpha") is not None and row["alpha"] == info["alpha"] else " "
-        cv_e = "-" if row["cv_error"] is None else f"{row['cv_error']:.4f}"
-        cv_s = "-" if row["cv_se"] is None else f"{row['cv_se']:.4f}"
-        lines.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7d} {row['train_error']:>12.4f} {cv_e:>9} {cv_s:>8}")
-    return "\n".join(lines) + "\n"
-
-
 def _cmd_prune(args) -> dict:
     from ..io.outputs import atomic_write_text, check_file_out
     from ..model import load
-    from ..model.pruning import check_prune, prune_model
+    from ..model.pruning import check_prune
 
     check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
     check_file_out(args.out, overwrite=args.overwrite)
     from ..errors import DaskTreeError, DataError
 
     loaded = load(args.model)
-    if loaded.task == "regression":  # cost complexity by the fit's cp table: dasktree.regress.reprune
-        from .reprune import cmd_prune_regression
-        return cmd_prune_regression(args, loaded)
-    try:  # the trees are checked when loaded; the report's CV section is read only here
-        model = prune_model(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
+    try:  # the trees are checked when loaded; the report's CV section and cp table are read only here
+        model = loaded.task.reprune(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
     except DaskTreeError:
         raise
     except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
         raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     atomic_write_text(args.out, model.dumps())
-    r = model.report
+    line, cv = model.task.pruned_summary(model)
     if not args.json:
-        print(f"wrote {args.out}: {r['prune']['mode']} pruning, {r['prune']['leaves_grown']} -> {r['leaves']} leaves"
-              + _cv_said(r))
-    return {"model": args.out, "prune": {k: v for k, v in r["prune"].items() if k != "cp_table"},
-            "leaves": r["leaves"], "cv": r.get("cv", {}).get("accuracy_pooled")}
-
-
-def _cv_said(r: dict) -> str:
-    if "cv" in r:
-        source = " (the cp table's)" if r["cv"].get("estimated_from") == "cp table" else ""
-        return f", cross-validated accuracy {r['cv']['accuracy_pooled']:.4f}{source}"
-    return f"; {r['prune']['cv_note']}" if "cv_note" in r["prune"] else ""
+        print(f"wrote {args.out}: {line}")
+    return {"model": args.out, "prune": {k: v for k, v in model.report["prune"].items() if k != "cp_table"},
+            "leaves": model.tree.n_leaves, "cv": cv}
 
 
 def check_demo(args) -> None:

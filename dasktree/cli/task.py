@@ -1,4 +1,4 @@
-"""``dasktree fit --task``: a classification or a regression tree, and the regression fit's command.
+"""``dasktree fit --task``: a classification or a regression tree, and the fit's command for both.
 
 The rule for ``--task auto`` (the default), said in one line on stderr when it
 chooses regression: a target column of floating-point (or decimal) numbers is
@@ -14,7 +14,7 @@ import argparse
 from ..errors import InputError, ParameterError
 from .say import progress as _progress, say as _say, warn as _warn
 
-__all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit_regression", "TASKS"]
+__all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit", "FITS", "TASKS"]
 
 TASKS = ("auto", "classification", "regression")
 
@@ -71,48 +71,84 @@ def regression_values(args) -> dict:
     return out
 
 
-def cmd_fit_regression(args, columns) -> dict:
-    """``dasktree fit`` of a regression tree; ``columns``: the command's comma-separated list reader."""
-    from ..engine.memory_plan import parse_memory_limit
-    from ..io.outputs import check_file_out
+def _classification(args):
+    """The classification fit with the command's parameters validated (bad usage, exit 2, here)."""
+    from ..fit import fit_validated
+    from ..params import validate
+    from .grid import param_grid
+    from .parser import learning_values
+
+    settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
+    return lambda data, **options: fit_validated(data, None, settings, **options)
+
+
+def _regression(args):
+    """The regression fit with the command's parameters validated (bad usage, exit 2, here)."""
     from ..params.regression import validate_regression
     from ..regress.fit import fit_regression
 
     params = regression_values(args)
-    validate_regression(params)  # bad usage (exit 2) before an output's trouble (exit 1)
+    validate_regression(params)
     if args.grid:
         raise ParameterError("--grid is for classification trees, not --task regression")
-    parse_memory_limit(args.memory_limit)
-    check_file_out(args.out, overwrite=args.overwrite)
-    from .commands import verify  # here: commands imports this module
+    return lambda data, **options: fit_regression(data, None, **options, **params)
 
+
+def _accuracy(r: dict) -> tuple[str, str | None]:
+    cv = r.get("cv")
+    return (f"training accuracy {r['training_accuracy']:.4f}",
+            cv and f"{cv['repeats']}x{cv['folds']}-fold cross-validated accuracy {cv['accuracy_mean']:.4f} "
+                   f"+/- {cv['accuracy_std']:.4f} (pooled {cv['accuracy_pooled']:.4f})")
+
+
+def _rmse(r: dict) -> tuple[str, str | None]:
+    cv = r.get("cv")
+    return (f"training RMSE {r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f})",
+            cv and f"{cv['folds']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "
+                   f"(per fold {cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f})")
+
+
+FITS = {"classification": (_classification, _accuracy, False), "regression": (_regression, _rmse, True)}
+"""Per task of ``fit --task``: its fit with the command's parameters validated, its summary's training
+and CV figures, and whether a fit with no row with a target is an error the command says."""
+
+
+def cmd_fit(args, columns) -> dict:
+    """``dasktree fit`` of either task; ``columns``: the command's comma-separated list reader."""
+    from ..engine.memory_plan import parse_memory_limit
+    from ..io.outputs import check_file_out
+    from .commands import skipped_said, verify  # here: commands imports this module
+
+    task = resolve_task(args)
+    prepare, figures, needs_rows = FITS[task]
+    fit = prepare(args)  # bad usage (exit 2) before an output's trouble (exit 1)
+    parse_memory_limit(args.memory_limit)
+    check_file_out(args.out, overwrite=args.overwrite)  # before any pass
     verify(args, args.data)
-    model = fit_regression(args.data, None, target=args.target, features=columns(args.features) or None,
-                           exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-                           scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, "regression"),
-                           sample_weight=args.weight, memory_limit=args.memory_limit, checkpoint=args.checkpoint,
-                           **params)
+    model = fit(args.data, target=args.target, features=columns(args.features) or None,
+                exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
+                scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, task),
+                checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit)
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
         from ..engine.checkpoint import remove_checkpoint
 
         remove_checkpoint(args.checkpoint)
-    from .commands import skipped_said
-
     r = model.report
     for warning in r.get("warnings", []):
         _warn(args, warning)
     pruned = r["prune"]
     if pruned["mode"] != "none":
-        _say(args, f"pruned ({pruned['mode']}) at alpha {pruned['alpha']:.6g}: {pruned['leaves_grown']} -> "
-                   f"{pruned['leaves']} leaves")
-    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, training RMSE "
-               f"{r['training']['rmse']:.6g} (R^2 {r['training']['r2']:.4f}), {r['passes']} passes over "
+        at = "" if pruned["alpha"] is None else f" at alpha {pruned['alpha']:.6g}"
+        _say(args, f"pruned ({pruned['mode']}){at}: {pruned['leaves_grown']} -> {pruned['leaves']} leaves")
+    training, cv = figures(r)
+    _say(args, f"wrote {args.out}: depth {r['depth']}, {r['leaves']} leaves, {training}, {r['passes']} passes over "
                f"{r['rows_used']} rows{skipped_said(r)} in {model.run['seconds']['total']:.2f}s")
-    if "cv" in r:
-        cv = r["cv"]
-        _say(args, f"{cv['k']}-fold cross-validated RMSE {cv['rmse']:.6g}, R^2 {cv['r2']:.4f} "
-                   f"(per fold {cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f})")
-    if not r["rows_used"]:
+    if cv:
+        _say(args, cv)
+    if "grid" in r:
+        _say(args, f"grid: best of {r['grid']['settings']} settings {r['grid']['best_params']} "
+                   "(its CV accuracy above is optimistic: it chose the setting)")
+    if needs_rows and not r["rows_used"]:
         raise InputError(f"{args.data}: no row with a target")
     return {"model": args.out, "report": model.report, "run": model.run}

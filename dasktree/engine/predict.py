@@ -33,12 +33,7 @@ def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[st
     path = f"{directory}/part-{part.index:05d}.parquet"
     with fs.open(path, "wb") as f:
         pq.write_table(out, f, write_page_checksum=True)  # readers can tell a damaged page
-    if model.task == "regression":
-        return path, [out.num_rows]
-    proba = out.select([f"proba_{c}" for c in model.classes]).to_pandas().to_numpy()
-    predicted = np.bincount(np.argmax(proba, axis=1), minlength=len(model.classes)) if len(proba) else \
-        np.zeros(len(model.classes), dtype=np.int64)
-    return path, predicted.tolist()
+    return path, model.task.predicted_counts(model, out)
 
 
 def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), overwrite: bool = False,

@@ -107,8 +107,9 @@ def _predicate(branch: Branch, field: str, numeric: bool, others: list[str]) -> 
 class _Writer:
     def __init__(self, model: Model, tree: TreeModel, kind: str):
         self.model, self.tree, self.kind = model, tree, kind
-        self.values = leaf_values(model, tree) if kind == "regression" else None
-        self.outputs = None if kind == "regression" else leaf_outputs(tree)
+        numbers = regression(model)
+        self.values = leaf_values(model, tree) if numbers else None
+        self.outputs = None if numbers else leaf_outputs(tree)
         self.classes = [_label(c, kind) for c in model.classes]
         self.source = list(range(tree.n_nodes))  # the node whose counts give node i's probabilities
         for i in range(tree.n_nodes):  # parents come first (breadth-first order)
@@ -148,7 +149,8 @@ class _Writer:
 def pmml_text(model: Model) -> str:
     """The model as a PMML 4.4 document (UTF-8 XML text)."""
     tree = check_tree(model)
-    kind = "regression" if regression(model) else label_kind(model.classes)
+    numbers = regression(model)
+    kind = "double" if numbers else label_kind(model.classes)
     meta = describe(model)
     pmml = ET.Element("PMML", xmlns=NAMESPACE, version="4.4")
     header = ET.SubElement(pmml, "Header", description=_text(f"dasktree tree predicting {model.target!r}", "target"))
@@ -167,13 +169,13 @@ def pmml_text(model: Model) -> str:
         ET.SubElement(field, "Extension", name="dasktree_kind", value=feature.kind)
         if numeric:
             ET.SubElement(field, "Value", value="NaN", property="missing")
-    if kind == "regression":
+    if numbers:
         ET.SubElement(dictionary, "DataField", name=target, optype="continuous", dataType="double")
     else:
         field = ET.SubElement(dictionary, "DataField", name=target, optype="categorical", dataType=_TYPES[kind])
         for label in (_label(c, kind) for c in model.classes):
             ET.SubElement(field, "Value", value=label)
-    tree_model = ET.SubElement(pmml, "TreeModel", modelName="dasktree", functionName=model.task,
+    tree_model = ET.SubElement(pmml, "TreeModel", modelName="dasktree", functionName=model.task.name,
                                algorithmName="dasktree", splitCharacteristic="multiSplit",
                                missingValueStrategy="defaultChild", noTrueChildStrategy="returnNullPrediction")
     schema = ET.SubElement(tree_model, "MiningSchema")
@@ -181,7 +183,7 @@ def pmml_text(model: Model) -> str:
     for name in names:
         ET.SubElement(schema, "MiningField", name=name, invalidValueTreatment="asIs")
     output = ET.SubElement(tree_model, "Output")
-    if kind == "regression":
+    if numbers:
         ET.SubElement(output, "OutputField", name="prediction", optype="continuous", dataType="double",
                       feature="predictedValue")
     else:

@@ -19,7 +19,7 @@ dasktree sends it:
 Leaves carry their outputs (:func:`leaf_outputs`): the class dasktree predicts and the class
 probabilities, the same arrays :meth:`~dasktree.model.Model.predict_proba_table` reads; a
 regression tree's leaf its value (:func:`leaf_values`: the double
-:meth:`~dasktree.regress.model.RegressionModel.predict_values` gives). The formats write a leaf
+:meth:`~dasktree.model.model.Model.predict_values` gives). The formats write a leaf
 only through these outputs (SQL: a literal per output; ONNX: a row of a leaf table; PMML:
 ``score`` and, for classes, ``ScoreDistribution``); the routing above is the same for both tasks.
 """
@@ -116,13 +116,15 @@ def leaf_outputs(tree: TreeModel) -> LeafOutputs:
 
 def leaf_values(model: Model, tree: TreeModel) -> np.ndarray:
     """A regression tree's prediction at every node (float64; a node without training rows its
-    parent's), as :meth:`~dasktree.regress.model.RegressionModel.node_values`."""
+    parent's), as :meth:`~dasktree.model.model.Model.node_values`."""
     return np.asarray(model.node_values(tree), dtype=np.float64)
 
 
 def regression(model: Model) -> bool:
-    """Whether the model predicts numbers (its leaves' values) rather than classes."""
-    return model.task == "regression"
+    """Whether the model predicts numbers (its leaves' values) rather than classes: the one question
+    an export asks of the task (:attr:`dasktree.model.task.Task.predicts_classes`), since a format's
+    outputs for numbers (one double) and for classes (a label and its probabilities) differ in shape."""
+    return not model.task.predicts_classes
 
 
 def label_kind(classes: tuple) -> str:
@@ -156,7 +158,7 @@ def describe(model: Model) -> dict:
             feature["categories"] = list(bins.categories)
         features.append(feature)
     return {"producer": "dasktree", "dasktree_version": __version__, "model_format_version": VERSION,
-            "task": model.task, "target": model.target, "classes": [_plain(c) for c in model.classes],
+            "task": model.task.name, "target": model.target, "classes": [_plain(c) for c in model.classes],
             "features": features}
 
 

@@ -42,9 +42,8 @@ def branch_labels(test: Test, spec: BinSpec) -> list[str]:
 
 
 def node_rows(model: Model, tree: TreeModel, i: int) -> int:
-    """The training rows (weighted) of node ``i``: a regression node's ``counts[i, 0]`` (the other
-    column is its sum of targets), a classification node's class counts added."""
-    return int(tree.counts[i, 0]) if model.task == "regression" else int(tree.counts[i].sum())
+    """The training rows (weighted) of node ``i`` (the task's count of them)."""
+    return int(model.task.node_rows(tree)[i])
 
 
 def subtree_sizes(tree: TreeModel) -> list[int]:
@@ -56,26 +55,12 @@ def subtree_sizes(tree: TreeModel) -> list[int]:
     return size
 
 
-def _leaf_texts(model: Model, tree: TreeModel):
-    """A function of a node giving its leaf text. Each node's value is computed once for the whole tree
-    here: read per node, ``tree.value`` and ``node_values`` recompute every node's (quadratic)."""
-    if model.task == "regression":
-        values = model.node_values(tree).tolist()
-        rows = tree.counts[:, 0].tolist()
-        return lambda i: f"value: [{_fmt(values[i])}] (n={int(rows[i])})"
-    value = tree.value
-    best, p = value.argmax(axis=1).tolist(), value.max(axis=1).tolist()
-    rows = tree.counts.sum(axis=1).tolist()
-    classes = model.classes
-    return lambda i: f"class: {classes[best[i]]!r} (n={int(rows[i])}, p={p[i]:.3f})"
-
-
 def export_text(model: Model, *, tree: TreeModel | None = None, max_depth: int | None = None) -> str:
     """The tree as indented text, one line per branch and leaf. With ``max_depth``, a test at that
     depth is shown as a leaf marked ``(truncated: N nodes below)``, and a last line counts the nodes
     cut below the depth."""
     tree = tree or model.tree
-    leaf_text = _leaf_texts(model, tree)
+    leaf_text = model.task.leaf_texts(model, tree)
     sizes = subtree_sizes(tree) if max_depth is not None else None
     lines: list[str] = []
     cut = 0
@@ -111,10 +96,10 @@ def export_dot(model: Model, *, tree: TreeModel | None = None, max_depth: int | 
     """The tree in graphviz dot: boxes for tests and leaves, edges labelled by branch. With ``max_depth``,
     a test at that depth is drawn as a leaf marked ``(truncated: N nodes below)`` and nothing below it."""
     tree = tree or model.tree
-    leaf_text = _leaf_texts(model, tree)
+    leaf_text = model.task.leaf_texts(model, tree)
     sizes = subtree_sizes(tree) if max_depth is not None else None
     depth = tree.depth.tolist()
-    rows = tree.counts[:, 0].tolist() if model.task == "regression" else tree.counts.sum(axis=1).tolist()
+    rows = model.task.node_rows(tree).tolist()
     out = ["digraph dasktree {", '  node [shape=box, fontname="helvetica"];']
     for i, test in enumerate(tree.tests):
         if max_depth is not None and depth[i] > max_depth:

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["leaf_metrics", "classification_metrics", "cv_leaf_table", "format_metrics"]
+__all__ = ["leaf_metrics", "classification_metrics", "cv_leaf_table", "format_metrics", "leaf_class_counts"]
 
 
 def _number(x) -> float | None:
@@ -125,3 +125,30 @@ def format_metrics(metrics: dict) -> str:
 
 def _f(x) -> str:
     return f"{'-':>9}" if x is None else f"{x:9.4f}"
+
+
+def leaf_class_counts(model, table, target: str, where: str = "data",
+                      weight: str | None = None) -> tuple[np.ndarray, int]:
+    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes (int64; float64 sums
+    of column ``weight``'s values when given), and the rows without a label."""
+    import pandas as pd
+
+    from ..errors import DataError
+    from ..io.weights import weight_values
+
+    labels = table.column(target).to_pandas()
+    codes = pd.Categorical(labels, categories=list(model.classes)).codes.astype(np.int64)
+    unknown = (codes < 0) & labels.notna().to_numpy()
+    if unknown.any():
+        raise DataError(f"{where}: label {labels[unknown].iloc[0]!r} of column {target!r} is not a class of "
+                        f"the model ({list(model.classes)})")
+    leaves = model.leaves(table)
+    keep = codes >= 0
+    if weight is None:
+        counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
+        np.add.at(counts, (leaves[keep], codes[keep]), 1)
+    else:
+        w = weight_values(table.column(weight), weight, where)
+        counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.float64)
+        np.add.at(counts, (leaves[keep], codes[keep]), w[keep])
+    return counts, int((~keep).sum())

@@ -25,8 +25,8 @@ from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
-from ..split.criteria import entropy, gini
 from ..split.node_tests import Test
+from .task import CLASSIFICATION, Task, task_named
 
 __all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
 
@@ -127,13 +127,10 @@ class TreeModel:
         )
 
 
-TASKS: dict[str, type] = {}
-"""Each task's model class, by the name a model file gives (``"task"``; none: classification)."""
-
-
 @dataclass
 class Model:
-    """A fitted dasktree model: what ``fit`` returns and ``load`` reads."""
+    """A fitted dasktree model: what ``fit`` returns and ``load`` reads. ``task`` says what it predicts
+    (:mod:`dasktree.model.task`: class labels, or numbers) and answers everything that differs."""
 
     spec: BinSpec
     target: str
@@ -143,19 +140,12 @@ class Model:
     fold_trees: list[TreeModel] = field(default_factory=list)  # grown in full; pruned on use
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
     full_tree: TreeModel | None = None  # the grown tree when ``tree`` is a pruned subtree of it
+    task: Task = CLASSIFICATION
 
     @property
     def grown_tree(self) -> TreeModel:
         """The tree as grown, before any pruning (``tree`` is the one predictions use)."""
         return self.tree if self.full_tree is None else self.full_tree
-
-    task = "classification"
-    """What the model predicts: class labels (``"classification"``) or numbers (``"regression"``,
-    :class:`dasktree.regress.model.RegressionModel`)."""
-
-    def __init_subclass__(cls, **kwargs):
-        super().__init_subclass__(**kwargs)
-        TASKS[cls.task] = cls  # a model file's "task" names the class that reads it
 
     @property
     def classes(self) -> tuple:
@@ -172,41 +162,33 @@ class Model:
         codes = encode_features(table, self.spec)
         return route(codes, tree.routing_plan(self.spec.widths))[0]
 
-    def predict_proba_table(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+    def node_values(self, tree: TreeModel | None = None) -> np.ndarray:
+        """Every node's prediction: class probabilities, or (regression) a number in the target's units."""
+        return self.task.node_values(self, tree or self.tree)
+
+    def predict_values(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+        """Each row's leaf's value (:meth:`node_values`)."""
         tree = tree or self.tree
-        return tree.value[self.leaves(table, tree)]
+        return self.node_values(tree)[self.leaves(table, tree)]
+
+    def predict_proba_table(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
+        self.task.check_proba()
+        return self.predict_values(table, tree)
 
     def predict_codes(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
         return np.argmax(self.predict_proba_table(table, tree), axis=1)
 
-    # ---------------------------------------------------------------- importances
+    # ---------------------------------------------------------------- importances, pruning path
     def feature_importances(self) -> np.ndarray:
-        """Total weighted impurity decrease per feature, normalised to sum 1 (as scikit-learn)."""
-        impurity = gini if self.params.get("criterion", "gini") == "gini" else entropy
-        tree = self.tree
-        n = tree.counts.sum(axis=1).astype(np.float64)
-        node_impurity = impurity(tree.counts)
-        out = np.zeros(self.spec.n_features)
-        for i, test in enumerate(tree.tests):
-            if test is None:
-                continue
-            kids = tree.children[i]
-            out[test.attribute] += n[i] * node_impurity[i] - sum(n[c] * node_impurity[c] for c in kids)
-        total = out.sum()
-        return out / total if total > 0 else out
+        """Each feature's share of the tree's impurity decrease (of its squared error's for regression),
+        summing to 1 (as scikit-learn)."""
+        return self.task.feature_importances(self)
 
-    # ---------------------------------------------------------------- pruning path
     def pruning_path(self) -> tuple[np.ndarray, np.ndarray]:
-        """scikit-learn's ``cost_complexity_pruning_path`` of the grown tree, from the weakest-link sequence
-        its cp table is made of: ``ccp_alphas`` (0, then the effective alpha of each collapse) and
-        ``impurities`` (the leaves' total ``N_t / N * impurity(t)`` before it and after each)."""
-        from .prune import node_risk, weakest_link_of
-        from .pruning import path_impurities
-
-        tree = self.grown_tree
-        risk = node_risk(tree.counts, self.params.get("criterion", "gini"))
-        path = weakest_link_of(tree.children, risk)
-        return np.concatenate([[0.0], path.step_alphas]), path_impurities(tree.children, risk, path)
+        """scikit-learn's ``cost_complexity_pruning_path`` of the tree the cp table is of, from the
+        weakest-link sequence: ``ccp_alphas`` (0, then the effective alpha of each collapse) and
+        ``impurities`` (the leaves' total before the first collapse and after each)."""
+        return self.task.pruning_path(self)
 
     # ---------------------------------------------------------------- JSON
     def to_json(self) -> dict:
@@ -215,7 +197,7 @@ class Model:
         return {
             "format": FORMAT,
             "version": VERSION,
-            **({} if self.spec.target is None else {"task": "regression", "target_scale": self.spec.target.to_json()}),
+            **self.task.file_fields(self),
             "target": self.target,
             "classes": _jsonable(list(self.classes)),
             "bins": self.spec.to_json()["features"],
@@ -240,16 +222,12 @@ class Model:
             raise DataError(f"{where}: model format version {version!r}; this dasktree reads {list(READS)}")
         try:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
-            task = d.get("task", "classification")
-            if task not in TASKS:
-                raise ValueError(f"unknown task {task!r}; this dasktree reads {sorted(TASKS)}")
-            if cls is Model:  # the class of the task reads it
-                cls = TASKS[task]
+            task = task_named(d.get("task", CLASSIFICATION.name))
             model = cls(
                 spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
-                params=d.get("params", {}), report=d.get("report", {}),
+                params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
                 fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
-                full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None,
+                full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None, task=task,
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None
@@ -292,5 +270,3 @@ def load(path: str | os.PathLike) -> Model:
     """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
     return Model.from_json(read_json_file(path, "model"), where=os.fspath(path))
 
-
-TASKS[Model.task] = Model

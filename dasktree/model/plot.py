@@ -130,41 +130,19 @@ def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float,
 
 
 def _node_texts(model: Model):
-    """A function of (node, cut) giving the node's box text; every node's value computed once here (read
-    per node, ``tree.value`` and ``node_values`` recompute them all: quadratic in the nodes)."""
+    """A function of (node, cut) giving the node's box text: a test's attribute and rows, a leaf's (or a
+    cut subtree's) the task's text (every node's value computed once, by the task)."""
     tree = model.tree
-    if model.task == "regression":
-        values = model.node_values().tolist()
-        rows = tree.counts[:, 0].tolist()
-        shown = [f"{v:.4g}" for v in values]
-    else:
-        value = tree.value
-        best, p = value.argmax(axis=1).tolist(), value.max(axis=1).tolist()
-        rows = tree.counts.sum(axis=1).tolist()
+    rows = model.task.node_rows(tree).tolist()
+    leaf = model.task.box_texts(model)
 
     def text(i: int, cut: bool) -> str:
-        n = int(rows[i])
         test = tree.tests[i]
         if test is not None and not cut:
-            return f"{model.spec.features[test.attribute].name}\nn={n}"
-        more = "\n(subtree)" if test is not None else ""
-        if model.task == "regression":
-            return f"{shown[i]}\nn={n}{more}"
-        return f"{model.classes[best[i]]}\nn={n}, p={p[i]:.2f}{more}"
+            return f"{model.spec.features[test.attribute].name}\nn={int(rows[i])}"
+        return leaf(i) + ("\n(subtree)" if test is not None else "")
 
     return text
-
-
-def _leaf_colours(model: Model, plt):
-    """Each node's face colour as a leaf: its class's (tab10), or (regression) its value on viridis."""
-    if model.task != "regression":
-        colours = plt.get_cmap("tab10")
-        best = model.tree.value.argmax(axis=1).tolist()
-        return lambda i: colours(best[i] % 10)
-    values = model.node_values()
-    lo, hi = float(values.min()), float(values.max())
-    ramp = plt.get_cmap("viridis")
-    return lambda i: ramp((values[i] - lo) / (hi - lo) if hi > lo else 0.5)
 
 
 EDGE_FONT, NODE_FONT = 6.0, 7.0
@@ -217,7 +195,7 @@ def tree_figure(model: Model, max_depth: int | None = None):
         ax.plot([x0, x1], [-d0, -d1], color="0.6", linewidth=0.8, zorder=1)
         edge_texts.append(ax.text(x0 + ALONG * (x1 - x0), -(d0 + ALONG * (d1 - d0)), label, fontsize=EDGE_FONT * scale, ha="center", va="center",
                                   linespacing=1.0, bbox=dict(facecolor="white", edgecolor="none", pad=0.5), zorder=2))
-    colour = _leaf_colours(model, plt)
+    colour = model.task.leaf_colours(model, plt)
     for i, (x, d) in pos.items():
         leaf = cut[i]
         face = colour(i) if leaf else "white"
@@ -238,12 +216,12 @@ def _draw_tree(model: Model, out: str, ext: str, max_depth: int | None) -> None:
 
 
 def plot_cv(model: Model, out: str) -> None:
-    """CV accuracy per fold tree, and (pruned models) CV error against leaves with the 1-SE line."""
-    ext = _format(out)
-    if model.task == "regression":
-        from .plot_regression import plot_cv_regression
+    """The model's cross-validation as a picture (its task draws it) into ``out`` (SVG, PNG or PDF)."""
+    model.task.plot_cv(model, out, _format(out))
 
-        return plot_cv_regression(model, out, ext)
+
+def plot_cv_classification(model: Model, out: str, ext: str) -> None:
+    """CV accuracy per fold tree, and (pruned models) CV error against leaves with the 1-SE line."""
     cv = model.report.get("cv")
     if not cv:
         raise InputError("--cv: the model has no cross-validation report: fit it with --cv K")
@@ -282,13 +260,22 @@ def plot_cv(model: Model, out: str) -> None:
 def _fold_panel(ax, cv: dict, folds: list[dict]) -> None:
     accuracy = [f["accuracy"] if f["accuracy"] is not None else np.nan for f in folds]
     labels = [f"{f['repeat']}.{f['fold']}" if cv["repeats"] > 1 else str(f["fold"]) for f in folds]
-    ax.bar(range(len(folds)), accuracy, color="tab:blue", alpha=0.7)
-    ax.axhline(cv["accuracy_mean"], color="black", linestyle="--", linewidth=1,
-               label=f"mean {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f}")
-    ax.set_xticks(range(len(folds)), labels, fontsize=7)
     low = np.nanmin(accuracy) if np.isfinite(accuracy).any() else 0.0
-    ax.set_ylim(max(0.0, low - 0.05), 1.0)
-    ax.set_xlabel("fold" if cv["repeats"] == 1 else "repeat.fold")
-    ax.set_ylabel("held-out accuracy")
-    ax.set_title(f"{cv['repeats']} x {cv['folds']}-fold cross-validation")
+    fold_panel(ax, accuracy, labels, cv["accuracy_mean"], f"mean {cv['accuracy_mean']:.4f} +/- {cv['accuracy_std']:.4f}",
+               "fold" if cv["repeats"] == 1 else "repeat.fold", "held-out accuracy",
+               f"{cv['repeats']} x {cv['folds']}-fold cross-validation", ylim=(max(0.0, low - 0.05), 1.0))
+
+
+def fold_panel(ax, heights, labels: list[str], line: float, line_label: str, xlabel: str, ylabel: str, title: str,
+               *, ylim=None, gid: str | None = None) -> None:
+    """One bar per fold tree's held-out figure and the pooled (or mean) figure as a dashed line: the
+    cross-validation panel of ``plot --cv`` for either task (its numbers given)."""
+    ax.bar(range(len(labels)), heights, color="tab:blue", alpha=0.7, gid=gid)
+    ax.axhline(line, color="black", linestyle="--", linewidth=1, label=line_label)
+    ax.set_xticks(range(len(labels)), labels, fontsize=7)
+    if ylim is not None:
+        ax.set_ylim(*ylim)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
     ax.legend(fontsize=8, loc="lower right")

@@ -15,7 +15,7 @@ import numpy as np
 
 from ..errors import InputError
 from .model import Model
-from .plot import _pyplot, _save
+from .plot import _pyplot, _save, fold_panel
 
 __all__ = ["plot_cv_regression"]
 
@@ -28,29 +28,19 @@ def plot_cv_regression(model: Model, out: str, ext: str) -> None:
     if not cv:
         raise InputError("--cv: the model has no cross-validation report: fit it with --cv K")
     table = [row for row in (model.report.get("prune") or {}).get("cp_table") or [] if row.get("cv_error") is not None]
-    folds = cv.get("folds") or []  # none when re-pruned without fold trees (the cp table's estimate)
+    folds = cv.get("per_fold") or []  # none when re-pruned without fold trees (the cp table's estimate)
     panels = bool(folds) + bool(table)
     if not panels:
         raise InputError("--cv: the model keeps no per-fold MSE nor CV MSE in its cp table")
     plt = _pyplot()
     fig, axes = plt.subplots(1, panels, figsize=(5.5 * panels, 4), squeeze=False)
     if folds:
-        _fold_panel(axes[0][0], cv, folds)
+        fold_panel(axes[0][0], [f["mse"] for f in folds], [str(f["fold"]) for f in folds], cv["mse"],
+                   f"pooled MSE {cv['mse']:.4g} (R^2 {cv['r2']:.4f})", "fold", "held-out MSE",
+                   f"{cv['folds']}-fold cross-validation", gid="fold-mse")
     if table:
         _cp_panel(axes[0][panels - 1], table, model.tree.n_leaves)
     _save(fig, out, ext)
-
-
-def _fold_panel(ax, cv: dict, folds: list[dict]) -> None:
-    mse = [f["mse"] for f in folds]
-    ax.bar(range(len(folds)), mse, color="tab:blue", alpha=0.7, gid="fold-mse")
-    ax.axhline(cv["mse"], color="black", linestyle="--", linewidth=1,
-               label=f"pooled MSE {cv['mse']:.4g} (R^2 {cv['r2']:.4f})")
-    ax.set_xticks(range(len(folds)), [str(f["fold"]) for f in folds], fontsize=7)
-    ax.set_xlabel("fold")
-    ax.set_ylabel("held-out MSE")
-    ax.set_title(f"{cv['k']}-fold cross-validation")
-    ax.legend(fontsize=8, loc="lower right")
 
 
 def _cp_panel(ax, table: list[dict], leaves_now: int) -> None:

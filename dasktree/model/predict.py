@@ -43,16 +43,5 @@ def as_table(model: Model, X) -> pa.Table:
 
 def predict_table(model: Model, table: pa.Table, keep: Sequence[str] = ()) -> pa.Table:
     """Prediction and class probabilities for every row of ``table`` (a regression model's: the
-    predicted number, float64)."""
-    if model.task == "regression":
-        columns = {name: table.column(name) for name in keep}
-        columns["prediction"] = pa.array(model.predict_values(table), type=pa.float64())
-        return pa.table(columns)
-    proba = model.predict_proba_table(table)
-    labels = np.asarray(model.classes, dtype=object)[np.argmax(proba, axis=1)] if len(proba) else []
-    label_type = pa.array(list(model.classes)).type
-    columns = {name: table.column(name) for name in keep}
-    columns["prediction"] = pa.array(list(labels), type=label_type)
-    for i, c in enumerate(model.classes):
-        columns[f"proba_{c}"] = pa.array(proba[:, i] if len(proba) else np.zeros(0), type=pa.float64())
-    return pa.table(columns)
+    predicted number, float64), after the ``keep`` columns."""
+    return pa.table(model.task.predict_table(model, table, {name: table.column(name) for name in keep}))

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 from .model import Model
 
-__all__ = ["format_report", "features_and_parameters", "cp_rows_shown", "importance_lines"]
+__all__ = ["format_report", "format_cp", "format_classification_report", "format_classification_cp",
+           "features_and_parameters", "cp_rows_shown", "cp_section", "importance_lines"]
 
 
 def format_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
-    """The report; ``defaults`` (the learning parameters' defaults) marks the changed parameters."""
-    if model.task == "regression":  # its own sections: the target, MSE and R^2, the anova cp table
-        from ..regress.show import format_report as regression_report
+    """The report, as the model's task writes it; ``defaults`` (the learning parameters' defaults) marks
+    the changed parameters."""
+    return model.task.format_report(model, name, defaults)
 
-        return regression_report(model, name)
+
+def format_cp(model: Model) -> str:
+    """The cost-complexity table as rpart's ``printcp`` prints it, as the model's task writes it."""
+    return model.task.format_cp(model)
+
+
+def format_classification_report(model: Model, name: str = "model", defaults: dict | None = None) -> str:
+    """A classification model's report: the data and classes, the parameters, the tree, the CV per fold
+    and its metrics, the cp table's first, last and chosen rows, the grid."""
     from .metrics import format_metrics
 
     defaults = defaults or {}
@@ -63,17 +72,12 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
         out.append(f"  {'alpha':>12} {'leaves':>7} {'train err':>10} {'cv err':>9} {'cv se':>9}")
         table = prune.get("cp_table", [])
         chosen = next((i for i, row in enumerate(table) if row["leaves"] == r.get("leaves")), None)
-        shown = cp_rows_shown(len(table), chosen)
-        for i in range(len(table)):
-            if i not in shown:
-                if i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
-                    gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
-                    out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
-                continue
-            row = table[i]
+
+        def line(row: dict, mark: str) -> str:
             cells = [_cell(row.get(k)) for k in ("train_error", "cv_error", "cv_se")]
-            mark = "*" if i == chosen else " "
-            out.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}")
+            return f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7} {cells[0]:>10} {cells[1]:>9} {cells[2]:>9}"
+
+        out += cp_section(table, chosen, line)
     grid = r.get("grid")
     if grid:
         out += ["", f"grid ({grid['settings']} settings, {grid['growths']} grown apart in one forest)",
@@ -95,14 +99,26 @@ def cp_rows_shown(n_rows: int, chosen: int | None) -> set[int]:
     return shown
 
 
+def cp_section(table: list[dict], chosen: int | None, line) -> list[str]:
+    """The report's rows of a cp table (:func:`cp_rows_shown`, ``line(row, mark)`` each, ``*`` the chosen),
+    a gap said in one line with its length."""
+    out, shown = [], cp_rows_shown(len(table), chosen)
+    for i, row in enumerate(table):
+        if i in shown:
+            out.append(line(row, "*" if i == chosen else " "))
+        elif i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
+            gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
+            out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
+    return out
+
+
 def importance_lines(model) -> list[str]:
     """The report's feature importances (``feature_importances_``: each feature's share of the tree's
     impurity decrease, or of its squared error's for a regression tree), largest first; the features
     no test uses are counted, not listed."""
     importances = model.feature_importances()
     used = sorted((i for i in range(importances.size) if importances[i] > 0), key=lambda i: (-importances[i], i))
-    out = ["", "feature importances (share of the " +
-           ("squared error's" if model.task == "regression" else "impurity") + " decrease)"]
+    out = ["", f"feature importances (share of the {model.task.importance_of} decrease)"]
     out += [f"  {model.features[i]:<24} {importances[i]:.4f}" for i in used]
     unused = importances.size - len(used)
     if unused:
@@ -131,3 +147,25 @@ def features_and_parameters(model, defaults: dict) -> list[str]:
         mark = "*" if key in defaults and defaults[key] != value else " "
         out.append(f"  {mark} {key:<22} {value!r}")
     return out
+
+
+def format_classification_cp(model: Model) -> str:
+    """A classification model's cp table; ``*`` marks the pruned tree."""
+    from .pruning import cp_rows
+
+    info = model.report.get("prune") or {}
+    table = cp_rows(model)
+    cv = model.report.get("cv")
+    head = f"{info.get('mode', 'none')} pruning"
+    if info.get("alpha") is not None:
+        head += f" at alpha {info['alpha']:.6g}"
+    head += f": {model.report['leaves']} of {info.get('leaves_grown', model.grown_tree.n_leaves)} leaves"
+    if cv:
+        head += f"; {cv['repeats']}x{cv['folds']}-fold cross-validation"
+    lines = [head, f"  {'alpha':>12} {'leaves':>7} {'train_error':>12} {'cv_error':>9} {'cv_se':>8}"]
+    for row in table:
+        mark = "*" if info.get("alpha") is not None and row["alpha"] == info["alpha"] else " "
+        cv_e = "-" if row["cv_error"] is None else f"{row['cv_error']:.4f}"
+        cv_s = "-" if row["cv_se"] is None else f"{row['cv_se']:.4f}"
+        lines.append(f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7d} {row['train_error']:>12.4f} {cv_e:>9} {cv_s:>8}")
+    return "\n".join(lines) + "\n"

@@ -21,14 +21,13 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from ..errors import ParameterError
 from ..forest.grow import GrowParams
 from ..split.search import SplitParams
 from . import declared
 from .constraints import Boolean, Check, Instance, Interval, Options, describe
-from .param import LAYERS, SAVED_LAYERS, Param
+from .param import LAYERS, SAVED_LAYERS, Param, check_values, saved_defaults
 
-__all__ = ["Param", "Settings", "validate", "declared_params", "defaults", "install_estimator_params",
+__all__ = ["Param", "Settings", "validate", "declared_params", "defaults", "task_defaults", "install_estimator_params",
            "parameters_doc", "Interval", "Options", "Boolean", "Instance", "Check", "describe", "LAYERS",
            "SAVED_LAYERS"]
 
@@ -44,7 +43,15 @@ def _checked() -> dict[str, Param]:
 
 def defaults(saved_only: bool = True) -> dict[str, Any]:
     """``{name: default}`` of the parameters the model keeps (all validated ones with ``saved_only=False``)."""
-    return {p.name: p.default for p in _checked().values() if p.saved or not saved_only}
+    return saved_defaults(declared.PARAMS, saved_only)
+
+
+def task_defaults(task) -> dict[str, Any]:
+    """The defaults of the parameters a model of ``task`` (:mod:`dasktree.model.task`) keeps: what its
+    report marks changed parameters against."""
+    from .regression import REGRESSION_PARAMS
+
+    return saved_defaults({"classification": declared.PARAMS, "regression": REGRESSION_PARAMS}[task.name])
 
 
 @dataclass(frozen=True)
@@ -70,16 +77,8 @@ def validate(values: Mapping[str, Any]) -> Settings:
 
     Raises :class:`~dasktree.errors.ParameterError` on the first bad value: one line naming it, what
     it must be and what it got."""
-    known = _checked()
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise ParameterError(f"unknown parameter {unknown[0]!r}; known are {sorted(known)}")
-    out = {name: p.check(values.get(name, p.default)) for name, p in known.items()}
-    for rule in declared.RULES:
-        message = rule(out)
-        if message:
-            raise ParameterError(message)
-    return Settings(out, _frozen(out, known))
+    out = check_values(declared.PARAMS, values, declared.RULES)
+    return Settings(out, _frozen(out, _checked()))
 
 
 def _frozen(values: dict, known: dict[str, Param]) -> GrowParams:

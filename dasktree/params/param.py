@@ -9,7 +9,7 @@ from typing import Any, Callable, Sequence
 from ..errors import ParameterError
 from .constraints import Check, Options, describe
 
-__all__ = ["Param", "LAYERS", "SAVED_LAYERS"]
+__all__ = ["Param", "LAYERS", "SAVED_LAYERS", "check_values", "saved_defaults"]
 
 LAYERS = ("grow", "split", "bins", "folds", "prune", "weights", "model", "runtime")
 """Who reads a parameter (see :mod:`dasktree.params.declared`)."""
@@ -114,3 +114,27 @@ class Param:
 
 def _literal(value) -> str:
     return f'"{value}"' if isinstance(value, str) else repr(value)
+
+
+def check_values(params: Sequence["Param"], values, rules: Sequence[Callable[[dict], str | None]] = (),
+                 whose: str = "") -> dict[str, Any]:
+    """Every parameter of ``params`` but the runtime ones checked once (those not in ``values`` take their
+    defaults), then ``rules`` (each gives an error's message or None); the first bad one raises
+    :class:`~dasktree.errors.ParameterError`, one line naming it. ``whose``: said after an unknown name
+    (``" for a regression tree"``). The one validation loop of both tasks' parameters."""
+    known = {p.name: p for p in params if p.layer != "runtime"}
+    unknown = sorted(set(values) - set(known))
+    if unknown:
+        raise ParameterError(f"unknown parameter {unknown[0]!r}{whose}; known are {sorted(known)}")
+    out = {name: p.check(values.get(name, p.default)) for name, p in known.items()}
+    for rule in rules:
+        message = rule(out)
+        if message:
+            raise ParameterError(message)
+    return out
+
+
+def saved_defaults(params: Sequence["Param"], saved_only: bool = True) -> dict[str, Any]:
+    """``{name: default}`` of the parameters of ``params`` a model keeps (every checked one with
+    ``saved_only=False``)."""
+    return {p.name: p.default for p in params if p.layer != "runtime" and (p.saved or not saved_only)}

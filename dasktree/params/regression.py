@@ -13,11 +13,10 @@ from __future__ import annotations
 from numbers import Integral
 from typing import Any, Mapping
 
-from ..errors import ParameterError
 from ..split.regression import REGRESSION_CRITERIA
 from .constraints import Interval, Options
 from .declared import CV, LEARNING, PARAMS, PRUNING
-from .param import Param
+from .param import Param, check_values, saved_defaults
 
 __all__ = ["REGRESSION_PARAMS", "validate_regression", "REGRESSION_PRUNE", "REGRESSION_FIT_PRUNE"]
 
@@ -71,27 +70,30 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
 )
 
 
-def _checked() -> dict[str, Param]:
-    return {p.name: p for p in REGRESSION_PARAMS if p.layer != "runtime"}
-
-
 def regression_defaults() -> dict[str, Any]:
     """The defaults of the parameters a regression model keeps."""
-    return {p.name: p.default for p in _checked().values() if p.saved}
+    return saved_defaults(REGRESSION_PARAMS)
+
+
+def _needs_cv(out: dict) -> str | None:
+    if out["prune"] in ("cv", "cv-min") and out["cv"] is None:
+        return f"prune={out['prune']!r} chooses alpha by cross-validation: give cv=k too (or ccp_alpha=)"
+    return None
+
+
+def _one_pruning(out: dict) -> str | None:
+    if out["ccp_alpha"] is not None and out["prune"] not in (None, "auto", "none"):
+        return (f"give prune= or ccp_alpha=, not both (got prune={out['prune']!r}, "
+                f"ccp_alpha={out['ccp_alpha']!r})")
+    return None
+
+
+REGRESSION_RULES = (_needs_cv, _one_pruning)
+"""The rules between a regression tree's parameters, checked after each parameter's own."""
 
 
 def validate_regression(values: Mapping[str, Any]) -> dict[str, Any]:
     """Every regression parameter checked (the others take their defaults), then the rules between
-    them; :class:`~dasktree.errors.ParameterError` names the first bad one."""
-    known = _checked()
-    unknown = sorted(set(values) - set(known))
-    if unknown:
-        raise ParameterError(f"unknown parameter {unknown[0]!r} for a regression tree; known are {sorted(known)}")
-    out = {name: p.check(values.get(name, p.default)) for name, p in known.items()}
-    if out["prune"] in ("cv", "cv-min") and out["cv"] is None:
-        raise ParameterError(f"prune={out['prune']!r} chooses alpha by cross-validation: give cv=k too "
-                             "(or ccp_alpha=)")
-    if out["ccp_alpha"] is not None and out["prune"] not in (None, "auto", "none"):
-        raise ParameterError(f"give prune= or ccp_alpha=, not both (got prune={out['prune']!r}, "
-                             f"ccp_alpha={out['ccp_alpha']!r})")
-    return out
+    them (:func:`dasktree.params.param.check_values`, the classification's loop);
+    :class:`~dasktree.errors.ParameterError` names the first bad one."""
+    return check_values(REGRESSION_PARAMS, values, REGRESSION_RULES, " for a regression tree")

@@ -9,15 +9,13 @@ from sklearn.base import BaseEstimator, RegressorMixin
 
 from ..engine.predict import predict_dataset
 from ..errors import InputError
+from ..estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
 from ..fitted import FittedModel
-from ..errors import ParameterError
-from ..estimator_input import (check_fit_input, check_predict_input, dask_frame, folds_of_splits, is_dask, is_dataset,
-                               join_dask, with_column)
 from ..model.predict import as_table
 from ..params import install_estimator_params
-from ..params.regression import REGRESSION_PARAMS
+from ..params.regression import REGRESSION_PARAMS, validate_regression
 from .fit import fit_regression
-from .model import RegressionModel
+from .task import REGRESSION
 
 __all__ = ["DaskTreeRegressor"]
 
@@ -36,6 +34,7 @@ _DOC = """A regression tree grown one level pass at a time, on Dask or in proces
 
 
 class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
+    _task = REGRESSION
     # __init__ and the docstring: dasktree.params.install_estimator_params, below the class
 
     def __sklearn_tags__(self):
@@ -45,50 +44,16 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
         tags.input_tags.categorical = True
         return tags
 
-    def _params(self) -> dict:
-        return {p.name: getattr(self, p.name) for p in REGRESSION_PARAMS if p.layer != "runtime"}
+    _declared = staticmethod(lambda: REGRESSION_PARAMS)
 
-    def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
-            features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            key: str | None = None, folds: str | None = None, storage_options: dict | None = None,
-            checkpoint: str | None = None):
-        """Learn the tree from in-memory ``X, y``, a dask DataFrame (``y`` a dask Series or ``target``),
-        or a Parquet or CSV dataset (path or URL) with its ``target`` column; the arguments as
-        :meth:`dasktree.DaskTreeClassifier.fit`'s (``checkpoint``: :mod:`dasktree.regress.checkpoint`)."""
-        for name in ("n_features_in_", "feature_names_in_"):
-            self.__dict__.pop(name, None)
-        in_memory = not (is_dataset(X) or is_dask(X))
-        data, values = X, y
-        params = self._params()
-        if in_memory and target is None:
-            data, values = check_fit_input(self, X, y, regression=True)
-        if params["cv"] is not None and not isinstance(params["cv"], (int, np.integer)):
-            # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
-            if not (in_memory and target is None) or folds is not None:
-                raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
-                                     "give cv=K and folds=COLUMN")
-            params["cv"], fold = folds_of_splits(params["cv"], len(values))
-            data, folds = with_column(data, fold, "fold")
-        elif is_dask(X) and y is not None:
-            data, target = join_dask(X, y, target)
-            values = None
-        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
-            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
-        model = fit_regression(data, values, target=target, features=features, exclude=exclude, nominal=nominal,
-                               key=key, folds=folds, storage_options=storage_options, sample_weight=sample_weight,
-                               client=self.client, scheduler=self.scheduler, cache=self.cache,
-                               progress=self.progress, security=self.security, memory_limit=self.memory_limit,
-                               checkpoint=checkpoint, **params)
-        self._set_model(model, names=not (in_memory and target is None))
-        self._sklearn_input = in_memory and target is None
-        return self
+    def _settings(self, values: dict) -> dict:
+        """The parameters checked before the input is read (:func:`fit_regression` takes them as given)."""
+        validate_regression(values)
+        return values
 
-    def _set_model(self, model: RegressionModel, names: bool = True) -> None:
-        self.model_ = model
-        if names:
-            self.n_features_in_ = len(model.features)
-            self.feature_names_in_ = np.asarray(model.features, dtype=object)
-        self.report_, self.run_, self.tree_ = model.report, model.run, model.tree
+    @staticmethod
+    def _fit_model(data, values, settings: dict, **options):
+        return fit_regression(data, values, **options, **settings)
 
     def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
         """Predicted values (float64). On a dask DataFrame or array: a lazy dask Series named
@@ -131,17 +96,13 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
         """The alpha the tree was pruned at (0: not pruned)."""
         return self._check_fitted().report["prune"]["alpha"]
 
-    @property
-    def cv_report_(self) -> dict | None:
-        """The CV report (MSE, RMSE, R^2 per fold and pooled), or None without ``cv``."""
-        return self._check_fitted().report.get("cv")
 
 
 
 install_estimator_params(DaskTreeRegressor, _DOC, REGRESSION_PARAMS)
 
 
-def _predict_frame(frame, *, model: RegressionModel):
+def _predict_frame(frame, *, model):
     import pandas as pd
 
     from ..io.sources import frame_to_table

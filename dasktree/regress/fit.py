@@ -1,4 +1,4 @@
-"""``fit_regression(data, ...) -> RegressionModel``: the regression fit, as :func:`dasktree.fit.fit` is
+"""``fit_regression(data, ...) -> Model``: the regression fit (a model of the regression task), as :func:`dasktree.fit.fit` is
 the classification one, and through the same steps: the parameters validated once
 (:func:`dasktree.params.regression.validate_regression`), the input opened with its roles, a runner
 where :func:`dasktree.engine.place.open_runner` puts the job, pass 0 (the bins and the target's
@@ -28,8 +28,9 @@ from ..model.prune import pruned_tree
 from ..params.regression import validate_regression
 from .checkpoint import RegressionResuming, regression_checkpoint
 from .grow import RegressionGrowParams, grow_regression
-from .model import RegressionModel
+from ..model.model import Model
 from .report import cv_report, fit_report, training_error
+from .task import REGRESSION
 from .trees import node_squares, tree_models
 from . import prune as pruning
 
@@ -48,7 +49,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
                    folds: str | None = None, client=None, scheduler: str | None = None, cache: bool | str = "auto",
                    part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None, progress=False,
                    sample_weight=None, security=None, memory_limit: int | str | None = None,
-                   checkpoint: str | None = None, **params) -> RegressionModel:
+                   checkpoint: str | None = None, **params) -> Model:
     """Learn a regression tree from ``data`` (the arguments of :func:`dasktree.fit.fit`; ``y`` or the
     ``target`` column holds numbers). ``params``: :data:`dasktree.params.regression.REGRESSION_PARAMS`.
     ``checkpoint``: a directory where every pass's results are saved (:mod:`dasktree.regress.checkpoint`);
@@ -107,16 +108,15 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
     report["training"] = training_error(tree, train_q, spec.target.step)
     if fold_trees:
         report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
-        short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["folds"]])
+        short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
         if short:  # saved with the model, and said on stderr by the command (only when there are any)
             report["warnings"] = short
     run = {"parts": len(given.source.parts), "workers": workers, "parquet_reads": reads, **spilled, "levels": levels,
            "seconds": {"pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}}
     saved = {name: settings[name] for name in settings if name not in ("keep_fold_trees",)}
-    return RegressionModel(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree,
-                           params=saved, report=report, run=run,
-                           fold_trees=fold_trees if settings["keep_fold_trees"] else [],
-                           full_tree=None if tree is grown else grown)
+    return Model(spec=dataclasses.replace(spec, weighting=None), target=roles.target, tree=tree, task=REGRESSION,
+                 params=saved, report=report, run=run, fold_trees=fold_trees if settings["keep_fold_trees"] else [],
+                 full_tree=None if tree is grown else grown)
 
 
 def _checkpoint(directory, given, settings: dict, part_rows: int, columns: dict):

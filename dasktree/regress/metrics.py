@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["ErrorSums", "part_stats", "merge", "metrics_of"]
+__all__ = ["ErrorSums", "part_stats", "merge", "metrics_of", "table_stats", "merged_metrics"]
 
 
 @dataclass(frozen=True)
@@ -56,3 +56,33 @@ def metrics_of(s: ErrorSums) -> dict:
     return {"rows": s.n, "mse": mse, "rmse": float(np.sqrt(mse)), "mae": s.absolute / n,
             "r2": 1.0 - s.squared / s.m2 if s.m2 > 0 else (1.0 if s.squared == 0 else 0.0),
             "max_error": s.largest, "target_mean": s.mean}
+
+
+def table_stats(model, table, target: str, where: str, weight: str | None = None) -> tuple[ErrorSums, int]:
+    """A regression model's error sums on the rows of ``table`` with a target, and the rows without one."""
+    import pyarrow.compute as pc
+
+    from ..errors import DataError
+    from ..io.weights import weight_values
+
+    column = table.column(target)
+    keep = np.asarray(column.is_valid().to_numpy(zero_copy_only=False), dtype=bool)
+    try:
+        y = np.asarray(pc.cast(column, "float64").to_numpy(zero_copy_only=False), dtype=np.float64)[keep]
+    except Exception:  # noqa: BLE001  (arrow's cast errors are many; each means: not numbers)
+        raise DataError(f"{where}: target {target!r} is {column.type}, not numeric") from None
+    if not np.isfinite(y).all():
+        raise DataError(f"{where}: target {target!r} has a non-finite value")
+    w = weight_values(table.column(weight), weight, where)[keep] if weight else None
+    predicted = model.predict_values(table.filter(keep) if not keep.all() else table)
+    return part_stats(y, predicted, w), int((~keep).sum())
+
+
+def merged_metrics(results: list[tuple[ErrorSums, int]]) -> dict:
+    """The metrics of the parts' error sums, merged in the parts' order (the same floats whatever the
+    cluster), and the rows skipped without a target."""
+    total, skipped = ErrorSums(), 0
+    for sums, part_skipped in results:
+        total = merge(total, sums)
+        skipped += part_skipped
+    return {**metrics_of(total), "rows_skipped_null_target": skipped}

@@ -72,13 +72,13 @@ def cv_report(fold_trees: list, fold_qs: list[int], train_q: int, tree, step: fl
         hn, hs = int(fold.validation[0, 0]), int(fold.validation[0, 1])
         sst = _sst(hn, hs, q)
         mse = sse * step * step / max(1, hn)
-        per_fold.append({"fold": f, "rows": hn, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
+        per_fold.append({"repeat": 0, "fold": f, "rows": hn, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
                          "r2": _r2(sse, sst), "leaves": len(leaves)})
         sse_all += sse
         n_all += hn
     sst_all = _sst(int(tree.counts[0, 0]), int(tree.counts[0, 1]), train_q)
     mse = sse_all * step * step / max(1, n_all)
     r2s = [p["r2"] for p in per_fold if p["rows"]] or [float("nan")]  # a fold of no rows has no score
-    return {"k": len(fold_trees), "folds": per_fold, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
+    return {"folds": len(fold_trees), "repeats": 1, "per_fold": per_fold, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
             "r2": _r2(sse_all, sst_all),
             "r2_mean": float(np.mean(r2s)), "r2_std": float(np.std(r2s))}

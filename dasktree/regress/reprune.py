@@ -28,7 +28,7 @@ import numpy as np
 from ..errors import InputError, ParameterError
 from ..model.prune import choose_alpha, fold_alpha
 from ..params.regression import REGRESSION_PRUNE
-from .model import RegressionModel
+from ..model.model import Model
 from .prune import best_first, held_out_sse, prune_at
 from .report import cv_report, training_error
 
@@ -50,7 +50,7 @@ def _check(mode, alpha) -> None:
         raise ParameterError(f"alpha must be a finite number >= 0, got {alpha!r}")
 
 
-def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | None = None) -> RegressionModel:
+def reprune(model: Model, alpha: float | None = None, *, mode: str | None = None) -> Model:
     """``model`` pruned anew from its grown tree at ``alpha``, or as ``mode`` says ("cv", "cv-min", "none")."""
     _check(mode, alpha)
     info = model.report.get("prune") or {}
@@ -81,16 +81,16 @@ def reprune(model: RegressionModel, alpha: float | None = None, *, mode: str | N
     train_q, fold_qs = _squares(model)
     report["training"] = training_error(tree, train_q, step)
     old_cv = model.report.get("cv")
-    if old_cv and model.fold_trees and old_cv.get("folds"):
+    if old_cv and model.fold_trees and old_cv.get("per_fold"):
         folds = [prune_at(f, fold_at, step) for f in model.fold_trees]
         report["cv"] = cv_report(folds, fold_qs, train_q, tree, step)
     elif old_cv:
-        report["cv"] = _from_cp_table(model, table, tree.n_leaves, int(old_cv["k"]))
+        report["cv"] = _from_cp_table(model, table, tree.n_leaves, int(old_cv["folds"]))
     pruned = tree.n_nodes != grown.n_nodes
     return dataclasses.replace(model, tree=tree, full_tree=grown if pruned else None, report=report)
 
 
-def _squares(model: RegressionModel) -> tuple[int, list[int]]:
+def _squares(model: Model) -> tuple[int, list[int]]:
     """The training sum of squares ``Q`` and each fold's held-out ``HQ`` (fixed point): as the fit kept
     them (``report["sums_of_squares"]``), else (a model saved before it kept them) from the report: ``HQ = SSE / step**2 - sum over the old leaves of (m**2 HN - 2 m HS)`` with
     ``SSE = mse * HN``, and ``Q = n * (std / step)**2 + S**2 / n``."""
@@ -101,7 +101,7 @@ def _squares(model: RegressionModel) -> tuple[int, list[int]]:
     old_at = (model.report.get("prune") or {}).get("fold_alpha")
     old_at = math.inf if old_at is None else float(old_at)
     qs = []
-    for fold, figures in zip(model.fold_trees, (model.report.get("cv") or {}).get("folds") or []):
+    for fold, figures in zip(model.fold_trees, (model.report.get("cv") or {}).get("per_fold") or []):
         old = prune_at(fold, old_at, step)
         leaves = [i for i, t in enumerate(old.tests) if t is None]
         sse = float(figures["mse"]) * int(fold.validation[0, 0]) / (step * step)
@@ -112,11 +112,11 @@ def _squares(model: RegressionModel) -> tuple[int, list[int]]:
     return train_q, qs
 
 
-def _from_cp_table(model: RegressionModel, table: list[dict], leaves: int, k: int) -> dict:
+def _from_cp_table(model: Model, table: list[dict], leaves: int, k: int) -> dict:
     """The CV report of a tree re-pruned without fold trees: its cp table row's CV MSE."""
     row = next(r for r in table if r["leaves"] == leaves)
     mse = float(row["cv_error"])
     variance = float(model.report["target"]["std"]) ** 2
-    return {"k": k, "estimated_from": "cp table", "folds": [], "mse": mse, "rmse": math.sqrt(max(mse, 0.0)),
+    return {"folds": k, "repeats": 1, "estimated_from": "cp table", "per_fold": [], "mse": mse, "rmse": math.sqrt(max(mse, 0.0)),
             "r2": 1.0 - mse / variance if variance > 0 else 0.0, "r2_mean": None, "r2_std": None}
 

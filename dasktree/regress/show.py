@@ -11,7 +11,7 @@ subtree the model predicts with.
 from __future__ import annotations
 
 from ..model.model import Model
-from ..model.show_report import cp_rows_shown, features_and_parameters, importance_lines
+from ..model.show_report import cp_section, features_and_parameters, importance_lines
 
 __all__ = ["format_cp", "format_report"]
 
@@ -45,7 +45,7 @@ def format_cp(model: Model) -> str:
         head += f" at alpha {info['alpha']:.6g}"
     head += f": {model.tree.n_leaves} of {model.grown_tree.n_leaves} leaves"
     if cv:
-        head += f"; {cv['k']}-fold cross-validation"
+        head += f"; {cv['folds']}-fold cross-validation"
     chosen = _chosen(model, table)
     lines = [head, CP_HEAD]
     lines += [_cp_line(row, "*" if i == chosen else " ") for i, row in enumerate(table)]
@@ -79,10 +79,10 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     out += importance_lines(model)
     cv = r.get("cv")
     if cv:
-        out += ["", f"cross-validation ({cv['k']}-fold, grown in the same passes)"]
-        if cv.get("folds"):
+        out += ["", f"cross-validation ({cv['folds']}-fold, grown in the same passes)"]
+        if cv.get("per_fold"):
             out.append(f"  {'fold':>5} {'rows':>9} {'mse':>12} {'rmse':>12} {'r2':>9} {'leaves':>7}")
-            for f in cv["folds"]:
+            for f in cv["per_fold"]:
                 out.append(f"  {f['fold']:>5} {f['rows']:>9} {f['mse']:>12.6g} {f['rmse']:>12.6g} {f['r2']:>9.4f} "
                            f"{f['leaves']:>7}")
         if cv.get("estimated_from") == "cp table":
@@ -94,12 +94,5 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
     prune = r.get("prune")
     if prune and table:
         out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})", CP_HEAD]
-        shown = cp_rows_shown(len(table), chosen)
-        for i, row in enumerate(table):
-            if i not in shown:
-                if i == 0 or i - 1 in shown:  # the first of a gap: say how long it is
-                    gap = next((j for j in range(i, len(table)) if j in shown), len(table)) - i
-                    out.append(f"  {'...':>12} {gap} rows ('dasktree show --format cp' prints all {len(table)})")
-                continue
-            out.append(_cp_line(row, "*" if i == chosen else " "))
+        out += cp_section(table, chosen, _cp_line)
     return "\n".join(out) + "\n"

@@ -108,7 +108,7 @@ def score_sqlite(model: Model, table: pa.Table, **options) -> tuple[list, np.nda
         rows = cursor.fetchall()
     finally:
         con.close()
-    labels = [float(r[0]) if model.task == "regression" else r[0] for r in rows]
+    labels = [float(r[0]) if not model.task.predicts_classes else r[0] for r in rows]
     if model.classes and all(isinstance(c, (bool, np.bool_)) for c in model.classes):
         labels = [bool(v) for v in labels]  # SQLite's TRUE is 1
     proba = np.asarray([r[1:] for r in rows], dtype=np.float64).reshape(len(rows), len(model.classes))
@@ -127,7 +127,7 @@ def score_onnx(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
     from ..export.onnx_model import onnx_input
 
     scorer = onnxruntime.InferenceSession(model.export("onnx"), providers=["CPUExecutionProvider"])
-    if model.task == "regression":
+    if not model.task.predicts_classes:
         (values,) = scorer.run(["prediction"], {"X": onnx_input(model, table)})
         return values.tolist(), np.zeros((len(values), 0))
     label, proba = scorer.run(["label", "probabilities"], {"X": onnx_input(model, table)})
@@ -149,7 +149,7 @@ def score_pmml(model: Model, table: pa.Table) -> tuple[list, np.ndarray]:
         evaluator = make_evaluator(path, backend="jpype").verify()
         result = evaluator.evaluateAll(frame)
     labels = [_pmml_label(v, model.classes) for v in result["prediction"].tolist()]
-    if model.task == "regression":
+    if not model.task.predicts_classes:
         labels = [float(v) for v in labels]
     proba = result[[f"proba_{c}" for c in model.classes]].to_numpy(dtype=np.float64)
     return labels, proba
@@ -244,7 +244,7 @@ def random_regression_model(seed: int, *, max_nodes: int = 40) -> Model:
     import dataclasses
 
     from ..binning.target import SCALE, TargetScale
-    from ..regress.model import RegressionModel
+    from ..regress.task import REGRESSION
 
     base = random_model(seed, max_nodes=max_nodes)
     rng = np.random.default_rng(seed + 7)
@@ -254,7 +254,7 @@ def random_regression_model(seed: int, *, max_nodes: int = 40) -> Model:
     step = 1.0 if rng.random() < 0.1 else float(abs(rng.normal()) * 10.0 ** int(rng.integers(-12, 3)) + 1e-300)
     spec = dataclasses.replace(base.spec, classes=(), target=TargetScale(lo, step))
     tree = dataclasses.replace(base.tree, counts=np.column_stack([n, s]).astype(np.int64))
-    return RegressionModel(spec=spec, target="y", tree=tree)
+    return Model(spec=spec, target="y", tree=tree, task=REGRESSION)
 
 
 def _random_test(rng, a: int, bins: FeatureBins):
@@ -313,7 +313,7 @@ def full_binary_model(depth: int, *, task: str = "classification", n_features: i
     if task == "classification":
         return model
     from ..binning.target import SCALE, TargetScale
-    from ..regress.model import RegressionModel
+    from ..regress.task import REGRESSION
 
     n = counts.sum(axis=1)
     s = np.zeros(n_nodes, dtype=np.int64)
@@ -321,4 +321,4 @@ def full_binary_model(depth: int, *, task: str = "classification", n_features: i
     for i in range(n_tests - 1, -1, -1):
         s[i] = s[2 * i + 1] + s[2 * i + 2]
     spec = dataclasses.replace(model.spec, classes=(), target=TargetScale(-3.0, 1e-6))
-    return RegressionModel(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])))
+    return Model(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])), task=REGRESSION)

@@ -86,7 +86,7 @@ def score_postgres(server: str, model, table: pa.Table) -> tuple[list, np.ndarra
     copy = f"COPY held_out FROM STDIN WITH (FORMAT csv, NULL '\\N');\n{data.getvalue()}\\.\n"
     query = model.export("sql", dialect="postgres", table="held_out", keep=()).rstrip() + ";\n"
     rows = list(csv.reader(io.StringIO(psql(server, create + copy + query))))[1:]
-    if model.task == "regression":  # PostgreSQL 12+ prints a double's shortest round-trip digits
+    if not model.task.predicts_classes:  # PostgreSQL 12+ prints a double's shortest round-trip digits
         return [float(r[0]) for r in rows], np.zeros((len(rows), 0))
     labels = [r[0] for r in rows]
     proba = np.asarray([[float(v) for v in r[1:]] for r in rows], dtype=np.float64).reshape(len(rows), len(model.classes))

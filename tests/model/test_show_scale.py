@@ -17,7 +17,7 @@ from dasktree.model import model as model_module
 from dasktree.model.check import check_model_parts
 from dasktree.model.export import export_dot, export_text, subtree_sizes
 from dasktree.model.model import TreeModel, load
-from dasktree.regress import model as regression_module
+from dasktree.regress import task as regression_module
 from dasktree.testing.exports import full_binary_model, random_model, random_regression_model
 
 TASKS = ["classification", "regression"]
@@ -56,10 +56,10 @@ def test_text_and_dot_compute_the_values_once(task, export, value_reads):
 @pytest.mark.parametrize("task", TASKS)
 def test_picture_texts_compute_the_values_once(task, value_reads):
     pytest.importorskip("matplotlib")
-    from dasktree.model.plot import _leaf_colours, _node_texts, _pyplot
+    from dasktree.model.plot import _node_texts, _pyplot
 
     model = full_binary_model(7, task=task)
-    text, colour = _node_texts(model), _leaf_colours(model, _pyplot())
+    text, colour = _node_texts(model), model.task.leaf_colours(model, _pyplot())
     for i in range(model.tree.n_nodes):
         text(i, model.tree.tests[i] is None)
         colour(i)

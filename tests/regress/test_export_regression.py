@@ -1,4 +1,4 @@
-"""Every export of a regression tree predicts the very doubles ``RegressionModel.predict_values``
+"""Every export of a regression tree predicts the very doubles ``Model.predict_values``
 gives, row for row: trees grown on several datasets (missing values, nominal attributes with
 ``__other__``, quantile bins, targets of every scale) scored on held-out rows, rows at each
 threshold and the doubles either side, null and NaN, unseen categories; and random trees on
@@ -94,7 +94,7 @@ def fitted():
 def test_the_trees_hold_what_the_exports_must_get_right(fitted):
     """Regression trees with nominal subsets, ``__other__``, missing values sent either way, a
     pruned tree, and values far from 1."""
-    assert all(m.task == "regression" for m, _ in fitted.values())
+    assert all(m.task.name == "regression" for m, _ in fitted.values())
     tests = [(name, t, m.spec.features[t.attribute]) for name, (m, _) in fitted.items() for t in m.tree.tests if t]
     assert any(t.kind == "nominal" and any(len(g) > 1 for g in t.groups) for _, t, _ in tests)
     assert any(b.has_other for _, _, b in tests)

@@ -25,7 +25,7 @@ def test_fit_predict_evaluate(tmp_path, dataset, frame):
     assert fit.returncode == 0, fit.stderr
     assert "--task auto: target 'y' holds double numbers: a regression tree" in fit.stderr
     report = json.loads(fit.stdout)["report"]
-    assert report["task"] == "regression" and report["cv"]["k"] == 4 and 0.8 < report["cv"]["r2"] < 1
+    assert report["task"] == "regression" and report["cv"]["folds"] == 4 and 0.8 < report["cv"]["r2"] < 1
     saved = json.loads(model.read_text())
     assert saved["task"] == "regression" and saved["target_scale"]["bits"] == 30
     out = tmp_path / "pred"

@@ -10,7 +10,7 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import dasktree
 from dasktree import DaskTreeRegressor
-from dasktree.regress.model import RegressionModel
+from dasktree.regress.task import REGRESSION
 
 
 @parametrize_with_checks([DaskTreeRegressor()])
@@ -48,15 +48,15 @@ def test_dask_collections_and_datasets_give_the_same_tree(frame, dataset, tmp_pa
 def test_cv_report_pruning_and_a_saved_model(frame, tmp_path):
     reg = DaskTreeRegressor(cv=5, prune="cv").fit(frame, target="y")
     cv = reg.cv_report_
-    assert len(cv["folds"]) == 5 and cv["rmse"] == pytest.approx(np.sqrt(cv["mse"]))
+    assert len(cv["per_fold"]) == 5 and cv["rmse"] == pytest.approx(np.sqrt(cv["mse"]))
     table = reg.cp_table_
     assert list(table.columns[:5]) == ["alpha", "leaves", "train_mse", "cv_mse", "cv_se"]
     assert reg.ccp_alpha_ > 0 and reg.tree_.n_leaves < reg.model_.grown_tree.n_leaves
     assert reg.ccp_alpha_ in table["alpha"].to_list()
     path = tmp_path / "m.json"
     reg.save(path)
-    loaded = dasktree.load(path)  # a regressor's model file loads as a RegressionModel
-    assert isinstance(loaded, DaskTreeRegressor) and isinstance(loaded.model_, RegressionModel)
+    loaded = dasktree.load(path)  # a regressor's model file loads as a model of the regression task
+    assert isinstance(loaded, DaskTreeRegressor) and loaded.model_.task is REGRESSION
     X = frame.drop(columns="y")
     np.testing.assert_array_equal(loaded.model_.predict_values(dasktree.model.predict.as_table(loaded.model_, X)),
                                   reg.predict(X))

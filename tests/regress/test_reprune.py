@@ -53,7 +53,7 @@ def test_reprune_by_cv_is_the_fit_pruned_so(unpruned, mode):
     assert got.tree.n_leaves < unpruned.tree.n_leaves or mode == "cv-min"
     _same_model(got, want)
     # counted again on the fold trees, with the held-out sums of squares the fit kept: the same figures
-    assert got.report["cv"] == want.report["cv"] and got.report["cv"]["k"] == 5
+    assert got.report["cv"] == want.report["cv"] and got.report["cv"]["folds"] == 5
 
 
 def test_reprune_at_an_alpha_is_the_fit_with_ccp_alpha(unpruned):
@@ -81,7 +81,7 @@ def test_without_fold_trees_the_cv_report_is_the_cp_tables(unpruned):
     got = reprune(model, mode="cv")
     _same_model(got, want)
     cv = got.report["cv"]
-    assert cv["estimated_from"] == "cp table" and cv["folds"] == []
+    assert cv["estimated_from"] == "cp table" and cv["per_fold"] == []
     assert cv["mse"] == pytest.approx(want.report["cv"]["mse"], rel=1e-9)
     assert cv["r2"] == pytest.approx(want.report["cv"]["r2"], rel=1e-6)
 
@@ -114,7 +114,7 @@ def test_cli_prune_writes_the_repruned_model(unpruned, tmp_path, capsys):
     line = capsys.readouterr().out.strip()
     model = load(out)
     want = reprune(unpruned, mode="cv")
-    assert model.tree.to_json() == want.tree.to_json() and model.task == "regression"
+    assert model.tree.to_json() == want.tree.to_json() and model.task.name == "regression"
     assert line == (f"wrote {out}: cv pruning at alpha {want.report['prune']['alpha']:.6g}, "
                     f"{unpruned.tree.n_leaves} -> {want.tree.n_leaves} leaves, cross-validated MSE "
                     f"{want.report['cv']['mse']:.6g}, R^2 {want.report['cv']['r2']:.4f}")
