@@ -24,6 +24,7 @@ from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
 from ..split.criteria import entropy, gini
 from .model import FORMAT, TreeModel
+from .task import CLASSIFICATION
 
 __all__ = ["ForestModel", "FOREST_VERSION", "forest_routing", "load_forest"]
 
@@ -62,7 +63,7 @@ class ForestModel:
     report: dict = field(default_factory=dict)
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
 
-    task = "classification"
+    task = CLASSIFICATION  # what its members predict (dasktree.model.task)
 
     @property
     def classes(self) -> tuple:
