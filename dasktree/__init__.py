@@ -19,7 +19,8 @@ _LAZY = {  # public names built on scikit-learn, loaded on first use: the comman
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
     "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
     "DaskForestClassifier": "forest_estimator", "fit_forest": "forest_fit", "load_forest": "model.forest_model",
-    "ForestModel": "model.forest_model",
+    "ForestModel": "model.forest_model", "DaskForestRegressor": "forest_regressor",
+    "fit_forest_regression": "forest_regress",
 }
 
 
@@ -45,6 +46,7 @@ __version__ = "0.1.0"
 __all__ = [
     "CSV",
     "DaskForestClassifier",
+    "DaskForestRegressor",
     "DaskTreeClassifier",
     "DaskTreeError",
     "DataError",
@@ -56,6 +58,7 @@ __all__ = [
     "export_text",
     "fit",
     "fit_forest",
+    "fit_forest_regression",
     "load",
     "load_forest",
 ]

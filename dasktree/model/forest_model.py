@@ -3,7 +3,8 @@
 The model file is versioned JSON (the tree's ``format``, ``"kind": "forest"``), with the bins and
 classes once and each member's flat tree (training counts: each row its multiplicity in the
 member's bag). Prediction averages the members' leaf class probabilities, as scikit-learn's
-forests do (``predict_proba``); all members are walked in one compiled call over one routing plan
+forests do (``predict_proba``), or for a regression forest (``task``, :mod:`dasktree.model.task`)
+the members' leaf means (``predict_values``); all members are walked in one compiled call over one routing plan
 of all of them (:func:`forest_routing`), a block of rows at a time.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
+from types import SimpleNamespace
 
 import numpy as np
 import pyarrow as pa
@@ -22,9 +24,8 @@ from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
-from ..split.criteria import entropy, gini
 from .model import FORMAT, TreeModel
-from .task import CLASSIFICATION
+from .task import CLASSIFICATION, Task, task_named
 
 __all__ = ["ForestModel", "FOREST_VERSION", "forest_routing", "load_forest"]
 
@@ -62,8 +63,7 @@ class ForestModel:
     params: dict = field(default_factory=dict)
     report: dict = field(default_factory=dict)
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
-
-    task = CLASSIFICATION  # what its members predict (dasktree.model.task)
+    task: Task = CLASSIFICATION  # what its members predict (dasktree.model.task)
 
     @property
     def classes(self) -> tuple:
@@ -82,9 +82,15 @@ class ForestModel:
         cached = getattr(self, "_routing_cache", None)
         if cached is None:
             plan, first = forest_routing(self.members, self.spec.widths)
-            values = np.concatenate([m.value for m in self.members]) if self.members else np.zeros((0, 1))
+            values = (np.concatenate([self._node_values(m) for m in self.members]) if self.members
+                      else np.zeros((0, 1)))
             cached = self._routing_cache = (plan, first, values)
         return cached
+
+    def _node_values(self, member: TreeModel) -> np.ndarray:
+        """A member's nodes' predictions as (nodes, k): class probabilities, or (nodes, 1) means."""
+        values = np.asarray(self.task.node_values(self, member), dtype=np.float64)
+        return values.reshape(values.shape[0], -1)
 
     def member_leaves_codes(self, codes: np.ndarray) -> np.ndarray:
         """The node each row reaches in each member, from encoded rows: (n_members, n_rows) int64."""
@@ -99,7 +105,7 @@ class ForestModel:
     def predict_proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """The members' mean class probabilities of encoded rows, a block of rows at a time."""
         plan, _, values = self._routing()
-        out = np.empty((codes.shape[1], len(self.classes)), dtype=np.float64)
+        out = np.empty((codes.shape[1], values.shape[1]), dtype=np.float64)  # a regression forest's: 1 column
         for lo in range(0, codes.shape[1], BLOCK_ROWS):
             entries = route(np.ascontiguousarray(codes[:, lo:lo + BLOCK_ROWS]), plan)
             out[lo:lo + BLOCK_ROWS] = values[entries].mean(axis=0)
@@ -108,24 +114,23 @@ class ForestModel:
     def predict_proba_table(self, table: pa.Table) -> np.ndarray:
         return self.predict_proba_codes(encode_features(table, self.spec))
 
+    def predict_values(self, table: pa.Table) -> np.ndarray:
+        """A regression forest's predictions: the members' mean leaf mean of each row (n_rows,)."""
+        return self.predict_proba_codes(encode_features(table, self.spec))[:, 0]
+
     def predict_codes(self, table: pa.Table) -> np.ndarray:
         return np.argmax(self.predict_proba_table(table), axis=1)
 
     # ---------------------------------------------------------------- importances
     def feature_importances(self) -> np.ndarray:
         """scikit-learn's impurity importances: each member's total weighted impurity decrease per
-        feature normalised to sum 1, averaged over the members (those with a split), normalised again."""
-        impurity = gini if self.params.get("criterion", "gini") == "gini" else entropy
+        feature normalised to sum 1 (its task's, as a single tree's), averaged over the members
+        (those with a split), normalised again."""
         per_member = []
         for tree in self.members:
-            n = tree.counts.sum(axis=1).astype(np.float64)
-            weighted = n * impurity(tree.counts)
-            out = np.zeros(self.spec.n_features)
-            for i, test in enumerate(tree.tests):
-                if test is not None:
-                    out[test.attribute] += weighted[i] - sum(weighted[c] for c in tree.children[i])
+            out = self.task.feature_importances(SimpleNamespace(tree=tree, spec=self.spec, params=self.params))
             if out.sum() > 0:
-                per_member.append(out / out.sum())
+                per_member.append(out)
         if not per_member:
             return np.zeros(self.spec.n_features)
         mean = np.mean(per_member, axis=0)
@@ -141,6 +146,7 @@ class ForestModel:
             "classes": [v.item() if isinstance(v, np.generic) else v for v in self.classes],
             "bins": self.spec.to_json()["features"],
             "params": self.params,
+            **self.task.file_fields(self),
             "members": [m.to_json() for m in self.members],
             "report": self.report,
         }
@@ -155,9 +161,10 @@ class ForestModel:
         if version != FOREST_VERSION:
             raise DataError(f"{where}: forest format version {version!r}; this dasktree reads [{FOREST_VERSION}]")
         try:
-            spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": None})
+            spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
             model = cls(spec=spec, target=d["target"], members=[TreeModel.from_json(t) for t in d["members"]],
-                        params=d.get("params", {}), report=d.get("report", {}))
+                        params=d.get("params", {}), report=d.get("report", {}),
+                        task=task_named(d.get("task", CLASSIFICATION.name)))
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None
         if not model.members:
