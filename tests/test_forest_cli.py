@@ -50,12 +50,31 @@ def test_predict_with_a_forest_file_writes_the_forests_predictions(data, tmp_pat
         np.asarray(model.classes)[np.argmax(proba, axis=1)].tolist())
 
 
+def test_fit_trees_task_regression_writes_the_regression_forest_and_predict_reads_it(data, tmp_path, capsys):
+    import pyarrow.parquet as pq
+
+    out = tmp_path / "rforest.json"
+    assert main(["fit", data, "--target", "x", "--task", "regression", "--trees", "3", "--max-depth", "4",
+                 "--oob", "--random-state", "2", "--out", str(out)]) == 0
+    said = "".join(capsys.readouterr())
+    assert "a forest of 3 trees" in said and "out-of-bag R^2" in said
+    model = load_forest(out)
+    expected = dasktree.fit_forest_regression(data, target="x", n_estimators=3, max_depth=4, oob_score=True,
+                                              random_state=2)
+    assert model.dumps() == expected.dumps()
+    assert model.params["max_features_per_node"] == len(model.features)  # 1.0 by default for regression
+    assert main(["predict", str(out), data, "--out", str(tmp_path / "scored"), "--quiet"]) == 0
+    scored = pq.read_table(tmp_path / "scored")
+    np.testing.assert_array_equal(np.sort(scored.column("prediction").to_numpy()),
+                                  np.sort(model.predict_values(pq.read_table(data))))
+
+
 @pytest.mark.parametrize("options,message", [
     (["--trees", "0"], "n_estimators must be"),
     (["--trees", "3", "--cv", "5"], "cv is not for forests"),
     (["--trees", "3", "--max-samples", "lots"], "--max-samples must be a number"),
     (["--trees", "3", "--max-features", "half"], "max_features must be"),
-    (["--trees", "3", "--task", "regression"], "regression forest is not there yet"),
+    (["--trees", "3", "--task", "regression", "--cv", "3"], "cv is not for forests"),
 ])
 def test_bad_forest_options_are_exit_2(data, tmp_path, capsys, options, message):
     assert main(["fit", data, "--target", "label", *options, "--out", str(tmp_path / "m.json"), "--quiet"]) == 2

@@ -1,4 +1,5 @@
-"""``dasktree fit --trees N``: a forest of N trees grown in the same passes, saved as one model file.
+"""``dasktree fit --trees N``: a forest of N trees grown in the same passes, saved as one model file
+(with ``--task regression``, or ``auto`` on a float target, a regression forest).
 
 The forest's options come from its declared parameters (:data:`dasktree.params.forest.FOREST_PARAMS`);
 the members take the tree's learning options, but cross-validation, grids and pruning (a forest's
@@ -27,7 +28,7 @@ def add_forest(p: argparse.ArgumentParser) -> None:
                    help=f"grow a forest of N trees (scikit-learn's n_estimators): {by_name['n_estimators'].help} "
                         "(default: one tree)")
     g.add_argument("--max-features", default=None, metavar="F",
-                   help=f"{by_name['max_features'].help} (default: sqrt)")
+                   help=f"{by_name['max_features'].help} (default: sqrt; 1.0, every attribute, for --task regression)")
     g.add_argument("--no-bootstrap", action="store_true",
                    help="every row once in every tree (default: each tree counts each row its Poisson(1) "
                         "multiplicity drawn from the row's content)")
@@ -52,22 +53,24 @@ def _number(text: str | None, flag: str):
     raise ParameterError(f"{flag} must be a number, got {text!r}")
 
 
-def forest_values(args) -> dict:
-    """The forest's parameters and its members' from the command line; an option of the single
-    tree's that forests refuse, given, is bad usage (exit 2)."""
+def forest_values(args, regression: bool = False) -> dict:
+    """The forest's parameters and its members' from the command line (a regression tree's with
+    ``regression``); an option of the single tree's that forests refuse, given, is bad usage (exit 2)."""
     from ..params import declared_params
     from ..params.forest import NOT_FOR_FORESTS
     from .parser import learning_values
+    from .task import regression_values
 
-    learning = learning_values(args)
+    learning = regression_values(args) if regression else learning_values(args)
     defaults = {p.name: p.default for p in declared_params()}
-    out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults[k]}
+    out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults.get(k)}
     if getattr(args, "grid", None):
         raise ParameterError("--grid is not for forests: their members are grown in full (--oob gives an estimate)")
     for flag, name in (("--key", "key"), ("--folds", "folds"), ("--checkpoint", "checkpoint")):
         if name != "key" and getattr(args, name, None) is not None:
             raise ParameterError(f"{flag} is not for forests yet")
-    out.update(n_estimators=args.trees, max_features="sqrt" if args.max_features is None
+    default_features = 1.0 if regression else "sqrt"  # as scikit-learn's forests of each task
+    out.update(n_estimators=args.trees, max_features=default_features if args.max_features is None
                else _number(args.max_features, "--max-features"), bootstrap=not args.no_bootstrap,
                max_samples=_number(args.max_samples, "--max-samples"), oob_score=args.oob,
                random_state=args.random_state)
@@ -82,27 +85,33 @@ def cmd_fit_forest(args, columns) -> dict:
     from ..params.forest import validate_forest
     from .commands import verify  # here: commands imports this module
 
-    if getattr(args, "task", "auto") == "regression":
-        raise ParameterError("--trees grows classification forests; a regression forest is not there yet")
-    params = forest_values(args)
-    validate_forest(params)  # bad usage (exit 2) before an output's trouble (exit 1)
+    from ..forest_regress import fit_forest_regression, validate_forest_regression
+    from .task import resolve_task
+
+    task = getattr(args, "task", "auto")
+    regression = (resolve_task(args) if task == "auto" else task) == "regression"
+    params = forest_values(args, regression)
+    (validate_forest_regression if regression else validate_forest)(params)  # bad usage (exit 2) first
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)
     verify(args, args.data)
-    model = fit_forest(args.data, None, target=args.target, features=columns(args.features) or None,
-                       exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
-                       scheduler=args.scheduler, cache=not args.no_cache and "auto",
-                       progress=_progress(args, "classification"), sample_weight=args.weight,
-                       memory_limit=args.memory_limit, **params)
+    fit = fit_forest_regression if regression else fit_forest
+    model = fit(args.data, None, target=args.target, features=columns(args.features) or None,
+                exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
+                scheduler=args.scheduler, cache=not args.no_cache and "auto",
+                progress=_progress(args, "regression" if regression else "classification"),
+                sample_weight=args.weight, memory_limit=args.memory_limit, **params)
     model.save(args.out)
     r = model.report
-    oob = f", out-of-bag accuracy {r['oob_score']:.4f} over {r['oob_rows']} rows" if r.get("oob_score") is not None \
-        else ""
+    measure = "R^2" if regression else "accuracy"
+    oob = f", out-of-bag {measure} {r['oob_score']:.4f} over {r['oob_rows']} rows" \
+        if r.get("oob_score") is not None else ""
     _say(args, f"wrote {args.out}: a forest of {r['members']} trees, {r['leaves']} leaves, depth up to "
                f"{r['max_depth']}, {r['passes']} passes over {r['rows_used']} rows{oob} in "
                f"{model.run['seconds']['total']:.2f}s")
     return {"model": args.out, "report": model.report, "run": {k: v for k, v in model.run.items()
-                                                               if k != "oob_decision_function"}}
+                                                               if k not in ("oob_decision_function",
+                                                                            "oob_prediction")}}
 
 
 def load_model_or_forest(path):
