@@ -3,6 +3,8 @@ each class's probability their sum in member order divided by the members (as
 :meth:`~dasktree.model.forest_model.ForestModel.predict_proba_codes` takes the mean; SQL adds left
 to right), and the label the first class of the highest mean, in an outer ``SELECT``: equal to
 ``predict_proba`` and ``predict`` on every row (the tree export's dialects, types and shapes).
+A regression forest's (its task predicts no classes): ``prediction`` the members' leaf values added
+in member order and divided by the members, equal to ``predict_values`` on every row.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ def forest_sql_select(forest: ForestModel, *, table: str = "data", dialect: str 
     comment naming the forest; ``keep`` (default all, ``*``), ``types`` and ``shape`` as for
     :func:`dasktree.export.sql.sql_select`."""
     d = _dialect(dialect)
+    if not forest.task.predicts_classes:
+        return _values_select(forest, table, dialect, keep, indent, types, shape)
     classes = list(forest.classes)
     kind = label_kind(forest.classes)
     per_member = [sql_expressions(Model(spec=forest.spec, target=forest.target, tree=tree), dialect=dialect,
@@ -48,3 +52,22 @@ def forest_sql_select(forest: ForestModel, *, table: str = "data", dialect: str 
     body = ",\n".join(inner)
     return ("\n".join(head) + f"\nSELECT *, {label} AS {quote_identifier('prediction')}\nFROM (\nSELECT\n{body}\n"
             f"FROM {table}\n) AS forest_probabilities\n")
+
+
+def _values_select(forest: ForestModel, table: str, dialect: str, keep, indent: str, types, shape) -> str:
+    """A regression forest's ``SELECT``: ``prediction`` the members' leaf values' mean (summed in member
+    order, as :meth:`~dasktree.model.forest_model.ForestModel.predict_values` takes it)."""
+    d = _dialect(dialect)
+    per_member = [sql_expressions(Model(spec=forest.spec, target=forest.target, tree=tree, task=forest.task),
+                                  dialect=dialect, indent=indent, types=types, shape=shape)["prediction"]
+                  for tree in forest.members]
+    total = "\n + ".join(f"({expression})" for expression in per_member)
+    columns = ["*"] if keep is None else [quote_identifier(c) for c in keep]
+    columns.append(f"CAST(({total}) / CAST({forest.n_members} AS {d.double}) AS {d.double}) "
+                   f"AS {quote_identifier('prediction')}")
+    meta = describe(forest)
+    head = [f"-- dasktree {meta['dasktree_version']} forest of {forest.n_members} trees, dialect {dialect}: "
+            f"predicts {forest.target!r} (regression: the members' mean leaf value)",
+            "-- features (name: kind): " + ", ".join(f"{f['name']}: {f['kind']}" for f in meta["features"])]
+    head = ["".join(" " if ch in "\r\n\x0b\x0c\x85\u2028\u2029" else ch for ch in line) for line in head]
+    return "\n".join(head) + "\nSELECT\n" + ",\n".join(columns) + f"\nFROM {table}\n"
