@@ -147,6 +147,20 @@ class DaskForestRegressor(RegressorMixin, BaseEstimator):
         """Write the forest as one JSON model file (:func:`dasktree.model.forest_model.load_forest` reads it)."""
         self._check_fitted().save(path)
 
+    def to_sql(self, **options) -> str:
+        """The forest as one SQL ``SELECT`` of ``prediction`` (:func:`dasktree.export.forest_sql.forest_sql_select`:
+        ``table=``, ``dialect=``, ``keep=``...), equal to :meth:`predict` to the bit."""
+        from .export.forest_sql import forest_sql_select
+
+        return forest_sql_select(self._check_fitted(), **options)
+
+    def to_onnx(self) -> bytes:
+        """The forest as ONNX bytes: a ``TreeEnsemble`` per member and their mean ``prediction``
+        (:mod:`dasktree.export.forest_onnx`), equal to :meth:`predict` on every row."""
+        from .export.forest_onnx import forest_onnx_bytes
+
+        return forest_onnx_bytes(self._check_fitted())
+
 
 def _predict_frame(frame, *, model: ForestModel):
     import pandas as pd

@@ -25,3 +25,12 @@ def test_the_onnx_forest_predicts_every_row_as_the_forest(params):
     expected = forest.predict_proba_table(table)
     np.testing.assert_array_equal(proba, expected)
     assert list(label) == list(np.asarray(forest.classes)[np.argmax(expected, axis=1)])
+
+
+def test_the_onnx_regression_forest_predicts_every_row_as_the_forest():
+    frame = mixed_frame(2500, seed=7).drop(columns=["label"])
+    forest = dasktree.fit_forest_regression(frame, target="x", n_estimators=5, max_depth=5, random_state=4)
+    table = pa.Table.from_pandas(mixed_frame(1500, seed=8).drop(columns=["label", "x"]), preserve_index=False)
+    session = ort.InferenceSession(forest_onnx_bytes(forest), providers=["CPUExecutionProvider"])
+    [prediction] = session.run(["prediction"], {"X": onnx_input(forest, table)})
+    np.testing.assert_array_equal(prediction, forest.predict_values(table))
