@@ -154,6 +154,13 @@ class DaskForestRegressor(RegressorMixin, BaseEstimator):
 
         return forest_sql_select(self._check_fitted(), **options)
 
+    def to_pmml(self) -> str:
+        """The forest as PMML 4.4 text: a regression ``MiningModel`` averaging a ``TreeModel`` segment
+        per member (:func:`dasktree.export.forest_pmml.forest_pmml_text`)."""
+        from .export.forest_pmml import forest_pmml_text
+
+        return forest_pmml_text(self._check_fitted())
+
     def to_onnx(self) -> bytes:
         """The forest as ONNX bytes: a ``TreeEnsemble`` per member and their mean ``prediction``
         (:mod:`dasktree.export.forest_onnx`), equal to :meth:`predict` on every row."""

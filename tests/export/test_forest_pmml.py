@@ -39,3 +39,21 @@ def test_the_pmml_forest_predicts_every_row_as_the_forest():
     clear = np.sort(expected, axis=1)[:, -1] - np.sort(expected, axis=1)[:, -2] > 1e-9  # no tie to break
     assert [str(v) for v in result["prediction"][clear]] == [str(v) for v in labels[clear]]
     assert clear.mean() > 0.8
+
+
+def test_the_pmml_regression_forest_predicts_every_row_as_the_forest():
+    from jpmml_evaluator import make_evaluator
+
+    forest = dasktree.fit_forest_regression(mixed_frame(2500, seed=7).drop(columns=["label"]), target="x",
+                                            n_estimators=5, max_depth=5, random_state=4)
+    table = pa.Table.from_pandas(mixed_frame(600, seed=9).drop(columns=["label", "x"]), preserve_index=False)
+    frame = pd.DataFrame({f.name: [np.nan if v is None else v for v in table.column(f.name).to_pylist()]
+                          if f.kind == "numeric" else table.column(f.name).to_pylist() for f in forest.spec.features})
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "forest.pmml")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(forest_pmml_text(forest))
+        result = make_evaluator(path, backend="jpype").verify().evaluateAll(frame)
+    column = "prediction" if "prediction" in result.columns else "x"
+    np.testing.assert_allclose(result[column].to_numpy(dtype=np.float64), forest.predict_values(table),
+                               rtol=1e-12, atol=1e-12)  # JPMML's mean is its own arithmetic
