@@ -86,10 +86,11 @@ def cmd_fit_forest(args, columns) -> dict:
     from .commands import verify  # here: commands imports this module
 
     from ..forest_regress import fit_forest_regression, validate_forest_regression
+    from ..model.task import task_named
     from .task import resolve_task
 
     task = getattr(args, "task", "auto")
-    regression = (resolve_task(args) if task == "auto" else task) == "regression"
+    regression = not task_named(resolve_task(args) if task == "auto" else task).predicts_classes
     params = forest_values(args, regression)
     (validate_forest_regression if regression else validate_forest)(params)  # bad usage (exit 2) first
     parse_memory_limit(args.memory_limit)
