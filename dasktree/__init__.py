@@ -19,6 +19,9 @@ from .version import __version__  # noqa: E402
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
     "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
+    "DaskForestClassifier": "forest_estimator", "fit_forest": "forest_fit", "load_forest": "model.forest_model",
+    "ForestModel": "model.forest_model", "DaskForestRegressor": "forest_regressor",
+    "fit_forest_regression": "forest_regress",
 }
 
 
@@ -41,14 +44,20 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "CSV",
+    "DaskForestClassifier",
+    "DaskForestRegressor",
     "DaskTreeClassifier",
     "DaskTreeError",
     "DataError",
     "Discretizer",
+    "ForestModel",
     "InputError",
     "Model",
     "export_dot",
     "export_text",
     "fit",
+    "fit_forest",
+    "fit_forest_regression",
     "load",
+    "load_forest",
 ]

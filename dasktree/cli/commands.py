@@ -29,6 +29,10 @@ def verify(args, data) -> None:
 
 
 def _cmd_fit(args) -> dict:
+    if args.trees is not None:  # a forest: dasktree.cli.forest
+        from .forest import cmd_fit_forest
+
+        return cmd_fit_forest(args, columns)
     return cmd_fit(args, columns)
 
 
@@ -41,7 +45,7 @@ def skipped_said(r: dict) -> str:
 def _cmd_predict(args) -> dict:
     from ..engine.predict import predict_dataset
     from ..io.outputs import check_out
-    from ..model.model import load
+    from .forest import load_model_or_forest as load
 
     model = load(args.model)
     check_out(args.out, overwrite=args.overwrite)  # before any pass

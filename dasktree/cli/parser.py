@@ -13,6 +13,7 @@ from .export import add_export_parser
 from .csv_options import add_csv
 from .suggest import Parser
 from .security import add_security
+from .forest import add_forest
 from .task import add_task
 
 __all__ = ["build_parser", "EXIT_CODES", "HelpFormatter", "columns", "add_runtime", "add_learning", "learning_values"]
@@ -180,6 +181,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_verify(p)
     add_task(p)
     add_learning(p)
+    add_forest(p)
     add_grid(p)
     add_csv(p)
     add_runtime(p)

@@ -6,6 +6,7 @@ loop, the Dask runner submits them as tasks. Each handles an empty part.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -14,7 +15,7 @@ import numpy as np
 from ..binning.encode import Encoded, encode_blocks
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all, summarize
-from ..levels.level_search import SearchRequest, search_group
+from ..levels.level_search import search_group
 from ..levels.results import PackedResults, concat
 from ..gc_pause import collector_paused
 from ..hook_points import point
@@ -250,8 +251,7 @@ def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
                     total += h[lo + start:lo + end]
             else:
                 _widen(total, hists, lo, chunk, range(first, last), start, cells)
-            block = [SearchRequest(r.node, r.slot, r.trees, r.base - start, r.parts, r.rest, r.rows)
-                     for r in requests[first:last]]
+            block = [dataclasses.replace(r, base=r.base - start) for r in requests[first:last]]
             results.append(search_group(total, block, context))
         return concat(results, context.n_folds * context.n_repeats, context.n_classes)
 

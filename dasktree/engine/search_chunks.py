@@ -76,7 +76,7 @@ def search_chunks(requests: list[SearchRequest], plan, n_tasks: int,
         lo = int(plan.slot_base[members[0].slot])
         last = members[-1].slot
         hi = int(plan.slot_base[last] + plan.slot_slices[last] * cells)
-        chunks.append(SearchChunk(lo, hi, [SearchRequest(r.node, r.slot, r.trees, r.base - lo, r.parts, r.rest, r.rows)
+        chunks.append(SearchChunk(lo, hi, [dataclasses.replace(r, base=r.base - lo)
                                       for r in members]))
     return chunks
 

@@ -8,7 +8,9 @@ counted, for each repetition ``r``, the row goes to the slice of its part
 ``r * n_folds + part[r, row]`` (or to none), and there to the cells
 ``(offsets[a] + codes[a, row]) * n_classes + y[row]`` of every attribute ``a``,
 adding 1, or the row's multiplicity when rows are weighted (``weight``,
-:mod:`dasktree.io.weights`).
+:mod:`dasktree.io.weights`). In a bagged forest's pass (``plan.bagged``) ``part[m, row]`` is
+the row's multiplicity in member ``m`` (:mod:`dasktree.io.bagging`), counted (times its weight)
+in member ``m``'s slice.
 
 The result is a flat array of ``plan.size`` exact counts (use ``plan.view``
 for a slot), so partial histograms add in any order to the same total. A
@@ -85,17 +87,25 @@ def route_numpy(codes: np.ndarray, plan: RoutingPlan) -> np.ndarray:
 def _count_rows(out, rows, slot, codes, y, part, plan: PassPlan, n_folds: int, offsets, weight=None) -> None:
     n_classes = plan.n_classes
     for r in range(part.shape[0]):
-        slices = plan.part_slice[slot, r * n_folds + part[r, rows].astype(np.int64)].astype(np.int64)
+        if plan.bagged:  # the row's multiplicity in member r, in member r's slice
+            multiplicity = part[r, rows].astype(np.int64)
+            slices = np.where(multiplicity > 0, np.int64(plan.part_slice[slot, r]), -1)
+        else:
+            multiplicity = None
+            slices = plan.part_slice[slot, r * n_folds + part[r, rows].astype(np.int64)].astype(np.int64)
         keep = slices >= 0
         if not keep.any():
             continue
         kept = rows[keep]
         base = plan.slot_base[slot] + slices[keep] * plan.cells
         index = base[None, :] + (offsets[:, None] + codes[:, kept]) * n_classes + y[kept][None, :]
-        if weight is None:
+        times = None if weight is None else weight[kept].astype(np.int64)
+        if multiplicity is not None:
+            times = multiplicity[keep] if times is None else times * multiplicity[keep]
+        if times is None:
             out += np.bincount(index.ravel(), minlength=out.size)
         else:  # float64 sums of whole numbers below 2**53: exact
-            w = np.broadcast_to(weight[kept][None, :], index.shape).ravel().astype(np.float64)
+            w = np.broadcast_to(times[None, :], index.shape).ravel().astype(np.float64)
             out += np.bincount(index.ravel(), weights=w, minlength=out.size).astype(np.int64)
 
 
@@ -147,7 +157,7 @@ def level_histogram_numpy(codes, y, part, plan: PassPlan, *, n_folds: int, offse
         for start in starts:
             for node in np.unique(start[start > 0]):
                 visit(int(node) - 1, np.flatnonzero(start == node))
-    return out if weight is not None else out.astype(np.int32)
+    return out if weight is not None or plan.bagged else out.astype(np.int32)
 
 
 # ----------------------------------------------------------------- numba kernel
@@ -193,7 +203,7 @@ if numba is not None:
     @jit
     def _pass_numba(codes, y, part, node_slot, node_open, branch_start, branch_attribute, branch_offset, table,
                     branch_cut, branch_default, branch_child, children, slot_base, slot_wide, part_slice, n_folds,
-                    offsets, n_classes, cells, narrow, wide, stack, starts, found, weight):
+                    offsets, n_classes, cells, narrow, wide, stack, starts, found, weight, bagged):
         n_attributes = codes.shape[0]
         n_repeats = part.shape[0]
         width = starts.shape[0]
@@ -219,16 +229,23 @@ if numba is not None:
                     s = node_slot[node]
                     if s >= 0:
                         for r in range(n_repeats):
-                            j = part_slice[s, r * n_folds + part[r, i]]
+                            times = add
+                            if bagged:  # part[r, i]: the row's multiplicity in member r
+                                j = part_slice[s, r]
+                                times = add * np.int64(part[r, i])
+                                if times == 0:
+                                    continue
+                            else:
+                                j = part_slice[s, r * n_folds + part[r, i]]
                             if j < 0:
                                 continue
                             base = slot_base[s] + j * cells
                             if slot_wide[s]:
                                 for a in range(n_attributes):
-                                    wide[base + (offsets[a] + codes[a, i]) * n_classes + c] += add
+                                    wide[base + (offsets[a] + codes[a, i]) * n_classes + c] += times
                             else:
                                 for a in range(n_attributes):
-                                    narrow[base + (offsets[a] + codes[a, i]) * n_classes + c] += add
+                                    narrow[base + (offsets[a] + codes[a, i]) * n_classes + c] += times
                     if node_open[node]:
                         if n_found < width:
                             found[n_found] = node
@@ -327,7 +344,7 @@ def level_histogram(codes, y, part, plan: PassPlan, *, n_folds: int, offsets: np
                     plan.branch_attribute, plan.branch_offset, _table(plan), plan.branch_cut, plan.branch_default,
                     plan.branch_child, plan.children, slot_base, slot_wide, plan.part_slice, n_folds,
                     np.asarray(offsets, dtype=np.int64), n_classes, plan.cells, narrow, wide, stack, starts, found,
-                    _NO_WEIGHT if weight is None else weight)
+                    _NO_WEIGHT if weight is None else weight, plan.bagged)
     return out
 
 

@@ -44,6 +44,11 @@ class PassPlan:
     goes to slice ``part_slice[s, r * n_folds + p]`` (-1: not counted there).
     So a node of the main tree alone costs one slice, not one per fold.
 
+    *Bagged* (``bagged``, a forest of bootstrap members, :mod:`dasktree.io.bagging`): the rows'
+    ``part`` holds each row's multiplicity in each member (one line per member), and member ``m``'s
+    slice of slot ``s`` is ``part_slice[s, m]`` (-1: the member does not reach the node); the row
+    adds its multiplicity there (times its weight), nothing where it is 0.
+
     *Mixed layout* (``slot_wide`` set, :meth:`narrowed`): the histogram is a
     uint16 array and ``slot_base``, ``size`` count its 2-byte units. A slot of
     a node with fewer than ``NARROW_ROWS`` rows holds uint16 counts (no cell
@@ -76,6 +81,7 @@ class PassPlan:
     derived: tuple[Derivation, ...] = ()  # slots not counted (node_slot -1) but derived (dasktree.kernels.subtraction)
     fills: Fills | tuple = ()  # the derived slots in cells, for the workers (set by the Dask runner)
     slot_wide: np.ndarray | None = None  # (n_slots,) bool: the mixed layout's int32 slots; None: uniform
+    bagged: bool = False  # a bagged forest's pass: ``part[m, row]`` is the row's multiplicity in member m
 
     @classmethod
     def root(cls, widths: np.ndarray, n_classes: int, n_folds: int = 1, n_repeats: int = 1) -> "PassPlan":

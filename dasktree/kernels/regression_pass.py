@@ -13,6 +13,11 @@ and the pieces of ``w * q**2``, held out. The first ``n_bin_slots`` slots count
 bins (the open frontier, to be searched); the others count held-out rows only
 (leaves whose training sums are known, whose held-out ones the CV error needs).
 
+In a bagged forest's pass (``plan.bagged``, :mod:`dasktree.io.bagging`) ``part[t, row]`` is the
+row's multiplicity in member ``t``'s bag: tree ``t`` counts the row that many times (``w`` times
+the multiplicity, an integer: the sums stay exact int64), no row is held out, and a row out of
+the bag (multiplicity 0) adds nothing to tree ``t``.
+
 :data:`CELLS` are a slot's node cells. The sums are int64 integers, so partial
 histograms add in any order to the same total. :func:`regression_histogram` is
 the numba kernel (GIL released); :func:`regression_histogram_numpy` the twin
@@ -56,6 +61,7 @@ class RegressionPlan:
     total_bins: int
     offsets: np.ndarray  # (n_attributes,) int64 first bin of each attribute
     n_bin_slots: int = -1  # slots 0 .. n_bin_slots - 1 count bins (-1: every slot)
+    bagged: bool = False  # a bagged forest's pass: ``part[t, row]`` is the row's multiplicity in member t
 
     # what the runners ask of any plan (:mod:`dasktree.engine.part_tasks`)
     fills: tuple = ()
@@ -117,10 +123,13 @@ def regression_histogram_numpy(codes, q, part, plan: RegressionPlan, weight=None
     q = q.astype(np.int64)
     hi, lo = q >> HALF, q & ((1 << HALF) - 1)
     pieces = np.stack([hi * hi, hi * lo, lo * lo])
+    base_w = w
     for t in range(plan.root.size):
+        w = base_w * part[t].astype(np.int64) if plan.bagged else base_w
         slot = plan.slot[_walk_numpy(codes, plan, t)]
-        held = (part[0].astype(np.int64) == plan.holdout[t]) if plan.holdout[t] >= 0 else np.zeros(n_rows, bool)
-        for i in np.flatnonzero(slot >= 0):
+        held = (part[0].astype(np.int64) == plan.holdout[t]) if plan.holdout[t] >= 0 and not plan.bagged \
+            else np.zeros(n_rows, bool)
+        for i in np.flatnonzero((slot >= 0) & (w != 0)):
             s = int(slot[i])
             if held[i]:
                 node[s, HELD_N] += w[i]
@@ -152,18 +161,21 @@ if numba is not None:
 
     @jit
     def _pass(codes, q, part, weight, root, attribute, offset, table, slot, holdout, offsets, cells, node_base, out,
-              order, binned):
+              order, binned, bagged):
         n_attributes = codes.shape[0]
         weighted = weight.size > 0
         mask = (1 << HALF) - 1
         ordered = order.size > 0
         for k_row in range(codes.shape[1]):
             i = order[k_row] if ordered else k_row
-            w = np.int64(weight[i]) if weighted else np.int64(1)
+            w0 = np.int64(weight[i]) if weighted else np.int64(1)
             qi = np.int64(q[i])
-            wq = w * qi
             hi, lo = qi >> HALF, qi & mask
             for t in range(root.size):
+                w = w0 * np.int64(part[t, i]) if bagged else w0
+                if w == 0:
+                    continue
+                wq = w * qi
                 e = root[t]
                 a = attribute[e]
                 while a >= 0:
@@ -173,7 +185,7 @@ if numba is not None:
                 if s < 0:
                     continue
                 k = node_base + s * 8
-                if holdout[t] >= 0 and part[0, i] == holdout[t]:
+                if not bagged and holdout[t] >= 0 and part[0, i] == holdout[t]:
                     out[k + 3] += w
                     out[k + 4] += wq
                     out[k + 5] += w * hi * hi
@@ -206,7 +218,8 @@ def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, o
 
     codes : (n_attributes, n_rows) uint8/uint16, 0 = missing
     q : (n_rows,) int32 targets in fixed point
-    part : (n_repeats, n_rows) fold part of each row (the first repetition's is read)
+    part : (n_repeats, n_rows) fold part of each row (the first repetition's is read); in a bagged
+        pass (n_trees, n_rows) each row's multiplicity in each member's bag
     weight : (n_rows,) int32 multiplicities, or None
     order : the rows in the order to count them (:func:`node_order`), or None: as they are
     """
@@ -218,7 +231,8 @@ def regression_histogram(codes, q, part, plan: RegressionPlan, *, weight=None, o
     if codes.shape[1] and plan.n_slots:
         _pass(np.ascontiguousarray(codes), q, part, _NO_WEIGHT if weight is None else weight, plan.root,
               plan.attribute, plan.offset, plan.table, plan.slot, plan.holdout, np.asarray(plan.offsets, np.int64),
-              plan.cells, plan.binned * plan.cells, out, _NO_ORDER if order is None else order, plan.binned)
+              plan.cells, plan.binned * plan.cells, out, _NO_ORDER if order is None else order, plan.binned,
+              plan.bagged)
     return out
 
 

@@ -10,6 +10,11 @@ chose the identical test share a branch and its children) or ends at the node
 (a leaf of that tree). A node with more than one branch is a *bifurcation*.
 A single tree is a forest of one.
 
+A *bagged* forest (``bagged``) is one of bootstrap members: member ``t`` counts each row its
+multiplicity in ``t``'s bag (:mod:`dasktree.io.bagging`) in part ``t``, and trains on part ``t``
+alone (``holdout[t] = t``, ``n_folds`` = members, one repetition; no rest slice): its training
+counts are ``part[t]``, and a node's total row is the sum of its members' parts.
+
 This module is pure Python and numpy: it decides nothing about splits (that is
 ``dasktree.split``) and schedules nothing (that is ``dasktree.levels.grow``).
 """
@@ -26,6 +31,7 @@ from ..kernels.plans import PassPlan, RoutingPlan
 from ..kernels.ragged import bounds, firsts
 from ..kernels.subtraction import Derivation, slice_map
 from ..split.api import Test
+from .sampling import child_key
 
 __all__ = ["Branch", "Node", "Forest", "sharing"]
 
@@ -50,6 +56,7 @@ class Node:
     leaf_reason: dict[int, str] = field(default_factory=dict)
     # tree -> index of its branch: kept by Forest.add_branches, which alone adds branches
     branch_index: dict[int, int] = field(default_factory=dict, repr=False)
+    key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a bagged forest's samples
 
     def open_trees(self) -> tuple[int, ...]:
         """Trees still to decide at this node (neither a test nor a leaf yet)."""
@@ -137,8 +144,12 @@ class _FlatBranches:
 class Forest:
     """Nodes shared by the main tree and the fold trees."""
 
-    def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int, n_repeats: int = 1):
+    def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int, n_repeats: int = 1,
+                 bagged: bool = False):
         self.n_trees = n_trees
+        self.bagged = bagged
+        if bagged and (n_folds != n_trees or n_repeats != 1 or list(holdout) != list(range(n_trees))):
+            raise RuntimeError("a bagged forest's member t trains on part t of n_trees: it's a bug, please report it")
         self.holdout = np.asarray(holdout, dtype=np.int64)  # part held out by each tree; -1 none
         self.n_folds = n_folds  # parts per repetition
         self.n_parts = n_folds * n_repeats
@@ -156,6 +167,8 @@ class Forest:
         Row ``n_parts`` holds the total; row ``p`` the rows of part ``p``
         (filled for the parts held out by the node's trees, zero otherwise).
         """
+        if self.bagged:
+            return counts[..., tree, :]
         total = counts[..., self.n_parts, :]
         h = self.holdout[tree]
         return total if h < 0 else total - counts[..., h, :]
@@ -163,6 +176,8 @@ class Forest:
     def train_sizes(self, counts: np.ndarray) -> np.ndarray:
         """Training rows of every tree from node counts ``(..., n_parts + 1, C)``: ``(..., n_trees)``."""
         per_part = counts.sum(axis=-1)
+        if self.bagged:
+            return per_part[..., :self.n_trees]
         held = np.where(self.holdout >= 0, per_part[..., np.maximum(self.holdout, 0)], 0)
         return per_part[..., [self.n_parts]] - held
 
@@ -170,9 +185,13 @@ class Forest:
         """Training counts of ``trees[i]`` from node counts ``counts[i]`` (n, n_parts + 1, C): (n, C)."""
         held = self.holdout[list(trees)]
         rows = np.arange(len(held))
+        if self.bagged:
+            return counts[rows, held]
         return counts[:, self.n_parts] - np.where(held[:, None] >= 0, counts[rows, np.maximum(held, 0)], 0)
 
     def validation_counts(self, counts: np.ndarray, tree: int) -> np.ndarray | None:
+        if self.bagged:  # out-of-bag rows are not counted in the passes
+            return None
         h = self.holdout[tree]
         return None if h < 0 else counts[..., h, :]
 
@@ -204,7 +223,8 @@ class Forest:
         for node, trees, test, child_counts in branches:
             depth, ids = node.depth + 1, list(range(first, first + test.arity))
             first += len(ids)
-            nodes += [Node(i, depth, trees, counts) for i, counts in zip(ids, child_counts)]
+            nodes += [Node(i, depth, trees, counts, key=child_key(node.key, j) if self.bagged else 0)
+                      for j, (i, counts) in enumerate(zip(ids, child_counts))]
             index = len(node.branches)
             for t in trees:
                 node.branch_index[t] = index
@@ -219,7 +239,7 @@ class Forest:
         known = self._slices.get(node.trees)
         if known is None:
             parts = tuple(sorted({int(self.holdout[t]) for t in node.trees if self.holdout[t] >= 0}))
-            rest = sum(1 for p in parts if p < self.n_folds) < self.n_folds
+            rest = not self.bagged and sum(1 for p in parts if p < self.n_folds) < self.n_folds
             known = self._slices[node.trees] = (parts, rest)
         return known
 
@@ -294,6 +314,7 @@ class Forest:
             start_width=min(self.n_trees, MAX_STARTS),
             forest_id=self.id,
             derived=tuple(derived),
+            bagged=self.bagged,
         )
 
     # ------------------------------------------------------------------ routing

@@ -110,31 +110,45 @@ def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) 
 
 def grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, *, n_trees: int = 1,
          holdout: np.ndarray | None = None, n_folds: int = 1, n_repeats: int = 1,
-         describe: Callable[..., None] | None = None) -> tuple[Forest, GrowReport]:
+         describe: Callable[..., None] | None = None, bagged: bool = False, max_features: int = 0,
+         feature_seed: int = 0) -> tuple[Forest, GrowReport]:
     """Grow the forest level by level with ``runner`` making the passes. Before each pass,
     ``describe(level=, nodes=, rows=)`` (if given) hears what it counts: its frontier nodes and
-    the rows reaching them (a row counts once per distinct node of the forest it reaches)."""
+    the rows reaching them (a row counts once per distinct node of the forest it reaches).
+
+    ``bagged``: the ``n_trees`` trees are a forest's bootstrap members (the runner's rows carry
+    their multiplicities, :class:`~dasktree.io.bagging.BagSpec`), each searching ``max_features``
+    attributes per node (0: all) drawn from ``feature_seed`` (:mod:`dasktree.levels.sampling`).
+    A node's larger child is derived as for any forest (its parent's slices less its siblings', member
+    by member); small nodes are not finished in memory for a bagged forest yet: every level is a pass."""
+    if bagged:
+        holdout, n_folds, n_repeats = np.arange(n_trees), n_trees, 1
     with older_objects_frozen():  # a forest adds tens of thousands of nodes
-        return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, describe)
+        return _grow(runner, spec, params, n_trees, holdout, n_folds, n_repeats, describe,
+                     (bagged, max_features, feature_seed))
 
 
 def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, holdout: np.ndarray | None,
-          n_folds: int, n_repeats: int, describe: Callable[..., None] | None) -> tuple[Forest, GrowReport]:
+          n_folds: int, n_repeats: int, describe: Callable[..., None] | None,
+          bagging: tuple = (False, 0, 0)) -> tuple[Forest, GrowReport]:
     holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
-    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats)
+    bagged, max_features, feature_seed = bagging
+    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats, bagged=bagged)
     layout = AttributeLayout.from_spec(spec)
     if params.settings and len(params.tree_setting) != n_trees:
         raise RuntimeError("a grid's trees and their settings disagree: it's a bug, please report it")
     context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
                             spec.n_classes, params.settings,
-                            np.asarray(params.tree_setting, dtype=np.int64) if params.settings else None)
+                            np.asarray(params.tree_setting, dtype=np.int64) if params.settings else None,
+                            bagged, max_features, feature_seed)
     cells = spec.total_bins * spec.n_classes
     report = GrowReport()
     frontier: list[Node] = [forest.nodes[0]]
     new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
     limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
-                             2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params) else 0)
+                             2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
+             and not bagged else 0)
     tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
@@ -157,7 +171,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         for g, group in enumerate(groups):
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
-                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id])
+                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id], node.key)
                 for s, (node, base, parts, rest) in enumerate(
                     zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
             ]

@@ -45,6 +45,7 @@ class SearchRequest:
     parts: tuple[int, ...]  # the parts it tracks, in slice order after the rest slice
     rest: bool  # whether slice 0 is the rest slice
     rows: int = 0  # rows at the node (0: not known yet): how much a multi-way search there costs
+    key: int = 0  # the node's path key (dasktree.levels.sampling): a bagged forest's feature samples
 
     @property
     def n_slices(self) -> int:
@@ -66,6 +67,11 @@ class SearchContext:
     # A grid of settings (dasktree.levels.settings): tree t searches with splits[tree_split[t]]; () : split
     splits: tuple[SplitParams, ...] = ()
     tree_split: np.ndarray | None = None
+    # A bagged forest (dasktree.levels.bagged_search): member t trains on part t alone, and searches
+    # max_features attributes per node drawn from (feature_seed, t, the node's key); 0: all
+    bagged: bool = False
+    max_features: int = 0
+    feature_seed: int = 0
 
     def split_of(self, trees: np.ndarray) -> np.ndarray:
         """The index into :attr:`searches` of each tree's split parameters."""
@@ -225,6 +231,10 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     the node, and the main tree, train on the total itself. Trees choosing the
     same test at a node share its children counts.
     """
+    if context.bagged:
+        from .bagged_search import search_bagged
+
+        return search_bagged(hist, requests, context)
     layout = context.layout
     n_parts = context.n_folds * context.n_repeats
     # Every row has one code (0: missing) in each attribute: the narrowest one's bins sum to the class counts.

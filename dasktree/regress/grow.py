@@ -41,6 +41,7 @@ from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
 from ..levels import small
+from ..levels.sampling import child_key, feature_mask
 from ..split.node_tests import Test
 from ..split.regression import RegressionLayout, best_splits
 from ..split.small_grower import FRIEDMAN, REASONS, REGRESS, SQUARED_ERROR
@@ -60,6 +61,12 @@ class RegressionGrowParams:
     # every node's own sum of squares kept (M5's pessimistic pruning reads them): the compiled grower
     # of small nodes keeps (n, s) only, so such fits stay in the level passes
     node_squares: bool = False
+    # a bagged forest (dasktree.forest_fit): tree t is member t, counting each row its multiplicity in
+    # t's bag (the runner's part lines), searching ``max_features`` attributes per node (0: all) drawn by
+    # dasktree.levels.sampling.feature_mask from ``feature_seed``, t and the node's path key
+    bagged: bool = False
+    max_features: int = 0
+    feature_seed: int = 0
 
 
 @dataclass
@@ -74,6 +81,7 @@ class RNode:
     test: Test | None = None
     children: list[int] = field(default_factory=list)
     leaf: str = ""
+    key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a member's samples
 
 
 def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
@@ -87,15 +95,15 @@ def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
         lo=spec.target.lo, step=spec.target.step)
 
 
-def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout):
+def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout, active: np.ndarray | None = None):
     """Next to the summed sums of a pass: each binned slot's training sums (m, 2), every slot's node
-    cells (n_slots, 8) and each binned slot's best test (:class:`~dasktree.split.regression.NodeSplits`).
-    Small: what goes back to the client."""
+    cells (n_slots, 8) and each binned slot's best test (:class:`~dasktree.split.regression.NodeSplits`),
+    among the attributes ``active[:, slot]`` when given. Small: what goes back to the client."""
     bins = plan.bins(hist)
     first = int(layout.offsets[0]) if len(layout.offsets) else 0
     width = int(layout.widths[0]) if len(layout.widths) else 0
     sums = bins[:, first:first + width].sum(axis=1)
-    return sums, plan.node_cells(hist).copy(), best_splits(bins, layout)
+    return sums, plan.node_cells(hist).copy(), best_splits(bins, layout, active)
 
 
 class _Forest:
@@ -121,7 +129,7 @@ class _Forest:
         first = len(self.nodes)
         ids = [first, first + 1]
         for c in (0, 1):
-            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy()))
+            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy(), key=child_key(node.key, c)))
             self.attribute.append(-1)
             self.offset.append(0)
         node.test, node.children = test, ids
@@ -145,7 +153,8 @@ class _Forest:
                                 job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
                                 n_folds=max(1, holdout.size - 1))
 
-    def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec) -> RegressionPlan:
+    def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
+             bagged: bool = False) -> RegressionPlan:
         """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only)."""
         slot = np.full(len(self.nodes), -1, dtype=np.int32)
         slot[counted] = np.arange(len(counted), dtype=np.int32)
@@ -156,7 +165,7 @@ class _Forest:
                               offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot,
                               holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted) + len(held_only),
                               total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64),
-                              n_bin_slots=len(counted))
+                              n_bin_slots=len(counted), bagged=bagged)
 
 
 def _groups(nodes: list[int], node_bytes: int, budget_mb: float) -> list[list[int]]:
@@ -179,7 +188,7 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
     layout = layout_of(spec, params)
-    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
+    gathering = (not params.bagged and small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
                  and not params.min_impurity_decrease > 0 and not params.node_squares)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
@@ -216,21 +225,35 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
             extra, held_only = (held_only, []) if g == 0 else ([], held_only)
             if not group and not extra:
                 continue
-            plan = forest.plan(group, extra, holdout, spec)
+            plan = forest.plan(group, extra, holdout, spec, params.bagged)
             label = f"level {level}" if group else "held-out leaves"
             label += f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
-            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout)
+            active = _active(forest, group, params, len(spec.features))
+            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout,
+                                                         active=active)
             for k, e in enumerate(extra):
                 _held(forest.nodes[e], cells[len(group) + k])
             total_n = forest.total_n(sums, cells)
             for k, e in enumerate(group):
-                children += _decide(forest, e, k, sums, cells, splits, params, spec, total_n)
+                tree_n = total_n if not params.bagged else (  # a member's rows: its root's, its bag's
+                    int(sums[k, 0]) if e == forest.nodes[e].tree else int(forest.nodes[forest.nodes[e].tree].sums[0]))
+                children += _decide(forest, e, k, sums, cells, splits, params, spec, tree_n)
         levels.append({"level": level, "frontier": len(counted), "groups": len(groups),
                        "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4),
                        **gathered})
         frontier = children
         level += 1
     return forest.nodes, levels, forest.blocks
+
+
+def _active(forest: _Forest, group: list[int], params: RegressionGrowParams, n_attributes: int):
+    """The attributes each counted node of a bagged forest's member searches (n_attributes, len(group)),
+    or None (every attribute)."""
+    if not params.bagged or not 0 < params.max_features < n_attributes or not group:
+        return None
+    nodes = [forest.nodes[e] for e in group]
+    return feature_mask(params.feature_seed, [n.tree for n in nodes], np.asarray([n.key for n in nodes], np.uint64),
+                        n_attributes, params.max_features)
 
 
 def _held(node: RNode, cells: np.ndarray) -> None:

@@ -106,9 +106,13 @@ def choose_postponed(batch: TrainBatch, layout: AttributeLayout, params: SplitPa
     return choices
 
 
-def choose(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *, engine: str = "auto") -> Choices:
+def choose(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *, engine: str = "auto",
+           active: np.ndarray | None = None) -> Choices:
     """The batch's choices: :func:`choose_postponed` when ``params.postpone`` is set, else every
-    attribute searched (:func:`~dasktree.split.choices.choose_batch`)."""
+    attribute searched (:func:`~dasktree.split.choices.choose_batch`); with ``active`` (attributes, M)
+    bool, only the attributes it names for each histogram (a forest's feature samples; not postponed)."""
+    if active is not None:
+        return choose_batch(batch, layout, params, engine=engine, active=active)
     if params.postpone is None:
         return choose_batch(batch, layout, params, engine=engine)
     return choose_postponed(batch, layout, params, engine=engine)

@@ -131,8 +131,10 @@ def _scan(n, s, n0, s0, layout: RegressionLayout, parent):
     return g[rows, i] - parent, i, d[rows, i]
 
 
-def best_splits(hist: np.ndarray, layout: RegressionLayout) -> NodeSplits:
-    """The best binary test of each of ``m`` nodes from their bins ``hist`` (m, total_bins, 2) int64."""
+def best_splits(hist: np.ndarray, layout: RegressionLayout, active: np.ndarray | None = None) -> NodeSplits:
+    """The best binary test of each of ``m`` nodes from their bins ``hist`` (m, total_bins, 2) int64;
+    with ``active`` (n_attributes, m) bool, node ``k`` searches only the attributes ``active[:, k]``
+    (a forest member's sample, :func:`dasktree.levels.sampling.feature_mask`)."""
     m = hist.shape[0]
     n_tot = hist[:, layout.offsets[0]:layout.offsets[0] + layout.widths[0], TRAIN_N].sum(axis=1) if len(layout.widths) \
         else np.zeros(m, np.int64)
@@ -154,6 +156,8 @@ def best_splits(hist: np.ndarray, layout: RegressionLayout) -> NodeSplits:
             orders[a] = order
             n, s = np.take_along_axis(n, order, axis=1), np.take_along_axis(s, order, axis=1)
         g, i, d = _scan(n, s, n0, s0, layout, parent)
+        if active is not None:
+            g = np.where(active[a], g, -np.inf)
         better = g > best
         best[better], attribute[better], position[better], default[better] = g[better], a, i[better], d[better]
     return _splits(hist, layout, best, attribute, position, default, orders)

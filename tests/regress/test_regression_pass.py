@@ -122,3 +122,32 @@ def test_a_fit_with_every_level_ordered_is_the_same_model(monkeypatch):
     reference = DaskTreeRegressor(max_depth=6, cv=3).fit(frame, target="y").model_.dumps()
     monkeypatch.setattr(regression_pass, "ORDER_BYTES", 0)  # every pass reorders the rows of its parts
     assert DaskTreeRegressor(max_depth=6, cv=3).fit(frame, target="y").model_.dumps() == reference
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 200), st.integers(1, 4), st.booleans())
+def test_bagged_pass_counts_each_member_its_bag(seed, n_rows, n_trees, weighted):
+    """A bagged pass (part = each row's multiplicity per member): the kernel equals its twin, and
+    member t's slots equal a plain pass of tree t alone with weight = w * multiplicity."""
+    import dataclasses
+
+    rng = np.random.default_rng(seed)
+    widths = [int(w) for w in rng.integers(2, 9, size=3)]
+    plan = dataclasses.replace(_plan(3, widths, n_trees, rng), holdout=np.full(n_trees, -1, np.int64), bagged=True)
+    codes = np.stack([rng.integers(0, w, size=n_rows) for w in widths]).astype(np.uint8)
+    q = rng.integers(0, 2**30 + 1, size=n_rows).astype(np.int32)
+    part = rng.poisson(1.0, size=(n_trees, n_rows)).astype(np.int16)
+    weight = rng.integers(1, 5, size=n_rows).astype(np.int32) if weighted else None
+    fast = regression_histogram(codes, q, part, plan, weight=weight)
+    np.testing.assert_array_equal(fast, regression_histogram_numpy(codes, q, part, plan, weight))
+    w = np.ones(n_rows, np.int64) if weight is None else weight.astype(np.int64)
+    bins, node = plan.bins(fast), plan.node_cells(fast)
+    assert not node[:, HELD_N].any()
+    for t in range(n_trees):
+        own = (w * part[t]).astype(np.int32)
+        alone = dataclasses.replace(plan, root=plan.root[t:t + 1], holdout=np.asarray([-1]), bagged=False)
+        single = regression_histogram(codes, q, part[:1] * 0, alone, weight=own)
+        mine = plan.slot[2 * np.arange(n_trees) + n_trees][t], plan.slot[2 * np.arange(n_trees) + n_trees + 1][t]
+        for s in mine:
+            np.testing.assert_array_equal(bins[s], alone.bins(single)[s])
+            np.testing.assert_array_equal(node[s], alone.node_cells(single)[s])

@@ -1,0 +1,130 @@
+"""``dasktree fit --trees N``: a forest of N trees grown in the same passes, saved as one model file
+(with ``--task regression``, or ``auto`` on a float target, a regression forest).
+
+The forest's options come from its declared parameters (:data:`dasktree.params.forest.FOREST_PARAMS`);
+the members take the tree's learning options, but cross-validation, grids and pruning (a forest's
+members are grown in full), which are refused with --trees (exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..errors import ParameterError
+from .say import progress as _progress, say as _say
+
+__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest"]
+
+GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
+
+
+def add_forest(p: argparse.ArgumentParser) -> None:
+    """--trees and the forest's other options (their help from the declared parameters)."""
+    from ..params.forest import FOREST_PARAMS
+
+    by_name = {param.name: param for param in FOREST_PARAMS}
+    g = p.add_argument_group(GROUP)
+    g.add_argument("--trees", type=int, default=None, metavar="N",
+                   help=f"grow a forest of N trees (scikit-learn's n_estimators): {by_name['n_estimators'].help} "
+                        "(default: one tree)")
+    g.add_argument("--max-features", default=None, metavar="F",
+                   help=f"{by_name['max_features'].help} (default: sqrt; 1.0, every attribute, for --task regression)")
+    g.add_argument("--no-bootstrap", action="store_true",
+                   help="every row once in every tree (default: each tree counts each row its Poisson(1) "
+                        "multiplicity drawn from the row's content)")
+    g.add_argument("--max-samples", default=None, metavar="S", help=f"{by_name['max_samples'].help}")
+    g.add_argument("--oob", action="store_true", help=by_name["oob_score"].help)
+    g.add_argument("--random-state", type=int, default=0, metavar="SEED", help=by_name["random_state"].help)
+
+
+def _number(text: str | None, flag: str):
+    """``--max-features`` / ``--max-samples``: an int, a float fraction, or a name (as given)."""
+    if text is None:
+        return None
+    if text == "none":
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    if flag == "--max-features":
+        return text
+    raise ParameterError(f"{flag} must be a number, got {text!r}")
+
+
+def forest_values(args, regression: bool = False) -> dict:
+    """The forest's parameters and its members' from the command line (a regression tree's with
+    ``regression``); an option of the single tree's that forests refuse, given, is bad usage (exit 2)."""
+    from ..params import declared_params
+    from ..params.forest import NOT_FOR_FORESTS
+    from .parser import learning_values
+    from .task import regression_values
+
+    learning = regression_values(args) if regression else learning_values(args)
+    defaults = {p.name: p.default for p in declared_params()}
+    out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults.get(k)}
+    if getattr(args, "grid", None):
+        raise ParameterError("--grid is not for forests: their members are grown in full (--oob gives an estimate)")
+    for flag, name in (("--key", "key"), ("--folds", "folds"), ("--checkpoint", "checkpoint")):
+        if name != "key" and getattr(args, name, None) is not None:
+            raise ParameterError(f"{flag} is not for forests yet")
+    default_features = 1.0 if regression else "sqrt"  # as scikit-learn's forests of each task
+    out.update(n_estimators=args.trees, max_features=default_features if args.max_features is None
+               else _number(args.max_features, "--max-features"), bootstrap=not args.no_bootstrap,
+               max_samples=_number(args.max_samples, "--max-samples"), oob_score=args.oob,
+               random_state=args.random_state)
+    return out
+
+
+def cmd_fit_forest(args, columns) -> dict:
+    """``dasktree fit --trees N``; ``columns``: the command's comma-separated list reader."""
+    from ..engine.memory_plan import parse_memory_limit
+    from ..forest_fit import fit_forest
+    from ..io.outputs import check_file_out
+    from ..params.forest import validate_forest
+    from .commands import verify  # here: commands imports this module
+
+    from ..forest_regress import fit_forest_regression, validate_forest_regression
+    from ..model.task import task_named
+    from .task import resolve_task
+
+    task = getattr(args, "task", "auto")
+    regression = not task_named(resolve_task(args) if task == "auto" else task).predicts_classes
+    params = forest_values(args, regression)
+    (validate_forest_regression if regression else validate_forest)(params)  # bad usage (exit 2) first
+    parse_memory_limit(args.memory_limit)
+    check_file_out(args.out, overwrite=args.overwrite)
+    verify(args, args.data)
+    fit = fit_forest_regression if regression else fit_forest
+    model = fit(args.data, None, target=args.target, features=columns(args.features) or None,
+                exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
+                scheduler=args.scheduler, cache=not args.no_cache and "auto",
+                progress=_progress(args, "regression" if regression else "classification"),
+                sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+    model.save(args.out)
+    r = model.report
+    measure = "R^2" if regression else "accuracy"
+    oob = f", out-of-bag {measure} {r['oob_score']:.4f} over {r['oob_rows']} rows" \
+        if r.get("oob_score") is not None else ""
+    _say(args, f"wrote {args.out}: a forest of {r['members']} trees, {r['leaves']} leaves, depth up to "
+               f"{r['max_depth']}, {r['passes']} passes over {r['rows_used']} rows{oob} in "
+               f"{model.run['seconds']['total']:.2f}s")
+    return {"model": args.out, "report": model.report, "run": {k: v for k, v in model.run.items()
+                                                               if k not in ("oob_decision_function",
+                                                                            "oob_prediction")}}
+
+
+def load_model_or_forest(path):
+    """A model file as its model: a forest's (``"kind": "forest"``) as a
+    :class:`~dasktree.model.forest_model.ForestModel`, any other as :func:`dasktree.model.model.load` reads it."""
+    import os
+
+    from ..io.outputs import read_json_file
+    from ..model.forest_model import KIND, ForestModel
+    from ..model.model import Model
+
+    document = read_json_file(path, "model")
+    if isinstance(document, dict) and document.get("kind") == KIND:
+        return ForestModel.from_json(document, where=os.fspath(path))
+    return Model.from_json(document, where=os.fspath(path))

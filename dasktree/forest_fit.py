@@ -1,0 +1,156 @@
+"""The functional core of forests: ``fit_forest(data, ...) -> ForestModel``.
+
+The same pipeline as :func:`dasktree.fit`: the input opened as parts with its column roles, a
+runner where :func:`dasktree.engine.place.open_runner` puts the job, pass 0 and the bin spec; then
+the forest's members grown together, one pass per level for all of them
+(:func:`dasktree.levels.grow.grow` with ``bagged``): each row carries its multiplicity in each
+member's bag, drawn from its content hash (:class:`dasktree.io.bagging.BagSpec`), and each member
+searches its own sample of the attributes at each node (:mod:`dasktree.levels.sampling`). With
+``oob_score``, one more pass scores every row with the members whose bag left it out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from .binning.encode import class_codes, encode_features
+from .binning.spec import bin_spec as make_bin_spec
+from .engine.memory_plan import parse_memory_limit
+from .engine.part_pass import reduce_parts
+from .engine.place import open_runner
+from .fit import _weight_column, _weighting
+from .levels.grow import grow
+from .levels.sampling import resolve_max_features
+from .levels.to_model import tree_model
+from .gc_pause import collector_paused
+from .io.bagging import BagSpec, multiplicities
+from .io.schema import resolve_roles
+from .io.sources import DEFAULT_PART_ROWS, TableSource, open_source
+from .model.forest_model import ForestModel
+from .params.forest import bag_mean, validate_forest
+
+__all__ = ["fit_forest", "oob_votes"]
+
+
+def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
+               exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None, client=None,
+               scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
+               storage_options: dict | None = None, progress=False, sample_weight=None, class_weight=None,
+               memory_limit: int | str | None = None, security=None, positional: bool = False,
+               **params) -> ForestModel:
+    """Learn a forest of ``n_estimators`` trees from ``data``, every member in the same passes.
+
+    Parameters
+    ----------
+    data, y, target, features, exclude, nominal, client, scheduler, cache, part_rows, storage_options,
+    progress, sample_weight, class_weight, memory_limit, security
+        As :func:`dasktree.fit`'s.
+    key : str, optional
+        A column whose values key the rows for the bags' hash (default: the row's content: its values in
+        the features and the target, by the columns' names).
+    positional : bool
+        Name the content's columns by their places, not their names, in the bags' hash (the estimator's
+        ``X, y``: an array and a DataFrame of the same values give one forest).
+    **params
+        The forest's parameters (:data:`dasktree.params.forest.FOREST_PARAMS`: ``n_estimators``,
+        ``max_features``, ``bootstrap``, ``max_samples``, ``oob_score``, ``random_state``) and the
+        members' learning parameters (:func:`dasktree.fit`'s, but cross-validation, grids and pruning).
+
+    Returns
+    -------
+    ForestModel
+        Its ``report["oob_score"]`` is the out-of-bag accuracy when ``oob_score`` (the rows that are
+        out of some member's bag); for data in memory its ``run["oob_decision_function"]`` holds each
+        input row's out-of-bag class probabilities (NaN where no member left the row out).
+    """
+    started = time.perf_counter()
+    forest_params, settings = validate_forest({**params, "class_weight": class_weight})
+    limit = parse_memory_limit(memory_limit)
+    source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
+    source, weight = _weight_column(source, sample_weight, part_rows)
+    n = forest_params["n_estimators"]
+    bag = BagSpec(n, forest_params["random_state"], bag_mean(forest_params["max_samples"], source.n_rows),
+                  forest_params["bootstrap"], key, positional=positional)
+    roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
+                          extra=bag.columns, weight=weight, where=source.description)
+    bag = bag.hashing(roles)
+    with open_runner(source, roles, folds=bag, client=client, scheduler=scheduler, cache=cache, progress=progress,
+                     security=security, memory_limit=limit) as runner:
+        summary = runner.summary(settings["max_bins"])
+        spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
+                             where=source.description)
+        if roles.weight is not None or settings["class_weight"] is not None:
+            spec = dataclasses.replace(spec, weighting=_weighting(summary, roles, spec, settings["class_weight"]))
+        runner.prepare(spec, n)
+        grow_params = settings.grow
+        if getattr(runner, "max_histogram_mb", None) is not None:
+            grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
+                                                                                runner.max_histogram_mb))
+        k = resolve_max_features(forest_params["max_features"], spec.n_features)
+        forest, grow_report = grow(runner, spec, grow_params, n_trees=n, bagged=True, max_features=k,
+                                   feature_seed=forest_params["random_state"])
+        with collector_paused():
+            members = [tree_model(forest, t) for t in range(n)]
+            del forest
+        params_saved = {**settings.saved, **{name: v for name, v in forest_params.items() if name != "oob_score"},
+                        "max_features_per_node": k}
+        params_saved.pop("prune", None)
+        model = ForestModel(spec=dataclasses.replace(spec, weighting=None), target=roles.target, members=members,
+                            params=params_saved)
+        report = {
+            "rows": int(summary.n_rows),
+            "rows_used": int(summary.n_rows - summary.n_null_target - summary.n_zero_weight),
+            "members": n,
+            "nodes": int(sum(m.n_nodes for m in members)),
+            "leaves": int(sum(m.n_leaves for m in members)),
+            "max_depth": int(max(m.max_depth for m in members)),
+            "passes": runner.passes,
+        }
+        if forest_params["oob_score"]:
+            correct, counted = reduce_parts(runner, _oob_part, _sum, roles.columns, "out-of-bag",
+                                            model=model, bag=bag)
+            report["oob_score"] = float(correct / counted) if counted else None
+            report["oob_rows"] = int(counted)
+            report["passes"] = runner.passes
+        model.report = report
+        model.run = {"seconds": {"total": round(time.perf_counter() - started, 4)}, "workers": runner.workers,
+                     "levels": [dataclasses.asdict(level) for level in grow_report.levels]}
+        if forest_params["oob_score"] and isinstance(source, TableSource):  # in memory: each row's votes too
+            votes, n_out = oob_votes(source.table.select(roles.columns), model=model, bag=bag)
+            votes[n_out == 0] = np.nan
+            model.run["oob_decision_function"] = votes
+        return model
+
+
+def oob_votes(table: pa.Table, *, model: ForestModel, bag: BagSpec) -> tuple[np.ndarray, np.ndarray]:
+    """(the mean class probabilities of each row's out-of-bag members (n_rows, n_classes), the
+    number of those members per row): each row's multiplicity in every member drawn again from
+    its content hash, as the passes drew it."""
+    codes = encode_features(table, model.spec)
+    left_out = multiplicities(bag.row_hashes(table), bag.seed, bag.n_members, bag.mean) == 0  # (members, rows)
+    votes = np.zeros((table.num_rows, len(model.classes)))
+    for lo in range(0, table.num_rows, 1 << 14):
+        proba = model.member_proba_codes(np.ascontiguousarray(codes[:, lo:lo + (1 << 14)]))  # (members, rows, C)
+        votes[lo:lo + (1 << 14)] = np.einsum("mr,mrc->rc", left_out[:, lo:lo + (1 << 14)].astype(np.float64), proba)
+    n_out = left_out.sum(axis=0)
+    np.divide(votes, n_out[:, None], out=votes, where=n_out[:, None] > 0)
+    return votes, n_out
+
+
+def _sum(*counts: np.ndarray) -> np.ndarray:
+    """The OOB pass's combine: parts' counts added (exact integers, in any grouping)."""
+    return np.sum(counts, axis=0)
+
+
+def _oob_part(table: pa.Table, *, model: ForestModel, bag: BagSpec) -> np.ndarray:
+    """One part's (rows predicted right by their out-of-bag members, rows with any), int64."""
+    votes, n_out = oob_votes(table, model=model, bag=bag)
+    y = class_codes(table.column(model.target), model.spec.classes)
+    scored = (n_out > 0) & (y >= 0)
+    return np.asarray([int(np.count_nonzero(np.argmax(votes, axis=1)[scored] == y[scored])),
+                       int(np.count_nonzero(scored))], dtype=np.int64)
