@@ -23,6 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pyarrow as pa
 
+from ..kernels.jit import jit, numba
 from ..errors import ParameterError
 from .folds import FoldSpec
 from .row_hash import mix64
@@ -33,17 +34,12 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 BAG_TAG = np.uint64(0xB0075712A9B5E7D1)  # keeps the bags' salts apart from the folds' (io.folds)
 MAX_MULTIPLICITY = 127  # the draws' ceiling: Poisson(1) reaches 20 once in 10**19 draws
 
-try:
-    import numba
-except ImportError:  # pragma: no cover
-    numba = None
-
 if numba is not None:
     from .row_hash import _finalise
 
-    _mix = numba.njit(cache=True, nogil=True, inline="always")(_finalise)
+    _mix = jit(_finalise, inline="always")
 
-    @numba.njit(cache=True, nogil=True)
+    @jit
     def _draw(hashes, salts, thresholds, out):
         for i in range(hashes.size):
             h = hashes[i]
