@@ -266,7 +266,7 @@ class DaskRunner(PassCounter):
                 results, self.rows_gathered = self._small_pass(gather, func, label, kwargs)
                 return results
             except _lost_worker_errors() as exc:
-                check_scheduler(self.client)
+                check_scheduler_alive(self.client)
                 if attempt == 2:
                     raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
                 self._rescatter()
