@@ -402,7 +402,7 @@ def run(quick: bool, options=None) -> harness.Result:
              "dasktree: `DaskTreeClassifier(**setting).fit(X, y, nominal=...)` in memory; `dasktree` is the "
              "defaults (`criterion=\"gain_ratio\"`, chosen on the tuning suite), `dasktree gini` the old default.",
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
-             *(["", "Rows taken from earlier runs on the same folds, not fitted again (`--reuse`; the peers do not "
+             *(["", "Rows reused from saved results on the same folds, not fitted again (`--reuse`; the peers do not "
                 "depend on dasktree's code): " + "; ".join(reused_notes) + "."] if reused_notes else []),
              "", *_suite_table(suites, names), "", *_records_table(report, names), "",
              "Per set (bold: the best learner on the set):", "", *_dataset_table(rows, names), "",

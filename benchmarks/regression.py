@@ -465,7 +465,7 @@ def run(quick: bool, options=None) -> harness.Result:
     speed_note = ""
     if options is not None and options.keep_speed:
         results, when = _kept_speed()
-        speed_note = f" The speed tables below are kept from the run of {when} (`--keep-speed`)."
+        speed_note = f" The speed tables below were measured {when} (`--keep-speed`)."
     else:
         results = speed(quick)
     repeat = _sizes(quick)[1]
@@ -480,7 +480,7 @@ def run(quick: bool, options=None) -> harness.Result:
           "fold; cv-min pruning). Bold: the best on the set. \"best of the peers\": per set, the best of the four "
           "peers. Times: the fits alone (rpart by R's clock), summed over the folds.",
           *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
-          *(["", "Rows taken from earlier runs on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
+          *(["", "Rows reused from saved results on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
             if reused_notes else []), "", *accuracy_md, "",
           f"The default's leaves at scale: {scale['rows']:,} rows of `3 sin(a) + step(b) + 0.7 c + noise` "
           "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows:", "",
