@@ -14,7 +14,9 @@ case counted as a crash); one in a hundred also as a real process of its own. A 
 the machine's speed: before every :data:`CHUNK` cases the undamaged commands are timed, and the
 bound is 20 times the slowest of them, at least 60 s in process (twice that as a process), so a
 machine slowed by other work does not turn slow runs into hangs. ``FUZZ_MINUTES`` in the
-environment bounds the campaign: no case starts after it, and the results say how many cases ran. The claim: every case ends with exit 0, or 1 / 2 and one line
+environment bounds the campaign: no case starts after it, and the results say how many cases ran.
+``FUZZ_JOBS`` (default 1) runs each chunk's cases in that many child processes at once, each its
+share in order; the cases and their outcomes are the same, in the same order. The claim: every case ends with exit 0, or 1 / 2 and one line
 on stderr; no traceback, no hang, no crash, no output left behind. The counts by kind and exit
 code, and every case that broke the contract, are in the results.
 """
@@ -35,6 +37,41 @@ NAME = "fuzz"
 SEED = 2026
 CHUNK = 500  # cases between two timings of the undamaged commands
 MINUTES = float(os.environ.get("FUZZ_MINUTES", "inf"))  # no case starts after this long
+JOBS = max(1, int(os.environ.get("FUZZ_JOBS", "1")))  # child processes running a chunk's cases at once
+
+
+def _run_chunk(chunk: list, root: str, seconds: float, progress, deadline: float) -> list:
+    """The outcomes of ``chunk``'s cases, in order: :data:`JOBS` children each run every JOBS-th case
+    (:func:`fuzz.run_isolated`), on threads of this process that wait for them."""
+    if JOBS == 1:
+        return fuzz.run_isolated(chunk, root, seconds=seconds, progress=progress, deadline=deadline)
+    import threading
+
+    shares: list = [None] * JOBS
+    done = [0] * JOBS
+    lock = threading.Lock()
+
+    def one(j: int) -> None:
+        def counted(i: int) -> None:
+            with lock:
+                done[j] = i
+                progress(sum(done))
+
+        shares[j] = fuzz.run_isolated(chunk[j::JOBS], os.path.join(root, f"job-{j}"), seconds=seconds,
+                                      progress=counted, deadline=deadline)
+
+    threads = [threading.Thread(target=one, args=(j,)) for j in range(JOBS)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    outcomes = []
+    for i in range(len(chunk)):  # case i is share i % JOBS's (i // JOBS)th; a share cut by the deadline ends early
+        share = shares[i % JOBS]
+        if i // JOBS >= len(share):
+            break
+        outcomes.append(share[i // JOBS])
+    return outcomes
 
 
 def _bound(seeds: dict[str, str], root: str) -> tuple[float, float]:
@@ -70,9 +107,9 @@ def run(quick: bool) -> harness.Result:
               file=sys.stderr, flush=True)
         chunk = all_cases[len(outcomes):len(outcomes) + CHUNK]
         done = len(outcomes)
-        outcomes += fuzz.run_isolated(chunk, os.path.join(root, f"chunk-{done}"), seconds=seconds,
-                                      progress=lambda i: progress(done + i),
-                                      deadline=time.monotonic() + MINUTES * 60 - (time.perf_counter() - started))
+        outcomes += _run_chunk(chunk, os.path.join(root, f"chunk-{done}"), seconds,
+                               lambda i: progress(done + i),
+                               time.monotonic() + MINUTES * 60 - (time.perf_counter() - started))
     in_process_seconds = time.perf_counter() - started
     n_processes = max(1, len(outcomes) // 100)
     started = time.perf_counter()
@@ -107,7 +144,8 @@ def run(quick: bool) -> harness.Result:
     cut = "" if len(outcomes) == n else f" (of the {n:,} planned: FUZZ_MINUTES={MINUTES:g} reached)"
     markdown = "\n".join([
         f"{len(outcomes)} cases in process{cut} (seed {SEED}) in {in_process_seconds:.0f} s, {len(processes)} as real "
-        f"processes in {process_seconds:.0f} s; the slowest case took {slowest:.1f} s. The bound follows the "
+        f"processes in {process_seconds:.0f} s; the in-process cases ran in {JOBS} child process"
+        f"{'es' if JOBS > 1 else ''} at once; the slowest case took {slowest:.1f} s. The bound follows the "
         f"machine's speed (20x the slowest undamaged command, timed before every {CHUNK} cases, at least 60 s; "
         f"twice that as a process): the undamaged commands took {min(b[1] for b in in_bounds):.1f}-"
         f"{max(b[1] for b in in_bounds):.1f} s, so the in-process bound was {min(b[2] for b in in_bounds):.0f}-"
@@ -118,7 +156,8 @@ def run(quick: bool) -> harness.Result:
         "Cases that broke the contract (the first 20):" if broken else "No case broke the contract.",
         *[f"- {o.verdict}: {o.note} -> {o.lines[:2]}" for o in broken[:20]],
     ])
-    figures = {"seed": SEED, "cases": len(outcomes), "planned": n, "processes": len(processes), "bounds": bounds,
+    figures = {"seed": SEED, "cases": len(outcomes), "planned": n, "jobs": JOBS, "processes": len(processes),
+               "bounds": bounds,
                "codes": {f"{k}:{c}": v for (k, c), v in sorted(codes.items(), key=str)},
                "verdicts": dict(verdicts), "seconds": {"in_process": in_process_seconds, "processes": process_seconds,
                                                        "slowest_case": slowest},

@@ -12,6 +12,7 @@ import pytest
 
 import dasktree
 from dasktree.testing import write_dataset
+from dasktree.testing.processes import run_command
 
 
 def _good(n=200, seed=0):
@@ -72,11 +73,8 @@ def test_cli_prints_one_line_and_writes_nothing(tmp_path, case):
     path, target, message = _make(tmp_path, case)
     out = tmp_path / "out" / "model.json"
     os.makedirs(out.parent)
-    result = subprocess.run(
-        [sys.executable, "-m", "dasktree.cli", "fit", path, "--target", target, "--out", str(out),
-         "--quiet", "--scheduler", "threads"],
-        capture_output=True, text=True, timeout=120,
-    )
+    # the command's main, here (run_command): a new interpreter per case adds only its imports
+    result = run_command("fit", path, "--target", target, "--out", out, "--quiet", "--scheduler", "threads")
     assert result.returncode == 1, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr

@@ -1,4 +1,6 @@
-"""Every row of the exit-code table, and every output case, through the ``dasktree`` command."""
+"""Every row of the exit-code table, and every output case, through the ``dasktree`` command: each
+code as a process's exit status; the parameter and output checks, which a new interpreter per case
+would only make slower, through the command's ``main`` in this process (:func:`run_command`)."""
 
 import os
 import subprocess
@@ -10,6 +12,7 @@ import pytest
 from dasktree import cli
 from dasktree.datasets import agrawal
 from dasktree.errors import EXIT_BUG, EXIT_DATA, EXIT_TRANSIENT, EXIT_USAGE
+from dasktree.testing.processes import run_command
 
 pytestmark = pytest.mark.cluster
 
@@ -50,7 +53,7 @@ def test_exit_0_and_the_table_in_help(data, tmp_path):
 ])
 def test_exit_2_for_bad_parameter_values(data, tmp_path, args, needle):
     out = tmp_path / "m.json"
-    _one_error_line(_run("fit", data, "--target", "class", "--out", str(out), "--quiet", *args), EXIT_USAGE, needle)
+    _one_error_line(run_command("fit", data, "--target", "class", "--out", out, "--quiet", *args), EXIT_USAGE, needle)
     assert not out.exists()
 
 
@@ -139,8 +142,8 @@ def test_an_expired_timeout_says_to_raise_it_not_to_retry(data, tmp_path, capsys
 def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
     """Far too short a --timeout: one line, exit 75, no output, the cluster closed, the process gone."""
     model = tmp_path / "m.json"
-    assert _run("fit", data, "--target", "class", "--out", str(model), "--max-depth", "2", "--quiet",
-                "--scheduler", "threads").returncode == 0
+    assert run_command("fit", data, "--target", "class", "--out", model, "--max-depth", "2", "--quiet",
+                       "--scheduler", "threads").returncode == 0  # the model predict reads: made here
     out = tmp_path / "out"
     args = {"fit": ["fit", data, "--target", "class", "--out", str(out)],
             "predict": ["predict", str(model), data, "--out", str(out)],
@@ -156,27 +159,27 @@ def test_exit_75_when_the_timeout_expires(data, tmp_path, command):
 def test_outputs_checked_before_the_work(data, tmp_path):
     model = tmp_path / "m.json"
     fit = ["fit", data, "--target", "class", "--max-depth", "2", "--quiet", "--scheduler", "threads"]
-    _one_error_line(_run(*fit, "--out", str(tmp_path)), EXIT_DATA, "is a directory")
-    _one_error_line(_run(*fit, "--out", "/proc/dasktree-model.json"), EXIT_DATA, "cannot write in /proc")
-    _one_error_line(_run(*fit, "--out", str(tmp_path / "no" / "m.json")), EXIT_DATA, "does not exist")
-    assert _run(*fit, "--out", str(model)).returncode == 0
+    _one_error_line(run_command(*fit, "--out", str(tmp_path)), EXIT_DATA, "is a directory")
+    _one_error_line(run_command(*fit, "--out", "/proc/dasktree-model.json"), EXIT_DATA, "cannot write in /proc")
+    _one_error_line(run_command(*fit, "--out", str(tmp_path / "no" / "m.json")), EXIT_DATA, "does not exist")
+    assert run_command(*fit, "--out", str(model)).returncode == 0
     before = model.read_bytes()
-    _one_error_line(_run(*fit, "--out", str(model), "--max-depth", "3"), EXIT_DATA, "already exists")
+    _one_error_line(run_command(*fit, "--out", str(model), "--max-depth", "3"), EXIT_DATA, "already exists")
     assert model.read_bytes() == before
-    assert _run(*fit, "--out", str(model), "--max-depth", "3", "--overwrite").returncode == 0
+    assert run_command(*fit, "--out", str(model), "--max-depth", "3", "--overwrite").returncode == 0
     assert model.read_bytes() != before
     predict = ["predict", str(model), data, "--quiet", "--scheduler", "threads"]
-    _one_error_line(_run(*predict, "--out", str(model / "pred")), EXIT_DATA, "is a file, not a directory")
-    _one_error_line(_run(*predict, "--out", str(model), "--overwrite"), EXIT_DATA, "is a file")
-    _one_error_line(_run(*predict, "--out", "/proc/dasktree-pred"), EXIT_DATA, "cannot write in /proc")
+    _one_error_line(run_command(*predict, "--out", str(model / "pred")), EXIT_DATA, "is a file, not a directory")
+    _one_error_line(run_command(*predict, "--out", str(model), "--overwrite"), EXIT_DATA, "is a file")
+    _one_error_line(run_command(*predict, "--out", "/proc/dasktree-pred"), EXIT_DATA, "cannot write in /proc")
 
 
 def test_files_get_the_umask_and_show_into_head_exits_quietly(data, tmp_path):
     model = tmp_path / "m.json"
     old = os.umask(0o022)
-    try:
-        assert _run("fit", data, "--target", "class", "--out", str(model), "--max-depth", "3", "--quiet",
-                    "--scheduler", "threads").returncode == 0
+    try:  # the command's main, here, under this process's umask
+        assert run_command("fit", data, "--target", "class", "--out", model, "--max-depth", "3", "--quiet",
+                           "--scheduler", "threads").returncode == 0
     finally:
         os.umask(old)
     assert model.stat().st_mode & 0o777 == 0o644

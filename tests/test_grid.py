@@ -151,14 +151,14 @@ def test_a_fit_without_a_grid_has_no_grid_results():
 
 
 def _cli(*args):
-    import subprocess
-    import sys
+    from dasktree.testing.processes import run_command
 
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *args], capture_output=True, text=True, timeout=300)
+    return run_command(*args)
 
 
-@pytest.mark.cluster  # processes of the dasktree command
 def test_the_command_fits_a_grid_and_shows_its_table(tmp_path):
+    """The command's ``main`` in this process (:func:`~dasktree.testing.processes.run_command`): what
+    it fits, shows and refuses."""
     X, y = _frame(300, seed=3)
     data = write_dataset(X.assign(label=y, id=np.arange(len(y))), tmp_path / "data", n_files=2)
     out = tmp_path / "m.json"

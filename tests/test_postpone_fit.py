@@ -1,8 +1,6 @@
 """Postponing in a fit: children search again, fold trees stay standalone trees, the report counts it."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pandas as pd
@@ -16,6 +14,7 @@ from dasktree.datasets import agrawal
 from dasktree.io.folds import FoldSpec
 from dasktree.io.sources import Part
 from dasktree.testing import mixed_frame
+from dasktree.testing.processes import run_command
 
 
 def _nodes(tree_json):
@@ -108,13 +107,13 @@ def test_the_estimator_and_the_cli_take_postpone(tmp_path):
     path = tmp_path / "data.parquet"
     frame.to_parquet(path)
     out = tmp_path / "model.json"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(path), "--target", "y", "--out", str(out),
+    done = run_command("fit", str(path), "--target", "y", "--out", str(out),
                            "--postpone", "rank:0.5", "--criterion", "entropy", "--scheduler", "threads",
-                           "--quiet"], capture_output=True, text=True)
+                           "--quiet")
     assert done.returncode == 0, done.stderr
     assert json.loads(out.read_text())["params"]["postpone"] == "rank:0.5"
-    bad = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", str(path), "--target", "y", "--out",
-                          str(tmp_path / "bad.json"), "--postpone", "rank:2", "--quiet"], capture_output=True, text=True)
+    bad = run_command("fit", str(path), "--target", "y", "--out",
+                          str(tmp_path / "bad.json"), "--postpone", "rank:2", "--quiet")
     assert bad.returncode not in (0, 3) and len(bad.stderr.strip().splitlines()) == 1 and "0 < t <= 1" in bad.stderr
 
 

@@ -1,7 +1,5 @@
 """Row weights end to end: a dataset's weight column, dask weights, the CLI; the same model as in memory."""
 
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ from dasktree.model.model import Model
 from dasktree.model.model import load as load_model
 from dasktree.testing import mixed_frame
 from dasktree.testing.data import write_dataset
+from dasktree.testing.processes import run_command
 
 
 @pytest.fixture(scope="module")
@@ -77,18 +76,17 @@ def test_dask_weights_beside_dask_X_equal_pandas(weighted, cluster_client):
 def test_the_command_weighs_rows_by_a_column_and_classes(weighted, tmp_path):
     path = write_dataset(weighted, tmp_path / "data", n_files=2)
     out = tmp_path / "model.json"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", path, "--target", "label", "--exclude", "id",
+    done = run_command("fit", path, "--target", "label", "--exclude", "id",
                            "--weight", "w", "--class-weight", "high=2.5,low=1", "--max-depth", "4", "--out", str(out),
-                           "--quiet"], capture_output=True, text=True, timeout=300)
+                           "--quiet")
     assert done.returncode == 0, done.stderr
     expected = dasktree.fit(path, target="label", exclude=["id"], sample_weight="w", class_weight={"high": 2.5, "low": 1},
                             max_depth=4)
     assert load_model(str(out)).tree.to_json() == expected.tree.to_json()
-    shown = subprocess.run([sys.executable, "-m", "dasktree.cli", "show", str(out), "--format", "report"],
-                           capture_output=True, text=True, timeout=120).stdout
+    shown = run_command("show", str(out), "--format", "report").stdout
     assert "weights column 'w' (fixed point" in shown
-    evaluated = subprocess.run([sys.executable, "-m", "dasktree.cli", "evaluate", str(out), path, "--weight", "w",
-                                "--json", "--quiet"], capture_output=True, text=True, timeout=300)
+    evaluated = run_command("evaluate", str(out), path, "--weight", "w",
+                                "--json", "--quiet")
     assert evaluated.returncode == 0, evaluated.stderr
     from dasktree.engine.evaluate import evaluate_dataset
 
@@ -96,9 +94,8 @@ def test_the_command_weighs_rows_by_a_column_and_classes(weighted, tmp_path):
     assert report["weight"] == "w"
     assert report["metrics"]["accuracy"] == evaluate_dataset(expected, path, "label", scheduler="threads",
                                                              weight="w")["accuracy"]
-    bad = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", path, "--target", "label", "--weight", "w",
-                          "--class-weight", "zz=2", "--out", str(tmp_path / "other.json"), "--quiet"],
-                         capture_output=True, text=True, timeout=300)
+    bad = run_command("fit", path, "--target", "label", "--weight", "w",
+                          "--class-weight", "zz=2", "--out", str(tmp_path / "other.json"), "--quiet")
     assert bad.returncode == 2 and not (tmp_path / "other.json").exists() and bad.stderr.strip().splitlines() == [
         "dasktree: error: class_weight names 'zz', which is not a class; the classes are ['high', 'low', 'mid']"]
 

@@ -115,16 +115,28 @@ class ClusterProcesses:
         self.scheduler.kill()
         self.scheduler.wait()
 
-    def restart_scheduler(self) -> None:
-        """A new scheduler on the same address (the old one killed first if it still runs)."""
+    def restart_scheduler(self, seconds: float = 300) -> None:
+        """A new scheduler on the same address (the old one killed first if it still runs), once it
+        listens there: started again while it ends at once (the port may linger for a moment), within
+        ``seconds``."""
         if self.scheduler.poll() is None:
             self.kill_scheduler()
-        for _ in range(100):  # the port may linger for a moment
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
             self.scheduler = self._start_scheduler()
-            time.sleep(0.5)
-            if self.scheduler.poll() is None:
-                return
-        raise RuntimeError(f"cannot start a scheduler on {self.address} again")
+            while self.scheduler.poll() is None and time.monotonic() < deadline:
+                if self._listening():
+                    return
+                time.sleep(0.05)
+        raise RuntimeError(f"cannot start a scheduler on {self.address} again within {seconds:g} s")
+
+    def _listening(self) -> bool:
+        """Whether something accepts a TCP connection at the scheduler's port."""
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=1):
+                return True
+        except OSError:
+            return False
 
     def restart(self) -> None:
         """A new scheduler on the same address and new workers, as a deployment brings a lost

@@ -20,7 +20,7 @@ a million characters, a gzip'd file cut short or with a flipped bit). :func:`cas
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
 how it ended: :class:`Outcome`. :func:`run_isolated` runs many in a child process that is started
 again when a case crashes it (a C++ exception escaping pyarrow ends the whole interpreter): the
-crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a few hundred cases; the
+crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a fixed sample of a hundred; the
 ``benchmarks/fuzz.py`` claim tens of thousands.
 """
 

@@ -1,15 +1,20 @@
-"""Running a snippet of Python in a fresh interpreter, e.g. one where numba cannot be imported."""
+"""Running a snippet of Python in a fresh interpreter, e.g. one where numba cannot be imported; the
+``dasktree`` command run in this process, as a process would report it; a copy of a numba cache
+directory with chosen kernels taken out, for a fresh interpreter to compile them."""
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import dasktree
 
-__all__ = ["run_without_numba"]
+__all__ = ["run_without_numba", "run_command", "cache_without"]
 
 
 def run_without_numba(code: str) -> str:
@@ -24,3 +29,48 @@ def run_without_numba(code: str) -> str:
         [sys.executable, "-W", "error", "-c", "import sys; sys.modules['numba'] = None\n" + code],
         cwd=root, env=env, capture_output=True, text=True, check=True,
     ).stdout.strip()
+
+
+def run_command(*argv, cwd: str | Path | None = None) -> subprocess.CompletedProcess:
+    """``dasktree *argv`` run in this process by :func:`dasktree.cli.main`, its exit code and what it
+    wrote to stdout and stderr as ``subprocess.run(..., capture_output=True, text=True)`` gives them
+    for the command as a process (an argparse exit is its code). For tests of what the command checks,
+    decides and says, where a new interpreter (seconds of imports each on a loaded 2-core machine)
+    proves nothing more; what only a process shows (its exit status, signals, pipes, a crash, the
+    environment read at import) is tested on real processes. ``cwd``: the directory it runs in."""
+    from ..cli import main
+
+    argv = [str(a) for a in argv]
+    out, err = io.StringIO(), io.StringIO()
+    here = os.getcwd()
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = main(argv)
+            except SystemExit as exc:  # argparse: --help, a usage error
+                code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        os.chdir(here)
+    return subprocess.CompletedProcess(["dasktree", *argv], code, out.getvalue(), err.getvalue())
+
+
+def cache_without(cache: str | Path, copy: str | Path, kernels) -> list[str]:
+    """Copy the numba cache directory ``cache`` (a ``NUMBA_CACHE_DIR``) to ``copy``, without the
+    entries of ``kernels`` ((module, name) pairs, as :data:`dasktree.kernel_cache.LEVEL_PASS_KERNELS`
+    gives them): a process using ``copy`` finds every other kernel compiled and compiles those, as
+    after an upgrade that changed their source. The files taken out; an error when a kernel has none
+    there (the copy would not be what the caller asked for)."""
+    shutil.copytree(cache, copy)
+    removed = []
+    for module, name in kernels:
+        # numba names a kernel's files <source file's stem>.<qualname>-<line>.py<version>{.nbi,.<n>.nbc}
+        stem = module.rsplit(".", 1)[-1]
+        files = sorted(p for p in Path(copy).rglob(f"{stem}.{name}-*") if p.suffix in (".nbi", ".nbc"))
+        if not files:
+            raise FileNotFoundError(f"no cached {module}.{name} in {cache}")
+        for path in files:
+            path.unlink()
+            removed.append(str(path))
+    return removed

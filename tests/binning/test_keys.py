@@ -1,7 +1,5 @@
 """Columns that look like row keys: found from pass 0's summary, said on stderr and in the report."""
 
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
@@ -12,6 +10,7 @@ from dasktree.binning.summary import merge_all, summarize
 from dasktree.binning.keys import key_like_columns
 from dasktree.io.schema import resolve_roles
 from dasktree.testing import mixed_frame, write_dataset
+from dasktree.testing.processes import run_command
 
 
 def _keys(frame, parts=3):
@@ -42,13 +41,12 @@ def test_the_command_warns_and_the_report_keeps_it(tmp_path):
     frame = mixed_frame(4000, seed=3).assign(id=np.arange(4000))
     data = write_dataset(frame, tmp_path / "data", n_files=2)
     out = tmp_path / "m.json"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, "--target", "label", "--out", str(out),
-                           "--max-depth", "6", "--quiet"], capture_output=True, text=True, timeout=300)
+    done = run_command("fit", data, "--target", "label", "--out", str(out),
+                           "--max-depth", "6", "--quiet")
     assert done.returncode == 0, done.stderr
     [line] = [x for x in done.stderr.splitlines() if x.startswith("dasktree: warning: ")]
     assert "column 'id' looks like a row key" in line and "--exclude id" in line
-    shown = subprocess.run([sys.executable, "-m", "dasktree.cli", "show", str(out), "--format", "report"],
-                           capture_output=True, text=True, timeout=120).stdout
+    shown = run_command("show", str(out), "--format", "report").stdout
     assert "warning: column 'id' looks like a row key" in shown
     assert "warnings" not in fit(frame.drop(columns=["id"]), target="label", max_depth=3).report
 

@@ -10,8 +10,6 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
-import sys
 from collections import Counter
 
 import numpy as np
@@ -489,8 +487,10 @@ def test_binning_with_cross_validation_and_validation():
 
 
 def _cli(*args):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *args], capture_output=True, text=True,
-                          timeout=300)
+    """The command's ``main`` in this process (:func:`~dasktree.testing.processes.run_command`)."""
+    from dasktree.testing.processes import run_command
+
+    return run_command(*args)
 
 
 @pytest.mark.cluster

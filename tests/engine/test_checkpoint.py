@@ -2,7 +2,6 @@
 
 import os
 import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from dasktree.engine.checkpoint import Checkpoint
 from dasktree.datasets import agrawal
 from dasktree.levels.results import PackedResults
 from dasktree.testing.hooks import armed_command
+from dasktree.testing.processes import run_command
 
 pytestmark = pytest.mark.cluster
 
@@ -18,9 +18,13 @@ FIT = ["--target", "class", "--max-depth", "6", "--cv", "3", "--quiet", "--sched
 
 
 def _fit(*args, fault=None):
-    """``dasktree fit *args`` in a new process; with ``fault``, armed to die at its point (:mod:`dasktree.testing.hooks`)."""
-    command = armed_command(fault, "fit", *args) if fault else [sys.executable, "-m", "dasktree.cli", "fit", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300)
+    """``dasktree fit *args``: with ``fault``, in a new process armed to die at its point
+    (:mod:`dasktree.testing.hooks`), as a job killed from outside dies; else through the command's
+    ``main`` in this process (:func:`run_command`: what it resumes, refuses and writes is the same, a
+    new interpreter per run would only add its imports)."""
+    if fault is None:
+        return run_command("fit", *args)
+    return subprocess.run(armed_command(fault, "fit", *args), capture_output=True, text=True, timeout=300)
 
 
 def test_client_killed_after_a_level_resumes_to_the_same_model(tmp_path):

@@ -15,6 +15,7 @@ import time
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.processes import run_command
 from dasktree.testing.cluster import scheduler_and_workers
 from dasktree.testing.hooks import arm
 
@@ -33,8 +34,7 @@ def data(tmp_path_factory):
 @pytest.fixture(scope="module")
 def reference(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("reference") / "m.json"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--out", str(out),
-                           "--scheduler", "threads"], capture_output=True, text=True, timeout=300)
+    done = run_command("fit", data, *FIT, "--out", out, "--scheduler", "threads")  # undisturbed: here
     assert done.returncode == 0, done.stderr
     return out.read_bytes()
 
@@ -80,7 +80,9 @@ def test_a_cluster_that_cannot_recover_is_a_transient_error(data, tmp_path):
                                 str(tmp_path / "m.json"), "--scheduler", address],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env={**os.environ, **env})
         try:
+            deadline = time.monotonic() + 300  # bounded: the fit reaches its level 2 or ends well before
             while not marker.exists() and fit.poll() is None:
+                assert time.monotonic() < deadline, "no worker reached count:2 within 300 s"
                 time.sleep(0.05)
             for pid in pids:
                 try:

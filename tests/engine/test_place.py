@@ -15,6 +15,7 @@ import pytest
 import dasktree
 from dasktree import Discretizer
 from dasktree.engine.place import choose
+from dasktree.testing.processes import run_command
 from dasktree.errors import ParameterError
 from dasktree.io.schema import resolve_roles
 from dasktree.io.sources import open_source
@@ -94,8 +95,7 @@ def test_every_verb_and_the_discretizer_accept_inprocess(tmp_path):
     model = tmp_path / "m.json"
 
     def run(*args):
-        result = subprocess.run([sys.executable, "-m", "dasktree.cli", *args, "--quiet", "--scheduler", "inprocess"],
-                                capture_output=True, text=True, timeout=300)
+        result = run_command(*args, "--quiet", "--scheduler", "inprocess")  # the command's main, here
         assert result.returncode == 0, result.stderr
         return result
 

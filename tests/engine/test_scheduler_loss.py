@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.processes import run_command
 from dasktree.testing.cluster import cluster_processes, startup_seconds
 
 pytestmark = pytest.mark.cluster
@@ -45,8 +46,7 @@ def data(tmp_path_factory):
 @pytest.fixture(scope="module")
 def reference(data, tmp_path_factory):
     out = tmp_path_factory.mktemp("reference") / "m.json"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
-                           "--scheduler", "threads"], capture_output=True, text=True, timeout=300)
+    done = run_command("fit", data, *FIT, "--quiet", "--out", out, "--scheduler", "threads")  # undisturbed: here
     assert done.returncode == 0, done.stderr
     return out.read_bytes()
 
@@ -123,19 +123,17 @@ def larger(tmp_path_factory):
     return str(path)
 
 
-def test_a_scheduler_stopped_while_predictions_run_is_transient(data, larger, tmp_path, lost_seconds):
+def test_a_scheduler_stopped_while_predictions_run_is_transient(reference, larger, tmp_path, lost_seconds):
     """SIGSTOP while a predict's tasks run (the scheduler seen with tasks on its workers): the wait
     for them (``gather_with_progress``) watches the cluster as a fit's do, and the job ends with
-    exit 75 and one line within its lost bound (``DASKTREE_LOST_SECONDS``) and a poll, writing nothing."""
+    exit 75 and one line within its lost bound (``DASKTREE_LOST_SECONDS``) and a poll, writing nothing.
+    The model predicting is the module's undisturbed fit's."""
     import time
 
     from distributed import Client
 
     model, out = tmp_path / "m.json", tmp_path / "predictions"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, "--target", "class", "--max-depth", "4",
-                           "--quiet", "--out", str(model), "--scheduler", "inprocess"],
-                          capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stderr
+    model.write_bytes(reference)
     with cluster_processes(2) as cluster:
         job = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "predict", str(model), larger, "--out", str(out),
                                 "--scheduler", cluster.address, "--quiet"],

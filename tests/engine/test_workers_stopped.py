@@ -16,6 +16,7 @@ import sys
 import pytest
 
 from dasktree.datasets import agrawal
+from dasktree.testing.processes import run_command
 from dasktree.testing.cluster import cluster_processes, startup_seconds
 
 pytestmark = pytest.mark.cluster
@@ -82,8 +83,7 @@ def test_a_fit_whose_workers_all_stop_ends_transient(data, tmp_path, cache, lost
 
 def test_predictions_whose_workers_all_stop_end_transient(data, tmp_path, lost_seconds):
     model, out = tmp_path / "m.json", tmp_path / "predictions"
-    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(model),
-                           "--scheduler", "inprocess"], capture_output=True, text=True, timeout=300)
+    done = run_command("fit", data, *FIT, "--quiet", "--out", model, "--scheduler", "inprocess")  # undisturbed: here
     assert done.returncode == 0, done.stderr
     with cluster_processes(2) as cluster:
         code, errors = _run_until([sys.executable, "-m", "dasktree.cli", "predict", str(model), data, "--out", str(out),

@@ -7,7 +7,6 @@ leaves no partial file (no hidden temporary either), and never replaces a good o
 
 import os
 import subprocess
-import sys
 
 import pytest
 
@@ -17,7 +16,11 @@ FIT = ["--target", "class", "--max-depth", "5", "--scheduler", "threads", "--qui
 
 
 def _run(*args):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *args], capture_output=True, text=True, timeout=300)
+    """The command's ``main`` in this process (:func:`~dasktree.testing.processes.run_command`): what it
+    writes and says is the same; a new interpreter per write would only add its imports."""
+    from dasktree.testing.processes import run_command
+
+    return run_command(*args)
 
 
 @pytest.fixture(scope="module")

@@ -87,8 +87,10 @@ def _flip_bit(path, row_group: int, column: str) -> None:
 
 
 def _cli(*argv):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *map(str, argv), "--quiet",
-                           "--scheduler", "inprocess"], capture_output=True, text=True, timeout=300)
+    """The command's ``main`` in this process (:func:`~dasktree.testing.processes.run_command`)."""
+    from dasktree.testing.processes import run_command
+
+    return run_command(*argv, "--quiet", "--scheduler", "inprocess")
 
 
 def test_verify_refuses_a_flipped_bit_in_a_column_the_fit_does_not_read(tmp_path):

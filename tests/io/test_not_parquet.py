@@ -7,6 +7,7 @@ import sys
 import pytest
 
 from dasktree.testing import mixed_frame
+from dasktree.testing.processes import run_command
 
 
 @pytest.mark.parametrize("name, write", [
@@ -15,16 +16,15 @@ from dasktree.testing import mixed_frame
 def test_text_data_says_the_command_that_converts_it(tmp_path, name, write):
     frame = mixed_frame(500, seed=5, missing=0)
     write(frame, tmp_path / name)
-    run = dict(capture_output=True, text=True, timeout=300, cwd=tmp_path)
-    cmd = [sys.executable, "-m", "dasktree.cli", "fit", name, "--target", "label", "--out", "m.json", "--quiet"]
-    done = subprocess.run(cmd, **run)
+    fit = ["fit", name, "--target", "label", "--out", "m.json", "--quiet"]
+    done = run_command(*fit, cwd=tmp_path)  # the command's main, here: a new interpreter adds only its imports
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 1 and len(lines) == 1 and "not Parquet: convert it once with: python -c " in lines[0]
     assert not (tmp_path / "m.json").exists()
     command = lines[0].split("convert it once with: ", 1)[1].rsplit(" (then use ", 1)[0]
     argv = shlex.split(command)
     assert argv[:2] == ["python", "-c"]
-    converted = subprocess.run([sys.executable, *argv[1:]], **run)
+    converted = subprocess.run([sys.executable, *argv[1:]], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert converted.returncode == 0, converted.stderr
-    again = subprocess.run([*cmd[:4], "data.parquet", *cmd[5:]], **run)
+    again = run_command(*fit[:1], "data.parquet", *fit[2:], cwd=tmp_path)
     assert again.returncode == 0, again.stderr

@@ -1,9 +1,7 @@
-"""``dasktree fit --task regression``, predict and evaluate, in subprocesses on real Parquet."""
+"""``dasktree fit --task regression``, predict and evaluate, through the command's ``main`` on real Parquet
+(:func:`~dasktree.testing.processes.run_command`: the command as a process has its own tests)."""
 
 import json
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -12,11 +10,11 @@ import pytest
 from sklearn import metrics
 
 from dasktree import DaskTreeRegressor
+from dasktree.testing.processes import run_command
 
 
 def _run(*args, timeout=300):
-    return subprocess.run([sys.executable, "-m", "dasktree.cli", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return run_command(*args)
 
 
 def test_fit_predict_evaluate(tmp_path, dataset, frame):
