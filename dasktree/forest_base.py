@@ -10,7 +10,7 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator
 
-from .estimator_input import check_fit_input, check_predict_input, is_dask, is_dataset, join_dask
+from .estimator_input import check_predict_input, fit_input
 from .fitted import NotFittedError
 from .model.forest_model import ForestModel
 from .model.predict import as_table
@@ -61,22 +61,15 @@ class ForestEstimator(BaseEstimator):
         values = self._values()
         for name in ("n_features_in_", "feature_names_in_", f"{self._oob_attribute}_", "oob_score_"):
             self.__dict__.pop(name, None)
-        in_memory = not (is_dataset(X) or is_dask(X))
-        data, labels = X, y
-        if in_memory and target is None:
-            data, labels = check_fit_input(self, X, y, regression=self._numeric_target)
-        elif is_dask(X) and y is not None:
-            data, target = join_dask(X, y, target)
-            labels = None
-        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
-            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
+        data, labels, target, sample_weight, sklearn_input = fit_input(self, X, y, target, sample_weight,
+                                                                       regression=self._numeric_target)
         model = self._fit_forest(
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             storage_options=storage_options, sample_weight=sample_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress, security=self.security,
-            memory_limit=self.memory_limit, positional=in_memory and target is None, **values)
-        self._set_model(model, names=not (in_memory and target is None))
-        self._sklearn_input = in_memory and target is None
+            memory_limit=self.memory_limit, positional=sklearn_input, **values)
+        self._set_model(model, names=not sklearn_input)
+        self._sklearn_input = sklearn_input
         return self
 
     def _set_model(self, model: ForestModel, names: bool = True) -> None:

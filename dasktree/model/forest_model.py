@@ -24,7 +24,7 @@ from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
-from .model import FORMAT, TreeModel
+from .model import FORMAT, Model, TreeModel
 from .task import CLASSIFICATION, Task, task_named
 
 __all__ = ["ForestModel", "FOREST_VERSION", "forest_routing", "load_forest"]
@@ -120,6 +120,13 @@ class ForestModel:
 
     def predict_codes(self, table: pa.Table) -> np.ndarray:
         return np.argmax(self.predict_proba_table(table), axis=1)
+
+    def member_model(self, m: int) -> Model:
+        """Member ``m`` as a single tree's :class:`~dasktree.model.model.Model` (the forest's bins, target,
+        task and parameters): what the tree's exports, text and picture take."""
+        if not 0 <= m < self.n_members:
+            raise IndexError(f"member {m} of a forest of {self.n_members} trees (0 to {self.n_members - 1})")
+        return Model(spec=self.spec, target=self.target, tree=self.members[m], params=self.params, task=self.task)
 
     # ---------------------------------------------------------------- importances
     def feature_importances(self) -> np.ndarray:
