@@ -128,6 +128,32 @@ class ForestModel:
             raise IndexError(f"member {m} of a forest of {self.n_members} trees (0 to {self.n_members - 1})")
         return Model(spec=self.spec, target=self.target, tree=self.members[m], params=self.params, task=self.task)
 
+    # ---------------------------------------------------------------- evaluate
+    def evaluate_part(self, table: pa.Table, target: str, where: str, weight: str | None = None):
+        """One part's mergeable statistic of an evaluation and its rows without a target: a regression
+        forest's its task's (error sums of ``predict_values``); a classification forest's the part's rows
+        grouped by their predicted probabilities (:func:`~dasktree.model.metrics.proba_class_counts`)."""
+        if not self.task.predicts_classes:
+            return self.task.evaluate_part(self, table, target, where, weight)
+        from .metrics import labelled_rows, proba_class_counts
+
+        codes, keep, w = labelled_rows(self, table, target, where, weight)
+        labelled = table.filter(pa.array(keep)) if not keep.all() else table
+        groups = proba_class_counts(self.predict_proba_table(labelled), codes[keep], len(self.classes),
+                                    None if w is None else w[keep])
+        return groups, int((~keep).sum())
+
+    def evaluate_merge(self, results: list, weighted: bool) -> dict:
+        """The metrics of the parts' statistics (:meth:`evaluate_part`), as a tree's task reports them;
+        the same whatever the parts (equal probabilities' counts are added, groups sorted)."""
+        if not self.task.predicts_classes:
+            return self.task.evaluate_merge(self, results, weighted)
+        from .metrics import class_report, merge_proba_counts
+
+        proba, counts = merge_proba_counts([groups for groups, _ in results], len(self.classes), weighted)
+        return class_report(counts, proba, np.argmax(proba, axis=1), self.classes,
+                            sum(skipped for _, skipped in results))
+
     # ---------------------------------------------------------------- importances
     def feature_importances(self) -> np.ndarray:
         """scikit-learn's impurity importances: each member's total weighted impurity decrease per
