@@ -231,7 +231,7 @@ def _accuracy_lines(part: dict, when: str) -> tuple[list[str], list[tuple[str, s
                       "classification), both learners at their defaults (`n_estimators=100`, seeds 0; scikit-learn's "
                       "nominal columns one-hot). Classification: rows classified right / rows, pooled over the folds; "
                       "regression: pooled R^2 (1 - the folds' squared errors / the squares about the mean). Times: "
-                      "the fits alone, summed over the folds, on a shared machine (scikit-learn with n_jobs=1)."]
+                      "the fits alone, summed over the folds, on a shared machine (scikit-learn with n_jobs=1)."], []
     if part["left_out"] or part["skipped"]:
         lines += ["", "Not run: " + "; ".join(part["skipped"] + [f"{s}, over the row limit of this run"
                                                                  for s in part["left_out"]]) + "."]
