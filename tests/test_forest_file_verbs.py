@@ -107,6 +107,12 @@ def test_plot_draws_a_member(files, tmp_path, capsys):
     assert out.read_text().lstrip().startswith(("<?xml", "<svg"))
 
 
+def _evaluate(capsys, model: str, data: str) -> dict:
+    code, said, err = _run(capsys, "evaluate", model, data, "--json", "--quiet")
+    assert code == 0, err
+    return json.loads(said)["metrics"]
+
+
 def _duckdb(sql: str, table: pa.Table) -> pa.Table:
     duckdb = pytest.importorskip("duckdb")
     con = duckdb.connect()
@@ -183,9 +189,7 @@ def test_export_options_of_sql_only_are_refused_for_onnx(files, tmp_path, capsys
 
 def test_evaluate_a_forest_is_scikit_learns_metrics_on_the_rows_and_the_same_from_three_files(files, capsys):
     forest = load_forest(files["forest"])
-    code, said, _ = _run(capsys, "evaluate", files["forest"], files["data"], "--json", "--quiet")
-    assert code == 0
-    metrics = json.loads(said)["metrics"]
+    metrics = _evaluate(capsys, files["forest"], files["data"])
     table = pq.read_table(files["data"])
     y = np.asarray([list(forest.classes).index(v) for v in table.column("label").to_pylist()])
     expected = classification_metrics(y, forest.predict_proba_table(table), forest.classes)
@@ -196,17 +200,14 @@ def test_evaluate_a_forest_is_scikit_learns_metrics_on_the_rows_and_the_same_fro
         assert got == {**want, **{k: pytest.approx(want[k], rel=1e-12) for k in ("precision", "recall", "f1")}}
     confusion = np.asarray(metrics["confusion_matrix"]["rows_true_columns_predicted"])
     assert confusion.trace() == round(expected["accuracy"] * len(FRAME))
-    code, said, _ = _run(capsys, "evaluate", files["forest"], files["three"], "--json", "--quiet")
-    assert json.loads(said)["metrics"] == metrics  # the same numbers whatever the parts
+    assert _evaluate(capsys, files["forest"], files["three"]) == metrics  # the same numbers whatever the parts
 
 
 def test_evaluate_a_regression_forest_is_its_r2(files, capsys):
     from sklearn.metrics import mean_squared_error, r2_score
 
     forest = load_forest(files["rforest"])
-    code, said, _ = _run(capsys, "evaluate", files["rforest"], files["data"], "--json", "--quiet")
-    assert code == 0
-    metrics = json.loads(said)["metrics"]
+    metrics = _evaluate(capsys, files["rforest"], files["data"])
     table = pq.read_table(files["data"])
     y, predicted = table.column("x").to_numpy(zero_copy_only=False), forest.predict_values(table)
     keep = np.isfinite(y)
