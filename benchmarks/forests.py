@@ -17,6 +17,20 @@ with ``bagging_fraction=0.632`` (the share of rows a Poisson(1) bag holds), ``ba
 Each process times its read + fit alone (the imports and an untimed warm-up fit of 2,000 rows not
 counted: numba's compiled kernels loaded) and prints it with its held-out accuracy; the harness
 takes the peak memory of the whole process. Ratios in one run: the machine is shared.
+
+Accuracy beside scikit-learn's forests of 100 trees, on the accuracy claim's public sets and folds
+(:mod:`benchmarks.accuracy`: the report suite, one stratified 10-fold assignment per set, seed 0;
+the regression sets, 10-fold, seed 0): ``DaskForestClassifier(n_estimators=100)`` and
+``RandomForestClassifier(100)`` (nominal columns one-hot, as the accuracy claim gives scikit-learn's
+tree), both at their defaults (``max_features="sqrt"``, bootstraps, trees grown in full), seeds 0;
+a set's accuracy its rows classified right over its rows, pooled over the folds; the suite's mean
+over its sets. Regression: ``DaskForestRegressor(n_estimators=100)`` and
+``RandomForestRegressor(100)`` (``max_features=1.0``), the pooled 10-fold R^2. ``--part accuracy``
+runs this part alone and keeps the speed part's figures of the last saved run (said where they
+came from); ``--part speed`` the speed part alone (keeping the saved accuracy figures);
+``--sets A,B`` and ``--max-rows N`` run a subset of the sets (said in the results). The sets run
+smallest first, and the results are written after each set: a run stopped early leaves the sets it
+measured, said so.
 """
 
 from __future__ import annotations
@@ -88,7 +102,162 @@ def one(learner: str, path: str, trees: int, depth: int) -> dict:
     return {"seconds": seconds, "accuracy": float(np.mean(model.predict(X_test) == y_test))}
 
 
-def run(quick: bool) -> harness.Result:
+ACCURACY_TREES = 100
+QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
+
+
+def add_arguments(parser) -> None:
+    parser.add_argument("--part", choices=("speed", "accuracy", "both"), default="both",
+                        help="the speed part (Agrawal beside scikit-learn and LightGBM), the accuracy part (public "
+                             "sets beside scikit-learn's forests), or both (default); a part alone keeps the other's "
+                             "figures from the saved results/forests.json")
+    parser.add_argument("--sets", default=None, help="accuracy: comma-separated set names (default: the report "
+                                                     "suite and the regression sets)")
+    parser.add_argument("--max-rows", type=int, default=None, metavar="N",
+                        help="accuracy: leave out the sets of more than N rows (said in the results)")
+
+
+def partial(options) -> bool:
+    return False  # a part alone still writes results/forests.*: the other part's saved figures are kept
+
+
+def _saved() -> dict:
+    path = os.path.join(harness.RESULTS, f"{NAME}.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        record = json.load(f)
+    return {"figures": record.get("figures", {}), "stamp": record.get("stamp", {}), "quick": record.get("quick")}
+
+
+def _classifier_fold(X, y, nominal, fold, learner: str) -> dict:
+    from benchmarks import accuracy_peers as peers
+
+    if learner == "dasktree":
+        from dasktree import DaskForestClassifier
+
+        return peers._each_fold(X, y, fold, lambda Xtr, ytr: DaskForestClassifier(
+            n_estimators=ACCURACY_TREES, random_state=0).fit(Xtr, ytr, nominal=nominal),
+            lambda m: m.model_.report["leaves"])
+    from sklearn.ensemble import RandomForestClassifier
+
+    return peers._each_fold(X, y, fold, lambda Xtr, ytr: _one_hot(nominal, RandomForestClassifier(
+        ACCURACY_TREES, random_state=0, n_jobs=1)).fit(Xtr, ytr), lambda m: sum(t.get_n_leaves()
+                                                                                for t in m[-1].estimators_))
+
+
+def _regressor_fold(X, y, nominal, fold, learner: str) -> dict:
+    from benchmarks import accuracy_peers as peers
+
+    if learner == "dasktree":
+        from dasktree import DaskForestRegressor
+
+        return peers._each_fold(X, y, fold, lambda Xtr, ytr: DaskForestRegressor(
+            n_estimators=ACCURACY_TREES, random_state=0).fit(Xtr, ytr, nominal=nominal),
+            lambda m: m.model_.report["leaves"], peers._sse)
+    from sklearn.ensemble import RandomForestRegressor
+
+    return peers._each_fold(X, y, fold, lambda Xtr, ytr: _one_hot(nominal, RandomForestRegressor(
+        ACCURACY_TREES, random_state=0, n_jobs=1)).fit(Xtr, ytr), lambda m: sum(t.get_n_leaves()
+                                                                                for t in m[-1].estimators_), peers._sse)
+
+
+def _one_hot(nominal, forest):
+    """scikit-learn's forest after the accuracy claim's encoding: nominal columns one-hot, missing a category."""
+    from sklearn.compose import ColumnTransformer
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import OneHotEncoder
+
+    encode = ColumnTransformer([("nominal", OneHotEncoder(handle_unknown="ignore", sparse_output=False), nominal)],
+                               remainder="passthrough")
+    return make_pipeline(encode, forest)
+
+
+def accuracy_part(quick: bool, options=None, so_far=None) -> dict:
+    """Each set's pooled 10-fold accuracy (R^2) of both learners on the accuracy claim's folds, the
+    smallest sets first; ``so_far(figures)`` after each set."""
+    from benchmarks import accuracy, accuracy_peers as peers, public_data
+
+    sets = {n.strip() for n in options.sets.split(",")} if options is not None and options.sets else None
+    most = QUICK_ROWS if quick else getattr(options, "max_rows", None)
+    chosen = [d for d in public_data.CLASSIFICATION if d.suite == "report"] + list(public_data.REGRESSION)
+    chosen = [d for d in chosen if sets is None or d.name in sets]
+    skipped = [f"set skipped: {why}" for d in chosen if (why := public_data.missing(d))]
+    chosen = [d for d in chosen if not public_data.missing(d)]
+    public_data.prepare(chosen)
+    from dasktree import DaskForestClassifier
+
+    from sklearn.datasets import load_iris
+
+    DaskForestClassifier(n_estimators=4).fit(*load_iris(return_X_y=True))  # compiled kernels loaded, untimed
+    rows, left_out = [], []
+    loaded_sets = sorted(((d, public_data.load(d)) for d in chosen), key=lambda pair: len(pair[1].y))
+    for dataset, loaded in loaded_sets:
+        if most is not None and len(loaded.y) > most:
+            left_out.append(f"{dataset.name} ({len(loaded.y):,} rows)")
+            continue
+        regression = dataset.suite == "regression"
+        fold = (peers.regression_folds(len(loaded.y), accuracy.FOLDS, accuracy.SEED) if regression
+                else peers.folds(loaded.y, accuracy.FOLDS, accuracy.SEED))
+        row = {"dataset": dataset.name, "task": "regression" if regression else "classification",
+               "rows": len(loaded.y), "attributes": loaded.X.shape[1], "nominal": len(loaded.nominal),
+               "learners": {}}
+        squares = float(np.sum((loaded.y - loaded.y.mean()) ** 2)) if regression else None
+        for learner in ("dasktree", "scikit-learn"):
+            started = time.perf_counter()
+            r = (_regressor_fold if regression else _classifier_fold)(loaded.X, loaded.y, loaded.nominal, fold,
+                                                                      learner)
+            r["wall"] = time.perf_counter() - started
+            r["score"] = 1 - sum(r["sse"]) / squares if regression else sum(r["correct"]) / sum(r["rows"])
+            row["learners"][learner] = r
+        print(f"{dataset.name}: " + ", ".join(f"{n} {r['score']:.4f} ({sum(r['seconds']):.1f} s of fits)"
+                                                 for n, r in row["learners"].items()), flush=True)
+        rows.append(row)
+        if so_far is not None:
+            so_far(_accuracy_figures(rows, skipped, left_out))
+    return _accuracy_figures(rows, skipped, left_out)
+
+
+def _accuracy_figures(rows: list, skipped: list, left_out: list) -> dict:
+    from benchmarks import accuracy
+
+    return {"rows": list(rows), "skipped": skipped, "left_out": list(left_out), "trees": ACCURACY_TREES,
+            "folds": accuracy.FOLDS, "seed": accuracy.SEED}
+
+
+def _accuracy_lines(part: dict, when: str) -> tuple[list[str], list[tuple[str, str]]]:
+    lines, summary = [f"## Accuracy beside scikit-learn's forests of {part['trees']} trees ({when})", "",
+                      f"The accuracy claim's folds ({part['folds']}-fold, seed {part['seed']}; stratified for "
+                      "classification), both learners at their defaults (`n_estimators=100`, seeds 0; scikit-learn's "
+                      "nominal columns one-hot). Classification: rows classified right / rows, pooled over the folds; "
+                      "regression: pooled R^2 (1 - the folds' squared errors / the squares about the mean). Times: "
+                      "the fits alone, summed over the folds, on a shared machine (scikit-learn with n_jobs=1)."], []
+    if part["left_out"] or part["skipped"]:
+        lines += ["", "Not run: " + "; ".join(part["skipped"] + [f"{s}, over the row limit of this run"
+                                                                 for s in part["left_out"]]) + "."]
+    for task, measure in (("classification", "accuracy"), ("regression", "R^2")):
+        rows = [r for r in part["rows"] if r["task"] == task]
+        if not rows:
+            continue
+        lines += ["", f"| {task} set | rows | attributes (nominal) | dasktree {measure} | scikit-learn {measure} | "
+                      "dasktree - scikit-learn | dasktree fits | scikit-learn fits |", "|" + " --- |" * 8]
+        for r in rows:
+            ours, theirs = r["learners"]["dasktree"], r["learners"]["scikit-learn"]
+            lines.append(f"| {r['dataset']} | {r['rows']:,} | {r['attributes']} ({r['nominal']}) | "
+                         f"{ours['score']:.4f} | {theirs['score']:.4f} | {ours['score'] - theirs['score']:+.4f} | "
+                         f"{sum(ours['seconds']):.1f} s | {sum(theirs['seconds']):.1f} s |")
+        mean = {n: float(np.mean([r["learners"][n]["score"] for r in rows])) for n in ("dasktree", "scikit-learn")}
+        wins = [r["learners"]["dasktree"]["score"] - r["learners"]["scikit-learn"]["score"] for r in rows]
+        record = f"{sum(d > 1e-9 for d in wins)}/{sum(abs(d) <= 1e-9 for d in wins)}/{sum(d < -1e-9 for d in wins)}"
+        lines.append(f"| mean ({len(rows)} sets) | | | {mean['dasktree']:.4f} | {mean['scikit-learn']:.4f} | "
+                     f"{mean['dasktree'] - mean['scikit-learn']:+.4f} | | |")
+        target = "RandomForestClassifier(100)" if task == "classification" else "RandomForestRegressor(100)"
+        summary.append((f"forest / {target}, mean {measure} over {len(rows)} {task} sets, same folds "
+                        "(wins/ties/losses)", f"{mean['dasktree']:.4f} vs {mean['scikit-learn']:.4f} ({record})"))
+    return lines, summary
+
+
+def speed_part(quick: bool) -> dict:
     rows, trees, depth, repeat = (50_000, 20, 10, 1) if quick else (1_000_000, 100, 12, 3)
     path = harness.agrawal(rows)
     learners = ["dasktree", "sklearn", "lightgbm"]
@@ -104,8 +273,14 @@ def run(quick: bool) -> harness.Result:
                           "process_seconds": harness.median([r["seconds"] for r in done]),
                           "peak_mb": harness.median([r["peak_bytes"] for r in done]) / 2**20,
                           **{k: v for k, v in outs[-1].items() if k != "seconds"}}
+    return {"label": label, "measured": measured, "repeat": repeat}
+
+
+def _speed_lines(part: dict, when: str) -> tuple[list[str], list[tuple[str, str]]]:
+    label, measured, repeat = part["label"], part["measured"], part.get("repeat", 1)
     ours = measured["dasktree"]
-    lines = [f"{label}. Median of {repeat} alternated runs, each learner in its own process; read + fit "
+    lines = [f"## Speed beside scikit-learn's forest and LightGBM's rf mode ({when})", "",
+             f"{label}. Median of {repeat} alternated runs, each learner in its own process; read + fit "
              "seconds by the process's own clock, peak of the whole process. Targets (issue #55): at most 1.0x "
              "LightGBM's rf mode and 0.5x scikit-learn's forest at 1M rows, 100 trees.", "",
              "| learner | read + fit | process | peak | held-out accuracy | dasktree / this |",
@@ -120,7 +295,45 @@ def run(quick: bool) -> harness.Result:
                (f"forest / LightGBM rf, {label}",
                 f"{harness.ratio(ours['seconds'], measured['lightgbm']['seconds'])}, accuracy "
                 f"{ours['accuracy']:.4f} vs {measured['lightgbm']['accuracy']:.4f}")]
-    return harness.Result(summary, "\n".join(lines) + "\n", {"label": label, "measured": measured})
+    return lines, summary
+
+
+def _result(figures: dict, whens: dict) -> harness.Result:
+    lines, summary = [], []
+    if "speed" in figures:
+        more, rows = _speed_lines(figures["speed"], whens["speed"])
+        lines += more
+        summary += rows
+    if "accuracy" in figures:
+        more, rows = _accuracy_lines(figures["accuracy"], whens["accuracy"])
+        lines += ["", *more]
+        summary += rows
+    return harness.Result(summary, "\n".join(lines) + "\n", figures)
+
+
+def run(quick: bool, options=None) -> harness.Result:
+    part = getattr(options, "part", "both")
+    saved = _saved() if part != "both" else {}
+    kept = saved.get("figures", {})
+    stamp = saved.get("stamp", {})
+    kept_when = (f"kept from the saved run of {stamp.get('date', '?')}, commit {stamp.get('commit', '?')}"
+                 + (", quick sizes" if saved.get("quick") else ""))
+    this_run = "this run" + (", quick sizes" if quick else "")
+    figures, whens = {}, {}
+    if part in ("speed", "both"):
+        figures["speed"], whens["speed"] = speed_part(quick), this_run
+    elif "speed" in kept or "measured" in kept:  # the saved figures: this file's or the speed-only layout's
+        figures["speed"], whens["speed"] = kept.get("speed") or {k: kept[k] for k in ("label", "measured")}, kept_when
+    if part in ("accuracy", "both"):
+        def so_far(part_figures: dict) -> None:  # a run cut short leaves the sets measured so far, said so
+            whens["accuracy"] = f"{this_run}; still running: {len(part_figures['rows'])} sets done so far"
+            harness.write(NAME, CLAIM, _result({**figures, "accuracy": part_figures}, whens), quick=quick)
+            harness.gather()
+
+        figures["accuracy"], whens["accuracy"] = accuracy_part(quick, options, so_far), this_run
+    elif "accuracy" in kept:
+        figures["accuracy"], whens["accuracy"] = kept["accuracy"], kept_when
+    return _result(figures, whens)
 
 
 if __name__ == "__main__":

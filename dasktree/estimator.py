@@ -9,7 +9,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 
 from .errors import InputError
 from .fit import fit_validated
-from .engine.predict import predict_dataset
+from .engine.predict import predict_dataset, proba_of
 from .estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
 from .fitted import FittedModel, NotFittedError
 from .model.export import export_dot, export_text
@@ -77,18 +77,7 @@ class DaskTreeClassifier(FittedModel, GridResults, ClassifierMixin, BaseEstimato
 
         On a dask DataFrame or array: a dask array, computed lazily partition by partition.
         """
-        model = self._check_fitted()
-        if is_dask(X):
-            frame = dask_frame(X, model.features)
-            return frame.map_partitions(_proba_frame, model=model,
-                                        meta=np.zeros((0, len(model.classes)), dtype=np.float64))
-        if is_dataset(X):
-            from .io.sources import open_path
-
-            source = open_path(X)
-            parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
-            return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
-        return model.predict_proba_table(self._table(X))
+        return proba_of(self._check_fitted(), X, self._table)
 
     def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
         """Predicted class labels.
@@ -189,12 +178,6 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
     out = predict_table(model, frame_to_table(frame.reset_index(drop=True)), keep).to_pandas()
     out.index = frame.index
     return out
-
-
-def _proba_frame(frame, *, model: Model) -> np.ndarray:
-    from .io.sources import frame_to_table
-
-    return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
 
 
 def load(path):

@@ -17,8 +17,8 @@ import numpy as np
 
 from .errors import DataError, InputError, ParameterError
 
-__all__ = ["is_dataset", "is_dask", "check_fit_input", "check_predict_input", "dask_frame", "join_dask",
-           "folds_of_splits", "with_column"]
+__all__ = ["is_dataset", "is_dask", "check_fit_input", "fit_input", "check_predict_input", "dask_frame",
+           "join_dask", "folds_of_splits", "with_column"]
 
 
 def is_dataset(X) -> bool:
@@ -202,6 +202,23 @@ def check_fit_input(est, X, y, regression: bool = False):
     if len(pd.unique(labels)) < 2:
         raise ValueError(f"y has one class ({labels[0]!r}): a classifier needs at least 2 classes")
     return X, y
+
+
+def fit_input(est, X, y, target: str | None, sample_weight, regression: bool = False):
+    """What an estimator's ``fit`` hands its functional core, from any input form: ``(data, labels,
+    target, sample_weight, sklearn_input)``. ``X, y`` in memory (``sklearn_input``) checked by
+    :func:`check_fit_input`; a dask ``X`` and ``y`` (and a dask ``sample_weight``) joined into one dask
+    DataFrame (:func:`join_dask`); a dataset, or a dask frame with ``target=``, as given."""
+    sklearn_input = not (is_dataset(X) or is_dask(X)) and target is None
+    data, labels = X, y
+    if sklearn_input:
+        data, labels = check_fit_input(est, X, y, regression=regression)
+    elif is_dask(X) and y is not None:
+        data, target = join_dask(X, y, target)
+        labels = None
+    if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
+        data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
+    return data, labels, target, sample_weight, sklearn_input
 
 
 def check_predict_input(est, X, features: list[str]):

@@ -73,26 +73,19 @@ class FittedModel:
             level (:mod:`dasktree.engine.checkpoint`); the same fit started again
             goes on from the last complete level, with the same model.
         """
-        from .estimator_input import check_fit_input, folds_of_splits, is_dask, is_dataset, join_dask, with_column
+        from .estimator_input import fit_input, folds_of_splits, with_column
 
         settings = self._settings(self._values())
         for name in ("n_features_in_", "feature_names_in_"):
             self.__dict__.pop(name, None)
-        sklearn_input = not (is_dataset(X) or is_dask(X)) and target is None
-        data, labels = X, y
-        if sklearn_input:
-            data, labels = check_fit_input(self, X, y, regression=not self._task.predicts_classes)
+        data, labels, target, sample_weight, sklearn_input = fit_input(
+            self, X, y, target, sample_weight, regression=not self._task.predicts_classes)
         if _are_splits(self.cv):  # scikit-learn's habit: cv as (train, test) splits; their test sets become the folds
             if not sklearn_input or folds is not None:
                 raise ParameterError("cv as a list of (train, test) splits is for in-memory X, y; with a dataset "
                                      "give cv=K and folds=COLUMN")
             _, fold = folds_of_splits(self.cv, len(labels))
             data, folds = with_column(data, fold, "fold")
-        elif is_dask(X) and y is not None:
-            data, target = join_dask(X, y, target)
-            labels = None
-        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
-            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
         model = self._fit_model(
             data, labels, settings, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             folds=folds, storage_options=storage_options, sample_weight=sample_weight, client=self.client,

@@ -8,14 +8,15 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
+import pyarrow as pa
 from sklearn.base import BaseEstimator
 
-from .estimator_input import check_fit_input, check_predict_input, is_dask, is_dataset, join_dask
+from .estimator_input import check_predict_input, fit_input, is_dask
 from .fitted import NotFittedError
 from .model.forest_model import ForestModel
 from .model.predict import as_table
 
-__all__ = ["ForestEstimator"]
+__all__ = ["ForestEstimator", "oob_permutation_of"]
 
 
 class ForestEstimator(BaseEstimator):
@@ -61,22 +62,15 @@ class ForestEstimator(BaseEstimator):
         values = self._values()
         for name in ("n_features_in_", "feature_names_in_", f"{self._oob_attribute}_", "oob_score_"):
             self.__dict__.pop(name, None)
-        in_memory = not (is_dataset(X) or is_dask(X))
-        data, labels = X, y
-        if in_memory and target is None:
-            data, labels = check_fit_input(self, X, y, regression=self._numeric_target)
-        elif is_dask(X) and y is not None:
-            data, target = join_dask(X, y, target)
-            labels = None
-        if is_dask(X) and sample_weight is not None and not isinstance(sample_weight, str):
-            data, sample_weight = join_dask(data, sample_weight, "sample_weight", what="sample_weight")
+        data, labels, target, sample_weight, sklearn_input = fit_input(self, X, y, target, sample_weight,
+                                                                       regression=self._numeric_target)
         model = self._fit_forest(
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             storage_options=storage_options, sample_weight=sample_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress, security=self.security,
-            memory_limit=self.memory_limit, positional=in_memory and target is None, **values)
-        self._set_model(model, names=not (in_memory and target is None))
-        self._sklearn_input = in_memory and target is None
+            memory_limit=self.memory_limit, positional=sklearn_input, **values)
+        self._set_model(model, names=not sklearn_input)
+        self._sklearn_input = sklearn_input
         return self
 
     def _set_model(self, model: ForestModel, names: bool = True) -> None:
@@ -116,6 +110,42 @@ class ForestEstimator(BaseEstimator):
         normalised, averaged over the members, normalised again."""
         return self._check_fitted().feature_importances()
 
+    def oob_permutation_importance(self, X, y=None, *, target: str | None = None, key: str | None = None,
+                                   n_repeats: int = 5, random_state: int = 0, storage_options: dict | None = None):
+        """Permutation importances on the out-of-bag rows: the out-of-bag score (``oob_score_``'s accuracy
+        or R^2) lost when each feature's values are shuffled among the rows some member left out
+        (:func:`dasktree.model.forest_permutation.oob_permutation_importance`: scikit-learn's
+        ``permutation_importance`` semantics, seeded, the same whatever the partitioning or row order).
+
+        ``X, y`` (or ``X`` a dataset or dask frame with ``target=``, and the fit's ``key=``) are the rows
+        the forest was fit on, as :meth:`fit` took them; they are read into memory (the cost is
+        ``n_features * n_repeats`` predictions of them by every member). The result is also kept in
+        the model's report (``report_["oob_permutation_importance"]``), so :meth:`save` writes it and
+        ``dasktree show`` reports it.
+
+        Returns
+        -------
+        sklearn.utils.Bunch
+            ``importances_mean``, ``importances_std`` (n_features,), ``importances`` (n_features,
+            n_repeats), as scikit-learn's ``permutation_importance``; ``baseline`` the out-of-bag score.
+        """
+        from sklearn.utils import Bunch
+
+        from .io.sources import open_source
+
+        model = self._check_fitted()
+        data, labels, target, _, positional = fit_input(type(self)(), X, y, target, None,
+                                                        regression=self._numeric_target)
+        if is_dask(data):  # its rows in memory, hashed by the columns' names as the fit hashed them
+            data = data.compute()
+        source, _ = open_source(data, labels, target=target, storage_options=storage_options)
+        result = oob_permutation_of(model, source, key=key, positional=positional, n_repeats=n_repeats,
+                                    random_state=random_state)
+        self.report_ = model.report
+        return Bunch(importances_mean=np.asarray(result["importances_mean"]),
+                     importances_std=np.asarray(result["importances_std"]),
+                     importances=np.asarray(result["importances"]), baseline=result["baseline"])
+
     def _table(self, X):
         model = self._check_fitted()
         if getattr(self, "_sklearn_input", False):
@@ -146,3 +176,35 @@ class ForestEstimator(BaseEstimator):
         from .export.forest_onnx import forest_onnx_bytes
 
         return forest_onnx_bytes(self._check_fitted())
+
+
+def oob_permutation_of(model: ForestModel, source, *, key: str | None = None, positional: bool = False,
+                       n_repeats: int = 5, random_state: int = 0) -> dict:
+    """The permutation importances on the out-of-bag rows of ``source`` (a :class:`~dasktree.io.sources.Source`
+    of the rows ``model`` was fit on, read into memory), kept in ``model.report["oob_permutation_importance"]``
+    and returned (:func:`dasktree.model.forest_permutation.oob_permutation_importance`). The bags are drawn
+    as the fit drew them (``key``: the fit's; ``positional``: the estimator's ``X, y``); rows other than the
+    fit's are refused (their count, or their out-of-bag rows', is not the fit's)."""
+    from .errors import InputError
+    from .io.bagging import BagSpec
+    from .model.forest_permutation import oob_permutation_importance
+    from .params.forest import bag_mean
+
+    params = model.params
+    bag = BagSpec(params["n_estimators"], params["random_state"], bag_mean(params["max_samples"], source.n_rows),
+                  params["bootstrap"], key, content=(*model.features, model.target), positional=positional)
+    columns = [*model.features, model.target, *bag.columns]
+    missing = [c for c in columns if c not in source.schema.names]
+    if missing:
+        raise InputError(f"column {missing[0]!r} is missing from {source.description}")
+    table = pa.concat_tables([source.read(part, columns) for part in source.parts])
+    if table.num_rows != model.report.get("rows", table.num_rows):
+        raise InputError(f"{table.num_rows} rows, but the forest was fit on {model.report['rows']}: give the "
+                         "rows it was fit on")
+    result = oob_permutation_importance(model, table, bag, n_repeats=n_repeats, random_state=random_state)
+    if model.report.get("oob_rows", result["rows"]) != result["rows"]:
+        raise InputError(f"{result['rows']} of these rows are out of a member's bag, but "
+                         f"{model.report['oob_rows']} of the fit's were: give the rows the forest was fit on "
+                         "(and its key=)")
+    model.report["oob_permutation_importance"] = result
+    return result

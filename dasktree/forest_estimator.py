@@ -6,7 +6,8 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 
 from .errors import InputError
-from .estimator_input import dask_frame, is_dask, is_dataset
+from .engine.predict import proba_of
+from .estimator_input import is_dask
 from .forest_base import ForestEstimator
 from .forest_fit import fit_forest
 from .fitted import NotFittedError
@@ -47,18 +48,7 @@ class DaskForestClassifier(ClassifierMixin, ForestEstimator):
     def predict_proba(self, X):
         """The members' mean class probabilities, shape (n_rows, n_classes), in ``classes_`` order;
         a dask array for a dask ``X`` (lazy, partition by partition)."""
-        model = self._check_fitted()
-        if is_dask(X):
-            frame = dask_frame(X, model.features)
-            return frame.map_partitions(_proba_frame, model=model,
-                                        meta=np.zeros((0, len(model.classes)), dtype=np.float64))
-        if is_dataset(X):
-            from .io.sources import open_path
-
-            source = open_path(X)
-            parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
-            return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
-        return model.predict_proba_table(self._table(X))
+        return proba_of(self._check_fitted(), X, self._table)
 
     def predict(self, X):
         """Predicted class labels: the class of the highest mean probability (a dask array for dask ``X``)."""
@@ -66,12 +56,6 @@ class DaskForestClassifier(ClassifierMixin, ForestEstimator):
         if is_dask(X):
             return proba.argmax(axis=1).map_blocks(lambda i: self.classes_[i], dtype=self.classes_.dtype)
         return self.classes_[np.argmax(proba, axis=1)] if len(proba) else self.classes_[:0]
-
-
-def _proba_frame(frame, *, model: ForestModel) -> np.ndarray:
-    from .io.sources import frame_to_table
-
-    return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))
 
 
 def load_forest_estimator(path) -> ForestEstimator:

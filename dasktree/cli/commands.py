@@ -96,8 +96,9 @@ def _cmd_discretize(args) -> dict:
 
 def _cmd_show(args) -> dict | None:
     from ..model.export import export_dot, export_text
-    from ..model.model import load
+    from ..model.forest_model import ForestModel
     from ..model.show_report import format_cp, format_report
+    from .forest import MEMBER_FORMATS, load_model_or_forest, member_or_tree, show_forest
 
     from ..errors import DaskTreeError, DataError, ParameterError
 
@@ -105,7 +106,16 @@ def _cmd_show(args) -> dict | None:
         raise ParameterError(f"--max-depth {args.max_depth}: " + (
             "a depth is 0 (the root) or more" if args.max_depth < 0 else
             f"it cuts the tree of --format text or dot, not --format {args.format}"))
-    model = load(args.model)
+    model = load_model_or_forest(args.model)
+    if isinstance(model, ForestModel) and args.member is None:  # the whole forest: dasktree.cli.forest
+        if args.max_depth is not None:
+            raise ParameterError(f"--max-depth {args.max_depth}: it cuts a tree; give --member M for a member's")
+        sys.stdout.write(show_forest(args, model))
+        return None
+    if isinstance(model, ForestModel) and args.format not in MEMBER_FORMATS:
+        raise ParameterError(f"--format {args.format}: a forest's member is shown as {', '.join(MEMBER_FORMATS)} "
+                             "(its members are grown in full: no report of their own, cp table or grid)")
+    model = member_or_tree(args, model, "show")
     try:  # the tree is checked when loaded; the report is free-form and read only here
         if args.format == "text":
             text = export_text(model, max_depth=args.max_depth)
@@ -130,15 +140,20 @@ def _cmd_show(args) -> dict | None:
 
 
 def _cmd_prune(args) -> dict:
+    from ..errors import ParameterError
     from ..io.outputs import atomic_write_text, check_file_out
-    from ..model import load
+    from ..model.forest_model import ForestModel
     from ..model.pruning import check_prune
+    from .forest import load_model_or_forest
 
     check_prune(args.mode, args.alpha, args.confidence)  # bad values (exit 2) before a file's trouble
     check_file_out(args.out, overwrite=args.overwrite)
     from ..errors import DaskTreeError, DataError
 
-    loaded = load(args.model)
+    loaded = load_model_or_forest(args.model)
+    if isinstance(loaded, ForestModel):
+        raise ParameterError(f"{args.model} is a forest of {loaded.n_members} trees: its members are grown in full "
+                             "and not pruned; 'dasktree prune' takes a single tree's file")
     try:  # the trees are checked when loaded; the report's CV section and cp table are read only here
         model = loaded.task.reprune(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
     except DaskTreeError:

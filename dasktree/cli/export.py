@@ -1,6 +1,7 @@
 """The ``dasktree export`` verb: a saved model as SQL, ONNX or PMML (:mod:`dasktree.export`).
 
-``export MODEL --format sql|onnx|pmml --out FILE`` writes the export whole or not at all; an
+``export MODEL --format sql|onnx|pmml --out FILE`` writes the export (of a tree, or of a forest:
+:mod:`dasktree.export.forest_sql`, ``forest_onnx``, ``forest_pmml``) whole or not at all; an
 existing ``--out`` is refused (exit 1) unless ``--overwrite``. What a format cannot express is
 refused with one line before anything is written.
 """
@@ -19,8 +20,9 @@ SQL_ONLY = ("dialect", "table", "keep", "types_from", "shape")
 def add_export_parser(add) -> None:
     """``add``: the subparsers' ``add_parser``."""
     p = add("export", help="write a saved model as SQL (a CASE per output), ONNX (ai.onnx.ml TreeEnsemble) "
-                           "or PMML 4.4 (TreeModel), each predicting exactly as 'dasktree predict'")
-    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+                           "or PMML 4.4 (TreeModel), each predicting exactly as 'dasktree predict'; a forest's: "
+                           "its members' averaged (SQL: their CASEs; ONNX: a TreeEnsemble each; PMML: a MiningModel)")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit' (a tree or a forest)")
     p.add_argument("--format", required=True, choices=["sql", "onnx", "pmml"],
                    help="sql: a SELECT with the prediction and proba_<class> columns (a regression model: the "
                         "prediction, a double); onnx: a graph taking one double tensor [N, features] (nominal "
@@ -47,7 +49,7 @@ def add_export_parser(add) -> None:
 
 def cmd_export(args) -> dict:
     from ..export import write_export
-    from ..model.model import load
+    from .forest import load_model_or_forest
 
     options = {name: getattr(args, name) for name in SQL_ONLY if getattr(args, name) is not None}
     if args.format != "sql" and options:
@@ -59,7 +61,7 @@ def cmd_export(args) -> dict:
         from ..export.sql_types import schema_of
 
         options["types"] = schema_of(options.pop("types_from"))
-    model = load(args.model)
+    model = load_model_or_forest(args.model)  # a tree's file, or a forest's (its members' exports combined)
     data = write_export(model, args.format, args.out, overwrite=args.overwrite, **options)
     line = f"wrote {args.format} export of {args.model} to {args.out} ({len(data)} {'bytes' if isinstance(data, bytes) else 'characters'})"
     print(line, file=sys.stderr if args.json else sys.stdout)

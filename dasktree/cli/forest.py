@@ -1,5 +1,8 @@
 """``dasktree fit --trees N``: a forest of N trees grown in the same passes, saved as one model file
-(with ``--task regression``, or ``auto`` on a float target, a regression forest).
+(with ``--task regression``, or ``auto`` on a float target, a regression forest); and what the other
+verbs do with a forest file: ``show`` (a summary, ``--format report``, ``json``), ``predict``,
+``evaluate`` and ``export`` take the whole forest; ``show --format text|dot`` and ``plot`` take one
+tree, a member (``--member M``); ``prune`` refuses it (its members are grown in full), exit 2.
 
 The forest's options come from its declared parameters (:data:`dasktree.params.forest.FOREST_PARAMS`);
 the members take the tree's learning options, but cross-validation, grids and pruning (a forest's
@@ -13,7 +16,7 @@ import argparse
 from ..errors import ParameterError
 from .say import progress as _progress, say as _say
 
-__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest"]
+__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest", "member_or_tree", "show_forest"]
 
 GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
 
@@ -35,6 +38,10 @@ def add_forest(p: argparse.ArgumentParser) -> None:
     g.add_argument("--max-samples", default=None, metavar="S", help=f"{by_name['max_samples'].help}")
     g.add_argument("--oob", action="store_true", help=by_name["oob_score"].help)
     g.add_argument("--random-state", type=int, default=0, metavar="SEED", help=by_name["random_state"].help)
+    g.add_argument("--oob-permutation", type=int, default=None, metavar="R",
+                   help="after the fit, permutation importances on the out-of-bag rows: each feature's values "
+                        "shuffled R times (seeded by --random-state), the out-of-bag score lost kept in the model "
+                        "file ('dasktree show' lists them); reads the rows into memory (default: none)")
 
 
 def _number(text: str | None, flag: str):
@@ -93,6 +100,10 @@ def cmd_fit_forest(args, columns) -> dict:
     regression = not task_named(resolve_task(args) if task == "auto" else task).predicts_classes
     params = forest_values(args, regression)
     (validate_forest_regression if regression else validate_forest)(params)  # bad usage (exit 2) first
+    if args.oob_permutation is not None and (args.oob_permutation < 1 or not params["bootstrap"]):
+        raise ParameterError(f"--oob-permutation {args.oob_permutation}: " + (
+            "give 1 or more shuffles per feature" if args.oob_permutation < 1 else
+            "without bootstrap (--no-bootstrap) no row is out of a member's bag"))
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)
     verify(args, args.data)
@@ -102,11 +113,23 @@ def cmd_fit_forest(args, columns) -> dict:
                 scheduler=args.scheduler, cache=not args.no_cache and "auto",
                 progress=_progress(args, "regression" if regression else "classification"),
                 sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+    if args.oob_permutation is not None:
+        from ..forest_base import oob_permutation_of
+        from ..io.sources import open_path
+
+        oob_permutation_of(model, open_path(args.data), key=args.key, n_repeats=args.oob_permutation,
+                           random_state=args.random_state)
     model.save(args.out)
     r = model.report
     measure = "R^2" if regression else "accuracy"
     oob = f", out-of-bag {measure} {r['oob_score']:.4f} over {r['oob_rows']} rows" \
         if r.get("oob_score") is not None else ""
+    permutation = r.get("oob_permutation_importance")
+    if permutation:
+        importances = permutation["importances_mean"]
+        best = importances.index(max(importances))
+        oob += (f"; by permutation {model.features[best]!r} matters most ({permutation['scoring']} "
+                f"{permutation['importances_mean'][best]:.4f} lost)")
     _say(args, f"wrote {args.out}: a forest of {r['members']} trees, {r['leaves']} leaves, depth up to "
                f"{r['max_depth']}, {r['passes']} passes over {r['rows_used']} rows{oob} in "
                f"{model.run['seconds']['total']:.2f}s")
@@ -128,3 +151,50 @@ def load_model_or_forest(path):
     if isinstance(document, dict) and document.get("kind") == KIND:
         return ForestModel.from_json(document, where=os.fspath(path))
     return Model.from_json(document, where=os.fspath(path))
+
+
+def member_or_tree(args, model, verb: str):
+    """The tree a verb that takes one tree works on: a tree file's tree; a forest's member ``--member M``.
+    A forest without ``--member`` (or ``--member`` of a tree file, or out of range) is bad usage (exit 2),
+    said in one line with what to give instead."""
+    from ..model.forest_model import ForestModel
+
+    member = getattr(args, "member", None)
+    if not isinstance(model, ForestModel):
+        if member is not None:
+            raise ParameterError(f"--member {member}: {args.model} is a single tree, not a forest")
+        return model
+    if member is None:
+        raise ParameterError(f"{args.model} is a forest of {model.n_members} trees: 'dasktree {verb}' takes one "
+                             f"tree; give --member M (0 to {model.n_members - 1})")
+    if not 0 <= member < model.n_members:
+        raise ParameterError(f"--member {member}: {args.model} is a forest of {model.n_members} trees "
+                             f"(members 0 to {model.n_members - 1})")
+    return model.member_model(member)
+
+
+FOREST_FORMATS = ("text", "report", "json")
+"""What ``dasktree show`` prints of a whole forest."""
+
+MEMBER_FORMATS = ("text", "dot", "json")
+"""What ``dasktree show FOREST --member M`` prints of a member: its tree, as a tree's (json: a tree's model file)."""
+
+
+def show_forest(args, forest) -> str:
+    """``dasktree show FOREST``: the summary (text), the report, or the file indented (json); a tree's
+    other formats are a member's (``--member M``) and refused with one line for the whole forest."""
+    from ..forest_regressor import FOREST_REGRESSION_PARAMS
+    from ..model.forest_show import format_forest_report, format_forest_summary
+    from ..params import task_defaults
+    from ..params.forest import FOREST_PARAMS
+
+    if args.format not in FOREST_FORMATS:
+        raise ParameterError(f"--format {args.format}: {args.model} is a forest of {forest.n_members} trees; "
+                             f"show it as {', '.join(FOREST_FORMATS)}, or a member's tree with --member M")
+    if args.format == "report":
+        forest_params = FOREST_PARAMS if forest.task.predicts_classes else FOREST_REGRESSION_PARAMS
+        defaults = {**task_defaults(forest.task), **{p.name: p.default for p in forest_params}}
+        return format_forest_report(forest, args.model, defaults)
+    if args.format == "json":
+        return forest.dumps(indent=1) + "\n"
+    return format_forest_summary(forest, args.model)

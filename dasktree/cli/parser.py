@@ -225,14 +225,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_csv(p)
     add_runtime(p)
 
-    p = add("show", help="print a saved model")
+    p = add("show", help="print a saved model (a tree, or a forest: its summary, report or a member's tree)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
     p.add_argument("--format", choices=["text", "dot", "json", "report", "cp", "grid"], default="text",
                    help="text: the tree as indented rules; dot: graphviz; json: the model file, indented; "
                         "report: a readable summary (data, parameters, tree size, CV table); "
                         "cp: the cost-complexity table (alpha, leaves, training and CV error; a regression tree's "
                         "train_mse, cv_mse, cv_se), as rpart's printcp; "
-                        "grid: a --grid fit's settings by CV accuracy")
+                        "grid: a --grid fit's settings by CV accuracy. A forest file: text is its summary, "
+                        "report its report (trees, out-of-bag estimate, importances), json the file; "
+                        "a member's tree with --member")
+    p.add_argument("--member", type=int, default=None, metavar="M",
+                   help="a forest file: show its member M (0 is the first) as a tree: --format text, dot or json "
+                        "(a single tree's model file) (default: the whole forest)")
     p.add_argument("--max-depth", type=int, default=None, metavar="D",
                    help="text and dot: print the tree down to depth D (the root is depth 0), saying how many "
                         "nodes are cut below it (default: all of it)")

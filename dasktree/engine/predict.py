@@ -20,7 +20,7 @@ from ..model.model import Model
 from ..model.predict import predict_table
 from .place import open_parts
 
-__all__ = ["predict_dataset"]
+__all__ = ["predict_dataset", "proba_of"]
 
 
 def _predict_part(part: Part, *, source: Source, model: Model, keep: Sequence[str], directory: str,
@@ -64,3 +64,25 @@ def predict_dataset(model: Model, data, out: str, *, keep: Sequence[str] = (), o
         counts["rows"] = int(per_class.sum())
         counts["class_counts"] = {str(c): int(n) for c, n in zip(model.classes, per_class)}
     return [staging.final(f) for f, _ in written]
+
+
+def proba_of(model, X, table):
+    """``model.predict_proba_table`` of any input form, shape (n_rows, n_classes): a dask ``X`` as a lazy
+    dask array (partition by partition), a dataset part by part, else ``table(X)`` (the estimator's
+    in-memory table of ``X``). For a tree's model and a forest's alike."""
+    from ..estimator_input import dask_frame, is_dask, is_dataset
+
+    if is_dask(X):
+        frame = dask_frame(X, model.features)
+        return frame.map_partitions(_proba_frame, model=model, meta=np.zeros((0, len(model.classes)), dtype=np.float64))
+    if is_dataset(X):
+        source = open_path(X)
+        parts = [model.predict_proba_table(source.read(p, model.features)) for p in source.parts]
+        return np.concatenate(parts) if parts else np.zeros((0, len(model.classes)))
+    return model.predict_proba_table(table(X))
+
+
+def _proba_frame(frame, *, model) -> np.ndarray:
+    from ..io.sources import frame_to_table
+
+    return model.predict_proba_table(frame_to_table(frame.reset_index(drop=True)))

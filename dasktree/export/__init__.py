@@ -9,7 +9,9 @@ model's sent where prediction sends them) and writes one format:
 * ``pmml``: a PMML 4.4 ``TreeModel`` (:mod:`.pmml`); the standard library.
 
 Each carries the dasktree and model format versions, the target, the classes and every
-feature's name and kind, and refuses with one line what it cannot express.
+feature's name and kind, and refuses with one line what it cannot express. A forest
+(:class:`~dasktree.model.forest_model.ForestModel`) has its own of each format (:mod:`.forest_sql`,
+:mod:`.forest_onnx`, :mod:`.forest_pmml`), built of its members' tree exports.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ParameterError
+from ..model.forest_model import ForestModel
 from ..model.model import Model
 
 __all__ = ["FORMATS", "export_model", "write_export"]
@@ -24,33 +27,37 @@ __all__ = ["FORMATS", "export_model", "write_export"]
 FORMATS = ("sql", "onnx", "pmml")
 
 
-def export_model(model: Model, format: str, **options) -> str | bytes:
-    """The model in ``format``: SQL or PMML text, or ONNX bytes.
+def export_model(model: Model | ForestModel, format: str, **options) -> str | bytes:
+    """The model (a tree's or a forest's) in ``format``: SQL or PMML text, or ONNX bytes.
 
     Parameters
     ----------
-    model : Model
+    model : Model or ForestModel
     format : {"sql", "onnx", "pmml"}
     **options
-        sql: ``table``, ``dialect``, ``keep``, ``indent``, ``types``, ``shape`` (:func:`.sql.sql_select`);
-        onnx: none; pmml: none.
+        sql: ``table``, ``dialect``, ``keep``, ``indent``, ``types``, ``shape`` (:func:`.sql.sql_select`,
+        :func:`.forest_sql.forest_sql_select`); onnx: none; pmml: none.
     """
+    if format not in FORMATS:
+        raise ParameterError(f"export format must be one of {list(FORMATS)}, got {format!r}")
+    forest = isinstance(model, ForestModel)
     if format == "sql":
+        from .forest_sql import forest_sql_select
         from .sql import sql_select
 
-        return sql_select(model, **options)
+        return (forest_sql_select if forest else sql_select)(model, **options)
     if format == "onnx":
+        from .forest_onnx import forest_onnx_bytes
         from .onnx_model import onnx_bytes
 
-        return onnx_bytes(model, **options)
-    if format == "pmml":
-        from .pmml import pmml_text
+        return (forest_onnx_bytes if forest else onnx_bytes)(model, **options)
+    from .forest_pmml import forest_pmml_text
+    from .pmml import pmml_text
 
-        return pmml_text(model, **options)
-    raise ParameterError(f"export format must be one of {list(FORMATS)}, got {format!r}")
+    return (forest_pmml_text if forest else pmml_text)(model, **options)
 
 
-def write_export(model: Model, format: str, out: str | os.PathLike, *, overwrite: bool = False,
+def write_export(model: Model | ForestModel, format: str, out: str | os.PathLike, *, overwrite: bool = False,
                  **options) -> str | bytes:
     """Write the export to ``out`` whole or not at all, and return it; an existing ``out`` is
     refused (checked before the export is made) unless ``overwrite``."""

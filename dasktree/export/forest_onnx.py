@@ -12,13 +12,12 @@ classes): each member's leaf values gathered, summed in member order and divided
 from __future__ import annotations
 
 import json
-import math
 
 import numpy as np
 
 from ..errors import InputError
 from ..model.forest_model import ForestModel
-from .onnx_model import CONTRACT, ML_OPSET, ONNX_OPSET, _build, _label_tensor, _onnx
+from .onnx_model import CONTRACT, ML_OPSET, ONNX_OPSET, _build, _label_tensor, _onnx, ensemble_node
 from .walk import MAX_DEPTH, describe, label_kind, leaf_outputs, regression
 
 __all__ = ["forest_onnx_model", "forest_onnx_bytes"]
@@ -29,21 +28,7 @@ def _member_nodes(forest: ForestModel, m: int, tree) -> list:
     from onnx import TensorProto, helper, numpy_helper
 
     nodes, leaves = _build(forest, tree)
-    members = [v for s in nodes.members for v in (*s, math.nan)][:-1] if nodes.members else []
-    ensemble = helper.make_node(
-        "TreeEnsemble", ["X"], [f"leaf_{m}"], domain="ai.onnx.ml", name=f"member_{m}",
-        n_targets=1, aggregate_function=1, post_transform=0, tree_roots=[0],
-        nodes_featureids=nodes.feature,
-        nodes_modes=numpy_helper.from_array(np.asarray(nodes.mode, dtype=np.uint8), "nodes_modes"),
-        nodes_splits=numpy_helper.from_array(np.asarray(nodes.split, dtype=np.float64), "nodes_splits"),
-        nodes_truenodeids=[k for _, k in nodes.true], nodes_trueleafs=[int(leaf) for leaf, _ in nodes.true],
-        nodes_falsenodeids=[k for _, k in nodes.false], nodes_falseleafs=[int(leaf) for leaf, _ in nodes.false],
-        nodes_missing_value_tracks_true=nodes.missing_true,
-        leaf_targetids=[0] * len(leaves),
-        leaf_weights=numpy_helper.from_array(np.arange(len(leaves), dtype=np.float64), "leaf_weights"),
-        **({"membership_values": numpy_helper.from_array(np.asarray(members, dtype=np.float64), "membership_values")}
-           if members else {}),
-    )
+    ensemble = ensemble_node(nodes, leaves, f"leaf_{m}", f"member_{m}")
     values = (np.asarray(forest.task.node_values(forest, tree), dtype=np.float64)[leaves] if regression(forest)
               else leaf_outputs(tree).proba[leaves])  # (leaves,): a regression member's leaf values
     table = numpy_helper.from_array(np.ascontiguousarray(values), f"proba_table_{m}")

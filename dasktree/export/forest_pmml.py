@@ -10,7 +10,6 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 
 from ..model.forest_model import ForestModel
-from ..model.model import Model
 from .pmml import NAMESPACE, pmml_text
 
 __all__ = ["forest_pmml_text"]
@@ -23,8 +22,7 @@ def _q(tag: str) -> str:
 def forest_pmml_text(forest: ForestModel) -> str:
     """The forest as a PMML 4.4 document (UTF-8 XML text)."""
     ET.register_namespace("", NAMESPACE)
-    documents = [ET.fromstring(pmml_text(Model(spec=forest.spec, target=forest.target, tree=tree, task=forest.task)))
-                 for tree in forest.members]
+    documents = [ET.fromstring(pmml_text(forest.member_model(m))) for m in range(forest.n_members)]
     first = documents[0]
     pmml = ET.Element(_q("PMML"), version="4.4")
     header = first.find(_q("Header"))

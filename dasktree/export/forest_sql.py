@@ -14,7 +14,6 @@ from typing import Mapping, Sequence
 import pyarrow as pa
 
 from ..model.forest_model import ForestModel
-from ..model.model import Model
 from .sql import _dialect, _label, quote_identifier, sql_expressions
 from .walk import describe, label_kind
 
@@ -32,8 +31,8 @@ def forest_sql_select(forest: ForestModel, *, table: str = "data", dialect: str 
         return _values_select(forest, table, dialect, keep, indent, types, shape)
     classes = list(forest.classes)
     kind = label_kind(forest.classes)
-    per_member = [sql_expressions(Model(spec=forest.spec, target=forest.target, tree=tree), dialect=dialect,
-                                  indent=indent, types=types, shape=shape) for tree in forest.members]
+    per_member = [sql_expressions(forest.member_model(m), dialect=dialect, indent=indent, types=types, shape=shape)
+                  for m in range(forest.n_members)]
     names = [quote_identifier(f"proba_{c}") for c in classes]
     inner = ["*"] if keep is None else [quote_identifier(c) for c in keep]
     for c, name in zip(classes, names):
@@ -58,9 +57,8 @@ def _values_select(forest: ForestModel, table: str, dialect: str, keep, indent: 
     """A regression forest's ``SELECT``: ``prediction`` the members' leaf values' mean (summed in member
     order, as :meth:`~dasktree.model.forest_model.ForestModel.predict_values` takes it)."""
     d = _dialect(dialect)
-    per_member = [sql_expressions(Model(spec=forest.spec, target=forest.target, tree=tree, task=forest.task),
-                                  dialect=dialect, indent=indent, types=types, shape=shape)["prediction"]
-                  for tree in forest.members]
+    per_member = [sql_expressions(forest.member_model(m), dialect=dialect, indent=indent, types=types,
+                                  shape=shape)["prediction"] for m in range(forest.n_members)]
     total = "\n + ".join(f"({expression})" for expression in per_member)
     columns = ["*"] if keep is None else [quote_identifier(c) for c in keep]
     columns.append(f"CAST(({total}) / CAST({forest.n_members} AS {d.double}) AS {d.double}) "

@@ -143,17 +143,15 @@ def _label_tensor(classes: list, kind: str, labels: np.ndarray):
     return onnx.numpy_helper.from_array(np.asarray(values, dtype=dtype), "label_table"), proto
 
 
-def onnx_model(model: Model):
-    """The model as an ``onnx.ModelProto`` (checked with ``onnx.checker``)."""
-    onnx = _onnx()
-    from onnx import TensorProto, helper, numpy_helper
+def ensemble_node(nodes, leaves, output: str, name: str):
+    """The ``TreeEnsemble`` node of one tree's :func:`_build` (``nodes``, ``leaves``) reading ``X``: its
+    output ``output`` is the index of the leaf each row reaches (a double), gathered from the tree's
+    tables after it (the tree's and each forest member's, :mod:`dasktree.export.forest_onnx`)."""
+    from onnx import helper, numpy_helper
 
-    tree = check_tree(model)
-    nodes, leaves = _build(model, tree)
-    n_features, classes = model.spec.n_features, list(model.classes)
     members = [v for s in nodes.members for v in (*s, math.nan)][:-1] if nodes.members else []
-    ensemble = helper.make_node(
-        "TreeEnsemble", ["X"], ["leaf"], domain="ai.onnx.ml", name="tree",
+    return helper.make_node(
+        "TreeEnsemble", ["X"], [output], domain="ai.onnx.ml", name=name,
         n_targets=1, aggregate_function=1, post_transform=0, tree_roots=[0],
         nodes_featureids=nodes.feature,
         nodes_modes=numpy_helper.from_array(np.asarray(nodes.mode, dtype=np.uint8), "nodes_modes"),
@@ -166,6 +164,17 @@ def onnx_model(model: Model):
         **({"membership_values": numpy_helper.from_array(np.asarray(members, dtype=np.float64), "membership_values")}
            if members else {}),
     )
+
+
+def onnx_model(model: Model):
+    """The model as an ``onnx.ModelProto`` (checked with ``onnx.checker``)."""
+    onnx = _onnx()
+    from onnx import TensorProto, helper, numpy_helper
+
+    tree = check_tree(model)
+    nodes, leaves = _build(model, tree)
+    n_features, classes = model.spec.n_features, list(model.classes)
+    ensemble = ensemble_node(nodes, leaves, "leaf", "tree")
     index = [
         ensemble,
         helper.make_node("Constant", [], ["flat"], value=numpy_helper.from_array(np.array([-1], np.int64), "flat")),

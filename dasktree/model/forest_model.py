@@ -24,7 +24,7 @@ from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
-from .model import FORMAT, TreeModel
+from .model import FORMAT, Model, TreeModel
 from .task import CLASSIFICATION, Task, task_named
 
 __all__ = ["ForestModel", "FOREST_VERSION", "forest_routing", "load_forest"]
@@ -120,6 +120,39 @@ class ForestModel:
 
     def predict_codes(self, table: pa.Table) -> np.ndarray:
         return np.argmax(self.predict_proba_table(table), axis=1)
+
+    def member_model(self, m: int) -> Model:
+        """Member ``m`` as a single tree's :class:`~dasktree.model.model.Model` (the forest's bins, target,
+        task and parameters): what the tree's exports, text and picture take."""
+        if not 0 <= m < self.n_members:
+            raise IndexError(f"member {m} of a forest of {self.n_members} trees (0 to {self.n_members - 1})")
+        return Model(spec=self.spec, target=self.target, tree=self.members[m], params=self.params, task=self.task)
+
+    # ---------------------------------------------------------------- evaluate
+    def evaluate_part(self, table: pa.Table, target: str, where: str, weight: str | None = None):
+        """One part's mergeable statistic of an evaluation and its rows without a target: a regression
+        forest's its task's (error sums of ``predict_values``); a classification forest's the part's rows
+        grouped by their predicted probabilities (:func:`~dasktree.model.metrics.proba_class_counts`)."""
+        if not self.task.predicts_classes:
+            return self.task.evaluate_part(self, table, target, where, weight)
+        from .metrics import labelled_rows, proba_class_counts
+
+        codes, keep, w = labelled_rows(self, table, target, where, weight)
+        labelled = table.filter(pa.array(keep)) if not keep.all() else table
+        groups = proba_class_counts(self.predict_proba_table(labelled), codes[keep], len(self.classes),
+                                    None if w is None else w[keep])
+        return groups, int((~keep).sum())
+
+    def evaluate_merge(self, results: list, weighted: bool) -> dict:
+        """The metrics of the parts' statistics (:meth:`evaluate_part`), as a tree's task reports them;
+        the same whatever the parts (equal probabilities' counts are added, groups sorted)."""
+        if not self.task.predicts_classes:
+            return self.task.evaluate_merge(self, results, weighted)
+        from .metrics import class_report, merge_proba_counts
+
+        proba, counts = merge_proba_counts([groups for groups, _ in results], len(self.classes), weighted)
+        return class_report(counts, proba, np.argmax(proba, axis=1), self.classes,
+                            sum(skipped for _, skipped in results))
 
     # ---------------------------------------------------------------- importances
     def feature_importances(self) -> np.ndarray:

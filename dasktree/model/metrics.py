@@ -11,6 +11,12 @@ parts of a dataset on the workers. Each nonzero cell becomes one weighted
 sample (true class, the leaf's probabilities, weight = count) and scikit-learn's
 metrics take ``sample_weight``: the same numbers as on the rows one by one,
 from a table of at most ``leaves x classes`` cells.
+
+A forest's rows share no leaf, but the rows given equal probabilities are one
+weighted sample all the same: :func:`proba_class_counts` groups a part's rows
+by their probabilities and :func:`merge_proba_counts` merges the parts' groups
+(the same table whatever the parts), which :func:`leaf_metrics` takes as it
+takes leaves (at most one group per row).
 """
 
 from __future__ import annotations
@@ -20,7 +26,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["leaf_metrics", "classification_metrics", "cv_leaf_table", "format_metrics", "leaf_class_counts"]
+__all__ = ["leaf_metrics", "classification_metrics", "cv_leaf_table", "format_metrics", "leaf_class_counts",
+           "labelled_rows", "proba_class_counts", "merge_proba_counts", "class_report"]
 
 
 def _number(x) -> float | None:
@@ -127,10 +134,11 @@ def _f(x) -> str:
     return f"{'-':>9}" if x is None else f"{x:9.4f}"
 
 
-def leaf_class_counts(model, table, target: str, where: str = "data",
-                      weight: str | None = None) -> tuple[np.ndarray, int]:
-    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes (int64; float64 sums
-    of column ``weight``'s values when given), and the rows without a label."""
+def labelled_rows(model, table, target: str, where: str = "data",
+                  weight: str | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    """``table``'s class codes of column ``target`` in the model's classes (-1: no label), which rows have
+    a label, and column ``weight``'s values (None without one); a label the model never saw is a
+    :class:`~dasktree.errors.DataError` naming it."""
     import pandas as pd
 
     from ..errors import DataError
@@ -142,13 +150,61 @@ def leaf_class_counts(model, table, target: str, where: str = "data",
     if unknown.any():
         raise DataError(f"{where}: label {labels[unknown].iloc[0]!r} of column {target!r} is not a class of "
                         f"the model ({list(model.classes)})")
+    w = None if weight is None else weight_values(table.column(weight), weight, where)
+    return codes, codes >= 0, w
+
+
+def leaf_class_counts(model, table, target: str, where: str = "data",
+                      weight: str | None = None) -> tuple[np.ndarray, int]:
+    """``counts[node, class]`` of ``table``'s labelled rows at the model's nodes (int64; float64 sums
+    of column ``weight``'s values when given), and the rows without a label."""
+    codes, keep, w = labelled_rows(model, table, target, where, weight)
     leaves = model.leaves(table)
-    keep = codes >= 0
-    if weight is None:
+    if w is None:
         counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.int64)
         np.add.at(counts, (leaves[keep], codes[keep]), 1)
     else:
-        w = weight_values(table.column(weight), weight, where)
         counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.float64)
         np.add.at(counts, (leaves[keep], codes[keep]), w[keep])
     return counts, int((~keep).sum())
+
+
+def proba_class_counts(proba: np.ndarray, codes: np.ndarray, n_classes: int,
+                       weight: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows grouped by the probabilities predicted for them: (each distinct row of ``proba``, sorted,
+    (groups, n_classes); ``counts[group, true class]``, int64, or float64 sums of ``weight``). The
+    groups stand where a tree's leaves stand for :func:`leaf_metrics` (a forest's rows share no leaf,
+    but the rows of equal probabilities are one weighted sample), and :func:`merge_proba_counts`
+    merges parts' groups: the same table whatever the parts."""
+    proba = np.ascontiguousarray(proba, dtype=np.float64).reshape(len(codes), n_classes)
+    groups, inverse = np.unique(proba, axis=0, return_inverse=True)
+    counts = np.zeros((len(groups), n_classes), dtype=np.int64 if weight is None else np.float64)
+    np.add.at(counts, (inverse.reshape(-1), codes), 1 if weight is None else weight)
+    return groups, counts
+
+
+def merge_proba_counts(parts: list[tuple[np.ndarray, np.ndarray]], n_classes: int,
+                       weighted: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The groups of :func:`proba_class_counts` of several parts as one: equal probabilities' counts added."""
+    dtype = np.float64 if weighted else np.int64
+    if not parts:
+        return np.zeros((0, n_classes)), np.zeros((0, n_classes), dtype=dtype)
+    proba = np.concatenate([p for p, _ in parts]).reshape(-1, n_classes)
+    counts = np.concatenate([c for _, c in parts]).astype(dtype).reshape(-1, n_classes)
+    groups, inverse = np.unique(proba, axis=0, return_inverse=True)
+    merged = np.zeros((len(groups), n_classes), dtype=dtype)
+    np.add.at(merged, inverse.reshape(-1), counts)
+    return groups, merged
+
+
+def class_report(counts: np.ndarray, proba: np.ndarray, predicted: np.ndarray, classes, skipped: int) -> dict:
+    """:func:`leaf_metrics` of ``counts[group, true class]`` and each group's ``proba``, with the rows
+    skipped (no label) and the confusion matrix of each group's ``predicted`` class."""
+    report = leaf_metrics(counts, proba, classes)
+    confusion = np.zeros((len(classes),) * 2, dtype=counts.dtype)
+    for c in range(len(classes)):
+        confusion[:, c] = counts[predicted == c].sum(axis=0)
+    report["rows_skipped_null_target"] = skipped
+    report["confusion_matrix"] = {"classes": [str(c) for c in classes],
+                                  "rows_true_columns_predicted": confusion.tolist()}
+    return report

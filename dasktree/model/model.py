@@ -251,6 +251,14 @@ class Model:
         """Write the model as JSON to a temporary name, then rename: never half-written."""
         atomic_write_text(path, self.dumps())
 
+    def evaluate_part(self, table: pa.Table, target: str, where: str, weight: str | None = None):
+        """One part's mergeable statistic of an evaluation and its rows without a target (its task's)."""
+        return self.task.evaluate_part(self, table, target, where, weight)
+
+    def evaluate_merge(self, results: list, weighted: bool) -> dict:
+        """The metrics of the parts' statistics (:meth:`evaluate_part`), merged in the parts' order."""
+        return self.task.evaluate_merge(self, results, weighted)
+
     def export(self, format: str, out: str | os.PathLike | None = None, *, overwrite: bool = False,
                **options) -> str | bytes:
         """The model as SQL or PMML text, or ONNX bytes (:func:`dasktree.export.export_model`);

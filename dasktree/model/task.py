@@ -189,7 +189,7 @@ class Classification(Task):
         return leaf_class_counts(model, table, target, where=where, weight=weight)
 
     def evaluate_merge(self, model, results, weighted):
-        from .metrics import leaf_metrics
+        from .metrics import class_report
 
         counts = np.zeros((model.tree.n_nodes, len(model.classes)), dtype=np.float64 if weighted else np.int64)
         skipped = 0
@@ -197,15 +197,8 @@ class Classification(Task):
             counts += part_counts
             skipped += part_skipped
         leaves = [i for i, test in enumerate(model.tree.tests) if test is None]
-        report = leaf_metrics(counts[leaves], model.tree.value[leaves], model.classes)
-        predicted = np.argmax(model.tree.value[leaves], axis=1)
-        confusion = np.zeros((len(model.classes),) * 2, dtype=counts.dtype)
-        for c in range(len(model.classes)):
-            confusion[:, c] = counts[leaves][predicted == c].sum(axis=0)
-        report["rows_skipped_null_target"] = skipped
-        report["confusion_matrix"] = {"classes": [str(c) for c in model.classes],
-                                      "rows_true_columns_predicted": confusion.tolist()}
-        return report
+        value = model.tree.value[leaves]
+        return class_report(counts[leaves], value, np.argmax(value, axis=1), model.classes, skipped)
 
 
 CLASSIFICATION = register(Classification())
