@@ -317,3 +317,59 @@ def test_a_shallow_max_depth_keeps_its_level_passes():
     gathered, level_wise = both_ways(fit)
     assert small_nodes_of(gathered) > 0 and gathered.report["passes"] < level_wise.report["passes"]
     assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+# ---------------------------------------------------------------- a bagged forest's members
+
+@st.composite
+def forest_cases(draw):
+    n = draw(st.integers(40, 400))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    d = draw(st.integers(2, 6))
+    X = np.round(rng.normal(size=(n, d)) * 3, draw(st.sampled_from([0, 1, 3])))
+    X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
+    signal = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1])
+    frame["label"] = (signal + rng.normal(size=n) > 0).astype(np.int64) + (signal > 3)
+    params = dict(
+        n_estimators=draw(st.integers(1, 5)), random_state=draw(st.integers(0, 50)),
+        max_features=draw(st.sampled_from([None, "sqrt", 1, 0.5])),
+        criterion=draw(st.sampled_from(["gini", "entropy", "gain_ratio"])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 3])), max_bins=draw(st.sampled_from([4, 16, 255])),
+        bootstrap=draw(st.booleans()),
+    )
+    return frame, params, rng_weights(draw, n), draw(st.sampled_from([None, 7, 40]))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(forest_cases())
+def test_forest_members_finish_small_nodes_as_the_level_loop(case):
+    """Each member's small nodes grow in memory from its bag's multiplicities (times the weights),
+    searching the features the level search would draw at each node (its path key): every member
+    is the level-wise member, byte for byte."""
+    frame, params, weight, rows = case
+
+    def fit():
+        return dasktree.fit_forest(frame, target="label", sample_weight=weight, **params)
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+
+
+def test_deep_forest_members_grow_in_memory():
+    """Without max_depth a forest's members finish in memory after a pass or two, each with its own
+    features per node, as level-wise."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 8))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+    frame["label"] = (X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(size=3000) * 0.7 > 0).astype(np.int64)
+
+    def fit():
+        return dasktree.fit_forest(frame, target="label", n_estimators=6, random_state=2)
+
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0
+    assert gathered.report["passes"] < level_wise.report["passes"]
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+    assert max(m.max_depth for m in gathered.members) > 10
