@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..split.api import Test, numeric_test
+from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
@@ -378,6 +378,20 @@ def _on_paths(forest, targets: list[int]) -> np.ndarray:
     return mark
 
 
+def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
+    """:func:`~dasktree.split.api.numeric_test` of each (attribute, cut, default) of ``keys``, binary, their
+    code tables made at once (:func:`~dasktree.split.api.threshold_tables`: a few hundred tests a chunk)."""
+    if not keys:
+        return {}
+    n_codes = np.asarray([uppers[a].size + 2 for a, _, _ in keys], dtype=np.int64)
+    cuts = np.asarray([c for _, c, _ in keys], dtype=np.int64)
+    defaults = np.asarray([d for _, _, d in keys], dtype=np.int64)
+    tables = threshold_tables(n_codes, cuts, defaults)
+    bounds = np.concatenate([[0], np.cumsum(n_codes)]).tolist()
+    return {(a, c, d): Test(a, "numeric", tables[bounds[k]:bounds[k + 1]], d, (float(uppers[a][c - 1]),))
+            .knowing_arity(max(d, 1) + 1, c) for k, (a, c, d) in enumerate(keys)}
+
+
 @dataclass
 class GrownBlock:
     """A chunk's subtrees grown in memory, kept as arrays (one row per grown node, the grower's
@@ -428,9 +442,7 @@ def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, n
     split = np.flatnonzero(attribute >= 0)
     if split.size:
         keys = list(zip(attribute[split].tolist(), cut[split].tolist(), default[split].tolist()))
-        for key in set(keys) - tests.keys():
-            a, c, d = key
-            tests[key] = numeric_test(a, np.array([c]), uppers[a], d)
+        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), uppers))
         made[split] = [tests[key] for key in keys]
     names = np.empty(len(REASONS_OF), dtype=object)
     names[:] = REASONS_OF

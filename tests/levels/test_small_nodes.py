@@ -373,3 +373,18 @@ def test_deep_forest_members_grow_in_memory():
     assert gathered.report["passes"] < level_wise.report["passes"]
     assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
     assert max(m.max_depth for m in gathered.members) > 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 30), st.integers(0, 1)), min_size=1, max_size=12, unique=True))
+def test_threshold_tests_made_at_once_equal_numeric_test(keys):
+    """The grown subtrees' tests, their tables made together, are :func:`numeric_test`'s, one by one."""
+    from dasktree.levels.small import _threshold_tests
+    from dasktree.split.api import numeric_test
+
+    uppers = [np.arange(30, dtype=np.float64) * 0.5, np.linspace(-3, 3, 40), np.arange(31, dtype=np.float64)]
+    made = _threshold_tests(keys, uppers)
+    for a, c, d in keys:
+        one = numeric_test(a, np.array([c]), uppers[a], d)
+        assert made[(a, c, d)].to_json() == one.to_json() and made[(a, c, d)] == one
+        assert (made[(a, c, d)].arity, made[(a, c, d)].cut) == (one.arity, one.cut)
