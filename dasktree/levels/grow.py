@@ -155,7 +155,8 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
-            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params))
+            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params),
+                                                 small.root_rows(runner, spec, forest) if level == 0 else None)
             if gather:
                 gathered = _grow_small(runner, forest, gather, spec, params, level, tests, bagging)
                 new_branches = []

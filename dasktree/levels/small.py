@@ -291,17 +291,18 @@ def most_rows(params) -> int | None:
 
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
-                most_rows: int | None = None) -> tuple[list, list]:
+                most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
     """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
     :func:`deep_enough`, each of fewer than ``most_rows`` rows when given) and those left to the level
-    pass. A node's rows are known from its counts (the root's are not: it is counted)."""
+    pass. A node's rows are known from its counts; the root's, before any pass, are ``root_rows``
+    (:func:`root_rows`; None: unknown, the root is counted by a level pass)."""
     small, kept = [], []
     budget = limit
     for node in frontier:
-        if node.counts is None or not deep_enough(node.depth, max_depth):
+        if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             kept.append(node)
             continue
-        rows = int(node.counts[-1].sum())
+        rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
         estimate = rows * len(node.open_trees())
         if estimate <= budget and (most_rows is None or rows < most_rows):
             small.append(node)
@@ -309,6 +310,17 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
         else:
             kept.append(node)
     return small, kept
+
+
+def root_rows(runner, spec, forest) -> int | None:
+    """The rows of the root before any pass, when a small data set may be one small node from the
+    start: the source's rows (an upper bound: null targets are not skipped yet) of an unweighted,
+    unbagged fit (whose rows count once each); else None. The grower takes each tree's root size
+    from the root's own rows then (``job_root_size`` 0)."""
+    source = getattr(runner, "source", None)
+    if source is None or spec.weighting is not None or forest.bagged or not (forest.holdout < 0).any():
+        return None  # (without a main tree, no job would count the root's total)
+    return int(source.n_rows)
 
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
@@ -392,6 +404,19 @@ def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
             .knowing_arity(max(d, 1) + 1, c) for k, (a, c, d) in enumerate(keys)}
 
 
+def _count_root(forest, root, tree: int, train: np.ndarray, held: np.ndarray) -> None:
+    """The root's counts from a tree's job at the root (no pass counted it): the main tree's training
+    counts are the total, a fold tree's held-out ones its part's; and the tree's root size."""
+    if root.counts is None:
+        root.counts = np.zeros((forest.n_parts + 1, forest.n_classes), dtype=np.int64)
+    h = int(forest.holdout[tree])
+    if h < 0:
+        root.counts[forest.n_parts] = train
+    else:
+        root.counts[h] = held
+    forest.root_size[tree] = int(train.sum())
+
+
 @dataclass
 class GrownBlock:
     """A chunk's subtrees grown in memory, kept as arrays (one row per grown node, the grower's
@@ -451,6 +476,8 @@ def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, n
     all_nodes = forest.nodes
     for k in np.flatnonzero(parent < 0).tolist():  # each job's own node: its test, or its tree ends there
         node, tree = all_nodes[int(job_node[job[k]])], int(job_tree[job[k]])
+        if node.id == 0:  # the root, gathered before any level pass counted it
+            _count_root(forest, node, tree, train[k], held[k])
         if attribute[k] < 0:
             forest.set_leaf(node, tree, reasons[k])
             continue

@@ -167,6 +167,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     stack_depth = np.empty(256, dtype=np.int64)
     stack_key = np.zeros(256, dtype=np.uint64)  # the node's path key (a forest member's feature sample)
     for job in range(job_start.size - 1):
+        job_n = np.int64(0)  # the job's node's training rows: the tree's root size when the job is its root
         top = 0
         stack_lo[0], stack_hi[0], stack_parent[0], stack_child[0], stack_depth[0] = \
             job_start[job], job_start[job + 1], -1, 0, job_depth[job]
@@ -244,6 +245,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                     reason = R_LEAF
                 elif nonzero <= 1:
                     reason = R_PURE
+                if is_root:
+                    job_n = n
             if reason != 0:
                 out_reason[e] = reason
                 continue
@@ -307,7 +310,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 continue
             if not regress:
                 # the level loop's rule: the gain weighted by the node's share of the tree's root
-                weighted_gain = float(n) / float(job_root_size[job]) * best
+                root_n = job_root_size[job] if job_root_size[job] > 0 else job_n
+                weighted_gain = float(n) / float(root_n) * best
                 if weighted_gain + EPSILON < min_decrease:
                     out_reason[e] = R_DECREASE
                     continue
@@ -397,7 +401,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         rows), ``held`` True for those its tree holds out; both are reordered in place
     job_depth : (jobs,) depth of each job's node
     job_root_size : (jobs,) training rows of the job's tree at its root (classification's
-        ``min_impurity_decrease``)
+        ``min_impurity_decrease``); 0: the job's node is the tree's root (its own rows)
     job_leaf : (jobs,) a reason (:data:`REASONS`) when the job's node is a leaf already (only its sums
         are wanted), else 0
     job_key, job_salt, n_sampled : a bagged forest's members search ``n_sampled`` attributes per node

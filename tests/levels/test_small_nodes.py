@@ -279,7 +279,8 @@ def test_a_cluster_fit_without_the_cache_gathers_by_tasks(cluster_client, parque
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_the_report_says_where_the_passes_stopped(task):
     """``report_["small_nodes"]``: the nodes finished in memory, the rows gathered and the depth at
-    which the passes stopped: 0 when a regression root is small (1 for classification's), deeper when nodes of 50 rows are gathered,
+    which the passes stopped: 0 when the root is small (its rows known from the source, a classification
+    fit's when it is unweighted), deeper when nodes of 50 rows are gathered,
     and level-wise the deepest level counted, none finished in memory."""
     frame = regression_frame(3000)
     if task == "regression":
@@ -296,8 +297,7 @@ def test_the_report_says_where_the_passes_stopped(task):
         levels = model.run["levels"]
         assert report["small_nodes"] == small_nodes_of(model)
         assert report["rows_gathered"] == sum(lv.get("rows_gathered", 0) for lv in levels)
-    root = 0 if task == "regression" else 1  # a classification root is counted first (its rows unknown)
-    assert said[None]["passes_stopped_at_depth"] == root and said[None]["small_nodes"] > 0
+    assert said[None]["passes_stopped_at_depth"] == 0 and said[None]["small_nodes"] > 0
     assert 0 < said[None]["rows_gathered"] <= 3000
     assert 0 < said[50]["passes_stopped_at_depth"] < said[0]["passes_stopped_at_depth"]
     assert said[0]["small_nodes"] == said[0]["rows_gathered"] == said[0]["grown_in_memory"] == 0
