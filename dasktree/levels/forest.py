@@ -159,6 +159,8 @@ class Forest:
         self.root_size = np.zeros(n_trees, dtype=np.int64)
         self._slices: dict[tuple[int, ...], tuple[tuple[int, ...], bool]] = {}
         self._flat = _FlatBranches()
+        self.grown: list = []  # subtrees grown in memory, as arrays (levels/small.py's GrownBlock)
+        self.grown_nodes = 0  # their nodes (the jobs' own are nodes of the forest)
 
     # ------------------------------------------------------------------ counts
     def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
@@ -386,7 +388,7 @@ class Forest:
         return out
 
     def distinct_nodes(self) -> int:
-        return len(self.nodes)
+        return len(self.nodes) + self.grown_nodes
 
 
 def sharing(tests: dict[int, Test]) -> list[tuple[int, ...]]:

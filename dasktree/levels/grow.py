@@ -120,7 +120,8 @@ def grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, *, n_trees: int
     their multiplicities, :class:`~dasktree.io.bagging.BagSpec`), each searching ``max_features``
     attributes per node (0: all) drawn from ``feature_seed`` (:mod:`dasktree.levels.sampling`).
     A node's larger child is derived as for any forest (its parent's slices less its siblings', member
-    by member); small nodes are not finished in memory for a bagged forest yet: every level is a pass."""
+    by member); its small nodes finish in memory as a single tree's do, each member's from its bag's
+    multiplicities and its own features per node (:func:`~dasktree.levels.small.member_settings`)."""
     if bagged:
         holdout, n_folds, n_repeats = np.arange(n_trees), n_trees, 1
     with older_objects_frozen():  # a forest adds tens of thousands of nodes
@@ -148,15 +149,16 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     level = 0
     limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
                              2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
-             and not bagged else 0)
+             else 0)
     tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
-            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params))
+            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params),
+                                                 small.root_rows(runner, spec, forest) if level == 0 else None)
             if gather:
-                gathered = _grow_small(runner, forest, gather, spec, params, level, tests)
+                gathered = _grow_small(runner, forest, gather, spec, params, level, tests, bagging)
                 new_branches = []
                 if not frontier:
                     report.levels.append(gathered)
@@ -196,7 +198,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
-                level: int, tests: dict) -> LevelReport:
+                level: int, tests: dict, bagging: tuple = (False, 0, 0)) -> LevelReport:
     """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
     in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
     started = time.perf_counter()
@@ -208,7 +210,8 @@ def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, param
                     min_samples_split=params.min_samples_split,
                     min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
                     min_decrease=params.min_impurity_decrease,
-                    job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)])
+                    job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
+                    **small.member_settings(forest, jobs, bagging[1], bagging[2]))
     results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
                                 task=small.kernel.CLASSIFY, settings=settings)
     uppers = [f.upper for f in spec.features]

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..io.row_hash import _mix_int, mix64
 
-__all__ = ["resolve_max_features", "child_key", "feature_mask", "feature_mask_naive"]
+__all__ = ["resolve_max_features", "child_key", "member_salts", "feature_mask", "feature_mask_naive"]
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
@@ -52,10 +52,13 @@ def child_key(key: int, index: int) -> int:
     return _mix_int((key * _GOLDEN + index + 1) & _MASK)
 
 
-def _salts(seed: int, members: np.ndarray) -> np.ndarray:
+def member_salts(seed: int, members) -> np.ndarray:
+    """Each member's salt ``salt_m`` (uint64): with a node's key, what its sample is drawn from (the
+    small nodes' grower draws it per node too, :mod:`dasktree.split.small_grower`)."""
     base = ((seed * _GOLDEN) & _MASK) ^ FEATURE_TAG
     with np.errstate(over="ignore"):
         return mix64(np.uint64(base) + np.asarray(members, dtype=np.uint64) + np.uint64(1))
+
 
 
 def feature_mask(seed: int, members, keys, n_features: int, n_sampled: int) -> np.ndarray:
@@ -65,7 +68,7 @@ def feature_mask(seed: int, members, keys, n_features: int, n_sampled: int) -> n
     if n_sampled >= n_features or not members.size:
         return out
     with np.errstate(over="ignore"):
-        node = mix64(np.asarray(keys, dtype=np.uint64) ^ _salts(seed, members))  # (M,)
+        node = mix64(np.asarray(keys, dtype=np.uint64) ^ member_salts(seed, members))  # (M,)
         steps = (np.arange(1, n_features + 1, dtype=np.uint64) * np.uint64(_GOLDEN))[:, None]
         score = mix64(node[None, :] + steps)  # (A, M)
     order = np.argsort(score, axis=0, kind="stable")  # equal scores: the lower attribute first

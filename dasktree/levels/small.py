@@ -34,11 +34,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..split.api import Test, numeric_test
+from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "most_rows", "GATHER_BUDGET_MB", "job_runs", "job_counts",
+           "grow_chunk", "can_gather", "class_criterion", "member_settings", "most_rows", "GrownBlock", "GATHER_BUDGET_MB",
+           "job_runs", "job_counts",
            "piece_of_jobs", "report_of"]
 
 GATHER_BUDGET_MB = 256.0
@@ -94,7 +95,9 @@ class GatherPlan:
     Tree ``t`` starts at entry ``root[t]``; entry ``e`` tests attribute ``attribute[e]`` (-1: none)
     and sends code ``c`` to entry ``table[offset[e] + c]``; ``slot[e] >= 0``: a job. Job ``j`` is one
     tree's node: its rows are those reaching it in tree ``job_tree[j]``, held out when their part is
-    ``job_part[j]`` (-1: none; part ``p`` is fold ``p % n_folds`` of repetition ``p // n_folds``)."""
+    ``job_part[j]`` (-1: none; part ``p`` is fold ``p % n_folds`` of repetition ``p // n_folds``). In a
+    bagged forest's plan (``bagged``) no row is held out: a row counts in member ``t``'s job its
+    multiplicity in ``t``'s bag (:mod:`dasktree.io.bagging`), and not at all when that is 0."""
 
     root: np.ndarray
     attribute: np.ndarray
@@ -105,6 +108,7 @@ class GatherPlan:
     job_part: np.ndarray
     job_depth: np.ndarray
     n_folds: int = 1
+    bagged: bool = False  # a bagged forest's: a row's part line ``t`` is its multiplicity in member ``t``
     fills: tuple = ()  # what the runners read of any plan
     derived: tuple = ()
 
@@ -181,6 +185,8 @@ def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] 
     row = np.concatenate([p[5] + s for p, s in zip(pieces, shift.tolist())])
     order = np.lexsort((row, job))
     job, row = job[order], row[order]
+    if plan.bagged:
+        return _bagged_memberships(codes, y, part, weight, job, row, plan, lo, hi)
     held_part = np.asarray(plan.job_part, dtype=np.int64)[job]
     held = np.zeros(row.size, dtype=bool)
     out = held_part >= 0
@@ -189,6 +195,19 @@ def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] 
         held[out] = part[rep, row[out]].astype(np.int64) == fold
     start = np.concatenate([[0], np.cumsum(np.bincount(job - lo, minlength=hi - lo))]).astype(np.int64)
     return Gathered(codes, y, weight, row, held, start, np.arange(lo, hi, dtype=np.int64))
+
+
+def _bagged_memberships(codes, y, part, weight, job, row, plan: GatherPlan, lo: int, hi: int) -> Gathered:
+    """A bagged forest's memberships as rows of their own: member ``t``'s job counts a row its
+    multiplicity in ``t``'s bag (times its weight), so each membership gets its row's codes and target
+    and that weight; those of multiplicity 0 are left out (out of the bag: not counted in the passes)."""
+    times = part[np.asarray(plan.job_tree, dtype=np.int64)[job], row].astype(np.int64)
+    keep = times > 0
+    job, row, times = job[keep], row[keep], times[keep]
+    w = times if weight is None else times * np.asarray(weight, dtype=np.int64)[row]
+    start = np.concatenate([[0], np.cumsum(np.bincount(job - lo, minlength=hi - lo))]).astype(np.int64)
+    return Gathered(np.ascontiguousarray(codes[:, row]), y[row], w, np.arange(row.size, dtype=np.int64),
+                    np.zeros(row.size, dtype=bool), start, np.arange(lo, hi, dtype=np.int64))
 
 
 def job_counts(piece: tuple, n_jobs: int) -> np.ndarray:
@@ -210,15 +229,16 @@ def piece_of_jobs(piece: tuple, lo: int, hi: int) -> tuple:
 def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
     """A chunk's jobs grown (:func:`dasktree.split.small_grower.grow_jobs`): (its jobs, the nodes)."""
     extra = dict(settings)
-    root_size = extra.pop("job_root_size", None)
-    if root_size is not None:
-        extra["job_root_size"] = np.asarray(root_size, dtype=np.int64)[chunk.jobs]
-    leaf = extra.pop("job_leaf", None)
-    if leaf is not None:
-        extra["job_leaf"] = np.asarray(leaf, dtype=np.int8)[chunk.jobs]
+    for name, dtype in PER_JOB.items():  # one value per job of the plan: the chunk's
+        if extra.get(name) is not None:
+            extra[name] = np.asarray(extra[name], dtype=dtype)[chunk.jobs]
     nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
                              np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **extra)
     return chunk.jobs, nodes
+
+
+PER_JOB = {"job_root_size": np.int64, "job_leaf": np.int8, "job_key": np.uint64, "job_salt": np.uint64}
+"""The grower's settings given per job of a plan (:func:`grow_chunk` passes each chunk its jobs')."""
 
 
 def report_of(levels: list[dict]) -> dict:
@@ -247,6 +267,19 @@ def forest_can_gather(spec, params) -> bool:
             and params.max_leaf_nodes is None)
 
 
+def member_settings(forest, jobs: list[tuple[int, int]], max_features: int, feature_seed: int) -> dict:
+    """A bagged forest's jobs' feature sampling for the grower (:func:`~dasktree.split.small_grower.grow_jobs`):
+    each job's node's path key and member's salt, and the attributes searched per node (0: all), as
+    :func:`dasktree.levels.sampling.feature_mask` draws them in the level search."""
+    if not forest.bagged or not max_features:
+        return {}
+    from .sampling import member_salts
+
+    trees = np.asarray([t for _, t in jobs], dtype=np.int64)
+    return {"job_key": np.asarray([forest.nodes[n].key for n, _ in jobs], dtype=np.uint64),
+            "job_salt": member_salts(feature_seed, trees), "n_sampled": int(max_features)}
+
+
 def class_criterion(params) -> int:
     """The grower's number of the fit's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
     return kernel.CLASS_CRITERIA[params.split.criterion]
@@ -258,17 +291,18 @@ def most_rows(params) -> int | None:
 
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
-                most_rows: int | None = None) -> tuple[list, list]:
+                most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
     """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
     :func:`deep_enough`, each of fewer than ``most_rows`` rows when given) and those left to the level
-    pass. A node's rows are known from its counts (the root's are not: it is counted)."""
+    pass. A node's rows are known from its counts; the root's, before any pass, are ``root_rows``
+    (:func:`root_rows`; None: unknown, the root is counted by a level pass)."""
     small, kept = [], []
     budget = limit
     for node in frontier:
-        if node.counts is None or not deep_enough(node.depth, max_depth):
+        if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             kept.append(node)
             continue
-        rows = int(node.counts[-1].sum())
+        rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
         estimate = rows * len(node.open_trees())
         if estimate <= budget and (most_rows is None or rows < most_rows):
             small.append(node)
@@ -276,6 +310,17 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
         else:
             kept.append(node)
     return small, kept
+
+
+def root_rows(runner, spec, forest) -> int | None:
+    """The rows of the root before any pass, when a small data set may be one small node from the
+    start: the source's rows (an upper bound: null targets are not skipped yet) of an unweighted,
+    unbagged fit (whose rows count once each); else None. The grower takes each tree's root size
+    from the root's own rows then (``job_root_size`` 0)."""
+    source = getattr(runner, "source", None)
+    if source is None or spec.weighting is not None or forest.bagged or not (forest.holdout < 0).any():
+        return None  # (without a main tree, no job would count the root's total)
+    return int(source.n_rows)
 
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
@@ -300,7 +345,8 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
                 tables[parent_entry][mask] = e
             slot.append(slot_of.get((node_id, tree), -1))
             branch = forest.nodes[node_id].branch_of(tree) if on_path[node_id] else None
-            if branch is None:  # a leaf, a job, or a node no job is under: its rows stop here
+            if branch is None or not branch.children:  # a leaf, a job, a subtree grown in memory, or a node
+                # no job is under: its rows stop here
                 attribute.append(-1)
                 offset.append(size)
                 tables.append(np.zeros(0, dtype=np.int64))
@@ -319,7 +365,8 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
         offset=np.asarray(offset, dtype=np.int64),
         table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
         slot=np.asarray(slot, dtype=np.int32), job_tree=tree, job_part=holdout[tree],
-        job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds)
+        job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds,
+        bagged=forest.bagged)
 
 
 def _on_paths(forest, targets: list[int]) -> np.ndarray:
@@ -343,57 +390,104 @@ def _on_paths(forest, targets: list[int]) -> np.ndarray:
     return mark
 
 
+def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
+    """:func:`~dasktree.split.api.numeric_test` of each (attribute, cut, default) of ``keys``, binary, their
+    code tables made at once (:func:`~dasktree.split.api.threshold_tables`: a few hundred tests a chunk)."""
+    if not keys:
+        return {}
+    n_codes = np.asarray([uppers[a].size + 2 for a, _, _ in keys], dtype=np.int64)
+    cuts = np.asarray([c for _, c, _ in keys], dtype=np.int64)
+    defaults = np.asarray([d for _, _, d in keys], dtype=np.int64)
+    tables = threshold_tables(n_codes, cuts, defaults)
+    bounds = np.concatenate([[0], np.cumsum(n_codes)]).tolist()
+    return {(a, c, d): Test(a, "numeric", tables[bounds[k]:bounds[k + 1]], d, (float(uppers[a][c - 1]),))
+            .knowing_arity(max(d, 1) + 1, c) for k, (a, c, d) in enumerate(keys)}
+
+
+def _count_root(forest, root, tree: int, train: np.ndarray, held: np.ndarray) -> None:
+    """The root's counts from a tree's job at the root (no pass counted it): the main tree's training
+    counts are the total, a fold tree's held-out ones its part's; and the tree's root size."""
+    if root.counts is None:
+        root.counts = np.zeros((forest.n_parts + 1, forest.n_classes), dtype=np.int64)
+    h = int(forest.holdout[tree])
+    if h < 0:
+        root.counts[forest.n_parts] = train
+    else:
+        root.counts[h] = held
+    forest.root_size[tree] = int(train.sum())
+
+
+@dataclass
+class GrownBlock:
+    """A chunk's subtrees grown in memory, kept as arrays (one row per grown node, the grower's
+    preorder; no forest :class:`~dasktree.levels.forest.Node` each): a deep tree's hundreds of
+    thousands of nodes become its model's columns at once (:func:`dasktree.levels.to_model.tree_model`).
+    Row ``k`` belongs to job ``job[k]`` of the chunk (forest node ``job_node``, tree ``job_tree``);
+    ``parent[k]`` is its parent's row (-1: the job's own node, a forest node, whose test the forest
+    holds as a branch without children). ``train`` and ``held``: the row's training and held-out
+    counts in its tree (as the forest's ``train_counts`` / ``validation_counts`` give them);
+    ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
+
+    job_node: np.ndarray
+    job_tree: np.ndarray
+    job: np.ndarray
+    parent: np.ndarray
+    child: np.ndarray
+    depth: np.ndarray
+    train: np.ndarray
+    held: np.ndarray
+    tests: np.ndarray
+    reasons: np.ndarray
+
+
 def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers,
                   tests: dict | None = None) -> int:
-    """The grown subtrees of a chunk's jobs as nodes of ``forest``, each tree's own (equal tests of two
-    trees at a node are two branches: each tree's model is the same). They are added after the level
-    passes' branches and no pass routes into them. ``tests`` keeps the tests made, by (attribute,
-    cut, default), for the fit's next chunks (a deep forest makes tens of thousands of nodes from a
-    few thousand distinct tests, and a test costs a millisecond to make). Returns the nodes made."""
-    from .forest import Branch, Node
+    """The grown subtrees of a chunk's jobs, each tree's own, kept by ``forest`` as one
+    :class:`GrownBlock` (``forest.grown``); each job's node gets its test as a branch of its tree
+    without children (or ends there). No pass routes into them. ``tests`` keeps the tests made,
+    by (attribute, cut, default), for the fit's next chunks (a deep forest makes tens of thousands of
+    nodes from a few thousand distinct tests, and a test costs a millisecond to make). Returns the
+    nodes made (the job's nodes not counted: they were the forest's)."""
+    from .forest import Branch
 
-    n_parts, n_classes = forest.n_parts, forest.n_classes
-    parent, depth, attribute, cut, default, reason, job = (
-        nodes[k].tolist() for k in ("parent", "depth", "attribute", "cut", "default", "reason", "job"))
-    stats = nodes["stats"]
-    counts = np.zeros((len(parent), n_parts + 1, n_classes), dtype=np.int64)
-    counts[:, n_parts] = stats[:, :n_classes] + stats[:, n_classes:]
-    job_tree = np.asarray([jobs[j][1] for j in chunk_jobs.tolist()], dtype=np.int64)
-    held = forest.holdout[job_tree[np.asarray(job, dtype=np.int64)]] if len(parent) else np.zeros(0, np.int64)
-    out = np.flatnonzero(held >= 0)
-    counts[out, held[out]] = stats[out, n_classes:]
+    n_classes = forest.n_classes
     tests = {} if tests is None else tests
     job_of = [jobs[j] for j in chunk_jobs.tolist()]
-    kids: list = [None] * len(parent)  # per grown node with a test: its branch's children
+    job_node = np.asarray([n for n, _ in job_of], dtype=np.int64)
+    job_tree = np.asarray([t for _, t in job_of], dtype=np.int64)
+    parent, attribute, cut, default, reason, job = (
+        np.asarray(nodes[k]) for k in ("parent", "attribute", "cut", "default", "reason", "job"))
+    job = job.astype(np.int64)
+    stats = nodes["stats"]
+    held = np.ascontiguousarray(stats[:, n_classes:2 * n_classes], dtype=np.int64)
+    total = stats[:, :n_classes] + held
+    holds = forest.holdout[job_tree[job]] >= 0 if parent.size else np.zeros(0, dtype=bool)
+    train = np.where(holds[:, None], total - held, total)
+    made = np.empty(parent.size, dtype=object)
+    split = np.flatnonzero(attribute >= 0)
+    if split.size:
+        keys = list(zip(attribute[split].tolist(), cut[split].tolist(), default[split].tolist()))
+        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), uppers))
+        made[split] = [tests[key] for key in keys]
+    names = np.empty(len(REASONS_OF), dtype=object)
+    names[:] = REASONS_OF
+    reasons = names[reason.astype(np.int64)]
+    reasons[split] = ""
     all_nodes = forest.nodes
-    first = len(all_nodes)
-    for k in range(len(parent)):  # preorder: a parent before its children
-        node_id, tree = job_of[job[k]]
-        a, p = attribute[k], parent[k]
-        if p < 0:
-            node = all_nodes[node_id]
-            if a < 0:
-                forest.set_leaf(node, tree, REASONS_OF[reason[k]])
-                continue
-        elif a < 0:  # a new leaf: its tree ends here (as Forest.set_leaf says it)
-            node = Node(len(all_nodes), depth[k], (tree,), counts[k], leaf_trees=(tree,),
-                        leaf_reason={tree: REASONS_OF[reason[k]]})
-            all_nodes.append(node)
-            kids[p].append(node.id)
+    for k in np.flatnonzero(parent < 0).tolist():  # each job's own node: its test, or its tree ends there
+        node, tree = all_nodes[int(job_node[job[k]])], int(job_tree[job[k]])
+        if node.id == 0:  # the root, gathered before any level pass counted it
+            _count_root(forest, node, tree, train[k], held[k])
+        if attribute[k] < 0:
+            forest.set_leaf(node, tree, reasons[k])
             continue
-        else:
-            node = Node(len(all_nodes), depth[k], (tree,), counts[k])
-            all_nodes.append(node)
-            kids[p].append(node.id)
-        key = (a, cut[k], default[k])
-        test = tests.get(key)
-        if test is None:
-            test = tests[key] = numeric_test(a, np.array([cut[k]]), uppers[a], default[k])
-        branch = Branch((tree,), test, [])
         node.branch_index[tree] = len(node.branches)
-        node.branches.append(branch)
-        kids[k] = branch.children
-    return len(all_nodes) - first
+        node.branches.append(Branch((tree,), made[k], []))
+    forest.grown.append(GrownBlock(job_node, job_tree, job, parent.astype(np.int64), np.asarray(nodes["child"], np.int64),
+                                   np.asarray(nodes["depth"], np.int64), train, held, made, reasons))
+    count = int(np.count_nonzero(parent >= 0))
+    forest.grown_nodes += count
+    return count
 
 
 REASONS_OF = kernel.REASONS

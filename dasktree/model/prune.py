@@ -47,6 +47,7 @@ branch, which needs those rows routed again, a further pass over the data.
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from dataclasses import dataclass
 from typing import Sequence
@@ -58,11 +59,15 @@ from ..split.api import entropy, gini
 
 __all__ = [
     "MODES",
+    "Shape",
+    "shape_of",
+    "tree_shape",
     "PruningPath",
     "leaf_errors",
     "node_risk",
     "weakest_link",
     "weakest_link_of",
+    "path_risks",
     "leaves_at",
     "sums_at",
     "cp_table",
@@ -77,12 +82,63 @@ MODES = ("cv", "cv-min", "pessimistic", "none", "alpha")
 """Pruning modes: CV with the 1-SE rule, CV minimum, C4.5's pessimistic, none, a fixed alpha."""
 
 
-def _parents(children: Sequence[Sequence[int]]) -> np.ndarray:
-    parent = np.full(len(children), -1, dtype=np.int64)
-    for i, kids in enumerate(children):
-        for c in kids:
-            parent[c] = i
-    return parent
+@dataclass(frozen=True)
+class Shape:
+    """A tree's shape as arrays: node ``i``'s children are ``flat[start[i]:start[i + 1]]`` (in order),
+    its parent ``parent[i]`` (-1 at the root). What pruning walks instead of a list per node."""
+
+    parent: np.ndarray
+    start: np.ndarray
+    flat: np.ndarray
+
+    @property
+    def n_nodes(self) -> int:
+        return int(self.parent.size)
+
+    @property
+    def arity(self) -> np.ndarray:
+        return np.diff(self.start)
+
+    @property
+    def internal(self) -> np.ndarray:
+        return self.start[1:] > self.start[:-1]
+
+
+def shape_of(children) -> Shape:
+    """The :class:`Shape` of a tree given as its children lists (a :class:`Shape` is returned as it is)."""
+    if isinstance(children, Shape):
+        return children
+    n = len(children)
+    sizes = np.fromiter(map(len, children), dtype=np.int64, count=n)
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(children), dtype=np.int64, count=int(start[-1]))
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[flat] = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    return Shape(parent, start, flat)
+
+
+_SHAPE = "_dasktree_shape"
+
+
+def tree_shape(tree) -> Shape:
+    """The :class:`Shape` of ``tree`` (a TreeModel), made once: kept with the tree while its
+    ``children`` list is the same object of the same length (trees are not edited in place)."""
+    kept = getattr(tree, "__dict__", {}).get(_SHAPE)
+    if kept is not None and kept[0] is tree.children and kept[1] == len(tree.children):
+        return kept[2]
+    shape = shape_of(tree.children)
+    _keep_shape(tree, shape)
+    return shape
+
+
+def _keep_shape(tree, shape: Shape) -> None:
+    if hasattr(tree, "__dict__"):
+        tree.__dict__[_SHAPE] = (tree.children, len(tree.children), shape)
+
+
+def _parents(children) -> np.ndarray:
+    return shape_of(children).parent
 
 
 def node_risk(counts: np.ndarray, criterion: str) -> np.ndarray:
@@ -94,20 +150,23 @@ def node_risk(counts: np.ndarray, criterion: str) -> np.ndarray:
     return n * impurity / total
 
 
-def _value(children: Sequence[Sequence[int]], counts: np.ndarray) -> np.ndarray:
-    """Class probabilities per node; a node without training rows takes its parent's (as prediction)."""
+def _value(children, counts: np.ndarray) -> np.ndarray:
+    """Class probabilities per node; a node without training rows takes its parent's (as prediction).
+    ``children``: the children lists or the tree's :class:`Shape`."""
     counts = np.asarray(counts)
     total = counts.sum(axis=1)
     value = np.zeros(counts.shape, dtype=np.float64)
     np.divide(counts, total[:, None], out=value, where=total[:, None] > 0)
-    for i, kids in enumerate(children):  # parents come first (breadth-first order)
-        for c in kids:
-            if total[c] == 0:
-                value[c] = value[i]
+    empty = np.flatnonzero(total == 0)
+    if empty.size:
+        parent = shape_of(children).parent
+        for c in empty.tolist():  # parents come first (breadth-first order)
+            if parent[c] >= 0:
+                value[c] = value[parent[c]]
     return value
 
 
-def leaf_errors(children: Sequence[Sequence[int]], counts: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def leaf_errors(children, counts: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Rows each node misclassifies as a leaf: of ``rows`` (default: the training counts) per node,
     those not of the class the node predicts (``argmax`` of its training class probabilities)."""
     rows = np.asarray(counts if rows is None else rows, dtype=np.int64)
@@ -147,7 +206,7 @@ class PruningPath:
         return np.unique(np.concatenate([[0.0], np.maximum(internal, 0.0)]))
 
 
-def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterion: str) -> PruningPath:
+def weakest_link(children, counts: np.ndarray, criterion: str) -> PruningPath:
     """Collapse weakest links until only the root is left (CART's pruning sequence).
 
     The least effective alpha is taken first (the lower node number on ties);
@@ -158,16 +217,12 @@ def weakest_link(children: Sequence[Sequence[int]], counts: np.ndarray, criterio
     return weakest_link_of(children, node_risk(counts, criterion))
 
 
-def weakest_link_of(children: Sequence[Sequence[int]], risk: np.ndarray) -> PruningPath:
+def weakest_link_of(children, risk: np.ndarray) -> PruningPath:
     """:func:`weakest_link` from each node's risk ``R(t)`` as a leaf (any additive cost: a regression
-    tree's sum of squared errors per row, :mod:`dasktree.regress.prune`)."""
-    n_nodes = len(children)
-    parent = _parents(children)
-    sizes = np.fromiter((len(k) for k in children), dtype=np.int64, count=n_nodes)
-    start = np.zeros(n_nodes + 1, dtype=np.int64)
-    np.cumsum(sizes, out=start[1:])
-    flat = np.fromiter((c for k in children for c in k), dtype=np.int64, count=int(start[-1]))
-    internal = sizes > 0
+    tree's sum of squared errors per row, :mod:`dasktree.regress.prune`). ``children``: the children
+    lists or the tree's :class:`Shape` (:func:`tree_shape`)."""
+    shape = shape_of(children)
+    parent, start, flat, internal = shape.parent, shape.start, shape.flat, shape.internal
     steps, step_alphas = _collapse_order(parent, start, flat, np.asarray(risk, dtype=np.float64), internal)
     leaf_from = np.where(internal, np.inf, -np.inf)
     leaf_from[steps] = np.maximum.accumulate(step_alphas) if steps.size else step_alphas
@@ -280,6 +335,26 @@ def _collapse_order(parent, start, flat, risk, internal):
     return steps[:n_steps], alphas[:n_steps]
 
 
+@jit
+def path_risks(parent, internal, risk, steps):
+    """The total risk of the leaves before the first of ``steps`` (nodes collapsed in order) and after
+    each: branch risks summed children first (breadth-first order read backwards), then each
+    collapse's ``R(t) - R(T_t)`` added to ``t`` and its ancestors (scikit-learn's ``_cost_complexity_prune``)."""
+    branch = np.where(internal, 0.0, risk)
+    for i in range(parent.size - 1, 0, -1):
+        branch[parent[i]] += branch[i]
+    out = np.empty(steps.size + 1, dtype=np.float64)
+    out[0] = branch[0]
+    for k in range(steps.size):
+        node = steps[k]
+        diff = risk[node] - branch[node]
+        while node >= 0:
+            branch[node] += diff
+            node = parent[node]
+        out[k + 1] = branch[0]
+    return out
+
+
 def leaves_at(path: PruningPath, alpha: float) -> np.ndarray:
     """Boolean mask of the nodes that are leaves of ``T(alpha)``."""
     parent_from = np.where(path.parent >= 0, path.leaf_from[np.maximum(path.parent, 0)], np.inf)
@@ -307,20 +382,20 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
     ``paths``: the trees' :func:`weakest_link` sequences, if already known. ``unit``: the rows
     one count stands for (``2**-shift`` for fixed-point weights), the ``N`` of the standard error."""
     if paths is None:
-        paths = (weakest_link(tree.children, tree.counts, criterion),
-                 [weakest_link(f.children, f.counts, criterion) for f in fold_trees])
+        paths = (weakest_link(tree_shape(tree), tree.counts, criterion),
+                 [weakest_link(tree_shape(f), f.counts, criterion) for f in fold_trees])
     path, fold_paths = paths
     alphas = path.alphas
     n = max(1, int(np.asarray(tree.counts).sum(axis=1)[0]))
     leaves = sums_at(path, np.ones(len(tree.children), dtype=np.int64), alphas)
-    train = sums_at(path, leaf_errors(tree.children, tree.counts), alphas)
+    train = sums_at(path, leaf_errors(tree_shape(tree), tree.counts), alphas)
     cv_error = cv_se = [None] * len(alphas)
     if fold_trees:
         betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)  # the root alone: pruned to the root
         wrong = np.zeros(len(alphas), dtype=np.int64)
         held = 0
         for fold, fold_path in zip(fold_trees, fold_paths):
-            wrong += sums_at(fold_path, leaf_errors(fold.children, fold.counts, fold.validation), betas)
+            wrong += sums_at(fold_path, leaf_errors(tree_shape(fold), fold.counts, fold.validation), betas)
             held += int(np.asarray(fold.validation)[0].sum())
         e = wrong / max(1, held)
         per_repeat = max(1.0, held * unit / max(1, repeats))
@@ -395,22 +470,34 @@ def _added_errors(n: np.ndarray, e: np.ndarray, confidence: float) -> np.ndarray
     return np.where(n > 0, out, 0.0)
 
 
-def pessimistic_leaves(children: Sequence[Sequence[int]], counts: np.ndarray, confidence: float = 0.25,
+def pessimistic_leaves(children, counts: np.ndarray, confidence: float = 0.25,
                        unit: float = 1.0) -> np.ndarray:
     """Boolean mask of the nodes C4.5's subtree replacement makes leaves (grown leaves included).
     ``unit``: the rows one count stands for (weighted rows in fixed point, ``2**-shift``:
     :mod:`dasktree.io.weights`), so the estimate is C4.5's on the weights themselves."""
-    errors = leaf_errors(children, counts) * unit
+    shape = shape_of(children)
+    errors = leaf_errors(shape, counts) * unit
     estimate = errors + _added_errors(np.asarray(counts).sum(axis=1) * unit, errors, confidence)
-    is_leaf = np.array([len(k) == 0 for k in children], dtype=bool)
-    branch = estimate.tolist()
-    for i in np.flatnonzero(~is_leaf)[::-1].tolist():  # children before parents: bottom up
-        below = sum(branch[c] for c in children[i])
+    is_leaf = ~shape.internal
+    _replace_bottom_up(shape.start, shape.flat, np.ascontiguousarray(estimate, dtype=np.float64), is_leaf)
+    return is_leaf
+
+
+@jit
+def _replace_bottom_up(start, flat, estimate, is_leaf):
+    """C4.5's subtree replacement, children before parents (breadth-first order, read backwards): a
+    node becomes a leaf when its estimate is at most its branch's, the children's summed in order, plus 0.1."""
+    branch = estimate.copy()
+    for i in range(estimate.size - 1, -1, -1):
+        if is_leaf[i]:
+            continue
+        below = 0.0
+        for k in range(start[i], start[i + 1]):
+            below += branch[flat[k]]
         if estimate[i] <= below + 0.1:
             is_leaf[i] = True
         else:
             branch[i] = below
-    return is_leaf
 
 
 # ---------------------------------------------------------------- the pruned tree
@@ -419,25 +506,58 @@ def pruned_tree(tree, leaves: np.ndarray):
     """A copy of ``tree`` (a TreeModel) cut at the nodes of the mask ``leaves``, renumbered.
 
     The kept nodes keep their breadth-first order; a collapsed node keeps its
-    counts (and validation counts) and gets the leaf reason "pruned".
+    counts (and validation counts) and gets the leaf reason "pruned". The kept nodes
+    and their new numbers come from the tree's :class:`Shape`, in arrays.
     """
-    leaves = np.asarray(leaves, dtype=bool)
-    keep = [0]
-    for i in keep:  # grows while iterated: a breadth-first walk of the kept nodes
-        if not leaves[i] and tree.tests[i] is not None:
-            keep.extend(tree.children[i])
-    keep.sort()
-    index = {old: new for new, old in enumerate(keep)}
-    tests, children, reasons = [], [], []
-    for old in keep:
-        cut = bool(leaves[old]) or tree.tests[old] is None
-        tests.append(None if cut else tree.tests[old])
-        children.append([] if cut else [index[c] for c in tree.children[old]])
-        reason = tree.leaf_reason[old] if old < len(tree.leaf_reason) else ""
-        reasons.append(("pruned" if tree.tests[old] is not None else reason) if cut else "")
-    rows = np.asarray(keep, dtype=np.int64)
-    return dataclasses.replace(
-        tree, tests=tests, children=children, counts=np.ascontiguousarray(tree.counts[rows]),
-        depth=np.ascontiguousarray(tree.depth[rows]),
-        validation=None if tree.validation is None else np.ascontiguousarray(tree.validation[rows]),
+    shape = tree_shape(tree)
+    n = shape.n_nodes
+    tests = tree.tests
+    has_test = np.fromiter((t is not None for t in tests), dtype=bool, count=n)
+    cut = np.asarray(leaves, dtype=bool) | ~has_test
+    keep = _kept(shape.start, shape.flat, cut)
+    old = np.flatnonzero(keep)
+    index = np.cumsum(keep) - 1
+    opened = ~cut[old]
+    sizes = np.where(opened, shape.arity[old], 0)
+    start = np.zeros(old.size + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    at = np.repeat(shape.start[old] - start[:-1], sizes) + np.arange(int(start[-1]), dtype=np.int64)
+    flat = index[shape.flat[at]]
+    flat_list, bounds = flat.tolist(), start.tolist()
+    children = [flat_list[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    reason_of, n_reasons = tree.leaf_reason, len(tree.leaf_reason)
+    new_tests, reasons = [], []
+    for o, is_open, tested in zip(old.tolist(), opened.tolist(), has_test[old].tolist()):
+        new_tests.append(tests[o] if is_open else None)
+        reasons.append("" if is_open else "pruned" if tested else reason_of[o] if o < n_reasons else "")
+    pruned = dataclasses.replace(
+        tree, tests=new_tests, children=children, counts=np.ascontiguousarray(tree.counts[old]),
+        depth=np.ascontiguousarray(tree.depth[old]),
+        validation=None if tree.validation is None else np.ascontiguousarray(tree.validation[old]),
         leaf_reason=reasons)
+    parent = np.full(old.size, -1, dtype=np.int64)
+    parent[flat] = np.repeat(np.arange(old.size, dtype=np.int64), sizes)
+    _keep_shape(pruned, Shape(parent, start, flat))
+    return pruned
+
+
+@jit
+def _kept(start, flat, cut):
+    """The nodes left when every node of ``cut`` loses its branch: those whose ancestors are all uncut."""
+    keep = np.zeros(start.size - 1, dtype=np.bool_)
+    if keep.size == 0:
+        return keep
+    stack = np.empty(keep.size, dtype=np.int64)
+    stack[0] = 0
+    keep[0] = True
+    top = 1
+    while top > 0:
+        top -= 1
+        node = stack[top]
+        if cut[node]:
+            continue
+        for k in range(start[node], start[node + 1]):
+            keep[flat[k]] = True
+            stack[top] = flat[k]
+            top += 1
+    return keep

@@ -87,8 +87,8 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     criterion = model.params.get("criterion", "gini")
     repeats = int(model.params.get("repeats", 1) or 1)
     grown, folds = model.grown_tree, model.fold_trees
-    paths = (cc.weakest_link(grown.children, grown.counts, criterion),
-             [cc.weakest_link(f.children, f.counts, criterion) for f in folds])
+    paths = (cc.weakest_link(cc.tree_shape(grown), grown.counts, criterion),
+             [cc.weakest_link(cc.tree_shape(f), f.counts, criterion) for f in folds])
     unit = count_unit(model)
     table = cc.cp_table(grown, folds, criterion, repeats, paths=paths, unit=unit)
     if not folds:  # the CV columns the fit counted with its fold trees: the same sequence, so the same rows
@@ -103,8 +103,8 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     elif mode == "alpha":
         fold_at = float(alpha)
     if mode == "pessimistic":
-        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(grown.children, grown.counts, confidence, unit))
-        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, confidence, unit))
+        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(cc.tree_shape(grown), grown.counts, confidence, unit))
+        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(cc.tree_shape(f), f.counts, confidence, unit))
                         for f in folds]
     elif mode == "none":
         tree, pruned_folds = grown, folds
@@ -188,11 +188,11 @@ def pruned_fold_trees(model: Model) -> list[TreeModel]:
         if info["mode"] == "none":
             out.append(f)
         elif info["mode"] == "pessimistic":
-            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(f.children, f.counts, info["confidence"],
+            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(cc.tree_shape(f), f.counts, info["confidence"],
                                                                count_unit(model))))
         else:
             at = np.inf if info.get("fold_alpha") is None else info["fold_alpha"]
-            out.append(cc.pruned_tree(f, cc.leaves_at(cc.weakest_link(f.children, f.counts, criterion), at)))
+            out.append(cc.pruned_tree(f, cc.leaves_at(cc.weakest_link(cc.tree_shape(f), f.counts, criterion), at)))
     return out
 
 
@@ -212,18 +212,8 @@ def path_impurities(children, risk: np.ndarray, path) -> np.ndarray:
     (scikit-learn's ``cost_complexity_pruning_path(...).impurities``, of ``ccp_alphas = [0,
     *path.step_alphas]``): each collapse of node ``t`` adds ``R(t) - R(T_t)`` to ``t`` and its ancestors'
     branch risks, as scikit-learn's ``_cost_complexity_prune`` does."""
-    risk = np.asarray(risk, dtype=np.float64)
-    internal = np.fromiter((len(k) > 0 for k in children), dtype=bool, count=len(children))
-    branch = np.where(internal, 0.0, risk)
-    parent = path.parent
-    for i in range(len(children) - 1, 0, -1):  # children come after their parents
-        branch[parent[i]] += branch[i]
-    out = [float(branch[0])]
-    branch_list, risk_list, parent_list = branch.tolist(), risk.tolist(), parent.tolist()
-    for node in path.step_nodes.tolist():
-        diff = risk_list[node] - branch_list[node]
-        while node >= 0:
-            branch_list[node] += diff
-            node = parent_list[node]
-        out.append(branch_list[0])
-    return np.asarray(out)
+    from .prune import path_risks, shape_of
+
+    shape = shape_of(children)
+    return path_risks(shape.parent, shape.internal, np.asarray(risk, dtype=np.float64),
+                      np.asarray(path.step_nodes, dtype=np.int64))

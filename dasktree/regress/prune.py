@@ -33,7 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
-from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, weakest_link_of
+from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, tree_shape, weakest_link_of
 from ..split.regression import parent_proxy, proxy
 
 __all__ = ["risk", "node_means", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
@@ -44,10 +44,12 @@ def node_means(tree) -> np.ndarray:
     """Each node's training mean in fixed point; a node without training rows takes its parent's."""
     n, s = tree.counts[:, 0].astype(np.float64), tree.counts[:, 1].astype(np.float64)
     mean = np.divide(s, n, out=np.zeros(n.size), where=n > 0)
-    for i, kids in enumerate(tree.children):  # parents first (breadth-first order)
-        for c in kids:
-            if n[c] == 0:
-                mean[c] = mean[i]
+    empty = np.flatnonzero(n == 0)
+    if empty.size:
+        parent = tree_shape(tree).parent
+        for c in empty.tolist():  # parents first (breadth-first order)
+            if parent[c] >= 0:
+                mean[c] = mean[parent[c]]
     return mean
 
 
@@ -58,14 +60,29 @@ def risk(tree, step: float) -> np.ndarray:
     if total == 0:
         return np.zeros(n.size)
     centre = int(tree.counts[0, 1]) // total  # an integer: S - c N stays exact
-    shifted = np.array([int(s) - centre * int(k) for k, s in tree.counts[:, :2].tolist()], dtype=np.float64)
+    s = tree.counts[:, 1]
+    if abs(centre) * int(n.max()) < 2**62 and max(int(s.max()), -int(s.min())) < 2**62:
+        shifted = (s - centre * n).astype(np.float64)  # exact in int64, as in Python's integers
+    else:
+        shifted = np.array([int(v) - centre * int(k) for k, v in tree.counts[:, :2].tolist()], dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.where(n > 0, -shifted * shifted / np.maximum(n, 1), 0.0)
     return r * (step * step / total)
 
 
+_PATH = "_dasktree_path"
+
+
 def path_of(tree, step: float):
-    return weakest_link_of(tree.children, risk(tree, step))
+    """``tree``'s weakest-link sequence (:func:`~dasktree.model.prune.weakest_link_of` of its :func:`risk`),
+    made once per tree and step: the cp table and the prune at its chosen alpha read the same."""
+    kept = getattr(tree, "__dict__", {}).get(_PATH)
+    if kept is not None and kept[0] is tree.children and kept[1] is tree.counts and kept[2] == step:
+        return kept[3]
+    path = weakest_link_of(tree_shape(tree), risk(tree, step))
+    if hasattr(tree, "__dict__"):
+        tree.__dict__[_PATH] = (tree.children, tree.counts, step, path)
+    return path
 
 
 def held_out_sse(tree, fold_q: int) -> np.ndarray:
@@ -175,7 +192,7 @@ def subtree_sse(tree, squares: Sequence[int | None], leaves: np.ndarray) -> np.n
     counts = [(int(a), int(b)) for a, b in tree.counts[:, :2].tolist()]
     centre = counts[0][1] // counts[0][0] if n_nodes and counts[0][0] > 0 else 0
     out = np.zeros(n_nodes)
-    cut = np.asarray(leaves, dtype=bool) | np.array([len(k) == 0 for k in tree.children], dtype=bool)
+    cut = np.asarray(leaves, dtype=bool) | ~tree_shape(tree).internal
     for i in range(n_nodes - 1, -1, -1):  # breadth-first order: children after parents
         n, s = counts[i]
         if cut[i]:
@@ -227,7 +244,7 @@ def pessimistic_leaves(tree, squares: Sequence[int | None]) -> np.ndarray:
     having ``L`` leaves (unbounded when ``N <= L``: no rows to spare). Every
     quantity from the exact sums (``counts``, ``squares``: :func:`dasktree.regress.trees.node_squares`)."""
     n_nodes = len(tree.children)
-    is_leaf = np.array([len(k) == 0 for k in tree.children], dtype=bool)
+    is_leaf = ~tree_shape(tree).internal
     if n_nodes == 0:
         return is_leaf
     counts = [(int(a), int(b)) for a, b in tree.counts[:, :2].tolist()]

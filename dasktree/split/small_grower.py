@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..io.row_hash import _finalise
 from ..kernels.jit import jit, numba
 from .binary_kernel import log2_table
 from .compiled import LOG2_TABLE_MAX
@@ -61,6 +62,29 @@ REASONS = ("", "max_depth", "min_samples_split", "min_samples_leaf", "pure", "no
 R_DEPTH, R_SPLIT, R_LEAF, R_PURE, R_NO_SPLIT, R_MIN_SAMPLES, R_DECREASE = 1, 2, 3, 4, 5, 6, 7
 HALF = 15
 EPSILON = float(np.finfo(np.float64).eps)
+GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+
+_mix = jit(_finalise, inline="always")
+
+
+@jit
+def _sample(key, salt, n_sampled, score, active):
+    """``active[a]``: whether attribute ``a`` is among the ``n_sampled`` a forest member searches at the
+    node of path key ``key`` (:func:`dasktree.levels.sampling.feature_mask`: the least scores
+    ``mix64(mix64(key ^ salt) + (a + 1) * golden)``, equal scores the lower attribute first)."""
+    node = _mix(key ^ salt)
+    for a in range(score.size):
+        score[a] = _mix(node + np.uint64(a + 1) * GOLDEN)
+    order = np.argsort(score, kind="mergesort")
+    active[:] = False
+    for k in range(min(n_sampled, score.size)):
+        active[order[k]] = True
+
+
+@jit
+def _child_key(key, index):
+    """:func:`dasktree.levels.sampling.child_key` in uint64: ``mix64(key * golden + index + 1)``."""
+    return _mix(key * GOLDEN + np.uint64(index + 1))
 
 
 def available() -> bool:
@@ -98,7 +122,7 @@ def gather_slots(codes: np.ndarray, root: np.ndarray, attribute: np.ndarray, off
 def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, widths, numeric, upper, upper_start,
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
-          out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2):
+          out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -128,6 +152,9 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     a_found = np.empty(n_attributes, dtype=np.int64)
     a_cut = np.empty(n_attributes, dtype=np.int64)
     a_default = np.empty(n_attributes, dtype=np.int64)
+    sampled = n_sampled > 0 and n_sampled < n_attributes  # a forest member's features per node
+    active = np.ones(n_attributes, dtype=np.bool_)
+    score = np.empty(n_attributes, dtype=np.uint64)
     scratch_rows = np.empty(rows.size, dtype=rows.dtype)
     scratch_held = np.empty(held.size, dtype=held.dtype)
     position = lo_start
@@ -138,15 +165,19 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     stack_parent = np.empty(256, dtype=np.int64)
     stack_child = np.empty(256, dtype=np.int64)
     stack_depth = np.empty(256, dtype=np.int64)
+    stack_key = np.zeros(256, dtype=np.uint64)  # the node's path key (a forest member's feature sample)
     for job in range(job_start.size - 1):
+        job_n = np.int64(0)  # the job's node's training rows: the tree's root size when the job is its root
         top = 0
         stack_lo[0], stack_hi[0], stack_parent[0], stack_child[0], stack_depth[0] = \
             job_start[job], job_start[job + 1], -1, 0, job_depth[job]
+        stack_key[0] = job_key[job] if sampled else np.uint64(0)
         top = 1
         while top > 0:
             top -= 1
             lo, hi, parent_node, child, depth = (stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top],
                                                  stack_depth[top])
+            key = stack_key[top]
             e = position
             position += 1
             out_parent[e] = parent_node
@@ -214,6 +245,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                     reason = R_LEAF
                 elif nonzero <= 1:
                     reason = R_PURE
+                if is_root:
+                    job_n = n
             if reason != 0:
                 out_reason[e] = reason
                 continue
@@ -233,7 +266,11 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
             best_a = -1
             best_cut = -1
             best_default = 0
+            if sampled:
+                _sample(key, job_salt[job], n_sampled, score, active)
             for a in range(n_attributes):
+                if not active[a]:
+                    continue
                 upper_a = upper[upper_start[a]:upper_start[a + 1]]
                 values_a = values[values_start[a]:values_start[a + 1]]
                 if regress:
@@ -273,7 +310,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 continue
             if not regress:
                 # the level loop's rule: the gain weighted by the node's share of the tree's root
-                weighted_gain = float(n) / float(job_root_size[job]) * best
+                root_n = job_root_size[job] if job_root_size[job] > 0 else job_n
+                weighted_gain = float(n) / float(root_n) * best
                 if weighted_gain + EPSILON < min_decrease:
                     out_reason[e] = R_DECREASE
                     continue
@@ -316,12 +354,17 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 stack_parent = _grown(stack_parent)
                 stack_child = _grown(stack_child)
                 stack_depth = _grown(stack_depth)
+                stack_key = _grown(stack_key)
             # child 1 pushed first: child 0 comes out first (preorder)
             stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
                 lo + k0, hi, e, 1, depth + 1
+            if sampled:
+                stack_key[top] = _child_key(key, 1)
             top += 1
             stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
                 lo, lo + k0, e, 0, depth + 1
+            if sampled:
+                stack_key[top] = _child_key(key, 0)
             top += 1
     return position - lo_start, table_used
 
@@ -347,7 +390,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
               held: np.ndarray, job_start: np.ndarray, job_depth: np.ndarray, *, offsets, widths, numeric, upper,
               values, n_classes: int = 0, criterion: int = SQUARED_ERROR, min_samples_split: int = 2,
               min_samples_leaf: int = 1, max_depth: int | None = None, min_decrease: float = 0.0,
-              job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None) -> dict:
+              job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None,
+              job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0) -> dict:
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
@@ -357,9 +401,13 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         rows), ``held`` True for those its tree holds out; both are reordered in place
     job_depth : (jobs,) depth of each job's node
     job_root_size : (jobs,) training rows of the job's tree at its root (classification's
-        ``min_impurity_decrease``)
+        ``min_impurity_decrease``); 0: the job's node is the tree's root (its own rows)
     job_leaf : (jobs,) a reason (:data:`REASONS`) when the job's node is a leaf already (only its sums
         are wanted), else 0
+    job_key, job_salt, n_sampled : a bagged forest's members search ``n_sampled`` attributes per node
+        (0: all), drawn from the node's path key (the job's node's ``job_key``, a child's
+        :func:`~dasktree.levels.sampling.child_key` of its parent's) and the job's member's salt
+        (:mod:`dasktree.levels.sampling`), as the level search draws them
     criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
         :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
         counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
@@ -385,7 +433,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         ("job", np.int64), ("gain", np.float64))}
     out["stats"] = np.empty((capacity, n_stats), dtype=np.int64)
     table_room = 0 if all(numeric) else max(1024, int(np.max(widths)) * 64)
-    weight_ = np.zeros(0, dtype=np.int32) if weight is None else np.ascontiguousarray(weight, dtype=np.int32)
+    weight_ = np.zeros(0, dtype=np.int64) if weight is None else np.ascontiguousarray(weight, dtype=np.int64)
     root_size = np.ones(max(n_jobs, 1), dtype=np.int64) if job_root_size is None else \
         np.ascontiguousarray(job_root_size, dtype=np.int64)
     leaf = np.zeros(max(n_jobs, 1), dtype=np.int8) if job_leaf is None else np.ascontiguousarray(job_leaf, np.int8)
@@ -397,6 +445,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         if log2.size <= largest:
             raise ValueError(f"a job of {largest} rows is beyond the log2 table ({log2.size} entries): "
                              "entropy's small nodes must be smaller")
+    keys = np.zeros(max(n_jobs, 1), dtype=np.uint64) if job_key is None else np.ascontiguousarray(job_key, np.uint64)
+    salts = np.zeros(max(n_jobs, 1), dtype=np.uint64) if job_salt is None else np.ascontiguousarray(job_salt, np.uint64)
     saved_rows, saved_held = rows.copy(), held.copy()
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
@@ -407,7 +457,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
             values_start, int(n_classes), int(criterion), int(min_samples_split), int(min_samples_leaf),
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
-            out["stats"], out["table_start"], tables, out["job"], out["gain"], log2)
+            out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled))
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)

@@ -280,7 +280,8 @@ def test_a_cluster_fit_without_the_cache_gathers_by_tasks(cluster_client, parque
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_the_report_says_where_the_passes_stopped(task):
     """``report_["small_nodes"]``: the nodes finished in memory, the rows gathered and the depth at
-    which the passes stopped: 0 when a regression root is small (1 for classification's), deeper when nodes of 50 rows are gathered,
+    which the passes stopped: 0 when the root is small (its rows known from the source, a classification
+    fit's when it is unweighted), deeper when nodes of 50 rows are gathered,
     and level-wise the deepest level counted, none finished in memory."""
     frame = regression_frame(3000)
     if task == "regression":
@@ -297,8 +298,7 @@ def test_the_report_says_where_the_passes_stopped(task):
         levels = model.run["levels"]
         assert report["small_nodes"] == small_nodes_of(model)
         assert report["rows_gathered"] == sum(lv.get("rows_gathered", 0) for lv in levels)
-    root = 0 if task == "regression" else 1  # a classification root is counted first (its rows unknown)
-    assert said[None]["passes_stopped_at_depth"] == root and said[None]["small_nodes"] > 0
+    assert said[None]["passes_stopped_at_depth"] == 0 and said[None]["small_nodes"] > 0
     assert 0 < said[None]["rows_gathered"] <= 3000
     assert 0 < said[50]["passes_stopped_at_depth"] < said[0]["passes_stopped_at_depth"]
     assert said[0]["small_nodes"] == said[0]["rows_gathered"] == said[0]["grown_in_memory"] == 0
@@ -318,3 +318,74 @@ def test_a_shallow_max_depth_keeps_its_level_passes():
     gathered, level_wise = both_ways(fit)
     assert small_nodes_of(gathered) > 0 and gathered.report["passes"] < level_wise.report["passes"]
     assert model_bytes(gathered) == model_bytes(level_wise)
+
+
+# ---------------------------------------------------------------- a bagged forest's members
+
+@st.composite
+def forest_cases(draw):
+    n = draw(st.integers(40, 400))
+    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
+    d = draw(st.integers(2, 6))
+    X = np.round(rng.normal(size=(n, d)) * 3, draw(st.sampled_from([0, 1, 3])))
+    X[rng.random((n, d)) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
+    signal = np.nan_to_num(X[:, 0]) - np.nan_to_num(X[:, 1])
+    frame["label"] = (signal + rng.normal(size=n) > 0).astype(np.int64) + (signal > 3)
+    params = dict(
+        n_estimators=draw(st.integers(1, 5)), random_state=draw(st.integers(0, 50)),
+        max_features=draw(st.sampled_from([None, "sqrt", 1, 0.5])),
+        criterion=draw(st.sampled_from(["gini", "entropy", "gain_ratio"])),
+        min_samples_leaf=draw(st.sampled_from([1, 1, 3])), max_bins=draw(st.sampled_from([4, 16, 255])),
+        bootstrap=draw(st.booleans()),
+    )
+    return frame, params, rng_weights(draw, n), draw(st.sampled_from([None, 7, 40]))
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(forest_cases())
+def test_forest_members_finish_small_nodes_as_the_level_loop(case):
+    """Each member's small nodes grow in memory from its bag's multiplicities (times the weights),
+    searching the features the level search would draw at each node (its path key): every member
+    is the level-wise member, byte for byte."""
+    frame, params, weight, rows = case
+
+    def fit():
+        return dasktree.fit_forest(frame, target="label", sample_weight=weight, **params)
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+
+
+def test_deep_forest_members_grow_in_memory():
+    """Without max_depth a forest's members finish in memory after a pass or two, each with its own
+    features per node, as level-wise."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 8))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+    frame["label"] = (X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(size=3000) * 0.7 > 0).astype(np.int64)
+
+    def fit():
+        return dasktree.fit_forest(frame, target="label", n_estimators=6, random_state=2)
+
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0
+    assert gathered.report["passes"] < level_wise.report["passes"]
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+    assert max(m.max_depth for m in gathered.members) > 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 30), st.integers(0, 1)), min_size=1, max_size=12, unique=True))
+def test_threshold_tests_made_at_once_equal_numeric_test(keys):
+    """The grown subtrees' tests, their tables made together, are :func:`numeric_test`'s, one by one."""
+    from dasktree.levels.small import _threshold_tests
+    from dasktree.split.api import numeric_test
+
+    uppers = [np.arange(30, dtype=np.float64) * 0.5, np.linspace(-3, 3, 40), np.arange(31, dtype=np.float64)]
+    made = _threshold_tests(keys, uppers)
+    for a, c, d in keys:
+        one = numeric_test(a, np.array([c]), uppers[a], d)
+        assert made[(a, c, d)].to_json() == one.to_json() and made[(a, c, d)] == one
+        assert (made[(a, c, d)].arity, made[(a, c, d)].cut) == (one.arity, one.cut)

@@ -22,6 +22,7 @@ from dasktree.model.prune import (
     leaves_at,
     node_risk,
     pessimistic_leaves,
+    shape_of,
     sums_at,
     weakest_link,
 )
@@ -264,3 +265,106 @@ def test_added_errors_on_arrays_match_the_scalar_rule(n, e, cf):
     e = min(e, n)
     assert _added_errors(np.array([n]), np.array([e]), cf)[0] == pytest.approx(c45_added_errors(n, e, cf),
                                                                                rel=1e-12, abs=1e-12)
+
+
+# ---------------------------------------------------------------- the tree's shape as arrays: naive twins
+
+def _naive_pessimistic(children, counts, confidence=0.25):
+    """C4.5's replacement as a loop over the children lists (the compiled one's twin)."""
+    errors = leaf_errors(children, counts)
+    estimate = errors + _added_errors(np.asarray(counts).sum(axis=1), errors, confidence)
+    is_leaf = np.array([len(k) == 0 for k in children], dtype=bool)
+    branch = estimate.tolist()
+    for i in np.flatnonzero(~is_leaf)[::-1].tolist():
+        below = sum(branch[c] for c in children[i])
+        if estimate[i] <= below + 0.1:
+            is_leaf[i] = True
+        else:
+            branch[i] = below
+    return is_leaf
+
+
+def _naive_pruned(tree, leaves):
+    """The pruned tree by a walk of the kept nodes over the lists (the array version's twin)."""
+    keep = [0]
+    for i in keep:
+        if not leaves[i] and tree.tests[i] is not None:
+            keep.extend(tree.children[i])
+    keep.sort()
+    index = {old: new for new, old in enumerate(keep)}
+    tests, children, reasons = [], [], []
+    for old in keep:
+        cut = bool(leaves[old]) or tree.tests[old] is None
+        tests.append(None if cut else tree.tests[old])
+        children.append([] if cut else [index[c] for c in tree.children[old]])
+        reason = tree.leaf_reason[old] if old < len(tree.leaf_reason) else ""
+        reasons.append(("pruned" if tree.tests[old] is not None else reason) if cut else "")
+    return tests, children, reasons, np.asarray(keep)
+
+
+def _tree_model(children, counts, validation=None):
+    from dasktree.model.model import TreeModel
+
+    depth = np.zeros(len(children), dtype=np.int64)
+    for i, kids in enumerate(children):
+        depth[kids] = depth[i] + 1
+    tests = [f"test {i}" if kids else None for i, kids in enumerate(children)]  # any object stands for a test
+    reasons = ["" if kids else ("pure" if i % 2 else "no_split") for i, kids in enumerate(children)]
+    return TreeModel(tests, children, np.asarray(counts), depth, validation, reasons)
+
+
+@settings(max_examples=150, deadline=None)
+@given(trees(), st.sampled_from([0.1, 0.25, 0.6]))
+def test_compiled_pessimistic_replacement_equals_the_loop(tree, cf):
+    children, counts = tree
+    assert pessimistic_leaves(children, counts, cf).tolist() == _naive_pessimistic(children, counts, cf).tolist()
+
+
+@settings(max_examples=150, deadline=None)
+@given(trees(), st.data())
+def test_pruned_tree_from_arrays_equals_the_walk_over_lists(tree, data):
+    from dasktree.model.prune import pruned_tree, tree_shape
+
+    children, counts = tree
+    model = _tree_model(children, counts, validation=np.asarray(counts)[:, ::-1].copy())
+    leaves = np.array(data.draw(st.lists(st.booleans(), min_size=len(children), max_size=len(children))))
+    pruned = pruned_tree(model, leaves)
+    tests, kids, reasons, keep = _naive_pruned(model, leaves)
+    assert (pruned.tests, pruned.children, pruned.leaf_reason) == (tests, kids, reasons)
+    assert pruned.counts.tolist() == model.counts[keep].tolist()
+    assert pruned.validation.tolist() == model.validation[keep].tolist()
+    assert pruned.depth.tolist() == model.depth[keep].tolist()
+    # the shape kept with the pruned tree is the one its lists give
+    kept, fresh = tree_shape(pruned), shape_of(pruned.children)
+    assert all(np.array_equal(getattr(kept, f), getattr(fresh, f)) for f in ("parent", "start", "flat"))
+
+
+@settings(max_examples=100, deadline=None)
+@given(trees(), st.sampled_from(["gini", "entropy"]))
+def test_path_risks_equal_the_loop_over_ancestors(tree, criterion):
+    from dasktree.model.pruning import path_impurities
+
+    children, counts = tree
+    risk = node_risk(counts, criterion)
+    path = weakest_link(children, counts, criterion)
+    parent = shape_of(children).parent
+    branch = [0.0 if kids else float(r) for kids, r in zip(children, risk)]
+    for i in range(len(children) - 1, 0, -1):
+        branch[parent[i]] += branch[i]
+    expected = [branch[0]]
+    for node in path.step_nodes.tolist():
+        diff = risk[node] - branch[node]
+        while node >= 0:
+            branch[node] += diff
+            node = parent[node]
+        expected.append(branch[0])
+    assert path_impurities(children, risk, path).tolist() == expected
+
+
+def test_a_tree_edited_in_place_gets_its_shape_again():
+    from dasktree.model.prune import tree_shape
+
+    model = _tree_model([[1, 2], [], []], [[2, 1], [2, 0], [0, 1]])
+    assert tree_shape(model).flat.tolist() == [1, 2]
+    model.children = [[1, 2], [3, 4], [], [], []]
+    assert tree_shape(model).parent.tolist() == [-1, 0, 0, 1, 1]
