@@ -149,7 +149,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     level = 0
     limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
                              2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
-             else 0)
+             and not params.split.min_weight_fraction_leaf else 0)
     tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
@@ -184,6 +184,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         packed = concat(results, forest.n_parts, spec.n_classes)
         with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
             splits, tests_per_node, children = _apply(forest, packed, params, level)
+        context = context.rooted(forest.root_size)  # min_weight_fraction_leaf's totals
         frontier = [node for node in children if node.open_trees()]  # in id order, as created
         decided = (forest.nodes[i] for i in packed.nodes.tolist())
         new_branches = [] if len(groups) > 1 else [(n.id, b.children) for n in decided for b in n.branches]

@@ -27,8 +27,8 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from ..kernels.ragged import bounds, firsts
-from ..split.api import (AttributeLayout, Choices, SplitParams, Test, TrainBatch, choose, threshold_children,
-                         threshold_tables)
+from ..split.api import (AttributeLayout, Choices, SplitParams, Test, TrainBatch, choose, fraction_rows,
+                         threshold_children, threshold_tables)
 from .results import PackedResults
 
 __all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group", "packed_decisions"]
@@ -72,6 +72,9 @@ class SearchContext:
     bagged: bool = False
     max_features: int = 0
     feature_seed: int = 0
+    # min_weight_fraction_leaf (split.min_weight_fraction_leaf): tree t's training rows, root_size[t], once
+    # its root is counted (None or 0 before: the root's own rows are the tree's)
+    root_size: np.ndarray | None = None
 
     def split_of(self, trees: np.ndarray) -> np.ndarray:
         """The index into :attr:`searches` of each tree's split parameters."""
@@ -83,6 +86,29 @@ class SearchContext:
     def searches(self) -> tuple[SplitParams, ...]:
         """The distinct split parameters searched with: the grid's, or the one :attr:`split`."""
         return self.splits or (self.split,)
+
+    def rooted(self, root_size: np.ndarray) -> "SearchContext":
+        """This context knowing each tree's training rows (its root's, once counted), which
+        ``min_weight_fraction_leaf`` is a fraction of; itself without that parameter."""
+        return replace(self, root_size=np.asarray(root_size, dtype=np.int64)) if self.split.min_weight_fraction_leaf \
+            else self
+
+    def with_leaves(self, pair_tree: np.ndarray, pair_split: np.ndarray, train: np.ndarray,
+                    smallest_leaf: np.ndarray) -> tuple["SearchContext", np.ndarray, np.ndarray]:
+        """With ``min_weight_fraction_leaf``: each pair's smallest child (its setting's ``min_samples_leaf``, or
+        the fraction of its tree's rows if larger, :func:`fraction_rows`), and this context with one split
+        parameters per distinct (setting, smallest child), each pair's index into them. ``train``: the
+        pairs' training counts (the root's rows at the first level)."""
+        fraction = self.split.min_weight_fraction_leaf
+        if not fraction:
+            return self, pair_split, smallest_leaf
+        known = self.root_size if self.root_size is not None else np.zeros(0, dtype=np.int64)
+        root = known[pair_tree] if known.size else np.zeros(pair_tree.size, dtype=np.int64)
+        root = np.where(root > 0, root, train.sum(axis=1))  # before the root is counted, it is the node
+        leaf = np.maximum(smallest_leaf, fraction_rows(fraction, root))
+        distinct, index = np.unique(np.column_stack([pair_split, leaf]).reshape(-1, 2), axis=0, return_inverse=True)
+        splits = tuple(replace(self.searches[int(s)], min_samples_leaf=int(n)) for s, n in distinct.tolist())
+        return replace(self, splits=splits, tree_split=None), index.reshape(-1).astype(np.int64), leaf
 
 
 def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf) -> list[str]:
@@ -250,6 +276,7 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     train = all_counts[pair_request, n_parts] - held_part  # (pairs, C)
     pair_split = context.split_of(pair_tree)  # a grid's trees search with their setting's parameters
     smallest_leaf = np.asarray([p.min_samples_leaf for p in context.searches], dtype=np.int64)[pair_split]
+    context, pair_split, smallest_leaf = context.with_leaves(pair_tree, pair_split, train, smallest_leaf)
     reasons = leaf_reasons(train, context.min_samples_split, smallest_leaf)
     searched = np.asarray([not reason for reason in reasons], dtype=bool)
     # the main tree, and a tree whose part has no rows here, train on the total: nothing to subtract

@@ -12,10 +12,13 @@ children; a leaf has no children; class counts are whole numbers >= 0, one per c
 
 from __future__ import annotations
 
+from itertools import chain
+
 import numpy as np
 
 from ..binning.spec import NOMINAL, NUMERIC, BinSpec
 from ..errors import DataError
+from .node_table import node_tests_of
 
 __all__ = ["check_model_parts"]
 
@@ -54,10 +57,58 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
         raise DataError(f"{where}: its validation counts are not one per node and class")
     if np.any(tree.counts < 0) or (tree.validation is not None and np.any(tree.validation < 0)):
         raise DataError(f"{where}: a class count is negative")
+    table = node_tests_of(tree.tests)
+    kids = tree.children
+    fault = not set(map(type, kids)) <= {list}
+    lengths = np.fromiter(map(len, kids), dtype=np.int64, count=n) if not fault else np.zeros(n, dtype=np.int64)
+    flat = np.array(list(chain.from_iterable(kids)) if not fault else [])
+    fault = fault or (flat.size > 0 and flat.dtype.kind != "i")  # a child that is no integer (a bool is one)
+    if not fault:  # every node's test and children at once; a fault found, the loop below names its node
+        inner = table.inner
+        child = flat.astype(np.int64)
+        owner = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        attribute = table.attribute
+        known = (attribute >= 0) & (attribute < widths.size)
+        width = np.where(known, widths[np.clip(attribute, 0, max(widths.size - 1, 0))] if widths.size else 0, -1)
+        sizes = table.table_sizes
+        fault = bool(
+            np.any(~inner & (lengths > 0)) or np.any(inner & (lengths < 2))
+            or np.any((child <= owner) | (child >= n)) or np.any(np.bincount(child, minlength=n) > 1)
+            or np.any(inner & ~known) or np.any(inner & ((sizes != width) | (sizes == 0)))
+            or np.any(inner & ((table.default < 0) | (table.default >= lengths)))
+            or not set(table.kind) <= {None, NUMERIC, NOMINAL})
     parent = np.full(n, -1, dtype=np.int64)
-    tested: list[int] = []
-    tables: list[np.ndarray] = []
+    if fault:
+        _name_the_fault(tree, widths, where)
+    if flat.size:
+        parent[flat.astype(np.int64)] = np.repeat(np.arange(n, dtype=np.int64), lengths)
+    tested = np.flatnonzero(table.inner)
+    if tested.size:  # every table's codes go to children it has: one reduction over all tables' runs
+        lowest, highest = (r[tested] for r in table.child_range())
+        bad = np.flatnonzero((lowest < 0) | (highest >= lengths[tested]))
+        if bad.size:
+            raise DataError(f"{where}: node {int(tested[bad[0]])}'s code table sends a code to a child it does not have")
+    if np.any(parent[1:] == -1):
+        raise DataError(f"{where}: node {int(np.flatnonzero(parent[1:] == -1)[0]) + 1} is no node's child")
+    # every row of a node went to one child: a node's counts (and held-out counts) are its children's sum
+    for name, counts in (("class counts", tree.counts), ("held-out counts", tree.validation)):
+        if counts is None:
+            continue
+        summed = np.zeros_like(counts)
+        np.add.at(summed, parent[1:], counts[1:])
+        bad = np.flatnonzero(table.inner & np.any(summed != counts, axis=1))
+        if bad.size:
+            raise DataError(f"{where}: node {int(bad[0])}'s {name} are not the sum of its children's")
+
+
+def _name_the_fault(tree, widths: np.ndarray, where: str) -> None:
+    """Raise :class:`DataError` naming the first node whose test or children are wrong, node by node
+    (read only when the checks of every node at once found one)."""
+    n = tree.n_nodes
+    parent = np.full(n, -1, dtype=np.int64)
     for i, (test, kids) in enumerate(zip(tree.tests, tree.children)):
+        if not isinstance(kids, list):
+            raise DataError(f"{where}: node {i}'s children are not a list")
         if test is None:
             if kids:
                 raise DataError(f"{where}: leaf {i} has children")
@@ -78,25 +129,4 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
             raise DataError(f"{where}: node {i}'s code table sends a code to a child it does not have")
         if test.kind not in (NUMERIC, NOMINAL):
             raise DataError(f"{where}: node {i}'s test is of unknown kind {test.kind!r}")
-        tested.append(i)
-        tables.append(table)
-    if tested:  # every table's codes go to children it has: one reduction over all tables, not two per node
-        starts = np.cumsum([0] + [t.size for t in tables[:-1]])
-        flat = np.concatenate(tables).astype(np.int64)
-        lowest, highest = np.minimum.reduceat(flat, starts), np.maximum.reduceat(flat, starts)
-        arity = np.array([len(tree.children[i]) for i in tested])
-        bad = np.flatnonzero((lowest < 0) | (highest >= arity))
-        if bad.size:
-            raise DataError(f"{where}: node {tested[int(bad[0])]}'s code table sends a code to a child it does not have")
-    if np.any(parent[1:] == -1):
-        raise DataError(f"{where}: node {int(np.flatnonzero(parent[1:] == -1)[0]) + 1} is no node's child")
-    # every row of a node went to one child: a node's counts (and held-out counts) are its children's sum
-    for name, counts in (("class counts", tree.counts), ("held-out counts", tree.validation)):
-        if counts is None:
-            continue
-        summed = np.zeros_like(counts)
-        np.add.at(summed, parent[1:], counts[1:])
-        inner = np.array([test is not None for test in tree.tests])
-        bad = np.flatnonzero(inner & np.any(summed != counts, axis=1))
-        if bad.size:
-            raise DataError(f"{where}: node {int(bad[0])}'s {name} are not the sum of its children's")
+    raise AssertionError(f"{where}: the model check found a fault it cannot name: a dasktree bug, please report it")

@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -26,24 +28,29 @@ from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
 from ..split.node_tests import Test
+from .node_table import NodeTests, node_tests_of
 from .task import CLASSIFICATION, Task, task_named
 
 __all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
 
 FORMAT = "dasktree.model"
-VERSION = 3
+VERSION = 4
 """Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
 Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
-as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes."""
-READS = (1, 2, 3)
+as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes. Version 4: every tree is (``tree``
+and ``fold_trees`` too): a 30,000-leaf tree's node list held about 7.7 million table entries, whose
+JSON took most of ``dasktree show``'s time to read."""
+READS = (1, 2, 3, 4)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
 @dataclass
 class TreeModel:
-    """One tree as flat arrays; ``tests[i]`` is None at a leaf."""
+    """One tree as flat arrays; ``tests[i]`` is None at a leaf. ``tests`` is the list a fit builds, or
+    (a loaded tree) a :class:`~dasktree.model.node_table.NodeTests`: the same sequence, each test made
+    when first read."""
 
-    tests: list[Test | None]
+    tests: Sequence[Test | None]
     children: list[list[int]]
     counts: np.ndarray  # (n_nodes, n_classes) training class counts
     depth: np.ndarray  # (n_nodes,)
@@ -56,6 +63,8 @@ class TreeModel:
 
     @property
     def n_leaves(self) -> int:
+        if isinstance(self.tests, NodeTests):
+            return self.tests.n_leaves
         return sum(t is None for t in self.tests)
 
     @property
@@ -86,18 +95,20 @@ class TreeModel:
         return parent
 
     def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
-        attribute = np.array([-1 if t is None else t.attribute for t in self.tests], dtype=np.int32)
-        offsets = np.zeros(self.n_nodes, dtype=np.int64)
-        tables = []
-        size = 0
-        for i, test in enumerate(self.tests):
-            offsets[i] = size
-            if test is not None:
-                tables.append(np.asarray(self.children[i], dtype=np.int64)[test.bin_children.astype(np.int64)])
-                size += int(widths[test.attribute])
-        table = np.concatenate(tables).astype(np.int32) if tables else np.zeros(1, np.int32)
-        return RoutingPlan(np.zeros(1, dtype=np.int64), attribute, offsets,
-                           np.arange(self.n_nodes, dtype=np.int32), table, self.max_depth, self.n_nodes)
+        """The plan that routes encoded rows down this tree (every code table at once, no ``Test`` made:
+        :class:`~dasktree.model.node_table.NodeTests`)."""
+        table = node_tests_of(self.tests)
+        kids = self.children
+        child_start = np.zeros(self.n_nodes + 1, dtype=np.int64)
+        np.cumsum([len(k) for k in kids], out=child_start[1:])
+        flat = np.fromiter(chain.from_iterable(kids), dtype=np.int64, count=int(child_start[-1]))
+        sizes = table.table_sizes
+        node = np.repeat(np.arange(self.n_nodes, dtype=np.int64), sizes)
+        routes = flat[child_start[node] + table.tables] if table.tables.size else np.zeros(0, dtype=np.int64)
+        routes = routes.astype(np.int32) if routes.size else np.zeros(1, np.int32)
+        return RoutingPlan(np.zeros(1, dtype=np.int64), table.attribute.astype(np.int32),
+                           table.table_start[:-1].copy(), np.arange(self.n_nodes, dtype=np.int32), routes,
+                           self.max_depth, self.n_nodes)
 
     def to_json(self) -> dict:
         nodes = []
@@ -118,7 +129,7 @@ class TreeModel:
         nodes = d["nodes"]
         has_validation = bool(nodes) and "validation" in nodes[0]
         return cls(
-            [Test.from_json(n["test"]) if "test" in n else None for n in nodes],
+            NodeTests.from_nodes([n.get("test") for n in nodes]),
             [list(n.get("children", [])) for n in nodes],
             np.asarray([n["counts"] for n in nodes], dtype=np.int64),
             np.asarray([n["depth"] for n in nodes], dtype=np.int64),
@@ -202,8 +213,8 @@ class Model:
             "classes": _jsonable(list(self.classes)),
             "bins": self.spec.to_json()["features"],
             "params": self.params,
-            "tree": self.tree.to_json(),
-            **({"fold_trees": [t.to_json() for t in self.fold_trees]} if self.fold_trees else {}),
+            "tree": grown_to_json(self.tree),
+            **({"fold_trees": [grown_to_json(t) for t in self.fold_trees]} if self.fold_trees else {}),
             "report": self.report,
             **({} if self.full_tree is None else {"full_tree": grown_to_json(self.full_tree)}),
         }
@@ -224,9 +235,9 @@ class Model:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
             task = task_named(d.get("task", CLASSIFICATION.name))
             model = cls(
-                spec=spec, target=d["target"], tree=TreeModel.from_json(d["tree"]),
+                spec=spec, target=d["target"], tree=grown_from_json(d["tree"]),
                 params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
-                fold_trees=[TreeModel.from_json(t) for t in d.get("fold_trees", [])],
+                fold_trees=[grown_from_json(t) for t in d.get("fold_trees", [])],
                 full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None, task=task,
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:

@@ -88,6 +88,15 @@ PARAMS: tuple[Param, ...] = (
     Param("min_samples_leaf", 1, [Interval(Integral, 1, None)], "split", LEARNING, metavar="N",
           help="fewest training rows each child of a split must have",
           doc="Fewest training rows each child of a split must have."),
+    Param("min_weight_fraction_leaf", 0.0, [Interval(Real, 0, 0.5, closed="both")], "split", LEARNING, metavar="F",
+          layer_value=float,
+          help="fewest training rows each child of a split must have, as a fraction of the tree's (weighted) rows",
+          doc="Fewest training rows each child of a split must have, as a fraction of its tree's training rows "
+              "(scikit-learn's meaning: of the total sample weight; rows count as their whole-row weights, "
+              ":mod:`dasktree.io.weights`): a child of ``n`` rows is allowed when ``n >= "
+              "min_weight_fraction_leaf * total``, exactly. A fold tree's total is its own training rows. The "
+              "larger of this and ``min_samples_leaf`` applies. Above 0, every level of the tree is a pass "
+              "over the data (small nodes are not grown in memory)."),
     Param("min_impurity_decrease", 0.0, [Interval(Real, 0, None)], "grow", LEARNING, metavar="X", layer_value=float,
           help="split only when N_t / N * impurity decrease >= X",
           doc="Split only when ``N_t / N * impurity decrease >= min_impurity_decrease``."),

@@ -52,8 +52,9 @@ FOREST_PARAMS: tuple[Param, ...] = (
 )
 
 NOT_FOR_FORESTS = ("cv", "repeats", "param_grid", "refit", "keep_fold_trees", "prune", "ccp_alpha", "confidence",
-                   "postpone")
-"""The single tree's parameters a forest refuses: its members are grown in full and not pruned."""
+                   "postpone", "min_weight_fraction_leaf")
+"""The single tree's parameters a forest refuses: its members are grown in full and not pruned (and
+``min_weight_fraction_leaf`` is not in the members' search yet)."""
 
 
 def forest_values(values: Mapping[str, Any]) -> dict:
@@ -68,7 +69,11 @@ def validate_forest(values: Mapping[str, Any], n_rows: int | None = None) -> tup
     and what it got; a parameter of :data:`NOT_FOR_FORESTS` given is refused by name."""
     names = {p.name for p in FOREST_PARAMS}
     refused = sorted(n for n in values if n in NOT_FOR_FORESTS and values[n] is not None
-                     and not (n == "prune" and values[n] in ("none", "auto")))
+                     and not (n == "prune" and values[n] in ("none", "auto"))
+                     and not (n == "min_weight_fraction_leaf" and values[n] == 0))
+    if refused == ["min_weight_fraction_leaf"]:
+        raise ParameterError("min_weight_fraction_leaf is not for forests yet: a member's search does not take it "
+                             "(min_samples_leaf does)")
     if refused:
         raise ParameterError(f"{refused[0]} is not for forests: their members are grown in full and not pruned, "
                              "nor cross-validated (oob_score=True gives an estimate)")

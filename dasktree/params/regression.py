@@ -26,8 +26,8 @@ REGRESSION_PRUNE = ("auto", "cv", "cv-min", "none")
 #: which only the fit holds).
 REGRESSION_FIT_PRUNE = ("auto", "cv", "cv-min", "cp", "pessimistic", "none")
 
-_SHARED = ("max_depth", "min_samples_split", "min_samples_leaf", "min_impurity_decrease", "max_leaf_nodes",
-           "max_bins", "max_categories", "max_histogram_mb", "seed", "ccp_alpha", "keep_fold_trees",
+_SHARED = ("max_depth", "min_samples_split", "min_samples_leaf", "min_weight_fraction_leaf", "min_impurity_decrease",
+           "max_leaf_nodes", "max_bins", "max_categories", "max_histogram_mb", "seed", "ccp_alpha", "keep_fold_trees",
            "client", "scheduler", "cache", "progress", "security", "memory_limit")
 _BY_NAME = {p.name: p for p in PARAMS}
 
@@ -39,13 +39,13 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               '"friedman_mse" (Friedman\'s improvement) or "poisson" (the Poisson deviance; the target must be '
               "non-negative with a positive sum). Each is chosen from a node's exact sums "
               "(:mod:`dasktree.split.regression`)."),
-    *(_BY_NAME[n] for n in _SHARED[:8]),
+    *(_BY_NAME[n] for n in _SHARED[:9]),
     Param("cv", None, [Interval(Integral, 2, None), None], "folds", CV, metavar="K",
           help="K-fold cross-validation grown in the same passes: MSE, RMSE and R^2 per fold and pooled "
                "(default: none)",
           doc="Grow ``cv`` fold trees in the same passes as the main tree and report their cross-validated "
               'MSE, RMSE and R^2 in ``report_["cv"]``; no extra pass over the data.'),
-    *(_BY_NAME[n] for n in _SHARED[8:9]),
+    *(_BY_NAME[n] for n in _SHARED[9:10]),
     Param("prune", "auto", [Options(REGRESSION_FIT_PRUNE), None], "prune", PRUNING,
           help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
                "least CV error; cp: rpart's cp=0.01 (a split must lower the squared error by 1 percent of the root's); "
@@ -66,7 +66,7 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               "splits: its penalty is two rows' error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / "
               '0.498, "cp" 0.496 with the fewest leaves (11.7 a fold), and "cp" alone bounds the leaves on '
               "large data (each split must explain 1% of the variance: at most 100 splits' worth)."),
-    *(_BY_NAME[n] for n in _SHARED[9:]),
+    *(_BY_NAME[n] for n in _SHARED[10:]),
 )
 
 

@@ -78,6 +78,7 @@ def fit_regression(data, y=None, *, target: str | None = None, features: Sequenc
             criterion=settings["criterion"], max_depth=settings["max_depth"],
             min_samples_split=settings["min_samples_split"], min_samples_leaf=settings["min_samples_leaf"],
             min_impurity_decrease=float(settings["min_impurity_decrease"]),
+            min_weight_fraction_leaf=float(settings["min_weight_fraction_leaf"]),
             max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf),
             node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
 

@@ -31,7 +31,7 @@ level when there is any).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -57,6 +57,7 @@ class RegressionGrowParams:
     min_samples_split: int = 2
     min_samples_leaf: int = 1
     min_impurity_decrease: float = 0.0
+    min_weight_fraction_leaf: float = 0.0  # each child at least this fraction of its tree's rows (no small nodes)
     max_histogram_mb: float = 256.0
     # every node's own sum of squares kept (M5's pessimistic pruning reads them): the compiled grower
     # of small nodes keeps (n, s) only, so such fits stay in the level passes
@@ -92,7 +93,7 @@ def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
         numeric=numeric, upper=tuple(f.upper if f.kind == NUMERIC else empty for f in spec.features),
         values=tuple(f.values if f.kind == NUMERIC else empty for f in spec.features),
         criterion=params.criterion, min_samples_leaf=params.min_samples_leaf,
-        lo=spec.target.lo, step=spec.target.step)
+        lo=spec.target.lo, step=spec.target.step, min_weight_fraction_leaf=params.min_weight_fraction_leaf)
 
 
 def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout, active: np.ndarray | None = None):
@@ -189,7 +190,8 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
     layout = layout_of(spec, params)
     gathering = (not params.bagged and small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
-                 and not params.min_impurity_decrease > 0 and not params.node_squares)
+                 and not params.min_impurity_decrease > 0 and not params.node_squares
+                 and not params.min_weight_fraction_leaf)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))
@@ -229,8 +231,8 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
             label = f"level {level}" if group else "held-out leaves"
             label += f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
             active = _active(forest, group, params, len(spec.features))
-            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=layout,
-                                                         active=active)
+            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
+                layout, root_n=[forest.nodes[forest.nodes[e].tree].sums[0] for e in group]), active=active)
             for k, e in enumerate(extra):
                 _held(forest.nodes[e], cells[len(group) + k])
             total_n = forest.total_n(sums, cells)

@@ -11,6 +11,7 @@ imports (``tests/test_layers.py`` checks it).
 - :class:`Test`, :func:`numeric_test`, :func:`nominal_test`, :func:`threshold_tables`: a chosen test,
   tests from a cut or from groups of values, and the code tables of many threshold tests at once.
 - :func:`threshold_children`: the children's counts of many threshold tests at once (compiled).
+- :func:`fraction_rows`: ``min_weight_fraction_leaf`` as a smallest child in rows.
 - :func:`gini`, :func:`entropy`: a node's impurity from its class counts (pruning and the model's
   reports use the search's own).
 - :func:`bins_to_blocks`, :func:`block_opt_p`, :func:`selection_score`: bins merged into blocks, the
@@ -30,6 +31,7 @@ from .binary_kernel import threshold_children
 from .blocks import bins_to_blocks
 from .choices import Choices
 from .criteria import entropy, gini
+from .leaf_fraction import fraction_rows
 from .multiway import selection_score
 from .node_tests import Test, nominal_test, numeric_test, threshold_tables
 from .optimal import block_opt_p
@@ -41,6 +43,6 @@ from .types import TrainBatch
 
 __all__ = ["AttributeLayout", "CRITERIA", "Choices", "NOMINAL_SPLITS", "NodeSplits", "REGRESSION_CRITERIA",
            "RegressionLayout", "SELECTIONS", "SplitParams", "Test", "TrainBatch", "best_splits", "bins_to_blocks",
-           "block_opt_p", "check_postpone", "choose", "entropy", "gini", "nominal_test", "numeric_test",
+           "block_opt_p", "check_postpone", "choose", "entropy", "fraction_rows", "gini", "nominal_test", "numeric_test",
            "parent_proxy", "parse_postpone", "postpone_text", "proxy", "selection_score", "small_grower",
            "threshold_children", "threshold_tables"]

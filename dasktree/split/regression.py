@@ -34,11 +34,12 @@ Pure numpy: vectorised over the nodes of a pass and the bins of an attribute.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .binary_kernel import centred
+from .leaf_fraction import fraction_rows
 
 __all__ = ["REGRESSION_CRITERIA", "RegressionLayout", "NodeSplits", "best_splits", "best_split_naive", "proxy", "parent_proxy"]
 
@@ -61,6 +62,10 @@ class RegressionLayout:
     min_samples_leaf: int = 1
     lo: float = 0.0
     step: float = 1.0
+    # min_weight_fraction_leaf (dasktree.split.leaf_fraction): each child at least this fraction of its tree's
+    # training rows, ``root_n[k]`` for node k of a search (None or 0: the node is its tree's root)
+    min_weight_fraction_leaf: float = 0.0
+    root_n: np.ndarray | None = None
 
 
 @dataclass
@@ -141,6 +146,11 @@ def best_splits(hist: np.ndarray, layout: RegressionLayout, active: np.ndarray |
     s_tot = hist[:, layout.offsets[0]:layout.offsets[0] + layout.widths[0], TRAIN_S].sum(axis=1) if len(layout.widths) \
         else np.zeros(m, np.int64)
     parent = parent_proxy(layout.criterion, n_tot, s_tot, layout.lo, layout.step)
+    if layout.min_weight_fraction_leaf:  # a smallest child per node: the larger of the two rules
+        root = np.zeros(m, dtype=np.int64) if layout.root_n is None else np.asarray(layout.root_n, dtype=np.int64)
+        root = np.where(root > 0, root, n_tot)
+        least = np.maximum(layout.min_samples_leaf, fraction_rows(layout.min_weight_fraction_leaf, root))
+        layout = replace(layout, min_samples_leaf=least[:, None])
     best = np.full(m, -np.inf)
     attribute = np.full(m, -1, dtype=np.int64)
     position = np.zeros(m, dtype=np.int64)

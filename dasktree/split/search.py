@@ -66,6 +66,9 @@ class SplitParams:
     max_arity: int = 2  # numeric tests: > 2 searches optimal k-interval splits (Block-Opt-P)
     selection: str = "balanced_gain"  # ranks arities and attributes when max_arity > 2
     postpone: tuple | None = None  # (rule, t) of dasktree.split.postpone: attributes skipped at a node
+    # each child at least this fraction of its tree's training rows (dasktree.split.leaf_fraction): the level
+    # search makes it a min_samples_leaf per tree (dasktree.levels.level_search.SearchContext.with_leaves)
+    min_weight_fraction_leaf: float = 0.0
 
     @property
     def impurity_name(self) -> str:

@@ -286,20 +286,23 @@ def random_rows(model: Model, n: int, seed: int) -> pa.Table:
     return pa.table(columns)
 
 
-def full_binary_model(depth: int, *, task: str = "classification", n_features: int = 4, seed: int = 0) -> Model:
+def full_binary_model(depth: int, *, task: str = "classification", n_features: int = 4, seed: int = 0,
+                      bins: int = 64, pruned_at: int | None = None) -> Model:
     """A complete binary tree of ``depth`` levels (``2**depth`` leaves) of threshold tests on random
-    numeric features, random counts: a large model built without a fit (``show``'s and ``plot``'s
-    scale). ``task="regression"``: the same tree as a regression model (rows and fixed-point sums)."""
+    numeric features of ``bins`` bins, random counts: a large model built without a fit (``show``'s and
+    ``plot``'s scale). ``task="regression"``: the same tree as a regression model (rows and fixed-point
+    sums). ``pruned_at``: the model's tree is the grown tree's top ``pruned_at`` levels and the grown tree
+    its ``full_tree``, as a pruned model's file holds both."""
     import dataclasses
 
     rng = np.random.default_rng(seed)
-    upper = np.arange(1.0, 65.0) / 4.0
+    upper = np.arange(1.0, bins + 1.0) / 4.0
     features = tuple(FeatureBins(f"x{j}", NUMERIC, upper, np.append(upper, upper[-1]), True)
                      for j in range(n_features))
     n_nodes = 2 ** (depth + 1) - 1
     n_tests = 2 ** depth - 1
     pool = [numeric_test(a, np.array([cut]), upper, int(default)) for a in range(n_features)
-            for cut in (8, 32, 56) for default in (0, 1)]
+            for cut in (bins // 8, bins // 2, 7 * bins // 8) for default in (0, 1)]
     tests: list = [pool[k] for k in rng.integers(0, len(pool), size=n_tests)] + [None] * (n_nodes - n_tests)
     children = [[2 * i + 1, 2 * i + 2] for i in range(n_tests)] + [[] for _ in range(n_nodes - n_tests)]
     node_depth = np.floor(np.log2(np.arange(1, n_nodes + 1))).astype(np.int64)
@@ -310,15 +313,23 @@ def full_binary_model(depth: int, *, task: str = "classification", n_features: i
         counts[i] = counts[2 * i + 1] + counts[2 * i + 2]
     tree = TreeModel(tests, children, counts, node_depth, leaf_reason=["" if t else "max_depth" for t in tests])
     model = Model(spec=BinSpec(features, ("a", "b", "c")), target="y", tree=tree)
-    if task == "classification":
-        return model
-    from ..binning.target import SCALE, TargetScale
-    from ..regress.task import REGRESSION
+    if task != "classification":
+        from ..binning.target import SCALE, TargetScale
+        from ..regress.task import REGRESSION
 
-    n = counts.sum(axis=1)
-    s = np.zeros(n_nodes, dtype=np.int64)
-    s[n_tests:] = [int(rng.integers(0, k * SCALE + 1)) if k else 0 for k in n[n_tests:].tolist()]
-    for i in range(n_tests - 1, -1, -1):
-        s[i] = s[2 * i + 1] + s[2 * i + 2]
-    spec = dataclasses.replace(model.spec, classes=(), target=TargetScale(-3.0, 1e-6))
-    return Model(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])), task=REGRESSION)
+        n = counts.sum(axis=1)
+        s = np.zeros(n_nodes, dtype=np.int64)
+        s[n_tests:] = [int(rng.integers(0, k * SCALE + 1)) if k else 0 for k in n[n_tests:].tolist()]
+        for i in range(n_tests - 1, -1, -1):
+            s[i] = s[2 * i + 1] + s[2 * i + 2]
+        spec = dataclasses.replace(model.spec, classes=(), target=TargetScale(-3.0, 1e-6))
+        model = Model(spec=spec, target="y", tree=dataclasses.replace(tree, counts=np.column_stack([n, s])),
+                      task=REGRESSION)
+    if pruned_at is None or pruned_at >= depth:
+        return model
+    grown = model.tree
+    kept, inner = 2 ** (pruned_at + 1) - 1, 2 ** pruned_at - 1
+    top = TreeModel(list(grown.tests[:inner]) + [None] * (kept - inner),
+                    grown.children[:inner] + [[] for _ in range(kept - inner)], grown.counts[:kept],
+                    grown.depth[:kept], leaf_reason=[""] * inner + ["pruned"] * (kept - inner))
+    return dataclasses.replace(model, tree=top, full_tree=grown)

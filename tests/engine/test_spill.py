@@ -82,7 +82,7 @@ def test_pieces_whose_rows_all_reached_leaves_are_not_read(tmp_path, temporary):
     streamed = fit(path, target="label", max_depth=6, cache=False, min_samples_leaf=1)
     level_passes = streamed.report["passes"] - 1
     row_bytes = 2 * streamed.spec.code_dtype.itemsize + 4 + 2  # two codes, the class, a fold part
-    assert streamed.to_json()["tree"]["nodes"][0]["test"]["attribute"] == 0 and level_passes == 6  # x
+    assert streamed.tree.tests[0].attribute == 0 and level_passes == 6  # x
     every_piece = n * row_bytes * (level_passes - 1)  # read back in every level pass after the first
     assert streamed.run["spill_bytes_read"] == every_piece - (level_passes - 3) * (n // 2) * row_bytes
     assert streamed.dumps() == fit(path, target="label", max_depth=6, min_samples_leaf=1).dumps()

@@ -21,8 +21,8 @@ def saved(tmp_path_factory):
     return json.loads(path.read_text())
 
 
-def _inner(nodes) -> int:
-    return next(i for i, n in enumerate(nodes) if n["children"])
+def _inner(columns) -> int:
+    return next(i for i, kids in enumerate(columns["children"]) if kids)
 
 
 @pytest.mark.parametrize("tree, field", [("tree", "counts"), ("fold_trees", "counts"), ("fold_trees", "validation")])
@@ -31,9 +31,9 @@ def test_counts_that_are_not_their_childrens_sum_are_refused(saved, tmp_path, tr
     load_ok.write_text(json.dumps(saved))
     load(load_ok)  # as fitted: every node's counts are its children's sum
     damaged = json.loads(json.dumps(saved))
-    nodes = damaged[tree][0]["nodes"] if tree == "fold_trees" else damaged[tree]["nodes"]
-    child = nodes[nodes[_inner(nodes)]["children"][0]]
-    child[field][0], child[field][1] = child[field][1] + 1, child[field][0]  # a swap, and one row more
+    columns = damaged[tree][0] if tree == "fold_trees" else damaged[tree]  # every tree's nodes as columns
+    child = columns[field][columns["children"][_inner(columns)][0]]
+    child[0], child[1] = child[1] + 1, child[0]  # a swap, and one row more
     path = tmp_path / "damaged.json"
     path.write_text(json.dumps(damaged))
     with pytest.raises(DataError, match="not the sum of its children's"):

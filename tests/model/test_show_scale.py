@@ -16,6 +16,7 @@ from dasktree.errors import DataError
 from dasktree.model import model as model_module
 from dasktree.model.check import check_model_parts
 from dasktree.model.export import export_dot, export_text, subtree_sizes
+from dasktree.model.grown_json import from_runs, runs
 from dasktree.model.model import TreeModel, load
 from dasktree.regress import task as regression_module
 from dasktree.testing.exports import full_binary_model, random_model, random_regression_model
@@ -138,11 +139,18 @@ def test_a_code_table_sending_a_code_to_a_missing_child_is_named(tmp_path):
     """The model check reads every test's code table in one reduction: the node it names is the first bad one."""
     model = full_binary_model(3)
     d = json.loads(model.dumps())
-    d["tree"]["nodes"][5]["test"]["bin_children"][3] = 2
-    d["tree"]["nodes"][6]["test"]["bin_children"][1] = -1
+
+    def send(node: int, code: int, child: int) -> None:  # the file's code tables are runs
+        test = d["tree"]["tests"][node]
+        table = from_runs(test[3])
+        table[code] = child
+        test[3] = runs(table)
+
+    send(5, 3, 2)
+    send(6, 1, -1)
     with pytest.raises(DataError, match="node 5's code table sends a code to a child it does not have"):
         model_module.Model.from_json(d)
-    d["tree"]["nodes"][5]["test"]["bin_children"][3] = 1
+    send(5, 3, 1)
     with pytest.raises(DataError, match="node 6's code table sends a code to a child it does not have"):
         model_module.Model.from_json(d)
     loaded = load_model_again(model, tmp_path)

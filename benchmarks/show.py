@@ -1,0 +1,101 @@
+"""`dasktree show` of a 30,000-leaf tree: the whole command, its interpreter and imports, and in process.
+
+The model is generated, not fitted (a fit of that many leaves would be most of the claim's time):
+:func:`dasktree.testing.exports.full_binary_model` of 16 levels (65,536 leaves, threshold tests
+on 4 numeric features of 255 bins, the code tables of a real fit's width) pruned at 15 levels,
+so the file holds a 32,768-leaf tree and its 65,536-leaf grown tree (``full_tree``) as a pruned
+model's file does; one of each task. Each is saved as this dasktree writes it, and in the previous
+format's layout (version 3: the main tree as a node list, each test's code table in full), which
+this dasktree still reads.
+
+Whole processes, alternated round after round: ``python -c pass`` (the interpreter's start),
+``python -c "import dasktree.cli"`` (the imports ``show`` pays before it reads a byte), and
+``dasktree show MODEL`` (``--format text``, to stdout, captured) of each file. In process: the
+median of the load (JSON to a checked model) and of the text, of each file. The claim is the
+command's seconds less the interpreter's start, under 1 s.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+
+from benchmarks import harness
+
+NAME = "show"
+CLAIM = "`dasktree show` of a 30,000-leaf tree in under 1 s (the whole command less the interpreter's start)"
+
+
+def model_files(tmp: str, depth: int, pruned_at: int) -> dict[str, str]:
+    """Each task's generated pruned model, as saved and in version 3's layout: name -> path."""
+    from dasktree.testing.exports import full_binary_model
+
+    paths = {}
+    for task in ("classification", "regression"):
+        model = full_binary_model(depth, task=task, bins=255, pruned_at=pruned_at)
+        path = os.path.join(tmp, f"{task}.json")
+        model.save(path)
+        paths[f"{task}, {model.tree.n_leaves:,} leaves"] = path
+        old = json.loads(model.dumps())
+        old["version"], old["tree"] = 3, model.tree.to_json()  # the previous version's main tree: a node list
+        path3 = os.path.join(tmp, f"{task}-v3.json")
+        with open(path3, "w") as f:
+            json.dump(old, f, sort_keys=True, separators=(",", ":"))
+        paths[f"{task}, {model.tree.n_leaves:,} leaves, version 3 file"] = path3
+    return paths
+
+
+def in_process(path: str, repeat: int) -> dict:
+    """Median seconds of loading ``path`` and of its text (``export_text``)."""
+    from dasktree.model.export import export_text
+    from dasktree.model.model import load
+
+    loads, texts = [], []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        model = load(path)
+        loads.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        export_text(model)
+        texts.append(time.perf_counter() - t)
+    return {"load": harness.median(loads), "text": harness.median(texts)}
+
+
+def run(quick: bool) -> harness.Result:
+    depth, pruned_at, repeat = (12, 11, 3) if quick else (16, 15, 3)
+    with tempfile.TemporaryDirectory(prefix="dasktree-show-") as tmp:
+        paths = model_files(tmp, depth, pruned_at)
+        sizes = {name: os.path.getsize(p) for name, p in paths.items()}
+        commands = {"python -c pass": [sys.executable, "-c", "pass"],
+                    "python -c 'import dasktree.cli'": [sys.executable, "-c", "import dasktree.cli"]}
+        commands.update({f"dasktree show ({name})": harness.dasktree_command("show", p) for name, p in paths.items()})
+        runs = harness.alternate(commands, repeat, warmup=1)
+        inside = {name: in_process(p, repeat) for name, p in paths.items()}
+    seconds = {name: harness.median(r["seconds"] for r in rs) for name, rs in runs.items()}
+    start, imports = seconds["python -c pass"], seconds["python -c 'import dasktree.cli'"]
+    lines = [f"Generated pruned models ({2 ** pruned_at:,} leaves of a {2 ** depth:,}-leaf grown tree, 255 bins), "
+             f"median of {repeat} alternated rounds after a warm-up, each command a fresh process (a shared "
+             "machine: seconds are inflated, ratios hold).", "",
+             "| command | seconds | less the interpreter's start | less the imports too |", "| --- | --- | --- | --- |"]
+    for name in commands:
+        lines.append(f"| {name} | {seconds[name]:.3f} | {seconds[name] - start:.3f} | "
+                     f"{max(seconds[name] - imports, 0.0):.3f} |")
+    lines += ["", "In process (medians): load is the JSON read into a checked model; text is `export_text`.", "",
+              "| model file | bytes | load s | text s |", "| --- | --- | --- | --- |"]
+    lines += [f"| {name} | {sizes[name]:,} | {inside[name]['load']:.3f} | {inside[name]['text']:.3f} |"
+              for name in paths]
+    current = [name for name in paths if "version 3" not in name]
+    worst = max(seconds[f"dasktree show ({name})"] for name in current)
+    summary = [(f"`dasktree show` of a {2 ** pruned_at:,}-leaf tree, less the interpreter's start (target < 1 s)",
+                f"{worst - start:.2f} s (whole command {worst:.2f} s)"),
+               ("the same, in process: load + text", f"{max(inside[n]['load'] + inside[n]['text'] for n in current):.2f} s")]
+    return harness.Result(summary=summary, markdown="\n".join(lines) + "\n",
+                          figures={"seconds": seconds, "runs": {n: [r["seconds"] for r in rs] for n, rs in runs.items()},
+                                   "in_process": inside, "bytes": sizes, "depth": depth, "pruned_at": pruned_at})
+
+
+if __name__ == "__main__":
+    harness.main(sys.modules[__name__])
