@@ -1,6 +1,7 @@
 """The docs a newcomer reads: they build with warnings as errors, the README's Python runs as written,
 and the command's synopsis lists every option the parsers have."""
 
+import json
 import os
 import re
 import subprocess
@@ -124,24 +125,84 @@ def test_the_docs_have_python_blocks():
     assert {"README.md", "python.md", "regression.md", "discretization.md"} <= where, where
 
 
-@pytest.mark.cluster
-@pytest.mark.parametrize("path, index, block", BLOCKS, ids=[f"{p.name}-{i}" for p, i, _ in BLOCKS])
-def test_every_python_block_runs_as_a_script(docs_data, tmp_path, path, index, block):
-    """Each block as ``python example.py`` in its own directory beside the shared datasets: a real
-    ``__main__`` (worker processes a cluster starts import it again) and a fresh interpreter; what
-    it saves and predicts is there afterwards."""
+# Runs blocks without a main guard in one interpreter, each from its own file in its own directory as
+# __main__ (runpy: a fresh namespace each), and prints how each ended as one JSON line.
+SHARED_RUNNER = """
+import contextlib, io, json, os, runpy, sys, traceback
+outcomes = {}
+for name, directory in json.loads(sys.argv[1]):
+    os.chdir(directory)
+    out, err, code = io.StringIO(), io.StringIO(), 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            runpy.run_path(os.path.join(directory, "example.py"), run_name="__main__")
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        except BaseException:
+            traceback.print_exc()
+            code = 1
+    outcomes[name] = {"returncode": code, "stdout": out.getvalue()[-3000:], "stderr": err.getvalue()[-3000:]}
+print(json.dumps(outcomes))
+"""
+
+
+def _guarded(block: str) -> bool:
+    """Whether a block starts processes behind a main guard (a cluster's workers import it again)."""
+    return 'if __name__ == "__main__"' in block
+
+
+def _block_dir(root: Path, docs_data: Path, block: str) -> Path:
+    """A directory holding the block as ``example.py`` beside links to the shared datasets."""
+    root.mkdir(parents=True)
     for name in os.listdir(docs_data):
-        (tmp_path / name).symlink_to(docs_data / name, target_is_directory=True)
-    (tmp_path / "example.py").write_text(block)
+        (root / name).symlink_to(docs_data / name, target_is_directory=True)
+    (root / "example.py").write_text(block)
+    return root
+
+
+def _block_id(path: Path, index: int) -> str:
+    return f"{path.name}-{index}"
+
+
+@pytest.fixture(scope="module")
+def shared_runs(docs_data, tmp_path_factory):
+    """Every block without a main guard run as ``__main__`` from its own file and directory, all in one
+    new interpreter (:data:`SHARED_RUNNER`): each block's exit code and output, and its directory."""
+    root = tmp_path_factory.mktemp("docs-blocks")
+    dirs = {_block_id(path, i): _block_dir(root / _block_id(path, i), docs_data, block)
+            for path, i, block in BLOCKS if not _guarded(block)}
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "example.py"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=900, env=env)
-    assert done.returncode == 0, f"{path.name} block {index}:\n{done.stderr[-3000:]}"
-    assert "Traceback" not in done.stderr, done.stderr[-3000:]
+    done = subprocess.run([sys.executable, "-c", SHARED_RUNNER, json.dumps([[k, str(v)] for k, v in dirs.items()])],
+                          capture_output=True, text=True, timeout=1800, env=env, cwd=root)
+    assert done.returncode == 0, done.stderr[-3000:]
+    outcomes = json.loads(done.stdout.strip().splitlines()[-1])
+    return {name: (outcome, dirs[name]) for name, outcome in outcomes.items()}
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("path, index, block", BLOCKS, ids=[_block_id(p, i) for p, i, _ in BLOCKS])
+def test_every_python_block_runs_as_a_script(request, docs_data, tmp_path, path, index, block):
+    """Each block as a script: from its own file (``example.py``) in its own directory beside the
+    shared datasets, as ``__main__``; what it saves and predicts is there afterwards. A block that
+    starts a cluster behind its main guard runs as ``python example.py`` in a fresh interpreter (its
+    worker processes import it again). The others, which start no process, share one interpreter
+    (:func:`shared_runs`), each in a fresh namespace, so a name it uses but does not define or import
+    fails as in a script of its own; sharing saves a new interpreter's imports per block, and changes
+    nothing else a block does."""
+    if _guarded(block):
+        where = _block_dir(tmp_path / "block", docs_data, block)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run([sys.executable, "example.py"], cwd=where, capture_output=True, text=True,
+                              timeout=900, env=env)
+        outcome = {"returncode": done.returncode, "stderr": done.stderr[-3000:]}
+    else:
+        outcome, where = request.getfixturevalue("shared_runs")[_block_id(path, index)]
+    assert outcome["returncode"] == 0, f"{path.name} block {index}:\n{outcome['stderr']}"
+    assert "Traceback" not in outcome["stderr"], outcome["stderr"]
     for saved in re.findall(r"""\.save\(["']([^"']+)["']\)""", block):
-        assert (tmp_path / saved).is_file(), saved
+        assert (where / saved).is_file(), saved
     for out in re.findall(r"""out=["']([^"':]+)["']""", block):
-        assert list((tmp_path / out).glob("*.parquet")), out
+        assert list((where / out).glob("*.parquet")), out
 
 
 def test_every_name_docs_layout_gives_a_room_is_there():

@@ -17,6 +17,7 @@ import pytest
 
 from dasktree.cli import main
 from dasktree.datasets import agrawal
+from dasktree.testing.processes import run_command
 from deploy_commands import DEPLOY, Processes, free_port, wait_for_workers
 from tls_certs import client_security, expired_client_cert, have_openssl, make_certs, tls_args, tls_environ
 
@@ -53,10 +54,12 @@ def _cli(cluster, *argv, env=None):
 
 
 def test_the_cli_fits_predicts_evaluates_and_discretizes_over_tls(tls_cluster, tmp_path):
+    """The options on the command line (the command's main in this process: :func:`run_command`), and
+    dask's own settings in a job's environment (a process of its own: dask reads them at import)."""
     c = tls_cluster
     flags = ["--scheduler", c["address"], *tls_args(c["certs"])]
-    fit = _cli(c, "fit", c["data"], "--target", "class", "--out", tmp_path / "m.json", "--max-depth", 3, "--json",
-               "--quiet", *flags)
+    fit = run_command("fit", c["data"], "--target", "class", "--out", tmp_path / "m.json", "--max-depth", 3, "--json",
+                      "--quiet", *flags)
     assert fit.returncode == 0, fit.stderr
     assert json.loads(fit.stdout)["run"]["workers"] == 1
     # dask's own settings in the environment instead of the options
@@ -64,15 +67,15 @@ def test_the_cli_fits_predicts_evaluates_and_discretizes_over_tls(tls_cluster, t
                    "--scheduler", c["address"], env=tls_environ(c["certs"]))
     assert predict.returncode == 0, predict.stderr
     assert len(pq.read_table(tmp_path / "pred")) == 4000
-    evaluate = _cli(c, "evaluate", tmp_path / "m.json", c["data"], "--json", "--quiet", *flags)
+    evaluate = run_command("evaluate", tmp_path / "m.json", c["data"], "--json", "--quiet", *flags)
     assert evaluate.returncode == 0, evaluate.stderr
     assert json.loads(evaluate.stdout)["metrics"]["rows"] == 4000
-    discretize = _cli(c, "discretize", c["data"], "--target", "class", "--out", tmp_path / "disc", "--quiet", *flags)
+    discretize = run_command("discretize", c["data"], "--target", "class", "--out", tmp_path / "disc", "--quiet", *flags)
     assert discretize.returncode == 0, discretize.stderr
     assert len(pq.read_table(tmp_path / "disc")) == 4000
     # the same model as on a cluster of this machine's own
-    local = _cli(c, "fit", c["data"], "--target", "class", "--out", tmp_path / "local.json", "--max-depth", 3,
-                 "--quiet", "--scheduler", "threads")
+    local = run_command("fit", c["data"], "--target", "class", "--out", tmp_path / "local.json", "--max-depth", 3,
+                        "--quiet", "--scheduler", "threads")
     assert local.returncode == 0, local.stderr
     assert (tmp_path / "m.json").read_bytes() == (tmp_path / "local.json").read_bytes()
 
