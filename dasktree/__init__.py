@@ -11,8 +11,9 @@ ensure_cache_dir()  # before numba compiles anything: a writable kernel cache ev
 
 from .errors import DaskTreeError, DataError, InputError  # noqa: E402
 from .fit import fit  # noqa: E402  (eager: the name is also the submodule's, which an import would bind here)
-from .model.export import export_dot, export_text  # noqa: E402
+from .model.text import export_dot, export_text  # noqa: E402
 from .model.model import Model  # noqa: E402
+from . import export as _exporters  # noqa: E402,F401  (Model.export's formats: dasktree.export fills them)
 from .regress import task as _regression_task  # noqa: E402,F401  (the task a regression model file names)
 from .version import __version__  # noqa: E402
 

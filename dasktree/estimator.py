@@ -12,7 +12,7 @@ from .fit import fit_validated
 from .engine.predict import predict_dataset
 from .estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
 from .fitted import FittedModel, NotFittedError
-from .model.export import export_dot, export_text
+from .model.text import export_dot, export_text
 from .model.grid import GridResults
 from .model.model import Model
 from .model.model import load as load_model

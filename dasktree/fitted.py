@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from typing import Sequence
 
 from .errors import InputError, ParameterError
-from .model.export import export_text
+from .model.text import export_text
 from .model.model import Model
 
 __all__ = ["FittedModel", "NotFittedError"]

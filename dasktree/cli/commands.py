@@ -95,7 +95,7 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from ..model.export import export_dot, export_text
+    from ..model.text import export_dot, export_text
     from ..model.model import load
     from ..model.show_report import format_cp, format_report
 
@@ -176,7 +176,7 @@ def _cmd_demo(args) -> dict:
 
     from ..datasets import agrawal
     from ..fit import fit
-    from ..model.export import export_text
+    from ..model.text import export_text
 
     check_demo(args)
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 
 from ..errors import ParameterError
-from ..model.model import Model
+from ..model.model import EXPORTERS, Model
 
 __all__ = ["FORMATS", "export_model", "write_export"]
 
@@ -61,3 +61,6 @@ def write_export(model: Model, format: str, out: str | os.PathLike, *, overwrite
     with atomic_file(path, "wb") as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return data
+
+
+EXPORTERS.update(export=export_model, write=write_export)  # Model.export's formats
