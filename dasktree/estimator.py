@@ -199,8 +199,8 @@ def _proba_frame(frame, *, model: Model) -> np.ndarray:
 
 def load(path):
     """A fitted :class:`DaskTreeClassifier` (or, for a regression model,
-    :class:`~dasktree.regress.estimator.DaskTreeRegressor`) from a JSON model file."""
-    from .regress.estimator import DaskTreeRegressor
+    :class:`~dasktree.regressor.DaskTreeRegressor`) from a JSON model file."""
+    from .regressor import DaskTreeRegressor
 
     model = load_model(path)
     return next(cls for cls in (DaskTreeClassifier, DaskTreeRegressor) if cls._task is model.task).from_model(model)

@@ -184,13 +184,7 @@ FACE_ALLOWED = {
     # removes; split/api.py already holds every name they take: delete each entry when its import is gone.
     ("dasktree.params", "dasktree.split.search"): "task: the parameters' SplitParams",
     ("dasktree.params.regression", "dasktree.split.regression"): "task: the regression criteria",
-    ("dasktree.regress.checkpoint", "dasktree.split.regression"): "task: regression's checkpoint",
-    ("dasktree.regress.grow", "dasktree.split.node_tests"): "task: regression's level loop",
-    ("dasktree.regress.grow", "dasktree.split.regression"): "task: regression's level loop",
-    ("dasktree.regress.grow", "dasktree.split.small_grower"): "task: regression's level loop",
     ("dasktree.regress.prune", "dasktree.split.regression"): "task: regression's pruning",
-    ("dasktree.regress.trees", "dasktree.split.node_tests"): "task: regression's trees",
-    ("dasktree.regress.trees", "dasktree.split.small_grower"): "task: regression's trees",
 }
 """(module, split's internal module) -> why it may pass by the face, for now."""
 
