@@ -311,7 +311,10 @@ class ClassificationFit:
     the level passes (``passes``: the runner, or its checkpoint's replay), the model, its report, pruning."""
 
     task = CLASSIFICATION
-    validate = staticmethod(validate)
+
+    @staticmethod
+    def validate(values: dict) -> Settings:
+        return validate(values)  # looked up at each call: a test counts the calls through the module
 
     @staticmethod
     def folds(settings: Settings) -> tuple[int | None, int]:
