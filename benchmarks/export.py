@@ -109,7 +109,7 @@ def equality(quick: bool) -> tuple[list[dict], dict]:
     scorers = {"DuckDB SQL": exports.score_duckdb, "SQLite SQL": exports.score_sqlite,
                "onnxruntime": exports.score_onnx, "JPMML PMML": exports.score_pmml}
     rows, totals = [], {name: [0, 0] for name in scorers}
-    from dasktree.regress.fit import fit_regression
+    from dasktree import fit_regression
 
     tasks = {**{k: (v, dasktree.fit) for k, v in _datasets(quick).items()},
              **{k: (v, fit_regression) for k, v in _regression_datasets(quick).items()}}

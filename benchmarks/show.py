@@ -50,7 +50,7 @@ def model_files(tmp: str, depth: int, pruned_at: int) -> dict[str, str]:
 
 def in_process(path: str, repeat: int) -> dict:
     """Median seconds of loading ``path`` and of its text (``export_text``)."""
-    from dasktree.model.export import export_text
+    from dasktree.model.text import export_text
     from dasktree.model.model import load
 
     loads, texts = [], []

@@ -10,18 +10,18 @@ from .kernel_cache import ensure_cache_dir
 ensure_cache_dir()  # before numba compiles anything: a writable kernel cache even on a read-only install
 
 from .errors import DaskTreeError, DataError, InputError  # noqa: E402
-from .fit import fit  # noqa: E402  (eager: the name is also the submodule's, which an import would bind here)
-from .model.export import export_dot, export_text  # noqa: E402
+from .fit import fit  # noqa: E402  (eager: the name is also the submodule's; it loads both tasks too)
+from .model.text import export_dot, export_text  # noqa: E402
 from .model.model import Model  # noqa: E402
-from .regress import task as _regression_task  # noqa: E402,F401  (the task a regression model file names)
+from . import export as _exporters  # noqa: E402,F401  (Model.export's formats: dasktree.export fills them)
 from .version import __version__  # noqa: E402
 
 _LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
     "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
-    "DaskTreeRegressor": "regress.estimator", "fit_regression": "regress.fit", "CSV": "io.csv_source",
+    "DaskTreeRegressor": "regressor", "fit_regression": "fit", "CSV": "io.csv_source",
     "DaskForestClassifier": "forest_estimator", "fit_forest": "forest_fit", "load_forest": "model.forest_model",
     "ForestModel": "model.forest_model", "DaskForestRegressor": "forest_regressor",
-    "fit_forest_regression": "forest_regress",
+    "fit_forest_regression": "forest_fit",
 }
 
 

@@ -12,7 +12,7 @@ from .fit import fit_validated
 from .engine.predict import predict_dataset, proba_of
 from .estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
 from .fitted import FittedModel, NotFittedError
-from .model.export import export_dot, export_text
+from .model.text import export_dot, export_text
 from .model.grid import GridResults
 from .model.model import Model
 from .model.model import load as load_model
@@ -182,8 +182,8 @@ def _predict_frame(frame, *, model: Model, keep: tuple):
 
 def load(path):
     """A fitted :class:`DaskTreeClassifier` (or, for a regression model,
-    :class:`~dasktree.regress.estimator.DaskTreeRegressor`) from a JSON model file."""
-    from .regress.estimator import DaskTreeRegressor
+    :class:`~dasktree.regressor.DaskTreeRegressor`) from a JSON model file."""
+    from .regressor import DaskTreeRegressor
 
     model = load_model(path)
     return next(cls for cls in (DaskTreeClassifier, DaskTreeRegressor) if cls._task is model.task).from_model(model)

@@ -1,11 +1,11 @@
-"""The functional core: ``fit(data, ...) -> Model``. The estimator and the CLI call it.
+"""The functional core of both tasks: ``fit(data, ..., task=) -> Model``. The estimators and the CLI call it.
 
-A short pipeline of named steps: the parameters validated once
-(:func:`dasktree.params.validate`), the input opened as parts with its column
-roles (:func:`open_input`), a runner where :func:`dasktree.engine.place.open_runner`
-puts the job, pass 0 and the bin spec (:func:`_bins`), the level passes
-(:func:`dasktree.levels.grow.grow`), the model and its fit report
-(:func:`_model`), then pruning (:func:`_prune`).
+A short pipeline of named steps: the parameters validated once, the input opened as parts with its
+column roles (:func:`open_input`), a runner where :func:`dasktree.engine.place.open_runner` puts the
+job, pass 0 and the bin spec (:func:`_bins`), the level passes (saved to and replayed from a checkpoint,
+:mod:`dasktree.engine.checkpoint`), the model, its fit report and pruning. What a task does its own way
+is its fit object's (:data:`FITS`): :class:`ClassificationFit` (:func:`dasktree.levels.grow.grow`,
+:func:`_model_of`, :func:`_prune`) or :class:`dasktree.regress.fitting.RegressionFit`.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import numpy as np
 
 from .binning.spec import BinSpec
 from .binning.spec import bin_spec as make_bin_spec
+from .engine.checkpoint import Checkpoint, Resuming
 from .engine.memory_plan import parse_memory_limit
 from .engine.progress import Progress
 from .engine.place import open_runner
@@ -37,10 +38,12 @@ from .io.sources import DEFAULT_PART_ROWS, FileSource, Source, TableSource, open
 from .model.model import Model
 from .model.pruning import apply_pruning, resolve_prune
 from .model.report import cv_report
+from .model.task import CLASSIFICATION, Task, task_named
 from .params import Settings, defaults, validate
 from .io.weights import WeightStats, check_sample_weight, weighting
+from .regress.fitting import REGRESSION_FIT
 
-__all__ = ["fit", "fit_validated", "DEFAULTS"]
+__all__ = ["fit", "fit_regression", "fit_validated", "fit_of", "ClassificationFit", "FITS", "DEFAULTS"]
 
 DEFAULTS = defaults()
 """The defaults of the learning parameters the model keeps (:mod:`dasktree.params.declared`)."""
@@ -50,6 +53,7 @@ def fit(
     data,
     y=None,
     *,
+    task: str | Task = "classification",
     target: str | None = None,
     features: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
@@ -73,7 +77,8 @@ def fit(
     memory_limit: int | str | None = None,
     **params,
 ) -> Model:
-    """Learn a decision tree from ``data``.
+    """Learn a decision tree from ``data``: a classification tree, or with ``task="regression"`` a
+    regression tree (:func:`fit_regression`).
 
     Parameters
     ----------
@@ -82,9 +87,13 @@ def fit(
         compressed or not, or any wrapped in :class:`dasktree.CSV` with its types and options); or data
         in memory.
     y : array-like, optional
-        Class labels for in-memory ``data`` (else name a column with ``target``).
+        Class labels (a regression tree's numbers) for in-memory ``data`` (else name a column with ``target``).
+    task : "classification", "regression" or a task (:mod:`dasktree.model.task`)
+        What the tree predicts: class labels, or numbers (their parameters:
+        :data:`dasktree.params.regression.REGRESSION_PARAMS`; ``class_weight``, ``bin_spec``,
+        ``param_grid`` and ``refit`` are classification's alone).
     target : str
-        The class column of ``data``.
+        The class (or number) column of ``data``.
     features, exclude, nominal : list of str
         Feature columns (default: all but the target), columns to leave out,
         and numeric columns to treat as nominal.
@@ -177,13 +186,21 @@ def fit(
         :func:`dasktree.model.pruning.apply_pruning`); the model keeps the grown
         tree too, and the CV report counts the fold trees pruned alike.
     """
-    settings = validate({**params, "class_weight": class_weight, "keep_fold_trees": keep_fold_trees,
-                         "param_grid": param_grid, "refit": refit})
-    return fit_validated(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
-                         key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler, cache=cache,
-                         part_rows=part_rows, storage_options=storage_options, progress=progress,
+    fitting = fit_of(task)
+    settings = fitting.validate({**params, "class_weight": class_weight, "keep_fold_trees": keep_fold_trees,
+                                 "param_grid": param_grid, "refit": refit})
+    return fit_validated(data, y, settings, task=fitting.task, target=target, features=features, exclude=exclude,
+                         nominal=nominal, key=key, folds=folds, bin_spec=bin_spec, client=client, scheduler=scheduler,
+                         cache=cache, part_rows=part_rows, storage_options=storage_options, progress=progress,
                          sample_weight=sample_weight, checkpoint=checkpoint, security=security,
                          memory_limit=memory_limit)
+
+
+def fit_regression(data, y=None, **options) -> Model:
+    """Learn a regression tree from ``data``: :func:`fit` with ``task="regression"`` (its arguments; ``y``
+    or the ``target`` column holds numbers; the parameters are
+    :data:`dasktree.params.regression.REGRESSION_PARAMS`)."""
+    return fit(data, y, task="regression", **options)
 
 
 @dataclass(frozen=True)
@@ -196,24 +213,22 @@ class _Input:
     only_fold: int | None
 
 
-def fit_validated(data, y, settings: Settings, *, target: str | None = None, features: Sequence[str] | None = None,
-                  exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None,
-                  folds: str | None = None, bin_spec: BinSpec | None = None, client=None,
+def fit_validated(data, y, settings, *, task: str | Task = CLASSIFICATION, target: str | None = None,
+                  features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+                  key: str | None = None, folds: str | None = None, bin_spec: BinSpec | None = None, client=None,
                   scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
                   storage_options: dict | None = None, progress: bool | Progress = False, sample_weight=None,
                   checkpoint: str | None = None, security=None, memory_limit: int | str | None = None) -> Model:
-    """:func:`fit` with its parameters validated already (``settings``, :func:`dasktree.params.validate`):
-    the estimator and the command validate them before their own checks, once per fit."""
+    """:func:`fit` with its parameters validated already (``settings``, by ``task``'s fit: :func:`fit_of`):
+    the estimators and the command validate them before their own checks, once per fit."""
+    fitting = fit_of(task)
     started = time.perf_counter()
     limit = parse_memory_limit(memory_limit)
-    given = open_input(data, y, settings, target=target, features=features, exclude=exclude, nominal=nominal,
-                        key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
-                        sample_weight=sample_weight)
-    if bin_spec is not None and settings["binning"] != "quantile":
-        raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {settings['binning']!r}")
-    grid = None if settings["param_grid"] is None else Grid.of_param_grid(
-        settings["param_grid"], settings.values, settings["refit"], validate, given.only_fold, lambda q: q.grow.split)
-    saving = None if checkpoint is None else _checkpoint(checkpoint, given, settings, part_rows, bin_spec,
+    given = open_input(data, y, settings, fitting, target=target, features=features, exclude=exclude,
+                       nominal=nominal, key=key, folds=folds, part_rows=part_rows, storage_options=storage_options,
+                       sample_weight=sample_weight)
+    grid = fitting.grid(settings, given, bin_spec)
+    saving = None if checkpoint is None else _checkpoint(checkpoint, given, fitting, settings, part_rows, bin_spec,
                                                          dict(target=given.roles.target, features=features,
                                                               exclude=exclude, nominal=nominal, key=key, folds=folds),
                                                          grid)
@@ -222,41 +237,47 @@ def fit_validated(data, y, settings: Settings, *, target: str | None = None, fea
         per_read = given.source.bytes_of(given.roles.columns)  # a pass's Parquet bytes, for the progress lines
         runner.progress.count_reads(lambda: runner.parquet_reads * per_read)
         try:  # the count is dropped afterwards: no reference cycle keeps the runner's data alive past the fit
-            spec, summary = _bins(runner, given, settings, bin_spec, saving)
-            return _grow_model(runner, given, settings, grid, spec, summary, saving, started)
+            spec, summary = _bins(runner, given, fitting, settings, bin_spec, saving)
+            passes = runner if saving is None else Resuming(runner, saving)  # saved passes come from the checkpoint
+            return fitting.grow_model(runner, passes, given, settings, grid, spec, summary, started)
         finally:
             runner.progress.count_reads(None)
 
 
-def open_input(data, y, settings: Settings, *, target, features, exclude, nominal, key, folds, part_rows,
-                storage_options, sample_weight) -> _Input:
-    """The input as parts, its weight column, the fold hash and the column roles; bad usage first."""
+def open_input(data, y, settings, fitting, *, target, features, exclude, nominal, key, folds, part_rows,
+               storage_options, sample_weight) -> _Input:
+    """The input as parts, its weight column, the fold hash and the column roles (as ``fitting``'s task
+    reads its target); bad usage first."""
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     source, weight = _weight_column(source, sample_weight, part_rows)
-    cv = settings["cv"]
+    cv, repeats = fitting.folds(settings)
     if (key is not None or folds is not None) and cv is None:
         raise ParameterError("key= and folds= are for cross-validation: give cv=k too")
-    fold_spec = None if cv is None else FoldSpec(cv, settings["repeats"], settings["seed"], key, folds)
+    fold_spec = None if cv is None else FoldSpec(cv, repeats, settings["seed"], key, folds)
     only_fold = hook_points.value("only_fold")  # None unless a test or benchmark set it
     if only_fold is not None and (fold_spec is None or not 0 <= only_fold < fold_spec.n_parts):
         raise ParameterError(f"only_fold must be in 0..cv*repeats-1 with cv given, got {only_fold!r}")
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=fold_spec.columns if fold_spec else (), weight=weight, where=source.description)
+    roles = dataclasses.replace(roles, regression=not fitting.task.predicts_classes)  # the target: numbers
     return _Input(source, roles, fold_spec and fold_spec.hashing(roles), only_fold)
 
 
-def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bin_spec: BinSpec | None,
-                columns: dict, grid: Grid | None):
-    """The checkpoint of this fit: what identifies it (data, parameters, columns), to refuse another's."""
+def _checkpoint(directory, given: _Input, fitting, settings, part_rows: int, bin_spec: BinSpec | None,
+                columns: dict, grid: Grid | None) -> Checkpoint:
+    """The checkpoint of this fit: what identifies it (task, data, parameters, columns), to refuse another's."""
     if not isinstance(given.source, FileSource):
         raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
                              "gone with the process that held it")
     from .version import __version__
-    from .engine.checkpoint import Checkpoint
 
-    class_weight = settings["class_weight"]
+    try:
+        class_weight = settings["class_weight"]
+    except KeyError:  # a task without class weights
+        class_weight = None
     return Checkpoint(directory, {
-        "data": given.source.fingerprint(), "params": settings.saved, "version": __version__, "part_rows": part_rows,
+        "task": fitting.task.name, "data": given.source.fingerprint(), "params": fitting.saved(settings),
+        "version": __version__, "part_rows": part_rows,
         "columns": {**columns, "features": list(columns["features"] or []), "exclude": list(columns["exclude"]),
                     "nominal": list(columns["nominal"]), "weight": given.roles.weight},
         "class_weight": None if class_weight is None else repr(class_weight),
@@ -264,78 +285,122 @@ def _checkpoint(directory, given: _Input, settings: Settings, part_rows: int, bi
         **({} if grid is None else {"param_grid": list(grid.settings)})})
 
 
-def _bins(runner, given: _Input, settings: Settings, bin_spec: BinSpec | None, saving) -> tuple:
-    """Pass 0's summary and the bin spec the tree grows on (with global discretization's pass, when
-    ``binning`` names a method); the runner prepared to encode with it."""
+def _bins(runner, given: _Input, fitting, settings, bin_spec: BinSpec | None, saving) -> tuple:
+    """Pass 0's summary and the bin spec the tree grows on (weighed, and refined as the task's fit says:
+    a classification tree's given bins, or global discretization's pass when ``binning`` names a
+    method); the runner prepared to encode with it."""
     source, roles, fold_spec = given.source, given.roles, given.fold_spec
     runner.progress.describe(rows=source.n_rows)  # pass 0's line
     summary = runner.summary(settings["max_bins"])
-    runner.progress.describe(rows=int(summary.n_rows), max_depth=settings.grow.max_depth)
-    computed = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
-                             where=source.description)
-    class_weight = settings["class_weight"]
-    if roles.weight is not None or class_weight is not None:
-        computed = dataclasses.replace(computed, weighting=_weighting(summary, roles, computed, class_weight))
+    runner.progress.describe(rows=int(summary.n_rows), max_depth=settings["max_depth"])
+    spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
+                         where=source.description)
+    spec = fitting.weighed(spec, summary, roles, source, settings)
     k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
-    if bin_spec is None and settings["binning"] != "quantile":  # global discretization: one more histogram pass
-        from .discretize.jobs import interval_spec
-
-        computed = interval_spec(runner, computed, settings["binning"], n_folds=k, n_repeats=repeats)
-    spec = computed if bin_spec is None else _check_given_spec(bin_spec, computed)
+    spec = fitting.refined(runner, spec, settings, bin_spec, k, repeats)
     if saving is not None:
         saving.check_spec(spec)
     runner.prepare(spec, k)
     return spec, kept_for_keys(summary, roles, source.schema)
 
 
-def _grow_model(runner, given: _Input, settings: Settings, grid: Grid | None, spec: BinSpec, summary, saving,
-                started: float) -> Model:
-    """The level passes, then the pruned model: the one tree's, or the chosen setting's of a grid (every
-    distinct growth's main tree and fold trees grown as one forest, each setting pruned from its trees)."""
-    fold_spec, only_fold = given.fold_spec, given.only_fold
-    grown_at = time.perf_counter() - started
-    k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
-    n_trees = 1 + (k * repeats if fold_spec else 0)
-    holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
-    grow_params = settings.grow
-    if getattr(runner, "max_histogram_mb", None) is not None:  # planned against memory_limit (engine.memory_plan)
-        grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
-                                                                            runner.max_histogram_mb))
-    if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.levels.settings)
-        n_trees, holdout = grid.n_trees, grid.holdout()
-        grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())
-    if only_fold is not None:
-        n_trees, holdout = 1, np.array([only_fold])
-    rows_used = int(summary.n_rows - summary.n_null_target - summary.n_zero_weight)
+class ClassificationFit:
+    """A classification fit's own steps of :func:`fit_validated` (a regression fit's:
+    :class:`dasktree.regress.fitting.RegressionFit`): its settings (``validate``, ``folds``, ``saved``:
+    what the model keeps, ``grid``), its bins (``weighed``, ``refined``), then ``grow_model``:
+    the level passes (``passes``: the runner, or its checkpoint's replay), the model, its report, pruning."""
 
-    def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
-        runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
+    task = CLASSIFICATION
 
-    passes = runner
-    if saving is not None:  # the level passes saved come from the checkpoint
-        from .engine.checkpoint import Resuming
+    @staticmethod
+    def validate(values: dict) -> Settings:
+        return validate(values)  # looked up at each call: a test counts the calls through the module
 
-        passes = Resuming(runner, saving)
-    forest, grow_report = grow(passes, spec, grow_params,
-                               n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats, describe=describe)
-    firsts = [0] if grid is None else [grid.first_tree(g) for g in range(len(grid.growths))]
-    per_growth = n_trees if grid is None else grid.trees_per_growth
-    with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans the forest
-        grown = [(tree_model(forest, f), [tree_model(forest, t) for t in range(f + 1, f + per_growth)]) for f in firsts]
-        n_distinct = forest.distinct_nodes()
-        del forest  # freed by reference counting, before any collection must scan it
+    @staticmethod
+    def folds(settings: Settings) -> tuple[int | None, int]:
+        return settings["cv"], settings["repeats"]
 
-    def finish(growth: int, chosen_settings: Settings, chosen: bool = True) -> Model:
-        tree, fold_trees = grown[growth]
-        model = _model_of(runner, given, chosen_settings, spec, summary, tree, fold_trees, grow_report,
-                          n_distinct=n_distinct, rows_used=rows_used, pass0=grown_at, started=started)
-        return _prune(model, chosen_settings, only_fold, started, keep=chosen, metrics=chosen)
+    @staticmethod
+    def saved(settings: Settings) -> dict:
+        return settings.saved
 
-    if grid is None:
-        return finish(0, settings)
-    from .model.grid import grid_model
+    @staticmethod
+    def grid(settings: Settings, given: _Input, bin_spec: BinSpec | None) -> Grid | None:
+        if bin_spec is not None and settings["binning"] != "quantile":
+            raise ParameterError(f"bin_spec= gives the bins: leave binning at 'quantile', got {settings['binning']!r}")
+        return None if settings["param_grid"] is None else Grid.of_param_grid(
+            settings["param_grid"], settings.values, settings["refit"], validate, given.only_fold,
+            lambda q: q.grow.split)
 
-    return grid_model(grid, finish, settings["refit"], started)
+    @staticmethod
+    def weighed(spec: BinSpec, summary, roles: Roles, source, settings) -> BinSpec:
+        class_weight = settings["class_weight"]
+        if roles.weight is None and class_weight is None:
+            return spec
+        return dataclasses.replace(spec, weighting=_weighting(summary, roles, spec, class_weight))
+
+    @staticmethod
+    def refined(runner, spec: BinSpec, settings: Settings, bin_spec: BinSpec | None, k: int, repeats: int) -> BinSpec:
+        if bin_spec is None and settings["binning"] != "quantile":  # global discretization: one more histogram pass
+            from .discretize.jobs import interval_spec
+
+            spec = interval_spec(runner, spec, settings["binning"], n_folds=k, n_repeats=repeats)
+        return spec if bin_spec is None else _check_given_spec(bin_spec, spec)
+
+    @staticmethod
+    def grow_model(runner, passes, given: _Input, settings: Settings, grid: Grid | None, spec: BinSpec, summary,
+                   started: float) -> Model:
+        """The level passes, then the pruned model: the one tree's, or the chosen setting's of a grid (every
+        distinct growth's main tree and fold trees grown as one forest, each setting pruned from its trees)."""
+        fold_spec, only_fold = given.fold_spec, given.only_fold
+        grown_at = time.perf_counter() - started
+        k, repeats = (fold_spec.k, fold_spec.repeats) if fold_spec else (1, 1)
+        n_trees = 1 + (k * repeats if fold_spec else 0)
+        holdout = np.arange(-1, n_trees - 1)  # tree 0: the main tree; tree t >= 1 holds out part t - 1
+        grow_params = settings.grow
+        if getattr(runner, "max_histogram_mb", None) is not None:  # planned against memory_limit (engine.memory_plan)
+            grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
+                                                                                runner.max_histogram_mb))
+        if grid is not None:  # every growth of the grid: its main tree and fold trees (dasktree.levels.settings)
+            n_trees, holdout = grid.n_trees, grid.holdout()
+            grow_params = dataclasses.replace(grow_params, settings=grid.growths, tree_setting=grid.tree_setting())
+        if only_fold is not None:
+            n_trees, holdout = 1, np.array([only_fold])
+        rows_used = int(summary.n_rows - summary.n_null_target - summary.n_zero_weight)
+
+        def describe(level: int, nodes: int, rows: int) -> None:  # the root's rows are known from pass 0
+            runner.progress.describe(level=level, nodes=nodes, rows=rows or rows_used)
+
+        forest, grow_report = grow(passes, spec, grow_params,
+                                   n_trees=n_trees, holdout=holdout, n_folds=k, n_repeats=repeats, describe=describe)
+        firsts = [0] if grid is None else [grid.first_tree(g) for g in range(len(grid.growths))]
+        per_growth = n_trees if grid is None else grid.trees_per_growth
+        with collector_paused():  # tens of thousands of objects, no cycles: a full collection here rescans them
+            grown = [(tree_model(forest, f), [tree_model(forest, t) for t in range(f + 1, f + per_growth)])
+                     for f in firsts]
+            n_distinct = forest.distinct_nodes()
+            del forest  # freed by reference counting, before any collection must scan it
+
+        def finish(growth: int, chosen_settings: Settings, chosen: bool = True) -> Model:
+            tree, fold_trees = grown[growth]
+            model = _model_of(runner, given, chosen_settings, spec, summary, tree, fold_trees, grow_report,
+                              n_distinct=n_distinct, rows_used=rows_used, pass0=grown_at, started=started)
+            return _prune(model, chosen_settings, only_fold, started, keep=chosen, metrics=chosen)
+
+        if grid is None:
+            return finish(0, settings)
+        from .model.grid import grid_model
+
+        return grid_model(grid, finish, settings["refit"], started)
+
+
+FITS = {fitting.task: fitting for fitting in (ClassificationFit(), REGRESSION_FIT)}
+"""Each task's fit (its own steps of :func:`fit_validated`), by its task object."""
+
+
+def fit_of(task: str | Task):
+    """The fit of ``task``: a task object, or its name (:func:`dasktree.model.task.task_named`)."""
+    return FITS[task_named(task) if isinstance(task, str) else task]
 
 
 def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary, tree, fold_trees, grow_report, *,

@@ -1,5 +1,5 @@
 """The estimators' base (:class:`~dasktree.estimator.DaskTreeClassifier`,
-:class:`~dasktree.regress.estimator.DaskTreeRegressor`, which differ by their task and parameters):
+:class:`~dasktree.regressor.DaskTreeRegressor`, which differ by their task and parameters):
 ``fit`` (the input's habits: in-memory ``X, y``, dask collections joined row by row, scikit-learn's
 ``cv`` splits as a fold column, a weight array as a column), and what they do with the model they hold:
 make one from a model, check it is fitted, re-prune, save, show and export it, and scikit-learn's tree
@@ -14,7 +14,7 @@ from sklearn.exceptions import NotFittedError as SklearnNotFittedError
 from typing import Sequence
 
 from .errors import InputError, ParameterError
-from .model.export import export_text
+from .model.text import export_text
 from .model.model import Model
 
 __all__ = ["FittedModel", "NotFittedError"]

@@ -1,12 +1,13 @@
-"""The functional core of forests: ``fit_forest(data, ...) -> ForestModel``.
+"""The functional core of forests, of both tasks: ``fit_forest(data, ..., task=) -> ForestModel``.
 
 The same pipeline as :func:`dasktree.fit`: the input opened as parts with its column roles, a
 runner where :func:`dasktree.engine.place.open_runner` puts the job, pass 0 and the bin spec; then
-the forest's members grown together, one pass per level for all of them
-(:func:`dasktree.levels.grow.grow` with ``bagged``): each row carries its multiplicity in each
-member's bag, drawn from its content hash (:class:`dasktree.io.bagging.BagSpec`), and each member
-searches its own sample of the attributes at each node (:mod:`dasktree.levels.sampling`). With
-``oob_score``, one more pass scores every row with the members whose bag left it out.
+the forest's members grown together, one pass per level for all of them: each row carries its
+multiplicity in each member's bag, drawn from its content hash (:class:`dasktree.io.bagging.BagSpec`),
+and each member searches its own sample of the attributes at each node (:mod:`dasktree.levels.sampling`).
+With ``oob_score``, one more pass scores every row with the members whose bag left it out. What a
+task's forest does its own way is its forest object's (:data:`FORESTS`): :class:`ClassificationForest`
+or :class:`dasktree.regress.forest.RegressionForest`.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from .binning.spec import bin_spec as make_bin_spec
 from .engine.memory_plan import parse_memory_limit
 from .engine.part_pass import reduce_parts
 from .engine.place import open_runner
-from .fit import _weight_column, _weighting
+from .fit import _weight_column, fit_of
 from .levels.grow import grow
 from .levels.sampling import resolve_max_features
 from .levels.to_model import tree_model
@@ -32,17 +33,19 @@ from .io.bagging import BagSpec, multiplicities
 from .io.schema import resolve_roles
 from .io.sources import DEFAULT_PART_ROWS, TableSource, open_source
 from .model.forest_model import ForestModel
+from .model.task import CLASSIFICATION, Task
 from .params.forest import bag_mean, validate_forest
+from .regress.forest import REGRESSION_FOREST
 
-__all__ = ["fit_forest", "oob_votes"]
+__all__ = ["fit_forest", "fit_forest_regression", "oob_votes", "ClassificationForest", "FORESTS"]
 
 
-def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[str] | None = None,
-               exclude: Sequence[str] = (), nominal: Sequence[str] = (), key: str | None = None, client=None,
-               scheduler: str | None = None, cache: bool | str = "auto", part_rows: int = DEFAULT_PART_ROWS,
-               storage_options: dict | None = None, progress=False, sample_weight=None, class_weight=None,
-               memory_limit: int | str | None = None, security=None, positional: bool = False,
-               **params) -> ForestModel:
+def fit_forest(data, y=None, *, task: str | Task = "classification", target: str | None = None,
+               features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
+               key: str | None = None, client=None, scheduler: str | None = None, cache: bool | str = "auto",
+               part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None, progress=False,
+               sample_weight=None, class_weight=None, memory_limit: int | str | None = None, security=None,
+               positional: bool = False, **params) -> ForestModel:
     """Learn a forest of ``n_estimators`` trees from ``data``, every member in the same passes.
 
     Parameters
@@ -50,6 +53,8 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
     data, y, target, features, exclude, nominal, client, scheduler, cache, part_rows, storage_options,
     progress, sample_weight, class_weight, memory_limit, security
         As :func:`dasktree.fit`'s.
+    task : "classification", "regression" or a task (:mod:`dasktree.model.task`)
+        What the members predict (:func:`fit_forest_regression`).
     key : str, optional
         A column whose values key the rows for the bags' hash (default: the row's content: its values in
         the features and the target, by the columns' names).
@@ -64,12 +69,15 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
     Returns
     -------
     ForestModel
-        Its ``report["oob_score"]`` is the out-of-bag accuracy when ``oob_score`` (the rows that are
-        out of some member's bag); for data in memory its ``run["oob_decision_function"]`` holds each
-        input row's out-of-bag class probabilities (NaN where no member left the row out).
+        Its ``report["oob_score"]`` is the out-of-bag accuracy (a regression forest's: R^2) when
+        ``oob_score`` (the rows that are out of some member's bag); for data in memory its
+        ``run["oob_decision_function"]`` holds each input row's out-of-bag class probabilities (a
+        regression forest's ``run["oob_prediction"]`` its prediction), NaN where no member left the row out.
     """
     started = time.perf_counter()
-    forest_params, settings = validate_forest({**params, "class_weight": class_weight})
+    fitting = fit_of(task)
+    forest = FORESTS[fitting.task]
+    forest_params, settings = forest.validate({**params, "class_weight": class_weight})
     limit = parse_memory_limit(memory_limit)
     source, target = open_source(data, y, target=target, part_rows=part_rows, storage_options=storage_options)
     source, weight = _weight_column(source, sample_weight, part_rows)
@@ -78,30 +86,23 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
                   forest_params["bootstrap"], key, positional=positional)
     roles = resolve_roles(source.schema, target, features=features, exclude=exclude, nominal=nominal,
                           extra=bag.columns, weight=weight, where=source.description)
+    roles = dataclasses.replace(roles, regression=not fitting.task.predicts_classes)  # the target: numbers
     bag = bag.hashing(roles)
     with open_runner(source, roles, folds=bag, client=client, scheduler=scheduler, cache=cache, progress=progress,
                      security=security, memory_limit=limit) as runner:
         summary = runner.summary(settings["max_bins"])
         spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
                              where=source.description)
-        if roles.weight is not None or settings["class_weight"] is not None:
-            spec = dataclasses.replace(spec, weighting=_weighting(summary, roles, spec, settings["class_weight"]))
+        spec = fitting.weighed(spec, summary, roles, source, settings)
         runner.prepare(spec, n)
-        grow_params = settings.grow
-        if getattr(runner, "max_histogram_mb", None) is not None:
-            grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
-                                                                                runner.max_histogram_mb))
         k = resolve_max_features(forest_params["max_features"], spec.n_features)
-        forest, grow_report = grow(runner, spec, grow_params, n_trees=n, bagged=True, max_features=k,
-                                   feature_seed=forest_params["random_state"])
-        with collector_paused():
-            members = [tree_model(forest, t) for t in range(n)]
-            del forest
-        params_saved = {**settings.saved, **{name: v for name, v in forest_params.items() if name != "oob_score"},
+        members, levels = forest.grow_members(runner, spec, settings, n, k, forest_params["random_state"],
+                                              int(summary.n_rows))
+        params_saved = {**forest.member_params(settings),
+                        **{name: v for name, v in forest_params.items() if name != "oob_score"},
                         "max_features_per_node": k}
-        params_saved.pop("prune", None)
         model = ForestModel(spec=dataclasses.replace(spec, weighting=None), target=roles.target, members=members,
-                            params=params_saved)
+                            params=params_saved, task=fitting.task)
         report = {
             "rows": int(summary.n_rows),
             "rows_used": int(summary.n_rows - summary.n_null_target - summary.n_zero_weight),
@@ -112,19 +113,64 @@ def fit_forest(data, y=None, *, target: str | None = None, features: Sequence[st
             "passes": runner.passes,
         }
         if forest_params["oob_score"]:
-            correct, counted = reduce_parts(runner, _oob_part, _sum, roles.columns, "out-of-bag",
-                                            model=model, bag=bag)
-            report["oob_score"] = float(correct / counted) if counted else None
-            report["oob_rows"] = int(counted)
+            report.update(forest.oob_report(runner, model, bag, roles.columns))
             report["passes"] = runner.passes
         model.report = report
         model.run = {"seconds": {"total": round(time.perf_counter() - started, 4)}, "workers": runner.workers,
-                     "levels": [dataclasses.asdict(level) for level in grow_report.levels]}
+                     "levels": levels}
         if forest_params["oob_score"] and isinstance(source, TableSource):  # in memory: each row's votes too
-            votes, n_out = oob_votes(source.table.select(roles.columns), model=model, bag=bag)
-            votes[n_out == 0] = np.nan
-            model.run["oob_decision_function"] = votes
+            model.run.update(forest.oob_rows(source.table.select(roles.columns), model, bag))
         return model
+
+
+def fit_forest_regression(data, y=None, **options) -> ForestModel:
+    """Learn a regression forest: :func:`fit_forest` with ``task="regression"`` (its arguments;
+    ``max_features`` defaults to 1.0, every attribute, as scikit-learn's RandomForestRegressor; the
+    members' parameters are a regression tree's, :func:`dasktree.fit_regression`'s, but
+    cross-validation, pruning and ``max_leaf_nodes``)."""
+    return fit_forest(data, y, task="regression", **options)
+
+
+class ClassificationForest:
+    """A classification forest's own steps of :func:`fit_forest` (a regression forest's:
+    :class:`dasktree.regress.forest.RegressionForest`): its settings (``validate``), its members'
+    passes (``grow_members``) and parameters (``member_params``), the out-of-bag score (``oob_report``:
+    one more pass; ``oob_rows``: each in-memory row's estimate)."""
+
+    task = CLASSIFICATION
+    validate = staticmethod(validate_forest)
+
+    @staticmethod
+    def grow_members(runner, spec, settings, n: int, max_features: int, seed: int, rows: int) -> tuple[list, list]:
+        grow_params = settings.grow
+        if getattr(runner, "max_histogram_mb", None) is not None:
+            grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
+                                                                                runner.max_histogram_mb))
+        forest, grow_report = grow(runner, spec, grow_params, n_trees=n, bagged=True, max_features=max_features,
+                                   feature_seed=seed)
+        with collector_paused():
+            members = [tree_model(forest, t) for t in range(n)]
+            del forest
+        return members, [dataclasses.asdict(level) for level in grow_report.levels]
+
+    @staticmethod
+    def member_params(settings) -> dict:
+        return {name: v for name, v in settings.saved.items() if name != "prune"}
+
+    @staticmethod
+    def oob_report(runner, model: ForestModel, bag: BagSpec, columns: list[str]) -> dict:
+        correct, counted = reduce_parts(runner, _oob_part, _sum, columns, "out-of-bag", model=model, bag=bag)
+        return {"oob_score": float(correct / counted) if counted else None, "oob_rows": int(counted)}
+
+    @staticmethod
+    def oob_rows(table: pa.Table, model: ForestModel, bag: BagSpec) -> dict:
+        votes, n_out = oob_votes(table, model=model, bag=bag)
+        votes[n_out == 0] = np.nan
+        return {"oob_decision_function": votes}
+
+
+FORESTS = {forest.task: forest for forest in (ClassificationForest(), REGRESSION_FOREST)}
+"""Each task's forest (its own steps of :func:`fit_forest`), by its task object."""
 
 
 def oob_votes(table: pa.Table, *, model: ForestModel, bag: BagSpec) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""``DaskForestRegressor``: the scikit-learn face of :func:`dasktree.forest_regress.fit_forest_regression`."""
+"""``DaskForestRegressor``: the scikit-learn face of :func:`dasktree.forest_fit.fit_forest_regression`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from sklearn.base import RegressorMixin
 
 from .estimator_input import dask_frame, is_dask, is_dataset
 from .forest_base import ForestEstimator
-from .forest_regress import REGRESSION_MAX_FEATURES, fit_forest_regression
+from .forest_fit import fit_forest_regression
+from .regress.forest import REGRESSION_MAX_FEATURES
 from .model.forest_model import ForestModel
 from .params import install_estimator_params
 from .params.forest import FOREST_PARAMS, NOT_FOR_FORESTS

@@ -107,7 +107,7 @@ def warm(cluster: bool = True, progress=None) -> dict:
         say(", ".join(f"{k}={v}" for k, v in params.items()))
         model = fit(frame, target="label", nominal=["u32"], scheduler=IN_PROCESS, **params)
         model.predict_codes(table)
-    from .regress.fit import fit_regression
+    from .fit import fit_regression
 
     numbers = frame.drop(columns="label").assign(amount=frame["f64"].abs().fillna(0.0) * 3 + frame["i8"])
     for params in REGRESSION_FITS:

@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from dasktree.cli import main
-from dasktree.model.export import export_text
+from dasktree.model.text import export_text
 from dasktree.model.forest_model import load_forest
 from dasktree.model.metrics import classification_metrics
 from dasktree.model.model import Model

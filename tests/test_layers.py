@@ -87,10 +87,9 @@ def _floors() -> list[list[str]]:
 FLOORS = _floors()
 FLOOR = {room: len(FLOORS) - i for i, floor in enumerate(FLOORS) for room in floor}  # 1: the ground floor
 
-ALLOWED = {
-    # Upward imports in files the task object's rewrite (issue #51, item 1) replaces or removes: delete
-    # each entry when its import is gone (test_every_allowance_is_still_needed says which).
-    ("dasktree.model.model", "dasktree.export"): "Model.export hands itself to the exporters a floor above",
+ALLOWED: dict = {
+    # Upward imports a rewrite still has to remove, each with its reason: delete each entry when its
+    # import is gone (test_every_allowance_is_still_needed says which).
 }
 """(module, imported module) -> why the import may break the floors' rule, for now."""
 
@@ -183,17 +182,9 @@ def test_the_checkers_find_a_cycle_and_an_upward_import():
 FACE_ALLOWED = {
     # Imports past split's face in files the task object's rewrite (issue #51, item 1) replaces or
     # removes; split/api.py already holds every name they take: delete each entry when its import is gone.
-    ("dasktree.model.model", "dasktree.split.node_tests"): "task: the model's tests",
-    ("dasktree.model.export", "dasktree.split.node_tests"): "task: text and dot of a test",
     ("dasktree.params", "dasktree.split.search"): "task: the parameters' SplitParams",
     ("dasktree.params.regression", "dasktree.split.regression"): "task: the regression criteria",
-    ("dasktree.regress.checkpoint", "dasktree.split.regression"): "task: regression's checkpoint",
-    ("dasktree.regress.grow", "dasktree.split.node_tests"): "task: regression's level loop",
-    ("dasktree.regress.grow", "dasktree.split.regression"): "task: regression's level loop",
-    ("dasktree.regress.grow", "dasktree.split.small_grower"): "task: regression's level loop",
     ("dasktree.regress.prune", "dasktree.split.regression"): "task: regression's pruning",
-    ("dasktree.regress.trees", "dasktree.split.node_tests"): "task: regression's trees",
-    ("dasktree.regress.trees", "dasktree.split.small_grower"): "task: regression's trees",
 }
 """(module, split's internal module) -> why it may pass by the face, for now."""
 

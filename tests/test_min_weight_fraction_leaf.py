@@ -16,7 +16,7 @@ import dasktree
 from dasktree.cli import main
 from dasktree.errors import ParameterError
 from dasktree.model import load as load_model
-from dasktree.regress.fit import fit_regression
+from dasktree.fit import fit_regression
 from dasktree.split.api import fraction_rows
 from dasktree.testing import mixed_frame
 from dasktree.testing.data import regression_frame

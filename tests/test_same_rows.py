@@ -11,7 +11,7 @@ import pytest
 
 import dasktree
 from dasktree import DaskTreeClassifier, DaskTreeRegressor
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing import mixed_frame, write_dataset
 
 N = 6000

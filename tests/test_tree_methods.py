@@ -16,7 +16,7 @@ from dasktree.binning.target import TargetScale
 from dasktree.io.schema import NUMERIC
 from dasktree.model.model import Model, TreeModel
 from dasktree.model.prune import node_risk
-from dasktree.regress.estimator import DaskTreeRegressor
+from dasktree import DaskTreeRegressor
 from dasktree.regress.task import REGRESSION
 from dasktree.split.node_tests import numeric_test
 

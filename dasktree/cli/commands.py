@@ -95,7 +95,7 @@ def _cmd_discretize(args) -> dict:
 
 
 def _cmd_show(args) -> dict | None:
-    from ..model.export import export_dot, export_text
+    from ..model.text import export_dot, export_text
     from ..model.forest_model import ForestModel
     from ..model.show_report import format_cp, format_report
     from .forest import MEMBER_FORMATS, load_model_or_forest, member_or_tree, show_forest
@@ -191,7 +191,7 @@ def _cmd_demo(args) -> dict:
 
     from ..datasets import agrawal
     from ..fit import fit
-    from ..model.export import export_text
+    from ..model.text import export_text
 
     check_demo(args)
     with tempfile.TemporaryDirectory(prefix="dasktree-demo-") as tmp:

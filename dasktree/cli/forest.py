@@ -92,7 +92,8 @@ def cmd_fit_forest(args, columns) -> dict:
     from ..params.forest import validate_forest
     from .commands import verify  # here: commands imports this module
 
-    from ..forest_regress import fit_forest_regression, validate_forest_regression
+    from ..forest_fit import fit_forest_regression
+    from ..regress.forest import validate_forest_regression
     from ..model.task import task_named
     from .task import resolve_task
 

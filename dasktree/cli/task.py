@@ -72,26 +72,22 @@ def regression_values(args) -> dict:
 
 
 def _classification(args):
-    """The classification fit with the command's parameters validated (bad usage, exit 2, here)."""
-    from ..fit import fit_validated
+    """A classification fit's settings from the command's parameters (bad usage, exit 2, here)."""
     from ..params import validate
     from .grid import param_grid
     from .parser import learning_values
 
-    settings = validate({**learning_values(args), "param_grid": param_grid(args.grid)})
-    return lambda data, **options: fit_validated(data, None, settings, **options)
+    return validate({**learning_values(args), "param_grid": param_grid(args.grid)})
 
 
 def _regression(args):
-    """The regression fit with the command's parameters validated (bad usage, exit 2, here)."""
+    """A regression fit's settings from the command's parameters (bad usage, exit 2, here)."""
     from ..params.regression import validate_regression
-    from ..regress.fit import fit_regression
 
-    params = regression_values(args)
-    validate_regression(params)
+    settings = validate_regression(regression_values(args))
     if args.grid:
         raise ParameterError("--grid is for classification trees, not --task regression")
-    return lambda data, **options: fit_regression(data, None, **options, **params)
+    return settings
 
 
 def _accuracy(r: dict) -> tuple[str, str | None]:
@@ -109,26 +105,28 @@ def _rmse(r: dict) -> tuple[str, str | None]:
 
 
 FITS = {"classification": (_classification, _accuracy, False), "regression": (_regression, _rmse, True)}
-"""Per task of ``fit --task``: its fit with the command's parameters validated, its summary's training
-and CV figures, and whether a fit with no row with a target is an error the command says."""
+"""Per task of ``fit --task``: its settings from the command's parameters, its summary's training and CV
+figures, and whether a fit with no row with a target is an error the command says."""
 
 
 def cmd_fit(args, columns) -> dict:
     """``dasktree fit`` of either task; ``columns``: the command's comma-separated list reader."""
     from ..engine.memory_plan import parse_memory_limit
+    from ..fit import fit_validated
     from ..io.outputs import check_file_out
     from .commands import skipped_said, verify  # here: commands imports this module
 
     task = resolve_task(args)
     prepare, figures, needs_rows = FITS[task]
-    fit = prepare(args)  # bad usage (exit 2) before an output's trouble (exit 1)
+    settings = prepare(args)  # bad usage (exit 2) before an output's trouble (exit 1)
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass
     verify(args, args.data)
-    model = fit(args.data, target=args.target, features=columns(args.features) or None,
-                exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key, folds=args.folds,
-                scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, task),
-                checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit)
+    model = fit_validated(args.data, None, settings, task=task, target=args.target,
+                          features=columns(args.features) or None, exclude=columns(args.exclude),
+                          nominal=columns(args.nominal), key=args.key, folds=args.folds, scheduler=args.scheduler,
+                          cache=not args.no_cache and "auto", progress=_progress(args, task),
+                          checkpoint=args.checkpoint, sample_weight=args.weight, memory_limit=args.memory_limit)
     model.save(args.out)
     if args.checkpoint:  # the model is safe: the checkpoint has served
         from ..engine.checkpoint import remove_checkpoint

@@ -1,8 +1,9 @@
 """Checkpoints: a fit that its client's loss does not undo (``checkpoint=DIR``, ``--checkpoint DIR``).
 
-After every level pass the fit writes that pass's search results (the chosen
-tests and the counts: :class:`~dasktree.levels.results.PackedResults`, a few
-flat arrays) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
+After every level pass the fit writes that pass's search results (a few flat
+arrays: a classification pass's chosen tests and counts,
+:class:`~dasktree.levels.results.PackedResults`; a regression pass's slot sums,
+node cells and chosen tests, :func:`dasktree.regress.grow.search_slots`) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
 rename). The forest is a function of these results alone: started again with
 the same data and parameters, the fit makes pass 0 anew (the bins, checked
 against the saved ones), then *replays* the saved passes through the grow loop
@@ -34,6 +35,7 @@ import numpy as np
 from ..errors import InputError
 from ..levels.results import PackedResults
 from ..hook_points import point
+from ..split.api import NodeSplits
 from ..io.outputs import atomic_file, atomic_write_text, write_failure
 
 __all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "say_resumed", "FORMAT"]
@@ -41,15 +43,13 @@ __all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "say_resumed", "FORMAT
 FORMAT = "dasktree.checkpoint/1"
 META = "checkpoint.json"
 TUPLE_FIELDS = ("reasons", "kind", "thresholds", "groups")  # saved as JSON, the rest as arrays
+SPLIT_ARRAYS = ("gain", "attribute", "cut", "default", "children")  # a regression pass's NodeSplits
 
 
 class Checkpoint:
     """The checkpoint directory of one fit: ``identity`` (JSON-able) says what it is valid for."""
 
-    def __init__(self, directory: str | os.PathLike, identity: dict, *, to_arrays=None, from_arrays=None):
-        """``to_arrays`` / ``from_arrays``: a pass's results as named arrays and back (default: a
-        classification pass's :class:`~dasktree.levels.results.PackedResults`)."""
-        self._to_arrays, self._from_arrays = to_arrays or _packed_arrays, from_arrays or _packed_results
+    def __init__(self, directory: str | os.PathLike, identity: dict):
         self.directory = os.path.abspath(os.fspath(directory))
         self.identity = json.loads(json.dumps(identity, sort_keys=True, default=str))
         if os.path.exists(self.directory) and not os.path.isdir(self.directory):
@@ -60,7 +60,7 @@ class Checkpoint:
                              f"{os.stat(self.directory).st_mode & 0o7777:o}): make it yours alone (chmod o-w) "
                              "or name another directory")
         meta = os.path.join(self.directory, META)
-        self.saved: list[PackedResults] = []
+        self.saved: list = []
         self.spec_json: dict | None = None
         if os.path.exists(meta):
             try:
@@ -101,7 +101,7 @@ class Checkpoint:
 
     def save_pass(self, number: int, packed) -> None:
         """Write level pass ``number``'s results (1, 2, ...), whole or not at all."""
-        arrays = self._to_arrays(packed)
+        arrays = _packed_arrays(packed) if isinstance(packed, PackedResults) else _sums_arrays(packed)
         with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
             np.savez(f, **arrays)
 
@@ -110,7 +110,8 @@ class Checkpoint:
         while os.path.exists(path := os.path.join(self.directory, f"pass-{len(passes) + 1:05d}.npz")):
             try:
                 with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
-                    passes.append(self._from_arrays({name: npz[name] for name in npz.files}))
+                    arrays = {name: npz[name] for name in npz.files}
+                    passes.append(_packed_results(arrays) if "tuples" in arrays else _sums_results(arrays))
             except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
                     zipfile.BadZipFile) as exc:
                 raise _damaged(self.directory, os.path.basename(path), exc) from None
@@ -132,6 +133,24 @@ def _packed_results(arrays: dict) -> PackedResults:
     tuples = json.loads(str(arrays["tuples"]))
     values = {name: value for name, value in arrays.items() if name != "tuples"}
     return PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS})
+
+
+def _sums_arrays(result) -> dict:
+    """A regression pass's results (slot sums, node cells, :class:`~dasktree.split.api.NodeSplits`) as
+    arrays: each binned slot's code table flattened, with its size (-1: none)."""
+    sums, cells, splits = result
+    tables = [np.zeros(0, np.int16) if t is None else np.asarray(t, np.int16) for t in splits.tables]
+    return {"sums": sums, "cells": cells, **{name: getattr(splits, name) for name in SPLIT_ARRAYS},
+            "table_sizes": np.array([t.size if s is not None else -1 for t, s in zip(tables, splits.tables)],
+                                    dtype=np.int64),
+            "tables": np.concatenate(tables) if tables else np.zeros(0, np.int16)}
+
+
+def _sums_results(arrays: dict) -> tuple:
+    sizes = arrays["table_sizes"]
+    pieces = np.split(arrays["tables"], np.cumsum(np.maximum(sizes, 0))[:-1])
+    tables = [None if n < 0 else piece.copy() for n, piece in zip(sizes.tolist(), pieces)]
+    return arrays["sums"], arrays["cells"], NodeSplits(**{name: arrays[name] for name in SPLIT_ARRAYS}, tables=tables)
 
 
 def remove_checkpoint(directory: str | os.PathLike) -> None:
@@ -195,7 +214,9 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
 
 class Resuming:
     """A runner whose level passes come from a checkpoint while it has them, then from ``runner``;
-    every pass the runner makes is saved. The grow loop sees the same results either way."""
+    every pass the runner makes is saved. The grow loop sees the same results either way: a
+    classification pass's (:meth:`level_pass`) or a regression pass's (:meth:`apply_pass`). It
+    gathers no small nodes (it has no ``small_pass``): a checkpointed fit's passes are all level passes."""
 
     def __init__(self, runner, checkpoint: Checkpoint):
         self.runner, self.checkpoint = runner, checkpoint
@@ -207,15 +228,21 @@ class Resuming:
         return getattr(self.runner, "derived", 0)
 
     def level_pass(self, plan, requests, context, label: str) -> PackedResults:
+        return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label))
+
+    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
+        return [self._pass(label, lambda: self.runner.apply_pass(plan, func, chunks, label, **kwargs)[0])]
+
+    def _pass(self, label: str, run):
         self._number += 1
         if self._replay:
             self.runner.passes += 1  # the pass was made, before the client was lost
             return self._replay.popleft()
         say_resumed(self.runner, self.checkpoint, self._number, label)
-        packed = self.runner.level_pass(plan, requests, context, label)
-        self.checkpoint.save_pass(self._number, packed)
+        result = run()
+        self.checkpoint.save_pass(self._number, result)
         point("saved", self._number)
-        return packed
+        return result
 
 
 def say_resumed(runner, checkpoint: Checkpoint, number: int, label: str) -> None:

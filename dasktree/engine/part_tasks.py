@@ -21,7 +21,7 @@ from ..gc_pause import collector_paused
 from ..hook_points import point
 from ..io.schema import Roles
 from ..io.sources import Part, Source
-from ..kernels.regression_pass import node_order, regression_histogram
+from ..kernels.regression_pass import RegressionPlan, node_order, regression_histogram
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
 from ..kernels.subtraction import fill_derived, slot_cells
@@ -159,15 +159,24 @@ def group_rows(encoded: Encoded, plan: PassPlan) -> None:
     encoded.reorder(order_by_node(first, plan.node_slot.size + 1))  # node + 1 (0: a row without starts)
 
 
-def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
-    """The level histogram of one encoded part (int32 while its rows, weighted, count below 2**31),
-    or added to ``out``; its rows' start nodes move down in place. A regression plan
-    (:class:`~dasktree.kernels.regression_pass.RegressionPlan`) sums targets instead, into int64."""
-    if getattr(plan, "regression", False):
-        order = node_order(encoded.codes, plan)
-        if order is not None:  # rows of a node together, kept so for the passes after (the sums do not change)
-            encoded.reorder(order)
-        return regression_histogram(encoded.codes, encoded.y, encoded.part, plan, weight=encoded.weight, out=out)
+def histogram_of(encoded: Encoded, *, plan, shape: PassShape, out: np.ndarray | None = None) -> np.ndarray:
+    """The level histogram of one encoded part, or added to ``out``: the kernel of the plan's kind
+    (:data:`COUNTERS`): a classification plan's class counts (int32 while its rows, weighted, count below
+    2**31; its rows' start nodes move down in place), a regression plan's target sums (int64)."""
+    return COUNTERS[type(plan)](encoded, plan, shape, out)
+
+
+def _sums_of(encoded: Encoded, plan: RegressionPlan, shape: PassShape, out: np.ndarray | None) -> np.ndarray:
+    """A regression plan's pass over one encoded part: every tree walked, targets summed in fixed point."""
+    order = node_order(encoded.codes, plan)
+    if order is not None:  # rows of a node together, kept so for the passes after (the sums do not change)
+        encoded.reorder(order)
+    return regression_histogram(encoded.codes, encoded.y, encoded.part, plan, weight=encoded.weight, out=out)
+
+
+def _counts_of(encoded: Encoded, plan: PassPlan, shape: PassShape, out: np.ndarray | None) -> np.ndarray:
+    """A classification plan's pass over one encoded part: the forest's distinct nodes walked from the
+    rows' start nodes, class counts per bin."""
     if plan.hist_bytes > GROUP_ROWS_BYTES:
         group_rows(encoded, plan)
     if out is None:
@@ -178,6 +187,10 @@ def histogram_of(encoded: Encoded, *, plan: PassPlan, shape: PassShape, out: np.
         starts=encoded.start_nodes(plan.forest_id, plan.start_width, plan.node_slot.size), out=out,
         weight=encoded.weight,
     )
+
+
+COUNTERS = {PassPlan: _counts_of, RegressionPlan: _sums_of}
+"""The kernel of a level pass over one encoded part, by the plan's kind (the task's pass)."""
 
 
 def _cell_dtype(total: int) -> type:

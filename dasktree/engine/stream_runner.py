@@ -147,7 +147,7 @@ class StreamRunner(LocalRunner):
         mine = threading.local()
         lock = threading.Lock()
         spill = self._spill()
-        walks = not getattr(plan, "regression", False)  # a classification plan's rows keep start nodes
+        walks = plan.keeps_starts  # a classification plan's rows keep start nodes
 
         def one(piece: Part) -> None:
             counter = getattr(mine, "counter", None)

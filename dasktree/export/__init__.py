@@ -20,7 +20,7 @@ import os
 
 from ..errors import ParameterError
 from ..model.forest_model import ForestModel
-from ..model.model import Model
+from ..model.model import EXPORTERS, Model
 
 __all__ = ["FORMATS", "export_model", "write_export"]
 
@@ -68,3 +68,6 @@ def write_export(model: Model | ForestModel, format: str, out: str | os.PathLike
     with atomic_file(path, "wb") as f:
         f.write(data.encode("utf-8") if isinstance(data, str) else data)
     return data
+
+
+EXPORTERS.update(export=export_model, write=write_export)  # Model.export's formats

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -82,6 +83,7 @@ class PassPlan:
     fills: Fills | tuple = ()  # the derived slots in cells, for the workers (set by the Dask runner)
     slot_wide: np.ndarray | None = None  # (n_slots,) bool: the mixed layout's int32 slots; None: uniform
     bagged: bool = False  # a bagged forest's pass: ``part[m, row]`` is the row's multiplicity in member m
+    keeps_starts: ClassVar[bool] = True  # rows keep their start nodes between passes (a pass walks from there)
 
     @classmethod
     def root(cls, widths: np.ndarray, n_classes: int, n_folds: int = 1, n_repeats: int = 1) -> "PassPlan":

@@ -27,6 +27,7 @@ the tests compare against.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class RegressionPlan:
     # what the runners ask of any plan (:mod:`dasktree.engine.part_tasks`)
     fills: tuple = ()
     derived: tuple = ()
-    regression: bool = True
+    keeps_starts: ClassVar[bool] = False  # every pass walks each tree from its root: no start nodes kept
 
     @property
     def binned(self) -> int:

@@ -21,13 +21,14 @@ import numpy as np
 
 from ..binning.spec import BinSpec
 from ..gc_pause import collector_paused, older_objects_frozen
+from ..io.schema import NUMERIC
 from ..split.api import AttributeLayout, SplitParams
 from .forest import Forest, Node, sharing
 from .level_search import SearchContext, SearchRequest, leaf_reasons
 from . import small
 from .results import PackedResults, concat, tests_of
 
-__all__ = ["GrowParams", "grow", "LevelRunner"]
+__all__ = ["GrowParams", "grow", "grow_small", "node_groups", "LevelRunner"]
 
 EPSILON = np.finfo(np.float64).eps
 
@@ -93,7 +94,7 @@ class GrowReport:
         return sum(level.groups for level in self.levels)
 
 
-def _node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) -> list[list[Node]]:
+def node_groups(frontier: list[Node], node_bytes: list[int], budget_mb: float) -> list[list[Node]]:
     """Consecutive frontier nodes whose histograms fit the budget together (at least one node each)."""
     budget = budget_mb * 2**20
     groups: list[list[Node]] = []
@@ -163,7 +164,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
                 if not frontier:
                     report.levels.append(gathered)
                     break
-        groups = _node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
+        groups = node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
                               params.max_histogram_mb)
         rows = dict(zip([node.id for node in frontier], _rows(frontier)))
         # Subtraction needs the parents' counts of the last pass: one group then and now.
@@ -204,21 +205,29 @@ def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, param
     in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
     started = time.perf_counter()
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    plan = small.forest_gather_plan(forest, jobs, spec.widths)
-    settings = dict(offsets=spec.offsets, widths=spec.widths, numeric=np.ones(len(spec.features), dtype=bool),
-                    upper=[f.upper for f in spec.features], values=[f.values for f in spec.features],
-                    n_classes=spec.n_classes, criterion=small.class_criterion(params),
-                    min_samples_split=params.min_samples_split,
-                    min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
-                    min_decrease=params.min_impurity_decrease,
-                    job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
-                    **small.member_settings(forest, jobs, bagging[1], bagging[2]))
-    results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
-                                task=small.kernel.CLASSIFY, settings=settings)
     uppers = [f.upper for f in spec.features]
-    made = sum(small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers, tests) for chunk_jobs, nodes in results)
+    made = grow_small(runner, small.forest_gather_plan(forest, jobs, spec.widths), spec, level, small.kernel.CLASSIFY,
+                      lambda chunk_jobs, nodes: small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers, tests),
+                      n_classes=spec.n_classes, criterion=small.class_criterion(params),
+                      min_samples_split=params.min_samples_split, min_samples_leaf=params.split.min_samples_leaf,
+                      max_depth=params.max_depth, min_decrease=params.min_impurity_decrease,
+                      job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
+                      **small.member_settings(forest, jobs, bagging[1], bagging[2]))
     return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
                        rows_gathered=int(getattr(runner, "rows_gathered", 0)))
+
+
+def grow_small(runner, plan, spec: BinSpec, level: int, task: int, attach, **settings) -> int:
+    """Either task's pass gathering the rows of ``plan``'s jobs, their subtrees grown there in memory by the
+    compiled grower for ``task`` (:mod:`dasktree.levels.small`; ``settings``: the fit's limits, the bins
+    added here), each chunk's nodes given to ``attach(chunk_jobs, nodes)``; returns the nodes it made."""
+    numeric = [f.kind == NUMERIC for f in spec.features]
+    settings.update(offsets=spec.offsets, widths=spec.widths, numeric=np.array(numeric, dtype=bool),
+                    upper=[f.upper if n else None for f, n in zip(spec.features, numeric)],
+                    values=[f.values if n else None for f, n in zip(spec.features, numeric)])
+    results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
+                                task=task, settings=settings)
+    return sum(attach(chunk_jobs, nodes) for chunk_jobs, nodes in results)
 
 
 def _rows(nodes: list[Node]) -> list[int]:

@@ -27,11 +27,15 @@ from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
 from ..kernels.histogram import route
 from ..kernels.plans import RoutingPlan
-from ..split.node_tests import Test
+from ..split.api import Test
 from .node_table import NodeTests, node_tests_of
 from .task import CLASSIFICATION, Task, task_named
 
-__all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "load"]
+__all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
+
+EXPORTERS: dict = {}
+"""What :meth:`Model.export` hands the model to (``"export"``, ``"write"``): the exporters stand a floor
+above the model, and :mod:`dasktree.export` fills this when it loads (``import dasktree`` loads it)."""
 
 FORMAT = "dasktree.model"
 VERSION = 4
@@ -274,11 +278,9 @@ class Model:
                **options) -> str | bytes:
         """The model as SQL or PMML text, or ONNX bytes (:func:`dasktree.export.export_model`);
         with ``out``, also written there atomically (refused if it exists, unless ``overwrite``)."""
-        from ..export import export_model, write_export
-
         if out is not None:
-            return write_export(self, format, out, overwrite=overwrite, **options)
-        return export_model(self, format, **options)
+            return EXPORTERS["write"](self, format, out, overwrite=overwrite, **options)
+        return EXPORTERS["export"](self, format, **options)
 
 
 def _jsonable(values: list) -> list:

@@ -84,7 +84,7 @@ def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: s
     if engine == "graphviz" and dot is None:
         raise ParameterError("--engine graphviz: graphviz's 'dot' is not installed (or use --engine matplotlib)")
     if engine in ("auto", "graphviz") and dot is not None and max_depth is None:
-        from .export import export_dot
+        from .text import export_dot
 
         fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=f".{ext}", dir=os.path.dirname(os.path.abspath(out)))
         os.close(fd)
@@ -105,7 +105,7 @@ def plot_tree(model: Model, out: str, *, max_depth: int | None = None, engine: s
 
 def _layout(model: Model, max_depth: int | None) -> tuple[dict[int, tuple[float, int]], list[tuple[int, int, str]]]:
     """x (leaf order) and depth of each drawn node, and the edges with their branch labels."""
-    from .export import branch_labels
+    from .text import branch_labels
 
     tree = model.tree
     pos: dict[int, tuple[float, int]] = {}

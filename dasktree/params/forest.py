@@ -62,8 +62,9 @@ def forest_values(values: Mapping[str, Any]) -> dict:
     return {p.name: p.check(values.get(p.name, p.default)) for p in FOREST_PARAMS}
 
 
-def validate_forest(values: Mapping[str, Any], n_rows: int | None = None) -> tuple[dict, Settings]:
-    """(the forest's parameters, the members' :class:`~dasktree.params.Settings`) of ``values``.
+def validate_forest(values: Mapping[str, Any], n_rows: int | None = None, *, members=validate) -> tuple[dict, Settings]:
+    """(the forest's parameters, the members' :class:`~dasktree.params.Settings`) of ``values``; ``members``:
+    the members' validation (a regression forest's: :func:`dasktree.params.regression.validate_regression`).
 
     Raises :class:`~dasktree.errors.ParameterError`: one line naming the parameter, what it must be
     and what it got; a parameter of :data:`NOT_FOR_FORESTS` given is refused by name."""
@@ -83,7 +84,7 @@ def validate_forest(values: Mapping[str, Any], n_rows: int | None = None) -> tup
     if forest["max_samples"] is not None and not forest["bootstrap"]:
         raise ParameterError("max_samples is the bags' size: give it with bootstrap=True")
     tree = {k: v for k, v in values.items() if k not in names and k not in NOT_FOR_FORESTS}
-    return forest, validate({**tree, "prune": "none"})
+    return forest, members({**tree, "prune": "none"})
 
 
 def bag_mean(max_samples, n_rows: int) -> float:

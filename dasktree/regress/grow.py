@@ -41,13 +41,13 @@ from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
 from ..levels import small
+from ..levels.grow import grow_small, node_groups
 from ..levels.sampling import child_key, feature_mask
-from ..split.node_tests import Test
-from ..split.regression import RegressionLayout, best_splits
-from ..split.small_grower import FRIEDMAN, REASONS, REGRESS, SQUARED_ERROR
-from .trees import Block, nominal_regression_test, numeric_regression_test
+from ..split.api import RegressionLayout, Test, best_splits
+from ..split.api import small_grower as kernel
+from .trees import Block, regression_test
 
-__all__ = ["RegressionGrowParams", "RNode", "grow_regression", "search_slots", "layout_of"]
+__all__ = ["RegressionGrowParams", "grow_params", "RNode", "grow_regression", "search_slots", "layout_of"]
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,18 @@ class RNode:
     children: list[int] = field(default_factory=list)
     leaf: str = ""
     key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a member's samples
+
+
+def grow_params(settings, runner, **extra) -> RegressionGrowParams:
+    """The level loop's parameters from a regression fit's validated ``settings``, the histogram budget
+    within the runner's (planned against ``memory_limit``); ``extra``: the other fields."""
+    return RegressionGrowParams(
+        criterion=settings["criterion"], max_depth=settings["max_depth"],
+        min_samples_split=settings["min_samples_split"], min_samples_leaf=settings["min_samples_leaf"],
+        min_impurity_decrease=float(settings["min_impurity_decrease"]),
+        min_weight_fraction_leaf=float(settings.get("min_weight_fraction_leaf") or 0.0),
+        max_histogram_mb=min(settings["max_histogram_mb"], getattr(runner, "max_histogram_mb", None) or np.inf),
+        **extra)
 
 
 def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
@@ -141,15 +153,18 @@ class _Forest:
         self.table_size += table.size
         return ids
 
+    def _trees(self, slotted: list[int], n_trees: int) -> dict:
+        """The trees as the flat arrays a pass walks, ``slotted``'s nodes in slots 0, 1, ... in order."""
+        slot = np.full(len(self.nodes), -1, dtype=np.int32)
+        slot[slotted] = np.arange(len(slotted), dtype=np.int32)
+        return dict(root=np.arange(n_trees, dtype=np.int64), attribute=np.asarray(self.attribute, dtype=np.int32),
+                    offset=np.asarray(self.offset, dtype=np.int64), slot=slot,
+                    table=np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32))
+
     def gather_plan(self, jobs: list[int], holdout: np.ndarray) -> small.GatherPlan:
         """The pass gathering the rows of ``jobs`` (one slot each, in order)."""
-        slot = np.full(len(self.nodes), -1, dtype=np.int32)
-        slot[jobs] = np.arange(len(jobs), dtype=np.int32)
-        table = np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32)
         tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
-        return small.GatherPlan(root=np.arange(holdout.size, dtype=np.int64),
-                                attribute=np.asarray(self.attribute, dtype=np.int32),
-                                offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot, job_tree=tree,
+        return small.GatherPlan(**self._trees(jobs, holdout.size), job_tree=tree,
                                 job_part=np.asarray(holdout, dtype=np.int64)[tree],
                                 job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
                                 n_folds=max(1, holdout.size - 1))
@@ -157,21 +172,10 @@ class _Forest:
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
              bagged: bool = False) -> RegressionPlan:
         """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only)."""
-        slot = np.full(len(self.nodes), -1, dtype=np.int32)
-        slot[counted] = np.arange(len(counted), dtype=np.int32)
-        slot[held_only] = np.arange(len(counted), len(counted) + len(held_only), dtype=np.int32)
-        table = np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32)
-        return RegressionPlan(root=np.arange(holdout.size, dtype=np.int64),
-                              attribute=np.asarray(self.attribute, dtype=np.int32),
-                              offset=np.asarray(self.offset, dtype=np.int64), table=table, slot=slot,
+        return RegressionPlan(**self._trees(counted + held_only, holdout.size),
                               holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted) + len(held_only),
                               total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64),
                               n_bin_slots=len(counted), bagged=bagged)
-
-
-def _groups(nodes: list[int], node_bytes: int, budget_mb: float) -> list[list[int]]:
-    per = max(1, int(budget_mb * 2**20 // max(1, node_bytes)))
-    return [nodes[i:i + per] for i in range(0, len(nodes), per)]
 
 
 def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
@@ -219,7 +223,7 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
                 gathered = _grow_small(runner, forest, jobs, holdout, spec, params, level)
         if describe is not None:
             describe(level, len(counted))
-        groups = _groups(counted, node_bytes, params.max_histogram_mb) or [[]]
+        groups = node_groups(counted, [node_bytes] * len(counted), params.max_histogram_mb) or [[]]
         if not counted and not held_only:
             groups = []
         children: list[int] = []
@@ -283,15 +287,8 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
             < params.min_impurity_decrease:
         node.leaf = "min_impurity_decrease"
         return []
-    a = int(splits.attribute[k])
-    feature = spec.features[a]
-    table = splits.tables[k]
-    if feature.kind == NUMERIC:
-        c = int(splits.cut[k])
-        test = Test(a, "numeric", table, int(splits.default[k]), (float(feature.upper[c - 1]),))
-    else:
-        groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
-        test = Test(a, "nominal", table, int(splits.default[k]), groups=groups)
+    test = regression_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
+                           splits.tables[k])
     kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
     kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted
     return forest.split(e, test, kids)
@@ -340,22 +337,13 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
                 params: RegressionGrowParams, level: int) -> dict:
     """One pass gathering the rows of ``jobs`` and growing their subtrees; the report's counts."""
     started = time.perf_counter()
-    plan = forest.gather_plan(jobs, holdout)
-    leaf = np.asarray([REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
+    leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
                       dtype=np.int8)
-    features = spec.features
-    settings = dict(offsets=spec.offsets, widths=spec.widths,
-                    numeric=np.array([f.kind == NUMERIC for f in features], dtype=bool),
-                    upper=[f.upper if f.kind == NUMERIC else None for f in features],
-                    values=[f.values if f.kind == NUMERIC else None for f in features],
-                    criterion=SQUARED_ERROR if params.criterion == "squared_error" else FRIEDMAN,
-                    min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                    max_depth=params.max_depth, job_leaf=leaf)
-    results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
-                                task=REGRESS, settings=settings)
-    made = 0
-    for chunk_jobs, nodes in results:
-        made += _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec)
+    made = grow_small(runner, forest.gather_plan(jobs, holdout), spec, level, kernel.REGRESS,
+                      lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
+                      criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
+                      min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
+                      max_depth=params.max_depth, job_leaf=leaf)
     return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
 
@@ -377,10 +365,8 @@ def _attach(forest: _Forest, jobs: list[int], nodes: dict, spec: BinSpec) -> int
         node.squares = (square_sum(*stats[k, 4:7]), square_sum(*stats[k, 7:10]))
         a, cut, default = (int(nodes[name][k]) for name in ("attribute", "cut", "default"))
         if a < 0:
-            node.leaf = REASONS[int(nodes["reason"][k])]
-        elif cut >= 0:
-            node.test = numeric_regression_test(spec, a, cut, default)
+            node.leaf = kernel.REASONS[int(nodes["reason"][k])]
         else:
-            node.test = nominal_regression_test(spec, a, default, nodes["tables"], int(nodes["table_start"][k]))
+            node.test = regression_test(spec, a, cut, default, nodes["tables"], int(nodes["table_start"][k]))
     forest.blocks.append(Block(jobs, nodes))
     return int(nodes["parent"].size) - len(own)

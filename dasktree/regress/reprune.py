@@ -4,7 +4,7 @@ The model keeps its grown tree (``full_tree`` when pruned) and the fit's cp tabl
 (``report["prune"]["cp_table"]``, :func:`dasktree.regress.prune.cp_table`): the table is a
 function of the grown tree and the fold trees alone, so it stands whatever the pruning, and its
 CV MSE per subtree chooses alpha for ``cv`` and ``cv-min`` even when the fold trees were not kept.
-The choice is the fit's (:func:`dasktree.regress.fit._prune`), on the tree the fit pruned (the
+The choice is the fit's (:func:`dasktree.regress.fitting._prune`), on the tree the fit pruned (the
 grown tree, or with ``max_leaf_nodes`` its best-first subtree, taken again): "none" that tree, an alpha
 ``T(alpha)``, "cv" / "cv-min" the row :func:`~dasktree.model.prune.choose_alpha` picks, the fold
 trees pruned at CART's ``beta`` (:func:`~dasktree.model.prune.fold_alpha`).

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..io.schema import NUMERIC
 from ..model.model import TreeModel
-from ..split.node_tests import Test
-from ..split.small_grower import REASONS
+from ..split.api import Test
+from ..split.api import small_grower as kernel
 
-__all__ = ["tree_models", "Block", "node_squares"]
+__all__ = ["tree_models", "Block", "node_squares", "regression_test"]
 
 #: The leaf reasons given before a pass counts the node (:func:`dasktree.regress.grow._leaf_before`).
 UNCOUNTED = ("max_depth", "min_samples")
@@ -97,30 +96,28 @@ def _block_columns(block: Block, nodes: list, first: int, spec) -> tuple:
         key = (attribute[numeric] * 65536 + cut[numeric]) * 2 + default[numeric]
         unique, inverse = np.unique(key, return_inverse=True)
         made = np.empty(unique.size, dtype=object)
-        made[:] = [numeric_regression_test(spec, int(k // 2 // 65536), int(k // 2 % 65536), int(k % 2))
+        made[:] = [regression_test(spec, int(k // 2 // 65536), int(k // 2 % 65536), int(k % 2))
                    for k in unique.tolist()]
         tests[numeric] = made[inverse.ravel()]
     table_start = g["table_start"][new]
     for k in split[cut[split] < 0].tolist():
-        tests[k] = nominal_regression_test(spec, int(attribute[k]), int(default[k]), g["tables"], int(table_start[k]))
-    names = np.empty(len(REASONS), dtype=object)
-    names[:] = REASONS
+        tests[k] = regression_test(spec, int(attribute[k]), -1, int(default[k]), g["tables"], int(table_start[k]))
+    names = np.empty(len(kernel.REASONS), dtype=object)
+    names[:] = kernel.REASONS
     reasons = names[g["reason"][new].astype(np.int64)]
     reasons[split] = ""
     return (tree, g["depth"][new].astype(np.int64), ids[parent[new]], g["child"][new].astype(np.int64),
             g["stats"][new, :4], tests, reasons)
 
 
-def numeric_regression_test(spec, a: int, cut: int, default: int) -> Test:
-    """The level loop's threshold test: codes ``1..cut`` to child 0, the others to 1, missing to ``default``."""
-    table = np.ones(int(spec.widths[a]), dtype=np.int16)
-    table[1:cut + 1] = 0
-    table[0] = default
-    return Test(a, "numeric", table, default, (float(spec.features[a].upper[cut - 1]),))
-
-
-def nominal_regression_test(spec, a: int, default: int, tables: np.ndarray, start: int) -> Test:
-    """The level loop's subset test from its code table in ``tables`` at ``start``."""
+def regression_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
+    """The level loop's test of attribute ``a``, missing to ``default``: with ``cut >= 0`` a threshold (codes
+    ``1..cut`` to child 0, the others to 1), else a subset test, its code table in ``tables`` at ``start``."""
+    if cut >= 0:
+        table = np.ones(int(spec.widths[a]), dtype=np.int16)
+        table[1:cut + 1] = 0
+        table[0] = default
+        return Test(a, "numeric", table, default, (float(spec.features[a].upper[cut - 1]),))
     table = tables[start:start + int(spec.widths[a])].copy()
     groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
     return Test(a, "nominal", table, default, groups=groups)

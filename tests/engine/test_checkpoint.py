@@ -75,6 +75,26 @@ def test_results_round_trip_through_a_checkpoint(tmp_path):
         Checkpoint(tmp_path, {"a": 2})
 
 
+def test_a_regression_pass_round_trips_through_the_same_checkpoint(tmp_path):
+    """One checkpoint for both tasks: a regression pass's slot sums, node cells and chosen tests come
+    back as they were saved, and a checkpoint of one task is refused to the other."""
+    from dasktree.split.api import NodeSplits
+
+    splits = NodeSplits(gain=np.array([0.5, -np.inf, 2.0]), attribute=np.array([2, -1, 0]), cut=np.array([3, -1, -1]),
+                        default=np.array([1, 0, 0]), children=np.arange(24, dtype=np.int64).reshape(3, 2, 4),
+                        tables=[np.array([1, 0, 0, 0, 1], np.int16), None, np.array([0, 1, 0], np.int16)])
+    sums, cells = np.arange(6, dtype=np.int64).reshape(3, 2), np.arange(24, dtype=np.int64).reshape(3, 8)
+    Checkpoint(tmp_path, {"task": "regression"}).save_pass(1, (sums, cells, splits))
+    [(sums_back, cells_back, back)] = Checkpoint(tmp_path, {"task": "regression"}).saved
+    assert np.array_equal(sums_back, sums) and np.array_equal(cells_back, cells)
+    for name in ("gain", "attribute", "cut", "default", "children"):
+        assert np.array_equal(getattr(back, name), getattr(splits, name)), name
+    assert [None if t is None else (t.dtype, t.tolist()) for t in back.tables] == \
+        [None if t is None else (t.dtype, t.tolist()) for t in splits.tables]
+    with pytest.raises(Exception, match="task \\('regression' there, 'classification' now\\)"):
+        Checkpoint(tmp_path, {"task": "classification"})
+
+
 def test_the_estimator_resumes_from_a_checkpoint_the_command_left(tmp_path):
     from dasktree import DaskTreeClassifier
 

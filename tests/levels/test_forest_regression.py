@@ -14,11 +14,12 @@ from hypothesis import strategies as st
 import dasktree
 from dasktree.errors import ParameterError
 from dasktree.levels.sampling import child_key, feature_mask
-from dasktree.forest_regress import exact_sum, fit_forest_regression
+from dasktree.forest_fit import fit_forest_regression
+from dasktree.regress.forest import exact_sum
 from dasktree.io.bagging import multiplicities_naive
 from dasktree.io.row_hash import row_hash
 from dasktree.model.forest_model import load_forest
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 
 N = 1200
 _rng = np.random.default_rng(0)

@@ -15,7 +15,7 @@ from dasktree.cli import main
 from dasktree.errors import DataError
 from dasktree.model import node_table
 from dasktree.model.check import _check_tree
-from dasktree.model.export import export_dot, export_text
+from dasktree.model.text import export_dot, export_text
 from dasktree.model.grown_json import from_runs, grown_from_json, grown_to_json, runs
 from dasktree.model.model import READS, VERSION, Model, TreeModel, load
 from dasktree.model.node_table import NodeTests

@@ -7,7 +7,7 @@ import pytest
 
 from dasktree import DaskTreeClassifier
 from dasktree.cli import main
-from dasktree.regress.estimator import DaskTreeRegressor
+from dasktree import DaskTreeRegressor
 
 
 @pytest.mark.parametrize("task", ["classification", "regression"])

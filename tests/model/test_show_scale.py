@@ -15,7 +15,7 @@ from dasktree.cli import main
 from dasktree.errors import DataError
 from dasktree.model import model as model_module
 from dasktree.model.check import check_model_parts
-from dasktree.model.export import export_dot, export_text, subtree_sizes
+from dasktree.model.text import export_dot, export_text, subtree_sizes
 from dasktree.model.grown_json import from_runs, runs
 from dasktree.model.model import TreeModel, load
 from dasktree.regress import task as regression_module

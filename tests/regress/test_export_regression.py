@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing.data import mixed_frame
 from dasktree.testing.exports import (edge_rows, missing_engine, random_regression_model, random_rows, reference,
                                       score_duckdb, score_onnx, score_pmml, score_sqlite)

@@ -11,7 +11,7 @@ import dasktree
 from dasktree.cli import main
 from dasktree.errors import InputError
 from dasktree.model.model import load
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing.data import mixed_frame
 from dasktree.testing.exports import pmml_xsd
 

@@ -5,7 +5,7 @@ null and unseen categories."""
 import numpy as np
 import pytest
 
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing.data import mixed_frame
 from dasktree.testing.exports import edge_rows, random_regression_model, random_rows
 from dasktree.testing.postgres import score_postgres

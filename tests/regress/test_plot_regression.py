@@ -7,7 +7,7 @@ import pytest
 
 from dasktree.cli import main
 from dasktree.model.model import load
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing.data import mixed_frame
 
 pytest.importorskip("matplotlib")

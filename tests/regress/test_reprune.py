@@ -9,7 +9,7 @@ import pytest
 from dasktree.cli import main
 from dasktree.errors import InputError, ParameterError
 from dasktree.model.model import load
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.regress.reprune import reprune
 from dasktree.testing.data import mixed_frame
 

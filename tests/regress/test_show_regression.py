@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from dasktree.cli import main
-from dasktree.model.export import export_dot, export_text
+from dasktree.model.text import export_dot, export_text
 from dasktree.model.model import load
-from dasktree.regress.fit import fit_regression
+from dasktree import fit_regression
 from dasktree.testing.data import mixed_frame
 
 

@@ -7,7 +7,7 @@ training mean, as scikit-learn's ``export_text`` shows ``value: [x]`` for a regr
 from __future__ import annotations
 
 from ..binning.spec import BinSpec
-from ..split.node_tests import Test
+from ..split.api import Test
 from .model import Model, TreeModel
 
 __all__ = ["export_text", "export_dot", "branch_labels", "node_rows", "subtree_sizes"]

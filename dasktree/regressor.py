@@ -1,4 +1,4 @@
-"""``DaskTreeRegressor``: the scikit-learn-style face of :func:`dasktree.regress.fit.fit_regression`."""
+"""``DaskTreeRegressor``: the scikit-learn-style face of :func:`dasktree.fit.fit` with ``task="regression"``."""
 
 from __future__ import annotations
 
@@ -7,15 +7,14 @@ from typing import Sequence
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 
-from ..engine.predict import predict_dataset
-from ..errors import InputError
-from ..estimator_input import check_predict_input, dask_frame, is_dask, is_dataset
-from ..fitted import FittedModel
-from ..model.predict import as_table
-from ..params import install_estimator_params
-from ..params.regression import REGRESSION_PARAMS, validate_regression
-from .fit import fit_regression
-from .task import REGRESSION
+from .engine.predict import predict_dataset
+from .errors import InputError
+from .estimator_input import dask_frame, is_dask, is_dataset
+from .fit import fit_validated
+from .fitted import FittedModel
+from .params import install_estimator_params
+from .params.regression import REGRESSION_PARAMS, validate_regression
+from .regress.task import REGRESSION
 
 __all__ = ["DaskTreeRegressor"]
 
@@ -47,13 +46,12 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
     _declared = staticmethod(lambda: REGRESSION_PARAMS)
 
     def _settings(self, values: dict) -> dict:
-        """The parameters checked before the input is read (:func:`fit_regression` takes them as given)."""
-        validate_regression(values)
-        return values
+        """The parameters validated, once per fit, before the input is read."""
+        return validate_regression(values)
 
     @staticmethod
     def _fit_model(data, values, settings: dict, **options):
-        return fit_regression(data, values, **options, **settings)
+        return fit_validated(data, values, settings, task=REGRESSION, **options)
 
     def predict(self, X, *, out: str | None = None, keep: Sequence[str] = (), overwrite: bool = False):
         """Predicted values (float64). On a dask DataFrame or array: a lazy dask Series named
@@ -72,14 +70,12 @@ class DaskTreeRegressor(FittedModel, RegressorMixin, BaseEstimator):
             return frame.map_partitions(_predict_frame, model=model, meta=pd.Series(dtype="float64",
                                                                                     name="prediction"))
         if is_dataset(X):
-            from ..io.sources import open_path
+            from .io.sources import open_path
 
             source = open_path(X)
             parts = [model.predict_values(source.read(p, model.features)) for p in source.parts]
             return np.concatenate(parts) if parts else np.zeros(0)
-        if getattr(self, "_sklearn_input", False):
-            X = check_predict_input(self, X, model.features)
-        return model.predict_values(as_table(model, X))
+        return model.predict_values(self._table(X))
 
     @property
     def cp_table_(self):
@@ -105,7 +101,7 @@ install_estimator_params(DaskTreeRegressor, _DOC, REGRESSION_PARAMS)
 def _predict_frame(frame, *, model):
     import pandas as pd
 
-    from ..io.sources import frame_to_table
+    from .io.sources import frame_to_table
 
     values = model.predict_values(frame_to_table(frame.reset_index(drop=True)))
     return pd.Series(values, index=frame.index, name="prediction")
