@@ -1,7 +1,9 @@
 import faulthandler
+import json
 import logging
 import os
 import signal
+import subprocess
 import sys
 
 import pytest
@@ -72,3 +74,16 @@ def postgres_root():
         pytest.skip(reason)
     with postgres_server() as root:
         yield root
+
+
+@pytest.fixture(scope="session")
+def warmed_kernel_cache(tmp_path_factory):
+    """A numba cache directory ``dasktree warm --no-cluster`` filled, once a session, and what the
+    command reported (its JSON): the tests of the kernel cache copy it and take out the kernels they
+    need missing, instead of each compiling every kernel from an empty cache again (minutes on 2 cores)."""
+    cache = tmp_path_factory.mktemp("kernel-cache") / "warmed"
+    done = subprocess.run([sys.executable, "-m", "dasktree.cli", "warm", "--no-cluster", "--json"],
+                          capture_output=True, text=True, timeout=2400,  # every kernel: 15 min at a load of 15
+                          env=dict(os.environ, NUMBA_CACHE_DIR=str(cache)))
+    assert done.returncode == 0, done.stderr
+    return cache, json.loads(done.stdout)
