@@ -33,6 +33,9 @@ def _cmd_fit(args) -> dict:
         from .forest import cmd_fit_forest
 
         return cmd_fit_forest(args, columns)
+    from .forest import refuse_forest_options
+
+    refuse_forest_options(args)
     return cmd_fit(args, columns)
 
 

@@ -16,7 +16,8 @@ import argparse
 from ..errors import ParameterError
 from .say import progress as _progress, say as _say
 
-__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest", "member_or_tree", "show_forest"]
+__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest", "member_or_tree", "refuse_forest_options",
+           "show_forest"]
 
 GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
 
@@ -37,7 +38,8 @@ def add_forest(p: argparse.ArgumentParser) -> None:
                         "multiplicity drawn from the row's content)")
     g.add_argument("--max-samples", default=None, metavar="S", help=f"{by_name['max_samples'].help}")
     g.add_argument("--oob", action="store_true", help=by_name["oob_score"].help)
-    g.add_argument("--random-state", type=int, default=0, metavar="SEED", help=by_name["random_state"].help)
+    g.add_argument("--random-state", type=int, default=None, metavar="SEED",
+                   help=f"{by_name['random_state'].help} (default: 0)")
     g.add_argument("--oob-permutation", type=int, default=None, metavar="R",
                    help="after the fit, permutation importances on the out-of-bag rows: each feature's values "
                         "shuffled R times (seeded by --random-state), the out-of-bag score lost kept in the model "
@@ -80,8 +82,19 @@ def forest_values(args, regression: bool = False) -> dict:
     out.update(n_estimators=args.trees, max_features=default_features if args.max_features is None
                else _number(args.max_features, "--max-features"), bootstrap=not args.no_bootstrap,
                max_samples=_number(args.max_samples, "--max-samples"), oob_score=args.oob,
-               random_state=args.random_state)
+               random_state=0 if args.random_state is None else args.random_state)
     return out
+
+
+def refuse_forest_options(args) -> None:
+    """A forest's option given without ``--trees`` is bad usage (exit 2), not silently a single tree's fit."""
+    given = [flag for flag, value in (("--max-features", args.max_features), ("--no-bootstrap", args.no_bootstrap or None),
+                                      ("--max-samples", args.max_samples), ("--oob", args.oob or None),
+                                      ("--random-state", args.random_state), ("--oob-permutation", args.oob_permutation))
+             if value is not None]
+    if given:
+        raise ParameterError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for forests: give --trees N too "
+                             "(a single tree uses every attribute and every row)")
 
 
 def cmd_fit_forest(args, columns) -> dict:
@@ -119,7 +132,7 @@ def cmd_fit_forest(args, columns) -> dict:
         from ..io.sources import open_path
 
         oob_permutation_of(model, open_path(args.data), key=args.key, n_repeats=args.oob_permutation,
-                           random_state=args.random_state)
+                           random_state=0 if args.random_state is None else args.random_state)
     model.save(args.out)
     r = model.report
     measure = "R^2" if regression else "accuracy"
