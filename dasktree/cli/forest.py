@@ -62,15 +62,17 @@ def _number(text: str | None, flag: str):
     raise ParameterError(f"{flag} must be a number, got {text!r}")
 
 
-def forest_values(args, regression: bool = False) -> dict:
-    """The forest's parameters and its members' from the command line (a regression tree's with
-    ``regression``); an option of the single tree's that forests refuse, given, is bad usage (exit 2)."""
+def forest_values(args, task: str = "classification") -> dict:
+    """The forest's parameters and its members' from the command line, the members' learning parameters
+    those of ``task``'s fit; an option of the single tree's that forests refuse, given, is bad usage (exit 2).
+    Without ``--max-features`` the task's forest takes its own default (scikit-learn's: ``sqrt`` for
+    classification, every attribute for regression)."""
     from ..params import declared_params
     from ..params.forest import NOT_FOR_FORESTS
     from .parser import learning_values
     from .task import regression_values
 
-    learning = regression_values(args) if regression else learning_values(args)
+    learning = {"classification": learning_values, "regression": regression_values}[task](args)
     defaults = {p.name: p.default for p in declared_params()}
     out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults.get(k)}
     if getattr(args, "grid", None):
@@ -78,9 +80,9 @@ def forest_values(args, regression: bool = False) -> dict:
     for flag, name in (("--key", "key"), ("--folds", "folds"), ("--checkpoint", "checkpoint")):
         if name != "key" and getattr(args, name, None) is not None:
             raise ParameterError(f"{flag} is not for forests yet")
-    default_features = 1.0 if regression else "sqrt"  # as scikit-learn's forests of each task
-    out.update(n_estimators=args.trees, max_features=default_features if args.max_features is None
-               else _number(args.max_features, "--max-features"), bootstrap=not args.no_bootstrap,
+    if args.max_features is not None:
+        out["max_features"] = _number(args.max_features, "--max-features")
+    out.update(n_estimators=args.trees, bootstrap=not args.no_bootstrap,
                max_samples=_number(args.max_samples, "--max-samples"), oob_score=args.oob,
                random_state=0 if args.random_state is None else args.random_state)
     return out
@@ -100,20 +102,15 @@ def refuse_forest_options(args) -> None:
 def cmd_fit_forest(args, columns) -> dict:
     """``dasktree fit --trees N``; ``columns``: the command's comma-separated list reader."""
     from ..engine.memory_plan import parse_memory_limit
-    from ..forest_fit import fit_forest
+    from ..forest_fit import FORESTS, fit_forest
     from ..io.outputs import check_file_out
-    from ..params.forest import validate_forest
-    from .commands import verify  # here: commands imports this module
-
-    from ..forest_fit import fit_forest_regression
-    from ..regress.forest import validate_forest_regression
     from ..model.task import task_named
+    from .commands import verify  # here: commands imports this module
     from .task import resolve_task
 
-    task = getattr(args, "task", "auto")
-    regression = not task_named(resolve_task(args) if task == "auto" else task).predicts_classes
-    params = forest_values(args, regression)
-    (validate_forest_regression if regression else validate_forest)(params)  # bad usage (exit 2) first
+    task = resolve_task(args)
+    params = forest_values(args, task)
+    FORESTS[task_named(task)].validate(params)  # bad usage (exit 2) first
     if args.oob_permutation is not None and (args.oob_permutation < 1 or not params["bootstrap"]):
         raise ParameterError(f"--oob-permutation {args.oob_permutation}: " + (
             "give 1 or more shuffles per feature" if args.oob_permutation < 1 else
@@ -121,12 +118,10 @@ def cmd_fit_forest(args, columns) -> dict:
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)
     verify(args, args.data)
-    fit = fit_forest_regression if regression else fit_forest
-    model = fit(args.data, None, target=args.target, features=columns(args.features) or None,
-                exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
-                scheduler=args.scheduler, cache=not args.no_cache and "auto",
-                progress=_progress(args, "regression" if regression else "classification"),
-                sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+    model = fit_forest(args.data, None, task=task, target=args.target, features=columns(args.features) or None,
+                       exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
+                       scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, task),
+                       sample_weight=args.weight, memory_limit=args.memory_limit, **params)
     if args.oob_permutation is not None:
         from ..forest_base import oob_permutation_of
         from ..io.sources import open_path
@@ -135,7 +130,7 @@ def cmd_fit_forest(args, columns) -> dict:
                            random_state=0 if args.random_state is None else args.random_state)
     model.save(args.out)
     r = model.report
-    measure = "R^2" if regression else "accuracy"
+    measure = "accuracy" if model.task.predicts_classes else "R^2"
     oob = f", out-of-bag {measure} {r['oob_score']:.4f} over {r['oob_rows']} rows" \
         if r.get("oob_score") is not None else ""
     permutation = r.get("oob_permutation_importance")
