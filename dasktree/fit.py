@@ -266,23 +266,30 @@ def open_input(data, y, settings, fitting, *, target, features, exclude, nominal
 def _checkpoint(directory, given: _Input, fitting, settings, part_rows: int, bin_spec: BinSpec | None,
                 columns: dict, grid: Grid | None) -> Checkpoint:
     """The checkpoint of this fit: what identifies it (task, data, parameters, columns), to refuse another's."""
-    if not isinstance(given.source, FileSource):
-        raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
-                             "gone with the process that held it")
-    from .version import __version__
-
     try:
         class_weight = settings["class_weight"]
     except KeyError:  # a task without class weights
         class_weight = None
-    return Checkpoint(directory, {
-        "task": fitting.task.name, "data": given.source.fingerprint(), "params": fitting.saved(settings),
-        "version": __version__, "part_rows": part_rows,
+    return checkpoint_of(directory, given.source, fitting.task, {
+        "params": fitting.saved(settings), "part_rows": part_rows,
         "columns": {**columns, "features": list(columns["features"] or []), "exclude": list(columns["exclude"]),
                     "nominal": list(columns["nominal"]), "weight": given.roles.weight},
         "class_weight": None if class_weight is None else repr(class_weight),
         "only_fold": given.only_fold, "bin_spec": None if bin_spec is None else bin_spec.to_json(),
         **({} if grid is None else {"param_grid": list(grid.settings)})})
+
+
+def checkpoint_of(directory, source: Source, task: Task, identity: dict) -> Checkpoint:
+    """The checkpoint in ``directory`` of a fit of ``task`` on ``source`` (a dataset: data in memory is
+    gone with the process that held it); ``identity``: the fit's parameters and columns, beside the
+    data's files and the version, which every checkpoint names."""
+    if not isinstance(source, FileSource):
+        raise ParameterError("checkpoint= is for Parquet datasets (a path or URL): data in memory is "
+                             "gone with the process that held it")
+    from .version import __version__
+
+    return Checkpoint(directory, {"task": task.name, "data": source.fingerprint(), "version": __version__,
+                                  **identity})
 
 
 def _bins(runner, given: _Input, fitting, settings, bin_spec: BinSpec | None, saving) -> tuple:

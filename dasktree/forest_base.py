@@ -53,12 +53,14 @@ class ForestEstimator(BaseEstimator):
     # ---------------------------------------------------------------- fit
     def fit(self, X, y=None, sample_weight=None, *, target: str | None = None,
             features: Sequence[str] | None = None, exclude: Sequence[str] = (), nominal: Sequence[str] = (),
-            key: str | None = None, storage_options: dict | None = None):
+            key: str | None = None, storage_options: dict | None = None, checkpoint: str | None = None):
         """Learn from ``X, y`` in memory or on dask, or from a dataset ``X`` with ``target=COLUMN``
         (the input forms of :meth:`dasktree.DaskTreeClassifier.fit`). ``key``: a column keying the
         rows for the bags' hash (default: each row's values in the features and the target). With
         ``X, y`` in memory the hash names the columns by their places (an array and a DataFrame of
-        the same values give one forest); a dataset's, a dask frame's and ``target=``'s by their names."""
+        the same values give one forest); a dataset's, a dask frame's and ``target=``'s by their names.
+        ``checkpoint``: a dataset's fit saves every level pass there; the same fit started again goes
+        on from the last one saved, to the same forest (:func:`dasktree.fit_forest`)."""
         values = self._values()
         for name in ("n_features_in_", "feature_names_in_", f"{self._oob_attribute}_", "oob_score_"):
             self.__dict__.pop(name, None)
@@ -68,7 +70,7 @@ class ForestEstimator(BaseEstimator):
             data, labels, target=target, features=features, exclude=exclude, nominal=nominal, key=key,
             storage_options=storage_options, sample_weight=sample_weight, client=self.client,
             scheduler=self.scheduler, cache=self.cache, progress=self.progress, security=self.security,
-            memory_limit=self.memory_limit, positional=sklearn_input, **values)
+            memory_limit=self.memory_limit, positional=sklearn_input, checkpoint=checkpoint, **values)
         self._set_model(model, names=not sklearn_input)
         self._sklearn_input = sklearn_input
         return self

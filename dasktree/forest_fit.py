@@ -24,7 +24,8 @@ from .binning.spec import bin_spec as make_bin_spec
 from .engine.memory_plan import parse_memory_limit
 from .engine.part_pass import reduce_parts
 from .engine.place import open_runner
-from .fit import _weight_column, fit_of
+from .engine.checkpoint import Resuming
+from .fit import _weight_column, checkpoint_of, fit_of
 from .levels.grow import grow
 from .levels.sampling import resolve_max_features
 from .levels.to_model import tree_model
@@ -45,7 +46,7 @@ def fit_forest(data, y=None, *, task: str | Task = "classification", target: str
                key: str | None = None, client=None, scheduler: str | None = None, cache: bool | str = "auto",
                part_rows: int = DEFAULT_PART_ROWS, storage_options: dict | None = None, progress=False,
                sample_weight=None, class_weight=None, memory_limit: int | str | None = None, security=None,
-               positional: bool = False, **params) -> ForestModel:
+               positional: bool = False, checkpoint: str | None = None, **params) -> ForestModel:
     """Learn a forest of ``n_estimators`` trees from ``data``, every member in the same passes.
 
     Parameters
@@ -61,6 +62,12 @@ def fit_forest(data, y=None, *, task: str | Task = "classification", target: str
     positional : bool
         Name the content's columns by their places, not their names, in the bags' hash (the estimator's
         ``X, y``: an array and a DataFrame of the same values give one forest).
+    checkpoint : str or path, optional
+        As :func:`dasktree.fit`'s: a dataset's fit saves every level pass of the members here
+        (:mod:`dasktree.engine.checkpoint`); the same forest fit started again replays them and goes on
+        from the first pass not saved, to the same forest. A checkpoint of other data, parameters or
+        columns is refused. Its passes are all level passes (no small nodes are gathered), which
+        give the same members.
     **params
         The forest's parameters (:data:`dasktree.params.forest.FOREST_PARAMS`: ``n_estimators``,
         ``max_features``, ``bootstrap``, ``max_samples``, ``oob_score``, ``random_state``) and the
@@ -88,15 +95,24 @@ def fit_forest(data, y=None, *, task: str | Task = "classification", target: str
                           extra=bag.columns, weight=weight, where=source.description)
     roles = dataclasses.replace(roles, regression=not fitting.task.predicts_classes)  # the target: numbers
     bag = bag.hashing(roles)
+    saving = None if checkpoint is None else checkpoint_of(checkpoint, source, fitting.task, {
+        "params": {**forest.member_params(settings), **{name: v for name, v in forest_params.items()
+                                                        if name != "oob_score"}},  # the out-of-bag pass comes after
+        "part_rows": part_rows, "positional": positional,
+        "columns": {"target": roles.target, "features": list(features or []), "exclude": list(exclude),
+                    "nominal": list(nominal), "key": key, "weight": weight}})
     with open_runner(source, roles, folds=bag, client=client, scheduler=scheduler, cache=cache, progress=progress,
                      security=security, memory_limit=limit) as runner:
         summary = runner.summary(settings["max_bins"])
         spec = make_bin_spec(summary, roles, max_bins=settings["max_bins"], max_categories=settings["max_categories"],
                              where=source.description)
         spec = fitting.weighed(spec, summary, roles, source, settings)
+        if saving is not None:
+            saving.check_spec(spec)
         runner.prepare(spec, n)
         k = resolve_max_features(forest_params["max_features"], spec.n_features)
-        members, levels = forest.grow_members(runner, spec, settings, n, k, forest_params["random_state"],
+        passes = runner if saving is None else Resuming(runner, saving)  # saved passes come from the checkpoint
+        members, levels = forest.grow_members(runner, passes, spec, settings, n, k, forest_params["random_state"],
                                               int(summary.n_rows))
         params_saved = {**forest.member_params(settings),
                         **{name: v for name, v in forest_params.items() if name != "oob_score"},
@@ -141,12 +157,15 @@ class ClassificationForest:
     validate = staticmethod(validate_forest)
 
     @staticmethod
-    def grow_members(runner, spec, settings, n: int, max_features: int, seed: int, rows: int) -> tuple[list, list]:
+    def grow_members(runner, passes, spec, settings, n: int, max_features: int, seed: int,
+                     rows: int) -> tuple[list, list]:
+        """The members grown together, bagged (their passes made by ``passes``: the runner, or its
+        checkpoint's replay): their trees and the level reports."""
         grow_params = settings.grow
         if getattr(runner, "max_histogram_mb", None) is not None:
             grow_params = dataclasses.replace(grow_params, max_histogram_mb=min(grow_params.max_histogram_mb,
                                                                                 runner.max_histogram_mb))
-        forest, grow_report = grow(runner, spec, grow_params, n_trees=n, bagged=True, max_features=max_features,
+        forest, grow_report = grow(passes, spec, grow_params, n_trees=n, bagged=True, max_features=max_features,
                                    feature_seed=seed)
         with collector_paused():
             members = [tree_model(forest, t) for t in range(n)]

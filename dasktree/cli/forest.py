@@ -77,9 +77,8 @@ def forest_values(args, task: str = "classification") -> dict:
     out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults.get(k)}
     if getattr(args, "grid", None):
         raise ParameterError("--grid is not for forests: their members are grown in full (--oob gives an estimate)")
-    for flag, name in (("--key", "key"), ("--folds", "folds"), ("--checkpoint", "checkpoint")):
-        if name != "key" and getattr(args, name, None) is not None:
-            raise ParameterError(f"{flag} is not for forests yet")
+    if getattr(args, "folds", None) is not None:
+        raise ParameterError("--folds is for cross-validation, which forests do not grow (--oob gives an estimate)")
     if args.max_features is not None:
         out["max_features"] = _number(args.max_features, "--max-features")
     out.update(n_estimators=args.trees, bootstrap=not args.no_bootstrap,
@@ -121,7 +120,8 @@ def cmd_fit_forest(args, columns) -> dict:
     model = fit_forest(args.data, None, task=task, target=args.target, features=columns(args.features) or None,
                        exclude=columns(args.exclude), nominal=columns(args.nominal), key=args.key,
                        scheduler=args.scheduler, cache=not args.no_cache and "auto", progress=_progress(args, task),
-                       sample_weight=args.weight, memory_limit=args.memory_limit, **params)
+                       sample_weight=args.weight, memory_limit=args.memory_limit, checkpoint=args.checkpoint,
+                       **params)
     if args.oob_permutation is not None:
         from ..forest_base import oob_permutation_of
         from ..io.sources import open_path
@@ -129,6 +129,10 @@ def cmd_fit_forest(args, columns) -> dict:
         oob_permutation_of(model, open_path(args.data), key=args.key, n_repeats=args.oob_permutation,
                            random_state=0 if args.random_state is None else args.random_state)
     model.save(args.out)
+    if args.checkpoint:  # the forest is safe: the checkpoint has served
+        from ..engine.checkpoint import remove_checkpoint
+
+        remove_checkpoint(args.checkpoint)
     r = model.report
     measure = "accuracy" if model.task.predicts_classes else "R^2"
     oob = f", out-of-bag {measure} {r['oob_score']:.4f} over {r['oob_rows']} rows" \

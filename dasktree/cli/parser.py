@@ -99,7 +99,8 @@ def add_learning(p: argparse.ArgumentParser) -> None:
         g.add_argument(param.flag, dest=param.name, type=kind, choices=choices, default=default,
                        metavar=param.metavar if choices is None or param.metavar else None, help=text)
     g = groups.get(CV_GROUP) or p.add_argument_group(CV_GROUP)
-    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash (default: the row's values in the fit's columns)")
+    g.add_argument("--key", metavar="COL", help="column keying rows for the fold hash, and with --trees for the bags' hash (default: the row's "
+                        "values in the fit's columns)")
     g.add_argument("--folds", metavar="COL", help="column of your own folds 0..K-1, with --cv K (default: the fold hash of --key)")
 
 
@@ -162,7 +163,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--checkpoint", metavar="DIR",
                    help="after every level, save what the fit needs to continue in DIR; the same command "
-                        "run again continues from the last complete level (same model, bit for bit) (default: none)")
+                        "run again continues from the last complete level (same model, bit for bit; a forest's too) "
+                        "(default: none)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
     p.add_argument("--nominal", help="comma-separated numeric columns to treat as nominal (default: none; "

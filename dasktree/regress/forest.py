@@ -60,11 +60,12 @@ class RegressionForest:
         return validate_forest_regression(values)
 
     @staticmethod
-    def grow_members(runner, spec, settings: dict, n: int, max_features: int, seed: int, rows: int) -> tuple[list, list]:
-        """The members grown together, bagged (``rows``: the data's, from pass 0): their trees and the
-        level reports."""
+    def grow_members(runner, passes, spec, settings: dict, n: int, max_features: int, seed: int,
+                     rows: int) -> tuple[list, list]:
+        """The members grown together, bagged (``rows``: the data's, from pass 0; their passes made by
+        ``passes``: the runner, or its checkpoint's replay): their trees and the level reports."""
         params = grow_params(settings, runner, bagged=True, max_features=max_features, feature_seed=seed)
-        nodes, levels, blocks = grow_regression(runner, spec, params, holdout=np.full(n, -1, dtype=np.int64),
+        nodes, levels, blocks = grow_regression(passes, spec, params, holdout=np.full(n, -1, dtype=np.int64),
                                                 rows=rows)
         members, _, _ = tree_models(nodes, n, blocks, spec)
         members = [dataclasses.replace(m, validation=None) if getattr(m, "validation", None) is not None else m
