@@ -38,12 +38,10 @@ CST = {"up": 1, "down": -1}
 
 
 def _predict(fitted, grid: np.ndarray, feature: str, base: pd.DataFrame) -> np.ndarray:
-    """(rows of ``base``, grid points): each row's prediction as ``feature`` sweeps ``grid``."""
-    out = []
-    for value in grid:
-        rows = base.assign(**{feature: value})
-        out.append(fitted.predict_proba(rows)[:, 1] if hasattr(fitted, "predict_proba") else fitted.predict(rows))
-    return np.column_stack(out)
+    """(rows of ``base``, grid points): each row's prediction as ``feature`` sweeps ``grid`` (one call)."""
+    rows = base.loc[base.index.repeat(grid.size)].assign(**{feature: np.tile(grid, len(base))})
+    out = fitted.predict_proba(rows)[:, 1] if hasattr(fitted, "predict_proba") else fitted.predict(rows)
+    return np.asarray(out).reshape(len(base), grid.size)
 
 
 def _assert_monotone(fitted, direction: int, feature: str):

@@ -16,7 +16,7 @@ from dasktree.levels.sampling import child_key, feature_mask, resolve_max_featur
 from dasktree.levels.small import small_node_rows
 from dasktree.testing import write_dataset
 
-N = 1500
+N = 1000
 
 
 def _frame(n: int = N, seed: int = 0) -> pd.DataFrame:
@@ -59,9 +59,9 @@ def _searched_attributes_are_drawn(tree, k: int, seed: int) -> int:
     return tested
 
 
-@pytest.mark.parametrize("estimator,target,extra", [(DaskTreeClassifier, "label", dict(criterion="gini")),
-                                                    (DaskTreeRegressor, "amount", dict())])
-@pytest.mark.parametrize("max_features", ["sqrt", 3, 0.5])
+@pytest.mark.parametrize("estimator,target,extra,max_features", [
+    (DaskTreeClassifier, "label", dict(criterion="gini"), "sqrt"), (DaskTreeClassifier, "label", dict(), 3),
+    (DaskTreeRegressor, "amount", dict(), 0.5)])
 def test_every_test_is_on_an_attribute_drawn_for_its_node_path(estimator, target, extra, max_features):
     X, y = FRAME[FEATURES], FRAME[target]
     fitted = estimator(max_features=max_features, random_state=5, max_depth=6, prune="none", cv=3,
@@ -112,9 +112,9 @@ def test_small_nodes_grow_the_level_wise_tree(task, cv):
 def test_the_same_rows_in_files_or_memory_give_one_model(task, target, left_out, tmp_path):
     fit = dasktree.fit if task == "classification" else dasktree.fit_regression
     params = dict(max_features=3, random_state=4, max_depth=6, cv=5)
-    one = write_dataset(FRAME, tmp_path / "one", n_files=1, row_group_size=500)
-    seven = write_dataset(FRAME, tmp_path / "seven", n_files=7, row_group_size=111)
-    models = {fit(source, target=target, exclude=[left_out], part_rows=300, **params).dumps()
+    one = write_dataset(FRAME, tmp_path / "one", n_files=1, row_group_size=400)
+    seven = write_dataset(FRAME, tmp_path / "seven", n_files=7, row_group_size=77)
+    models = {fit(source, target=target, exclude=[left_out], part_rows=200, **params).dumps()
               for source in (one, seven)}
     models.add(fit(FRAME, target=target, exclude=[left_out], **params).dumps())
     assert len(models) == 1
