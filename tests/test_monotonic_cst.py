@@ -171,3 +171,15 @@ def test_in_python_a_bad_constraint_names_the_parameter():
         DaskTreeRegressor(monotonic_cst=[1, 5, 0]).fit(X, FRAME["amount"])
     with pytest.raises(ParameterError, match="not for forests yet"):
         dasktree.fit_forest(FRAME.drop(columns="amount"), target="label", n_estimators=2, monotonic_cst=CST)
+
+
+@pytest.mark.parametrize("task,target,left_out", [("classification", "label", "amount"),
+                                                  ("regression", "amount", "label")])
+def test_the_same_rows_in_files_or_memory_give_one_model(task, target, left_out, tmp_path):
+    fit = dasktree.fit if task == "classification" else dasktree.fit_regression
+    params = dict(monotonic_cst=CST, cv=4, max_depth=7)
+    one = write_dataset(FRAME, tmp_path / "one", n_files=1, row_group_size=700)
+    seven = write_dataset(FRAME, tmp_path / "seven", n_files=7, row_group_size=97)
+    models = {fit(source, target=target, exclude=[left_out], part_rows=300, **params).dumps() for source in (one, seven)}
+    models.add(fit(FRAME, target=target, exclude=[left_out], **params).dumps())
+    assert len(models) == 1
