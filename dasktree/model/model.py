@@ -101,10 +101,20 @@ class TreeModel:
 
     def bounds(self, raw: np.ndarray) -> np.ndarray:
         """Under ``monotonic``: each node's value bounds (n_nodes, 2) from the nodes' unclipped values
-        ``raw`` (:func:`~dasktree.split.api.tree_bounds`)."""
+        ``raw`` (:func:`~dasktree.split.api.tree_bounds`); kept per ``raw`` and constraints, as a tree's
+        counts do not change (reports and pruning ask for its values many times)."""
         from ..split.api import tree_bounds
 
-        return tree_bounds(self.children, node_tests_of(self.tests).attribute, raw, self.monotonic)
+        key = (np.ascontiguousarray(raw).tobytes(), np.asarray(self.monotonic).tobytes())
+        kept = self.__dict__.setdefault("_bounds_kept", {})
+        if key not in kept:
+            if len(kept) >= 4:
+                kept.clear()
+            tests = self.tests
+            attribute = tests.attribute if isinstance(tests, NodeTests) else \
+                np.fromiter((-1 if t is None else t.attribute for t in tests), dtype=np.int64, count=len(tests))
+            kept[key] = tree_bounds(self.children, attribute, raw, self.monotonic)
+        return kept[key]
 
     def parents(self) -> np.ndarray:
         """Each node's parent (-1 at the root)."""

@@ -28,13 +28,15 @@ same tree.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ..kernels.jit import jit
 
 __all__ = ["MONOTONIC_WHAT", "check_monotonic_cst", "monotonic_text", "monotonic_layer", "resolve_monotonic", "monotonic_of",
            "binary_monotonic",
-           "allowed", "allowed_numpy", "middle", "child_bounds", "tree_bounds", "UNBOUNDED"]
+           "allowed", "allowed_numpy", "middle", "child_bounds", "tree_bounds", "tree_bounds_naive", "UNBOUNDED"]
 
 MONOTONIC_WHAT = "None, a sequence of -1, 0 or 1 per feature, or a dict {feature: -1, 0 or 1}"
 UNBOUNDED = (-np.inf, np.inf)
@@ -172,7 +174,43 @@ def tree_bounds(children: list, attribute, raw: np.ndarray, cst: np.ndarray) -> 
     """(n_nodes, 2) every node's bounds, top down: node 0 the root, a node's children after it
     (breadth-first order). ``attribute[i]``: node ``i``'s test's attribute (-1: a leaf); ``raw``: each
     node's unclipped value; a binary test on a constrained attribute splits the bounds at its
-    children's middle value, any other test passes them down."""
+    children's middle value, any other test passes them down (compiled: :func:`tree_bounds_naive`
+    is its plain twin)."""
+    n = len(children)
+    arity = np.fromiter((len(k) for k in children), dtype=np.int64, count=n)
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(arity, out=start[1:])
+    flat = np.fromiter(itertools.chain.from_iterable(children), dtype=np.int64, count=int(start[-1]))
+    out = np.empty((n, 2))
+    _tree_bounds(start, flat, np.asarray(attribute, dtype=np.int64), np.asarray(raw, dtype=np.float64),
+                 np.asarray(cst, dtype=np.int64), out)
+    return out
+
+
+@jit
+def _tree_bounds(start, flat, attribute, raw, cst, out):
+    n = start.size - 1
+    if n:
+        out[0, 0], out[0, 1] = -np.inf, np.inf
+    for i in range(n):
+        lo, hi = out[i, 0], out[i, 1]
+        a = attribute[i]
+        k = start[i + 1] - start[i]
+        c = cst[a] if a >= 0 and k == 2 else 0
+        if c != 0:
+            left, right = flat[start[i]], flat[start[i] + 1]
+            mid = middle(raw[left], raw[right])
+            if c > 0:
+                out[left, 0], out[left, 1], out[right, 0], out[right, 1] = lo, mid, mid, hi
+            else:
+                out[left, 0], out[left, 1], out[right, 0], out[right, 1] = mid, hi, lo, mid
+        else:
+            for j in range(start[i], start[i + 1]):
+                out[flat[j], 0], out[flat[j], 1] = lo, hi
+
+
+def tree_bounds_naive(children: list, attribute, raw: np.ndarray, cst: np.ndarray) -> np.ndarray:
+    """The plain-Python twin of :func:`tree_bounds`, with :func:`child_bounds`."""
     n = len(children)
     out = np.empty((n, 2))
     if n:

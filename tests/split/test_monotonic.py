@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from dasktree.split.choices import choose_batch
 from dasktree.split.monotonic import (check_monotonic_cst, child_bounds, monotonic_text, resolve_monotonic,
-                                      tree_bounds)
+                                      tree_bounds, tree_bounds_naive)
 from dasktree.split.regression import RegressionLayout, best_split_naive, best_splits
 from dasktree.split.search import AttributeLayout, SplitParams
 from dasktree.split.types import TrainBatch
@@ -156,6 +156,36 @@ def test_children_are_bounded_at_the_middle_value():
                                            [5.0, np.inf]])
     clipped = np.clip(raw, bounds[:, 0], bounds[:, 1])
     assert clipped[3] == 5.0 and clipped[4] == 12.0  # the leaf below the middle value is lifted to it
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.integers(1, 60))
+def test_the_compiled_bounds_are_their_twins(seed, n_splits):
+    """Random trees (binary and three-way tests, breadth first) over three attributes of constraints 1, -1, 0."""
+    rng = np.random.default_rng(seed)
+    children, attribute, frontier = [[]], [-1], [0]
+    for _ in range(n_splits):
+        node = frontier.pop(int(rng.integers(len(frontier))))
+        kids = list(range(len(children), len(children) + int(rng.choice([2, 2, 3]))))
+        children[node], attribute[node] = kids, int(rng.integers(3))
+        children += [[] for _ in kids]
+        attribute += [-1] * len(kids)
+        frontier += kids
+    order = _breadth_first(children)
+    children = [[order.index(k) for k in children[old]] for old in order]
+    attribute = [attribute[old] for old in order]
+    raw = rng.random(len(children))
+    cst = np.array([1, -1, 0], np.int8)
+    np.testing.assert_array_equal(tree_bounds(children, attribute, raw, cst),
+                                  tree_bounds_naive(children, attribute, raw, cst))
+
+
+def _breadth_first(children):
+    order, at = [0], 0
+    while at < len(order):
+        order += children[order[at]]
+        at += 1
+    return order
 
 
 @pytest.mark.parametrize("value,expected", [([1, 0, -1], [1, 0, -1]), (np.array([0, 1]), [0, 1]), ((1, -1), [1, -1]),
