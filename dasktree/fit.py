@@ -432,7 +432,8 @@ def _model_of(runner, given: _Input, settings: Settings, spec: BinSpec, summary,
         "depth": tree.max_depth,
         "nodes": tree.n_nodes,
         "leaves": tree.n_leaves,
-        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / max(1, counted)),
+        # each leaf's rows of the class it predicts (argmax of its counts, or under monotonic_cst of its clipped value)
+        "training_accuracy": float(tree.counts[leaves, np.argmax(tree.value[leaves], axis=1)].sum() / max(1, counted)),
         "forest_nodes": n_distinct,
         "small_nodes": small_report([asdict(level) for level in grow_report.levels]),
     }

@@ -29,8 +29,10 @@ _DOC = """A random forest whose trees grow together, one level pass for all of t
     {parameters}
     """
 
-MEMBER_PARAMS = tuple(p for p in declared_params() if p.name not in NOT_FOR_FORESTS)
-"""The single tree's parameters a forest's members take (and the runtime ones)."""
+MEMBER_PARAMS = tuple(p for p in declared_params()
+                      if p.name not in NOT_FOR_FORESTS and p.name not in {q.name for q in FOREST_PARAMS})
+"""The single tree's parameters a forest's members take (and the runtime ones); ``max_features`` and
+``random_state`` are the forest's own."""
 
 
 class DaskForestClassifier(ClassifierMixin, ForestEstimator):

@@ -35,7 +35,8 @@ FOREST_REGRESSION_PARAMS = tuple(
     dataclasses.replace(p, default=REGRESSION_MAX_FEATURES) if p.name == "max_features" else p for p in FOREST_PARAMS)
 """The forest's parameters for regression: ``max_features`` defaults to 1.0 (every attribute)."""
 
-MEMBER_REGRESSION_PARAMS = tuple(p for p in REGRESSION_PARAMS if p.name not in (*NOT_FOR_FORESTS, "max_leaf_nodes"))
+MEMBER_REGRESSION_PARAMS = tuple(p for p in REGRESSION_PARAMS if p.name not in (*NOT_FOR_FORESTS, "max_leaf_nodes")
+                                 and p.name not in {q.name for q in FOREST_PARAMS})
 """A regression tree's parameters a regression forest's members take (and the runtime ones)."""
 
 

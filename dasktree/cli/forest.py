@@ -16,7 +16,7 @@ import argparse
 from ..errors import ParameterError
 from .say import progress as _progress, say as _say
 
-__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest", "member_or_tree", "refuse_forest_options",
+__all__ = ["add_forest", "cmd_fit_forest", "load_model_or_forest", "member_or_tree", "refuse_forest_options", "sampling_values",
            "show_forest"]
 
 GROUP = "forest (--trees N: N trees grown in the same passes; docs/guide/forests.md)"
@@ -32,14 +32,17 @@ def add_forest(p: argparse.ArgumentParser) -> None:
                    help=f"grow a forest of N trees (scikit-learn's n_estimators): {by_name['n_estimators'].help} "
                         "(default: one tree)")
     g.add_argument("--max-features", default=None, metavar="F",
-                   help=f"{by_name['max_features'].help} (default: sqrt; 1.0, every attribute, for --task regression)")
+                   help=f"{by_name['max_features'].help}; without --trees, the single tree's (scikit-learn's "
+                        "max_features: drawn per node from --random-state) (default: sqrt with --trees, 1.0, every "
+                        "attribute, for --task regression; all without --trees)")
     g.add_argument("--no-bootstrap", action="store_true",
                    help="every row once in every tree (default: each tree counts each row its Poisson(1) "
                         "multiplicity drawn from the row's content)")
     g.add_argument("--max-samples", default=None, metavar="S", help=f"{by_name['max_samples'].help}")
     g.add_argument("--oob", action="store_true", help=by_name["oob_score"].help)
     g.add_argument("--random-state", type=int, default=None, metavar="SEED",
-                   help=f"{by_name['random_state'].help} (default: 0)")
+                   help=f"{by_name['random_state'].help} (without --trees: of the single tree's --max-features) "
+                        "(default: 0)")
     g.add_argument("--oob-permutation", type=int, default=None, metavar="R",
                    help="after the fit, permutation importances on the out-of-bag rows: each feature's values "
                         "shuffled R times (seeded by --random-state), the out-of-bag score lost kept in the model "
@@ -89,13 +92,23 @@ def forest_values(args, task: str = "classification") -> dict:
 
 def refuse_forest_options(args) -> None:
     """A forest's option given without ``--trees`` is bad usage (exit 2), not silently a single tree's fit."""
-    given = [flag for flag, value in (("--max-features", args.max_features), ("--no-bootstrap", args.no_bootstrap or None),
+    given = [flag for flag, value in (("--no-bootstrap", args.no_bootstrap or None),
                                       ("--max-samples", args.max_samples), ("--oob", args.oob or None),
-                                      ("--random-state", args.random_state), ("--oob-permutation", args.oob_permutation))
+                                      ("--oob-permutation", args.oob_permutation))
              if value is not None]
     if given:
         raise ParameterError(f"{', '.join(given)} {'is' if len(given) == 1 else 'are'} for forests: give --trees N too "
-                             "(a single tree uses every attribute and every row)")
+                             "(a single tree uses every row)")
+
+
+def sampling_values(args) -> dict:
+    """``--max-features`` and ``--random-state`` given, as a single tree's ``max_features`` and ``random_state``."""
+    out = {}
+    if getattr(args, "max_features", None) is not None:
+        out["max_features"] = _number(args.max_features, "--max-features")
+    if getattr(args, "random_state", None) is not None:
+        out["random_state"] = args.random_state
+    return out
 
 
 def cmd_fit_forest(args, columns) -> dict:

@@ -137,12 +137,14 @@ def learning_values(args: argparse.Namespace) -> dict:
     :func:`dasktree.params.validate` takes (a runtime parameter's option is the command's to pass on)."""
     from ..params import declared_params
 
+    from .forest import sampling_values
+
     out = {}
     for param in declared_params():
         if param.group is not None and param.layer != "runtime":
             value = getattr(args, param.name)
             out[param.name] = param.default if value is None else value  # None: the task's default
-    return out
+    return {**out, **sampling_values(args)}  # --max-features, --random-state: the forest's options, a tree's too
 
 
 def build_parser() -> argparse.ArgumentParser:

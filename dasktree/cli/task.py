@@ -68,7 +68,9 @@ def regression_values(args) -> dict:
             continue
         if value is not None or regression[p.name].default is None:
             out[p.name] = value
-    return out
+    from .forest import sampling_values
+
+    return {**out, **sampling_values(args)}  # --max-features, --random-state: the forest's options, a tree's too
 
 
 def _classification(args):

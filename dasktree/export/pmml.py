@@ -129,8 +129,11 @@ class _Writer:
             if source != i:
                 ET.SubElement(element, "Extension", name="dasktree_distribution_of", value=str(source))
             element.append(predicate)
+            # under monotonic_cst a node's probabilities are its clipped values, not its counts' shares: said
+            clipped = tree.monotonic is not None
             for k, label in enumerate(self.classes):
-                ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[source, k])))
+                ET.SubElement(element, "ScoreDistribution", value=label, recordCount=str(int(tree.counts[source, k])),
+                              **({"probability": _number(self.outputs.proba[i, k])} if clipped else {}))
         test = tree.tests[i]
         if test is None:
             return element

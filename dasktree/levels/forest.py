@@ -30,7 +30,7 @@ import numpy as np
 from ..kernels.plans import PassPlan, RoutingPlan
 from ..kernels.ragged import bounds, firsts
 from ..kernels.subtraction import Derivation, slice_map
-from ..split.api import Test
+from ..split.api import UNBOUNDED, Test, child_bounds
 from .sampling import child_key
 
 __all__ = ["Branch", "Node", "Forest", "sharing"]
@@ -57,6 +57,7 @@ class Node:
     # tree -> index of its branch: kept by Forest.add_branches, which alone adds branches
     branch_index: dict[int, int] = field(default_factory=dict, repr=False)
     key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a bagged forest's samples
+    bounds: dict | None = None  # monotonic_cst: tree -> its value's (lo, hi) here (None, or a tree absent: unbounded)
 
     def open_trees(self) -> tuple[int, ...]:
         """Trees still to decide at this node (neither a test nor a leaf yet)."""
@@ -145,9 +146,11 @@ class Forest:
     """Nodes shared by the main tree and the fold trees."""
 
     def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int, n_repeats: int = 1,
-                 bagged: bool = False):
+                 bagged: bool = False, keyed: bool = False):
         self.n_trees = n_trees
         self.bagged = bagged
+        self.keyed = bagged or keyed  # nodes know their path keys (dasktree.levels.sampling): feature samples
+        self.monotonic: np.ndarray | None = None  # monotonic_cst per attribute: nodes' bounds per tree (bounds_of)
         if bagged and (n_folds != n_trees or n_repeats != 1 or list(holdout) != list(range(n_trees))):
             raise RuntimeError("a bagged forest's member t trains on part t of n_trees: it's a bug, please report it")
         self.holdout = np.asarray(holdout, dtype=np.int64)  # part held out by each tree; -1 none
@@ -225,14 +228,39 @@ class Forest:
         for node, trees, test, child_counts in branches:
             depth, ids = node.depth + 1, list(range(first, first + test.arity))
             first += len(ids)
-            nodes += [Node(i, depth, trees, counts, key=child_key(node.key, j) if self.bagged else 0)
+            nodes += [Node(i, depth, trees, counts, key=child_key(node.key, j) if self.keyed else 0)
                       for j, (i, counts) in enumerate(zip(ids, child_counts))]
+            if self.monotonic is not None:
+                self._bound_children(node, trees, test, nodes[-len(ids):])
             index = len(node.branches)
             for t in trees:
                 node.branch_index[t] = index
             node.branches.append(Branch(trees, test, ids))
             flat.add(node.id, test, ids)
         return nodes[start:]
+
+    def _bound_children(self, node: Node, trees, test: Test, children: list[Node]) -> None:
+        """Under ``monotonic_cst``: the new children's bounds per tree, from ``node``'s and each tree's
+        training share of the second class in each child (:func:`~dasktree.split.api.child_bounds`)."""
+        c = int(self.monotonic[test.attribute]) if test.arity == 2 else 0
+        if not c:
+            for child in children:
+                child.bounds = node.bounds
+            return
+        left, right = ({}, {})
+        for t in trees:
+            lo, hi = (node.bounds or {}).get(t, UNBOUNDED)
+            shares = [self.train_counts(child.counts, t) for child in children]
+            values = [float(k[1]) / float(k.sum()) if k.sum() else np.nan for k in shares]
+            left[t], right[t] = child_bounds(c, lo, hi, *values)
+        children[0].bounds, children[1].bounds = left, right
+
+    def bounds_of(self, node: Node, trees) -> tuple | None:
+        """``trees``' value bounds at ``node`` (what a search request carries), or None without constraints."""
+        if self.monotonic is None:
+            return None
+        own = node.bounds or {}
+        return tuple(own.get(t, UNBOUNDED) for t in trees)
 
     # ------------------------------------------------------------------ passes
     def slices(self, node: Node) -> tuple[tuple[int, ...], bool]:

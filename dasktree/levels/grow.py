@@ -22,11 +22,12 @@ import numpy as np
 from ..binning.spec import BinSpec
 from ..gc_pause import collector_paused, older_objects_frozen
 from ..io.schema import NUMERIC
-from ..split.api import AttributeLayout, SplitParams
+from ..split.api import AttributeLayout, SplitParams, binary_monotonic
 from .forest import Forest, Node, sharing
 from .level_search import SearchContext, SearchRequest, leaf_reasons
 from . import small
 from .results import PackedResults, concat, tests_of
+from .sampling import tree_sampling
 
 __all__ = ["GrowParams", "grow", "grow_small", "node_groups", "LevelRunner"]
 
@@ -135,14 +136,19 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
           bagging: tuple = (False, 0, 0)) -> tuple[Forest, GrowReport]:
     holdout = np.full(n_trees, -1) if holdout is None else np.asarray(holdout)
     bagged, max_features, feature_seed = bagging
-    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats, bagged=bagged)
+    if not bagged:  # a single tree's max_features: member 0's draw for every tree (dasktree.levels.sampling)
+        max_features, feature_seed = tree_sampling(params.split.max_features, params.split.random_state,
+                                                   len(spec.features))
+        bagging = (bagged, max_features, feature_seed)
+    forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats, bagged=bagged, keyed=max_features > 0)
+    forest.monotonic = None if bagged else binary_monotonic(params.split.monotonic_cst, spec)
     layout = AttributeLayout.from_spec(spec)
     if params.settings and len(params.tree_setting) != n_trees:
         raise RuntimeError("a grid's trees and their settings disagree: it's a bug, please report it")
     context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
                             spec.n_classes, params.settings,
                             np.asarray(params.tree_setting, dtype=np.int64) if params.settings else None,
-                            bagged, max_features, feature_seed)
+                            bagged, max_features, feature_seed, monotonic=forest.monotonic)
     cells = spec.total_bins * spec.n_classes
     report = GrowReport()
     frontier: list[Node] = [forest.nodes[0]]
@@ -174,7 +180,8 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         for g, group in enumerate(groups):
             plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
             requests = [
-                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id], node.key)
+                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id], node.key,
+                              forest.bounds_of(node, node.open_trees()))
                 for s, (node, base, parts, rest) in enumerate(
                     zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
             ]
@@ -212,7 +219,7 @@ def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, param
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.split.min_samples_leaf,
                       max_depth=params.max_depth, min_decrease=params.min_impurity_decrease,
                       job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
-                      **small.member_settings(forest, jobs, bagging[1], bagging[2]))
+                      **small.member_settings(forest, jobs, bagging[1], bagging[2]), **small.bound_settings(forest, jobs))
     return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
                        rows_gathered=int(getattr(runner, "rows_gathered", 0)))
 

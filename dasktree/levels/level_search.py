@@ -30,6 +30,7 @@ from ..kernels.ragged import bounds, firsts
 from ..split.api import (AttributeLayout, Choices, SplitParams, Test, TrainBatch, choose, fraction_rows,
                          threshold_children, threshold_tables)
 from .results import PackedResults
+from .sampling import feature_mask
 
 __all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group", "packed_decisions"]
 
@@ -45,7 +46,8 @@ class SearchRequest:
     parts: tuple[int, ...]  # the parts it tracks, in slice order after the rest slice
     rest: bool  # whether slice 0 is the rest slice
     rows: int = 0  # rows at the node (0: not known yet): how much a multi-way search there costs
-    key: int = 0  # the node's path key (dasktree.levels.sampling): a bagged forest's feature samples
+    key: int = 0  # the node's path key (dasktree.levels.sampling): the feature samples of max_features
+    bounds: tuple | None = None  # monotonic_cst: each of ``trees``' value bounds (lo, hi) at the node (None: none)
 
     @property
     def n_slices(self) -> int:
@@ -68,13 +70,16 @@ class SearchContext:
     splits: tuple[SplitParams, ...] = ()
     tree_split: np.ndarray | None = None
     # A bagged forest (dasktree.levels.bagged_search): member t trains on part t alone, and searches
-    # max_features attributes per node drawn from (feature_seed, t, the node's key); 0: all
+    # max_features attributes per node drawn from (feature_seed, t, the node's key); 0: all. A single
+    # tree's max_features (not bagged): every tree searches member 0's draw at the node's key
     bagged: bool = False
     max_features: int = 0
     feature_seed: int = 0
     # min_weight_fraction_leaf (split.min_weight_fraction_leaf): tree t's training rows, root_size[t], once
     # its root is counted (None or 0 before: the root's own rows are the tree's)
     root_size: np.ndarray | None = None
+    # monotonic_cst per attribute (int8; None: none): the requests carry each tree's bounds at the node
+    monotonic: np.ndarray | None = None
 
     def split_of(self, trees: np.ndarray) -> np.ndarray:
         """The index into :attr:`searches` of each tree's split parameters."""
@@ -226,16 +231,19 @@ def _train_batches(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray,
 
 
 def _choices(slots: _Slots, plus_request: np.ndarray, minus: np.ndarray, node_counts: np.ndarray,
-             context: SearchContext, split: np.ndarray) -> Choices:
+             context: SearchContext, split: np.ndarray, active: np.ndarray | None = None,
+             bounds: np.ndarray | None = None) -> Choices:
     """:func:`~dasktree.split.choices.choose_batch` of every training histogram (a batch of each kind
-    per split parameters: histogram ``b`` is searched with ``context.searches[split[b]]``)."""
+    per split parameters: histogram ``b`` is searched with ``context.searches[split[b]]``), among the
+    attributes ``active[:, b]`` when given (a single tree's ``max_features``)."""
     out = Choices.none(plus_request.size, context.n_classes, context.layout.uppers)
     searches = context.searches
     for s in (range(1) if len(searches) == 1 else np.unique(split).tolist()):
         mine = np.arange(plus_request.size) if len(searches) == 1 else np.flatnonzero(split == s)
         for within, batch in _train_batches(slots, plus_request[mine], minus[mine], node_counts[mine]):
             indices = mine[within]
-            found = choose(batch, context.layout, searches[s])
+            found = choose(batch, context.layout, searches[s], active=None if active is None else active[:, indices],
+                           monotonic=context.monotonic, bounds=None if bounds is None else bounds[indices])
             out.searched += found.searched
             out.postponed += found.postponed
             for name in ("attribute", "gain", "cut", "default", "children", "score"):
@@ -287,16 +295,28 @@ def search_group(hist: np.ndarray, requests: list[SearchRequest], context: Searc
     # their first pairs: trees of two settings share a histogram but not its search
     pairs = np.flatnonzero(searched)
     histogram = pair_request[pairs] * (slots.slices.shape[0] + 1) + minus[pairs] + 1
-    _, first, inverse = np.unique(histogram * len(context.searches) + pair_split[pairs],
-                                  return_index=True, return_inverse=True)
+    key = histogram * len(context.searches) + pair_split[pairs]
+    pair_bounds = None
+    if context.monotonic is not None:  # trees of one histogram but other bounds are searched apart
+        pair_bounds = np.asarray([b for r in requests for b in (r.bounds or [(-np.inf, np.inf)] * len(r.trees))],
+                                 dtype=np.float64).reshape(-1, 2)
+        bits = pair_bounds[pairs].view(np.int64)
+        key = np.column_stack([key, bits])
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True, axis=0 if key.ndim > 1 else None)
     order = np.argsort(first, kind="stable")
     rank = np.empty_like(order)
     rank[order] = np.arange(order.size)
     batch_of_pair = np.full(pair_tree.size, -1, dtype=np.int64)
     batch_of_pair[pairs] = rank[inverse.ravel()]
     head = pairs[first[order]]  # per training histogram: its first pair
+    active = None
+    if 0 < context.max_features < len(layout.kinds):  # a single tree's draw per node path: member 0's
+        keys = np.asarray([r.key for r in requests], dtype=np.uint64)[pair_request[head]]
+        active = feature_mask(context.feature_seed, np.zeros(head.size, dtype=np.int64), keys, len(layout.kinds),
+                              context.max_features)
     started = time.perf_counter()
-    choices = _choices(slots, pair_request[head], minus[head], train[head], context, pair_split[head])
+    choices = _choices(slots, pair_request[head], minus[head], train[head], context, pair_split[head], active,
+                       None if pair_bounds is None else pair_bounds[head])
     seconds = time.perf_counter() - started
     packed = packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
                               pair_request[head], choices, context)

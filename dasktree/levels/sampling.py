@@ -10,6 +10,12 @@ key ``k`` has ``mix64(k * golden + i + 1)`` (:func:`child_key`). So the sample d
 the node's id in the forest, on which pass or node group counted it, on the partitioning, or on
 whether the node grew in a level pass or in memory.
 
+A single tree with ``max_features`` (:class:`dasktree.DaskTreeClassifier`,
+:class:`dasktree.DaskTreeRegressor`) draws as member 0 of a forest without bags, and so do its
+``cv`` fold trees (:func:`tree_sampling`, :func:`tree_members`): at a node path they search the
+main tree's draw, which depends on no row (the parameter's docstring says why that is the honest
+choice for the CV estimate).
+
 Pure numpy; :func:`feature_mask_naive` is its plain-Python twin.
 """
 
@@ -22,7 +28,8 @@ import numpy as np
 
 from ..io.row_hash import _mix_int, mix64
 
-__all__ = ["resolve_max_features", "child_key", "member_salts", "feature_mask", "feature_mask_naive"]
+__all__ = ["resolve_max_features", "tree_sampling", "tree_members", "job_salts", "child_key", "member_salts",
+           "feature_mask", "feature_mask_naive"]
 
 _GOLDEN = 0x9E3779B97F4A7C15
 _MASK = (1 << 64) - 1
@@ -45,6 +52,27 @@ def resolve_max_features(max_features, n_features: int) -> int:
     if isinstance(max_features, Real) and not isinstance(max_features, bool):
         return max(1, int(float(max_features) * n_features))
     raise ValueError(f"max_features must be 'sqrt', 'log2', an int, a float or None, got {max_features!r}")
+
+
+def tree_sampling(max_features, random_state: int, n_features: int) -> tuple[int, int]:
+    """A single tree's ``(attributes searched per node, seed)`` from its ``max_features`` and
+    ``random_state``: ``(0, 0)`` when every attribute is searched."""
+    if max_features is None:
+        return 0, 0
+    k = resolve_max_features(max_features, n_features)
+    return (k, int(random_state)) if k < n_features else (0, 0)
+
+
+def tree_members(trees, bagged: bool) -> np.ndarray:
+    """The member each of ``trees`` draws as: itself in a bagged forest, 0 for a single tree's main and
+    fold trees (they search the main tree's draw at each node path)."""
+    trees = np.asarray(trees, dtype=np.int64)
+    return trees if bagged else np.zeros(trees.size, dtype=np.int64)
+
+
+def job_salts(seed: int, trees, bagged: bool) -> np.ndarray:
+    """The salts (:func:`member_salts`) of the members ``trees`` draw as (:func:`tree_members`)."""
+    return member_salts(seed, tree_members(trees, bagged))
 
 
 def child_key(key: int, index: int) -> int:

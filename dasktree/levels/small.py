@@ -38,7 +38,7 @@ from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "member_settings", "most_rows", "GrownBlock", "GATHER_BUDGET_MB",
+           "grow_chunk", "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "GrownBlock", "GATHER_BUDGET_MB",
            "job_runs", "job_counts",
            "piece_of_jobs", "report_of"]
 
@@ -237,7 +237,8 @@ def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) 
     return chunk.jobs, nodes
 
 
-PER_JOB = {"job_root_size": np.int64, "job_leaf": np.int8, "job_key": np.uint64, "job_salt": np.uint64}
+PER_JOB = {"job_root_size": np.int64, "job_leaf": np.int8, "job_key": np.uint64, "job_salt": np.uint64,
+           "job_lo": np.float64, "job_hi": np.float64}
 """The grower's settings given per job of a plan (:func:`grow_chunk` passes each chunk its jobs')."""
 
 
@@ -268,16 +269,24 @@ def forest_can_gather(spec, params) -> bool:
 
 
 def member_settings(forest, jobs: list[tuple[int, int]], max_features: int, feature_seed: int) -> dict:
-    """A bagged forest's jobs' feature sampling for the grower (:func:`~dasktree.split.small_grower.grow_jobs`):
-    each job's node's path key and member's salt, and the attributes searched per node (0: all), as
-    :func:`dasktree.levels.sampling.feature_mask` draws them in the level search."""
-    if not forest.bagged or not max_features:
+    """The jobs' feature sampling for the grower (:func:`~dasktree.split.small_grower.grow_jobs`): each
+    job's node's path key and its salt, and the attributes searched per node (0: all), as
+    :func:`dasktree.levels.sampling.feature_mask` draws them in the level search: a bagged forest's
+    member ``t`` draws as member ``t``, a single tree's trees (main and fold) as member 0."""
+    if not max_features:
         return {}
-    from .sampling import member_salts
+    from .sampling import job_salts
 
-    trees = np.asarray([t for _, t in jobs], dtype=np.int64)
     return {"job_key": np.asarray([forest.nodes[n].key for n, _ in jobs], dtype=np.uint64),
-            "job_salt": member_salts(feature_seed, trees), "n_sampled": int(max_features)}
+            "job_salt": job_salts(feature_seed, [t for _, t in jobs], forest.bagged), "n_sampled": int(max_features)}
+
+
+def bound_settings(forest, jobs: list[tuple[int, int]]) -> dict:
+    """Under ``monotonic_cst``: the grower's constraints and each job's tree's value bounds at its node."""
+    if forest.monotonic is None:
+        return {}
+    bounds = np.asarray([forest.bounds_of(forest.nodes[n], (t,))[0] for n, t in jobs], dtype=np.float64).reshape(-1, 2)
+    return {"monotonic": forest.monotonic, "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
 
 
 def class_criterion(params) -> int:

@@ -21,7 +21,14 @@ __all__ = ["tree_model"]
 
 
 def tree_model(forest: Forest, tree: int) -> TreeModel:
-    """Tree ``tree`` of ``forest`` (0: the main tree) as flat arrays."""
+    """Tree ``tree`` of ``forest`` (0: the main tree) as flat arrays (under ``monotonic_cst``, its values
+    clipped to their bounds from here on: ``TreeModel.monotonic``)."""
+    out = _tree_model(forest, tree)
+    out.monotonic = forest.monotonic
+    return out
+
+
+def _tree_model(forest: Forest, tree: int) -> TreeModel:
     walked = forest.tree_nodes(tree)
     n_walked = len(walked)
     tests = np.empty(n_walked, dtype=object)

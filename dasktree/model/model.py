@@ -60,6 +60,10 @@ class TreeModel:
     depth: np.ndarray  # (n_nodes,)
     validation: np.ndarray | None = None  # (n_nodes, n_classes) held-out counts (fold trees)
     leaf_reason: list[str] = field(default_factory=list)
+    # monotonic_cst per attribute (int8; None: none): each node's value is clipped to its bounds, which
+    # are a function of the tree's own counts (dasktree.split.monotonic.tree_bounds), so a pruned copy's
+    # are its own. Not saved with the tree: the model's params hold it (Model sets it on its trees).
+    monotonic: np.ndarray | None = field(default=None, repr=False, compare=False)
 
     @property
     def n_nodes(self) -> int:
@@ -88,7 +92,29 @@ class TreeModel:
             for c in empty.tolist():  # parents come first (breadth-first order)
                 if parent[c] >= 0:
                     value[c] = value[parent[c]]
+        if self.monotonic is not None and value.shape[1] == 2:  # monotonic_cst: the second class's probability
+            bounds = self.bounds(value[:, 1])
+            p = np.clip(value[:, 1], bounds[:, 0], bounds[:, 1])
+            moved = p != value[:, 1]
+            value[moved, 1], value[moved, 0] = p[moved], 1.0 - p[moved]
         return value
+
+    def bounds(self, raw: np.ndarray) -> np.ndarray:
+        """Under ``monotonic``: each node's value bounds (n_nodes, 2) from the nodes' unclipped values
+        ``raw`` (:func:`~dasktree.split.api.tree_bounds`); kept per ``raw`` and constraints, as a tree's
+        counts do not change (reports and pruning ask for its values many times)."""
+        from ..split.api import tree_bounds
+
+        key = (np.ascontiguousarray(raw).tobytes(), np.asarray(self.monotonic).tobytes())
+        kept = self.__dict__.setdefault("_bounds_kept", {})
+        if key not in kept:
+            if len(kept) >= 4:
+                kept.clear()
+            tests = self.tests
+            attribute = tests.attribute if isinstance(tests, NodeTests) else \
+                np.fromiter((-1 if t is None else t.attribute for t in tests), dtype=np.int64, count=len(tests))
+            kept[key] = tree_bounds(self.children, attribute, raw, self.monotonic)
+        return kept[key]
 
     def parents(self) -> np.ndarray:
         """Each node's parent (-1 at the root)."""
@@ -156,6 +182,20 @@ class Model:
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
     full_tree: TreeModel | None = None  # the grown tree when ``tree`` is a pruned subtree of it
     task: Task = CLASSIFICATION
+
+    def __post_init__(self):
+        """Under ``monotonic_cst`` (in ``params``), every tree's constraints per attribute: its nodes' values
+        are clipped to their bounds (:meth:`TreeModel.bounds`, from the tree's own counts, again wherever a
+        model is made or read), so predictions, reports and exports take the clipped values."""
+        value = self.params.get("monotonic_cst") if isinstance(self.params, dict) else None
+        if value is None:
+            return
+        from ..split.api import monotonic_of
+
+        cst = monotonic_of(value, self.spec)
+        for tree in (self.tree, self.full_tree, *self.fold_trees):
+            if tree is not None:
+                tree.monotonic = cst
 
     @property
     def grown_tree(self) -> TreeModel:

@@ -28,7 +28,8 @@ from numbers import Integral, Real
 from ..discretize.jobs import DISCRETIZERS
 from ..io.weights import check_class_weight
 from ..model.pruning import PRUNE_MODES
-from ..split.api import CRITERIA, NOMINAL_SPLITS, SELECTIONS, check_postpone, parse_postpone, postpone_text
+from ..split.api import (CRITERIA, MONOTONIC_WHAT, NOMINAL_SPLITS, SELECTIONS, check_monotonic_cst, check_postpone,
+                         monotonic_layer, monotonic_text, parse_postpone, postpone_text)
 from .constraints import Boolean, Check, Instance, Interval, Options
 from .param import Param
 
@@ -129,6 +130,42 @@ PARAMS: tuple[Param, ...] = (
           help="with --max-arity > 2, what picks the arity and the attribute",
           doc="With ``max_arity > 2``: gain / log2(k), gain / split information, or 1 - López de Mántaras' "
               "normalized distance."),
+    # no option of their own: the command's --max-features and --random-state (dasktree.cli.forest) are the
+    # forest's, and a single tree's without --trees
+    Param("max_features", None, [Options(("sqrt", "log2")), Interval(Integral, 1, None),
+                                 Interval(Real, 0, 1, closed="right"), None], "split", None,
+          type_doc='{"sqrt", "log2"}, int, float or None',
+          doc='Attributes searched at each node, as scikit-learn\'s trees read it: "sqrt" or "log2" of the '
+              "attributes, an int (at most all of them), a float fraction of them (at least one), or None (all). "
+              "Drawn per node from ``random_state`` and the node's path from the root alone "
+              "(:mod:`dasktree.levels.sampling`, the forests' draw: the tree is member 0 of a forest without "
+              "bags), so the same attributes whatever the files, parts, runner or workers, and whether the "
+              "node grows in a level pass or in memory. The ``cv`` fold trees search the main tree's draw at "
+              "each node path: the draw never depends on a row, so no held-out row shapes what a fold tree "
+              "searches, and the CV estimate (and CV pruning's alpha) is that of the trees this "
+              "``random_state`` grows, the model itself; a draw of their own per fold tree would estimate an "
+              "average over draws, another quantity, and split the shared nodes apart sooner."),
+    Param("random_state", 0, [Interval(Integral, 0, 2**63 - 1)], "split", None,
+          doc="Seed of ``max_features``' draws (an int: the same seed, the same tree; without "
+              "``max_features`` it changes nothing: every attribute is searched and ties go to the lower "
+              "attribute)."),
+    Param("monotonic_cst", None, [None, Check(check_monotonic_cst, MONOTONIC_WHAT, "up")], "split", LEARNING,
+          metavar="CST", from_text=monotonic_text, layer_value=monotonic_layer,
+          type_doc="sequence of int, dict or None",
+          help="monotonic constraints: FEATURE=1 (the prediction may only increase with it), FEATURE=-1 (only "
+               "decrease), comma-separated; or one -1/0/1 per feature in order (regression and binary "
+               "classification, numeric features, binary tests; default: none)",
+          doc="Monotonicity constraints, scikit-learn's meaning: per feature 1 (the prediction may only increase "
+              "with it), -1 (only decrease) or 0 (none), a sequence in the order of the features, or a dict "
+              "``{feature: constraint}`` (the others 0). A split on a constrained feature whose children's "
+              "values are in the wrong order, or outside the bounds its node inherits, is not made; the "
+              "children of such a split are bounded by the middle value (the mean of the children's values), "
+              "and every node's value is clipped to its bounds (computed again from the tree's counts wherever "
+              "the model is made or loaded), so ``predict``, the reports and the exports are monotone in each "
+              "constrained feature. Classification: binary only, the probability of the second class of "
+              "``classes_``. Refused (a ``ParameterError``, exit 2) with more than two classes, with a "
+              "non-zero constraint on a nominal feature, with ``max_arity`` > 2, with ``param_grid`` and "
+              "with ``postpone`` (:mod:`dasktree.split.monotonic`)."),
     Param("cv", None, [Interval(Integral, 2, None), None], "folds", CV, metavar="K",
           type_doc="int, list of (train, test) splits, or None",
           help="K-fold cross-validation: accuracy, precision, recall, F1, log-loss, ROC AUC in the report "
@@ -271,5 +308,26 @@ def _analytic_postpone(p: dict) -> str | None:
     return None
 
 
-RULES = (_analytic_postpone, _one_pruning, _needs_cv)
+def _sampled_postpone(p: dict) -> str | None:
+    if p["max_features"] is not None and p["postpone"] is not None:
+        return (f"give max_features= or postpone=, not both (got max_features={p['max_features']!r}, "
+                f"postpone={p['postpone']!r}): a node searches its drawn attributes, none postponed")
+    return None
+
+
+def _monotonic_binary(p: dict) -> str | None:
+    if p["monotonic_cst"] is None:
+        return None
+    if p["max_arity"] > 2:
+        return (f"monotonic_cst needs binary tests: max_arity={p['max_arity']} splits a numeric attribute in "
+                "intervals a constraint cannot bound (give max_arity=2)")
+    if p["param_grid"] is not None:
+        return "monotonic_cst is not for param_grid yet: fit each setting with it"
+    if p["postpone"] is not None:
+        return (f"give monotonic_cst= or postpone=, not both (got postpone={p['postpone']!r}): a postponed "
+                "attribute's bound does not know the constraints")
+    return None
+
+
+RULES = (_analytic_postpone, _sampled_postpone, _monotonic_binary, _one_pruning, _needs_cv)
 """Rules between parameters, checked after each parameter's own: each returns the error's message or None."""

@@ -52,9 +52,11 @@ FOREST_PARAMS: tuple[Param, ...] = (
 )
 
 NOT_FOR_FORESTS = ("cv", "repeats", "param_grid", "refit", "keep_fold_trees", "prune", "ccp_alpha", "confidence",
-                   "postpone", "min_weight_fraction_leaf")
+                   "postpone", "min_weight_fraction_leaf", "monotonic_cst")
 """The single tree's parameters a forest refuses: its members are grown in full and not pruned (and
-``min_weight_fraction_leaf`` is not in the members' search yet)."""
+``min_weight_fraction_leaf`` and ``monotonic_cst`` are not in the members' search yet)."""
+_NOT_YET = {"min_weight_fraction_leaf": "a member's search does not take it (min_samples_leaf does)",
+            "monotonic_cst": "a member's search does not take it (a single tree's does)"}
 
 
 def forest_values(values: Mapping[str, Any]) -> dict:
@@ -72,9 +74,8 @@ def validate_forest(values: Mapping[str, Any], n_rows: int | None = None, *, mem
     refused = sorted(n for n in values if n in NOT_FOR_FORESTS and values[n] is not None
                      and not (n == "prune" and values[n] in ("none", "auto"))
                      and not (n == "min_weight_fraction_leaf" and values[n] == 0))
-    if refused == ["min_weight_fraction_leaf"]:
-        raise ParameterError("min_weight_fraction_leaf is not for forests yet: a member's search does not take it "
-                             "(min_samples_leaf does)")
+    if len(refused) == 1 and refused[0] in _NOT_YET:
+        raise ParameterError(f"{refused[0]} is not for forests yet: {_NOT_YET[refused[0]]}")
     if refused:
         raise ParameterError(f"{refused[0]} is not for forests: their members are grown in full and not pruned, "
                              "nor cross-validated (oob_score=True gives an estimate)")

@@ -29,6 +29,7 @@ REGRESSION_FIT_PRUNE = ("auto", "cv", "cv-min", "cp", "pessimistic", "none")
 _SHARED = ("max_depth", "min_samples_split", "min_samples_leaf", "min_weight_fraction_leaf", "min_impurity_decrease",
            "max_leaf_nodes", "max_bins", "max_categories", "max_histogram_mb", "seed", "ccp_alpha", "keep_fold_trees",
            "client", "scheduler", "cache", "progress", "security", "memory_limit")
+_SAMPLING = ("max_features", "random_state", "monotonic_cst")  # as classification's
 _BY_NAME = {p.name: p for p in PARAMS}
 
 REGRESSION_PARAMS: tuple[Param, ...] = (
@@ -40,6 +41,7 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               "non-negative with a positive sum). Each is chosen from a node's exact sums "
               "(:mod:`dasktree.split.regression`)."),
     *(_BY_NAME[n] for n in _SHARED[:9]),
+    *(_BY_NAME[n] for n in _SAMPLING),
     Param("cv", None, [Interval(Integral, 2, None), None], "folds", CV, metavar="K",
           help="K-fold cross-validation grown in the same passes: MSE, RMSE and R^2 per fold and pooled "
                "(default: none)",

@@ -88,7 +88,7 @@ class RegressionFit:
         pass0 = time.perf_counter() - started
         k = settings["cv"] or 1
         holdout = np.arange(-1, k if settings["cv"] else 0)
-        params = grow_params(settings, runner, node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
+        params = grow_params(settings, runner, spec, node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
 
         def describe(level: int, nodes: int) -> None:
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
@@ -100,6 +100,8 @@ class RegressionFit:
                "parquet_reads": runner.parquet_reads if isinstance(given.source, FileSource) else 0,
                **spill_record(runner), "levels": levels}
         trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
+        for t in trees if params.monotonic is not None else ():  # their values clipped from here on (reports)
+            t.monotonic = np.asarray(params.monotonic, dtype=np.int8)
         grown = trees[0]
         if _mode(settings, holdout.size > 1) == "pessimistic":  # from each node's own sums of squares, here only
             trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))

@@ -42,8 +42,8 @@ from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, N
                                        RegressionPlan)
 from ..levels import small
 from ..levels.grow import grow_small, node_groups
-from ..levels.sampling import child_key, feature_mask
-from ..split.api import RegressionLayout, Test, best_splits
+from ..levels.sampling import child_key, feature_mask, job_salts, tree_members, tree_sampling
+from ..split.api import UNBOUNDED, RegressionLayout, Test, best_splits, child_bounds, monotonic_of
 from ..split.api import small_grower as kernel
 from .trees import Block, regression_test
 
@@ -68,6 +68,20 @@ class RegressionGrowParams:
     bagged: bool = False
     max_features: int = 0
     feature_seed: int = 0
+    # monotonic_cst per attribute (dasktree.split.monotonic; None: none): each node's value bounded
+    monotonic: tuple | None = None
+
+
+def single_tree_fields(settings, spec: BinSpec) -> dict:
+    """A single tree's ``max_features`` draw and ``monotonic_cst`` as :class:`RegressionGrowParams` fields."""
+    out = {}
+    k, seed = tree_sampling(settings.get("max_features"), settings.get("random_state", 0), len(spec.features))
+    if k:
+        out.update(max_features=k, feature_seed=seed)
+    cst = monotonic_of(settings.get("monotonic_cst"), spec)
+    if cst is not None:
+        out["monotonic"] = tuple(cst.tolist())
+    return out
 
 
 @dataclass
@@ -83,11 +97,15 @@ class RNode:
     children: list[int] = field(default_factory=list)
     leaf: str = ""
     key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a member's samples
+    bounds: tuple = UNBOUNDED  # its value's (training mean's) bounds under monotonic_cst
 
 
-def grow_params(settings, runner, **extra) -> RegressionGrowParams:
+def grow_params(settings, runner, spec: BinSpec | None = None, **extra) -> RegressionGrowParams:
     """The level loop's parameters from a regression fit's validated ``settings``, the histogram budget
-    within the runner's (planned against ``memory_limit``); ``extra``: the other fields."""
+    within the runner's (planned against ``memory_limit``); ``extra``: the other fields. ``spec``: a single
+    tree's ``max_features`` (every tree draws as member 0) and ``monotonic_cst`` read against its features."""
+    if spec is not None:
+        extra = {**single_tree_fields(settings, spec), **extra}
     return RegressionGrowParams(
         criterion=settings["criterion"], max_depth=settings["max_depth"],
         min_samples_split=settings["min_samples_split"], min_samples_leaf=settings["min_samples_leaf"],
@@ -122,8 +140,9 @@ def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayou
 class _Forest:
     """The trees' nodes as the plan's flat arrays grow: node ``e``'s test and code table."""
 
-    def __init__(self, n_trees: int, root_sums: np.ndarray):
+    def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None):
         self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
+        self.monotonic = monotonic
         self.attribute: list[int] = [-1] * n_trees
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
@@ -141,8 +160,12 @@ class _Forest:
         node = self.nodes[e]
         first = len(self.nodes)
         ids = [first, first + 1]
+        cst = self.monotonic[test.attribute] if self.monotonic is not None else 0
+        bounds = child_bounds(cst, *node.bounds, *(float(children[k][1]) / float(children[k][0]) if children[k][0]
+                                                   else np.nan for k in (0, 1))) if cst else (node.bounds, node.bounds)
         for c in (0, 1):
-            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy(), key=child_key(node.key, c)))
+            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy(), key=child_key(node.key, c),
+                                    bounds=bounds[c]))
             self.attribute.append(-1)
             self.offset.append(0)
         node.test, node.children = test, ids
@@ -198,7 +221,9 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
                  and not params.min_weight_fraction_leaf)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
-    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))
+    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic)
+    if params.monotonic is not None:
+        layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
     node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
     frontier = list(range(holdout.size))
     held_only: list[int] = []  # fold trees' leaves made before they were counted: their held-out sums
@@ -236,7 +261,8 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
             label += f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
             active = _active(forest, group, params, len(spec.features))
             [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
-                layout, root_n=[forest.nodes[forest.nodes[e].tree].sums[0] for e in group]), active=active)
+                layout, root_n=[forest.nodes[forest.nodes[e].tree].sums[0] for e in group],
+                bounds=_bounds(forest, group, params)), active=active)
             for k, e in enumerate(extra):
                 _held(forest.nodes[e], cells[len(group) + k])
             total_n = forest.total_n(sums, cells)
@@ -253,13 +279,21 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
 
 
 def _active(forest: _Forest, group: list[int], params: RegressionGrowParams, n_attributes: int):
-    """The attributes each counted node of a bagged forest's member searches (n_attributes, len(group)),
-    or None (every attribute)."""
-    if not params.bagged or not 0 < params.max_features < n_attributes or not group:
+    """The attributes each counted node searches (n_attributes, len(group)): a bagged forest's member its
+    own draw, a single tree's trees member 0's (:func:`~dasktree.levels.sampling.tree_members`); or None
+    (every attribute)."""
+    if not 0 < params.max_features < n_attributes or not group:
         return None
     nodes = [forest.nodes[e] for e in group]
-    return feature_mask(params.feature_seed, [n.tree for n in nodes], np.asarray([n.key for n in nodes], np.uint64),
-                        n_attributes, params.max_features)
+    return feature_mask(params.feature_seed, tree_members([n.tree for n in nodes], params.bagged),
+                        np.asarray([n.key for n in nodes], np.uint64), n_attributes, params.max_features)
+
+
+def _bounds(forest: _Forest, group: list[int], params: RegressionGrowParams) -> np.ndarray | None:
+    """The counted nodes' value bounds (len(group), 2) under ``monotonic_cst``, or None."""
+    if params.monotonic is None:
+        return None
+    return np.asarray([forest.nodes[e].bounds for e in group], dtype=np.float64).reshape(len(group), 2)
 
 
 def _held(node: RNode, cells: np.ndarray) -> None:
@@ -343,9 +377,27 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
                       lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf)
+                      max_depth=params.max_depth, job_leaf=leaf, **_job_sampling(forest, jobs, params),
+                      **_job_bounds(forest, jobs, params))
     return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
+
+
+def _job_sampling(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:
+    """The grower's feature draws of ``jobs`` (a single tree's ``max_features``), as :func:`_active` draws them."""
+    if not params.max_features:
+        return {}
+    nodes = [forest.nodes[e] for e in jobs]
+    return {"job_key": np.asarray([n.key for n in nodes], dtype=np.uint64), "n_sampled": int(params.max_features),
+            "job_salt": job_salts(params.feature_seed, [n.tree for n in nodes], params.bagged)}
+
+
+def _job_bounds(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:
+    """The grower's ``monotonic_cst`` and each job's node's value bounds, as the level search reads them."""
+    if params.monotonic is None:
+        return {}
+    bounds = np.asarray([forest.nodes[e].bounds for e in jobs], dtype=np.float64).reshape(len(jobs), 2)
+    return {"monotonic": np.asarray(params.monotonic, dtype=np.int8), "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
 
 
 def _attach(forest: _Forest, jobs: list[int], nodes: dict, spec: BinSpec) -> int:

@@ -41,7 +41,9 @@ __all__ = ["risk", "node_means", "cp_table", "prune_at", "best_first", "held_out
 
 
 def node_means(tree) -> np.ndarray:
-    """Each node's training mean in fixed point; a node without training rows takes its parent's."""
+    """Each node's training mean in fixed point; a node without training rows takes its parent's; under
+    ``monotonic_cst`` (``tree.monotonic``) clipped to its bounds (:mod:`dasktree.split.monotonic`): what
+    the tree predicts, and so what its training and CV errors are of."""
     n, s = tree.counts[:, 0].astype(np.float64), tree.counts[:, 1].astype(np.float64)
     mean = np.divide(s, n, out=np.zeros(n.size), where=n > 0)
     empty = np.flatnonzero(n == 0)
@@ -50,6 +52,9 @@ def node_means(tree) -> np.ndarray:
         for c in empty.tolist():  # parents first (breadth-first order)
             if parent[c] >= 0:
                 mean[c] = mean[parent[c]]
+    if getattr(tree, "monotonic", None) is not None:
+        bounds = tree.bounds(mean)
+        mean = np.clip(mean, bounds[:, 0], bounds[:, 1])
     return mean
 
 

@@ -44,7 +44,8 @@ class Regression(Task):
         return tree.counts[:, 0]
 
     def node_values(self, model, tree):
-        """Every node's prediction (its training mean; an empty node its parent's), in the target's units."""
+        """Every node's prediction (its training mean; an empty node its parent's; under ``monotonic_cst``
+        clipped to its bounds), in the target's units."""
         return model.spec.target.value(node_means(tree))
 
     def check_proba(self):

@@ -12,6 +12,9 @@ imports (``tests/test_layers.py`` checks it).
   tests from a cut or from groups of values, and the code tables of many threshold tests at once.
 - :func:`threshold_children`: the children's counts of many threshold tests at once (compiled).
 - :func:`fraction_rows`: ``min_weight_fraction_leaf`` as a smallest child in rows.
+- ``monotonic_cst`` (:mod:`dasktree.split.monotonic`): its value checked and read
+  (:func:`check_monotonic_cst`, :func:`monotonic_text`, :func:`monotonic_layer`, :func:`monotonic_of`),
+  a constrained split's children's bounds (:func:`child_bounds`) and a tree's (:func:`tree_bounds`).
 - :func:`gini`, :func:`entropy`: a node's impurity from its class counts (pruning and the model's
   reports use the search's own).
 - :func:`bins_to_blocks`, :func:`block_opt_p`, :func:`selection_score`: bins merged into blocks, the
@@ -32,6 +35,8 @@ from .blocks import bins_to_blocks
 from .choices import Choices
 from .criteria import entropy, gini
 from .leaf_fraction import fraction_rows
+from .monotonic import (MONOTONIC_WHAT, UNBOUNDED, binary_monotonic, check_monotonic_cst, child_bounds, monotonic_layer,
+                        monotonic_of, monotonic_text, tree_bounds)
 from .multiway import selection_score
 from .node_tests import Test, nominal_test, numeric_test, threshold_tables
 from .optimal import block_opt_p
@@ -41,7 +46,9 @@ from .regression import REGRESSION_CRITERIA, NodeSplits, RegressionLayout, best_
 from .search import CRITERIA, NOMINAL_SPLITS, SELECTIONS, AttributeLayout, SplitParams
 from .types import TrainBatch
 
-__all__ = ["AttributeLayout", "CRITERIA", "Choices", "NOMINAL_SPLITS", "NodeSplits", "REGRESSION_CRITERIA",
+__all__ = ["AttributeLayout", "CRITERIA", "Choices", "MONOTONIC_WHAT", "NOMINAL_SPLITS", "NodeSplits", "REGRESSION_CRITERIA",
+           "UNBOUNDED", "binary_monotonic", "check_monotonic_cst", "child_bounds", "monotonic_layer", "monotonic_of", "monotonic_text",
+           "tree_bounds",
            "RegressionLayout", "SELECTIONS", "SplitParams", "Test", "TrainBatch", "best_splits", "bins_to_blocks",
            "block_opt_p", "check_postpone", "choose", "entropy", "fraction_rows", "gini", "nominal_test", "numeric_test",
            "parent_proxy", "parse_postpone", "postpone_text", "proxy", "selection_score", "small_grower",

@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..kernels.jit import jit, numba
+from .monotonic import allowed
 from .types import TrainBatch
 
 
@@ -70,11 +71,15 @@ def _flat(arrays: tuple, attributes: list[int]) -> tuple[np.ndarray, np.ndarray]
 
 def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows: np.ndarray,
                          parent_impurity: np.ndarray, n: np.ndarray, entropy: bool, min_samples_leaf: int,
-                         log2: np.ndarray, active: np.ndarray | None = None):
+                         log2: np.ndarray, active: np.ndarray | None = None, monotonic: np.ndarray | None = None,
+                         bounds: np.ndarray | None = None):
     """Best binary threshold test of each attribute in ``attributes`` for each histogram in ``rows``.
 
     ``active`` (attributes, M) bool, when given, skips the (attribute,
     histogram) pairs it marks False (postponed attributes): their gain stays ``-inf``.
+    ``monotonic`` (every attribute's constraint, int8) and ``bounds`` (M, 2): a cut whose children's
+    second-class shares break its attribute's constraint or leave the histogram's bounds is not a
+    candidate (:func:`dasktree.split.monotonic.allowed`; two classes).
 
     ``parent_impurity`` and ``n`` (M,) are each histogram's impurity and
     size (1 for an empty one); ``log2`` covers every size in ``rows`` when
@@ -97,11 +102,15 @@ def numeric_binary_numba(batch: TrainBatch, layout, attributes: list[int], rows:
     plus = batch.plus.astype(np.int64, copy=False)  # one compiled signature, exact integer sums
     minus = batch.minus.astype(np.int64, copy=False) if batch.minus.shape[0] else np.zeros((1,) + plus.shape[1:],
                                                                                               np.int64)
+    cst = np.zeros(k, dtype=np.int8) if monotonic is None else np.asarray(monotonic, dtype=np.int8)[attributes]
+    if bounds is None:
+        bounds = np.tile(np.array([-np.inf, np.inf]), (m_total, 1))
     _scan(plus, batch.plus_index, minus, batch.minus_index, np.asarray(rows, dtype=np.int64),
           np.asarray(attributes, dtype=np.int64), np.asarray(layout.offsets, dtype=np.int64),
           np.asarray(layout.widths, dtype=np.int64), upper, upper_start, values, values_start,
           np.asarray(parent_impurity, dtype=np.float64), np.asarray(n, dtype=np.float64), bool(entropy),
-          int(min_samples_leaf), log2 if entropy else np.zeros(1), active, gain, cut, default, children)
+          int(min_samples_leaf), log2 if entropy else np.zeros(1), active, gain, cut, default, children,
+          cst, np.ascontiguousarray(bounds[:, 0], dtype=np.float64), np.ascontiguousarray(bounds[:, 1], dtype=np.float64))
     return gain, cut, default, children
 
 
@@ -139,7 +148,7 @@ def centred(cut, q, upper, values):
 @jit
 def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, widths, upper, upper_start,
           values, values_start, parent_impurity, n, entropy, min_leaf, log2, active, out_gain, out_cut, out_default,
-          out_children):
+          out_children, cst, b_lo, b_hi):
     n_classes = plus.shape[2]
     width = max(1, widths.max())
     # The non-empty bins of the last ``plus`` histogram, per attribute: a training histogram
@@ -264,6 +273,10 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                             w = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
                                  + _gini_weighted(right_n, right_squares))
                         g0 = parent - w / size
+                        if cst[k] != 0 and not allowed(cst[k], b_lo[m], b_hi[m],
+                                                       float(left[1] + miss[1]) / float(left_n + miss_n),
+                                                       float(right[1]) / float(right_n)):
+                            g0 = -np.inf
                     g1 = -np.inf
                     if left_n >= min_leaf and right_n + miss_n >= min_leaf:
                         if entropy:
@@ -273,6 +286,9 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                             w = (_gini_weighted(left_n, left_squares)
                                  + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
                         g1 = parent - w / size
+                        if cst[k] != 0 and not allowed(cst[k], b_lo[m], b_hi[m], float(left[1]) / float(left_n),
+                                                       float(right[1] + miss[1]) / float(right_n + miss_n)):
+                            g1 = -np.inf
                     d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
                     g = g1 if d == 1 else g0
                 else:
@@ -284,6 +300,9 @@ def _scan(plus, plus_index, minus, minus_index, rows, attributes, offsets, width
                         else:
                             w = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
                         g = parent - w / size
+                        if cst[k] != 0 and not allowed(cst[k], b_lo[m], b_hi[m], float(left[1]) / float(left_n),
+                                                       float(right[1]) / float(right_n)):
+                            g = -np.inf
                     d = 1 if larger_right else 0
                 if g > best:
                     best = g

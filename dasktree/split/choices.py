@@ -125,19 +125,23 @@ class Choices:
 
 
 def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *,
-                 engine: str = "auto", active: np.ndarray | None = None) -> Choices:
+                 engine: str = "auto", active: np.ndarray | None = None, monotonic: np.ndarray | None = None,
+                 bounds: np.ndarray | None = None) -> Choices:
     """:func:`search_batch`'s choices as :class:`Choices`: the compiled scan's winners as numbers.
 
     ``active`` (attributes, M) bool, when given, names the attributes searched
     for each histogram (the others count as having no test); without it, all are.
+    ``monotonic`` (attributes,) int8 and ``bounds`` (M, 2): each numeric attribute's constraint and
+    each histogram's value bounds; a cut breaking them is no candidate (:mod:`dasktree.split.monotonic`).
     :func:`dasktree.split.postpone_search.choose` applies ``params.postpone`` on top of this.
     """
+    mono = _Monotonic(monotonic, bounds)
     node_counts = batch.node_counts  # (M, C)
     n = node_counts.sum(axis=1).astype(np.float64)
     parent_impurity = node_impurity(node_counts, params.impurity_name)
     safe_n = np.where(n > 0, n, 1.0)
     if active is None:
-        compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine)
+        compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, safe_n, engine, mono=mono)
         nominal = {}
         if params.nominal_split != "multiway":  # every nominal attribute's subset search in a few batches
             nominal = nominal_binary_columns(
@@ -146,12 +150,12 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
                 parent_impurity, safe_n, params)
         per_attribute = [
             compiled[a] if a in compiled else nominal[a] if a in nominal
-            else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n)
+            else attribute_candidates(batch, a, layout, params, parent_impurity, safe_n, *mono.of(a))
             for a in range(len(layout.kinds))
         ]
     else:
         compiled, scan, per_attribute = _active_columns(batch, layout, params, parent_impurity, safe_n, engine,
-                                                        active)
+                                                        active, mono)
     m_total = len(batch)
     choices = Choices.none(m_total, node_counts.shape[1], layout.uppers)
     choices.searched = len(layout.kinds) * m_total if active is None else int(np.count_nonzero(active))
@@ -182,6 +186,20 @@ def choose_batch(batch: TrainBatch, layout: AttributeLayout, params: SplitParams
     return choices
 
 
+@dataclass(frozen=True)
+class _Monotonic:
+    """A search's monotonic constraints: each attribute's (None: none) and each histogram's bounds (M, 2)."""
+
+    cst: np.ndarray | None
+    bounds: np.ndarray | None
+
+    def of(self, a: int, rows: np.ndarray | None = None) -> tuple[int, np.ndarray | None]:
+        """``(constraint, bounds)`` of attribute ``a`` for the histograms ``rows`` (all when None)."""
+        if self.cst is None or not self.cst[a]:
+            return 0, None
+        return int(self.cst[a]), self.bounds if rows is None else self.bounds[rows]
+
+
 @dataclass
 class _Scan:
     """The compiled scan's numbers for its attributes (in this order), each over the M histograms:
@@ -196,7 +214,8 @@ class _Scan:
 
 def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams,
                       parent_impurity: np.ndarray, n: np.ndarray, engine: str,
-                      active: np.ndarray | None = None) -> tuple[dict[int, "Column"], "_Scan | None"]:
+                      active: np.ndarray | None = None,
+                      mono: _Monotonic = _Monotonic(None, None)) -> tuple[dict[int, "Column"], "_Scan | None"]:
     """Binary threshold tests of the numeric attributes by the compiled scan: {attribute: column},
     and the scan's numbers for all those attributes together (None without a scan).
 
@@ -222,7 +241,8 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
     rows = searched[n[searched] < (log2.size if entropy else 2**26)]
     mask = None if active is None else active[attributes]
     gain, cut, default, children = numeric_binary_numba(
-        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2, mask)
+        batch, layout, attributes, rows, parent_impurity, n, entropy, params.min_samples_leaf, log2, mask,
+        mono.cst, mono.bounds)
     all_rest = np.setdiff1d(searched, rows)
     columns = {}
     scan = _Scan(np.asarray(attributes, dtype=np.int64), cut, default, children,
@@ -233,7 +253,7 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
         if rest.size:
             reference = numeric_binary(batch.columns(int(layout.offsets[a]), int(layout.widths[a]), rows=rest),
                                        layout.uppers[a], layout.values[a], a, parent_impurity[rest], n[rest],
-                                       params)
+                                       params, *mono.of(a, rest))
             gain[k, rest] = reference.gains
             found = {int(m): reference[i] for i, m in enumerate(rest) if np.isfinite(reference.gains[i])}
         scanned = scan.scanned[k]
@@ -244,10 +264,11 @@ def _compiled_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitP
 
 
 def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, parent_impurity: np.ndarray,
-                    n: np.ndarray, engine: str, active: np.ndarray) -> tuple[dict[int, Column], "_Scan | None", list]:
+                    n: np.ndarray, engine: str, active: np.ndarray,
+                    mono: _Monotonic = _Monotonic(None, None)) -> tuple[dict[int, Column], "_Scan | None", list]:
     """The columns of :func:`choose_batch`, each attribute searched only for the histograms ``active`` names."""
     m_total = len(batch)
-    compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active)
+    compiled, scan = _compiled_columns(batch, layout, params, parent_impurity, n, engine, active, mono)
     per_attribute: list = []
     for a in range(len(layout.kinds)):
         rows = np.flatnonzero(active[a])
@@ -256,11 +277,11 @@ def _active_columns(batch: TrainBatch, layout: AttributeLayout, params: SplitPar
         elif rows.size == 0:
             per_attribute.append(Column(np.full(m_total, -np.inf), None))
         elif rows.size == m_total:
-            per_attribute.append(attribute_candidates(batch, a, layout, params, parent_impurity, n))
+            per_attribute.append(attribute_candidates(batch, a, layout, params, parent_impurity, n, *mono.of(a)))
         else:
             sub = TrainBatch(batch.plus, batch.plus_index[rows], batch.minus, batch.minus_index[rows],
                              batch.node_counts[rows])
-            column = attribute_candidates(sub, a, layout, params, parent_impurity[rows], n[rows])
+            column = attribute_candidates(sub, a, layout, params, parent_impurity[rows], n[rows], *mono.of(a, rows))
             per_attribute.append(_scattered(column, rows, m_total))
     return compiled, scan, per_attribute
 

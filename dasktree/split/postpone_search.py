@@ -107,12 +107,15 @@ def choose_postponed(batch: TrainBatch, layout: AttributeLayout, params: SplitPa
 
 
 def choose(batch: TrainBatch, layout: AttributeLayout, params: SplitParams, *, engine: str = "auto",
-           active: np.ndarray | None = None) -> Choices:
+           active: np.ndarray | None = None, monotonic: np.ndarray | None = None,
+           bounds: np.ndarray | None = None) -> Choices:
     """The batch's choices: :func:`choose_postponed` when ``params.postpone`` is set, else every
     attribute searched (:func:`~dasktree.split.choices.choose_batch`); with ``active`` (attributes, M)
-    bool, only the attributes it names for each histogram (a forest's feature samples; not postponed)."""
-    if active is not None:
-        return choose_batch(batch, layout, params, engine=engine, active=active)
+    bool, only the attributes it names for each histogram (a forest's feature samples; not postponed).
+    ``monotonic`` and ``bounds``: the constraints (:func:`~dasktree.split.choices.choose_batch`; not
+    with ``postpone``, which the parameters refuse together)."""
+    if active is not None or monotonic is not None:
+        return choose_batch(batch, layout, params, engine=engine, active=active, monotonic=monotonic, bounds=bounds)
     if params.postpone is None:
         return choose_batch(batch, layout, params, engine=engine)
     return choose_postponed(batch, layout, params, engine=engine)

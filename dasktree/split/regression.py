@@ -40,6 +40,7 @@ import numpy as np
 
 from .binary_kernel import centred
 from .leaf_fraction import fraction_rows
+from .monotonic import allowed_numpy
 
 __all__ = ["REGRESSION_CRITERIA", "RegressionLayout", "NodeSplits", "best_splits", "best_split_naive", "proxy", "parent_proxy"]
 
@@ -66,6 +67,10 @@ class RegressionLayout:
     # training rows, ``root_n[k]`` for node k of a search (None or 0: the node is its tree's root)
     min_weight_fraction_leaf: float = 0.0
     root_n: np.ndarray | None = None
+    # monotonic_cst (dasktree.split.monotonic): each attribute's constraint (int8; None: none), and the
+    # bounds (m, 2) of node k's value (its training mean, fixed point) in a search
+    monotonic: np.ndarray | None = None
+    bounds: np.ndarray | None = None
 
 
 @dataclass
@@ -113,9 +118,10 @@ def parent_proxy(criterion: str, n, s, lo: float, step: float) -> np.ndarray:
         return np.where((n > 0) & (y > 0), y * np.log(y / n), 0.0)
 
 
-def _scan(n, s, n0, s0, layout: RegressionLayout, parent):
+def _scan(n, s, n0, s0, layout: RegressionLayout, parent, c: int = 0):
     """Best cut of ordered bins ``n``, ``s`` (m, W) with missing ``n0``, ``s0`` (m,): (gain, index of
-    the last bin of child 0, default child), each (m,)."""
+    the last bin of child 0, default child), each (m,). ``c``: the attribute's monotonic constraint
+    (a cut whose children's means break it or leave ``layout.bounds`` is not a candidate)."""
     m, w = n.shape
     if w == 0:
         return np.full(m, -np.inf), np.zeros(m, np.int64), np.zeros(m, np.int64)
@@ -127,6 +133,10 @@ def _scan(n, s, n0, s0, layout: RegressionLayout, parent):
     n0c, s0c = n0[:, None], s0[:, None]
     g0 = np.where(cand & (nl + n0c >= leaf) & (nr >= leaf), proxy(crit, nl + n0c, sl + s0c, nr, sr, lo, step), -np.inf)
     g1 = np.where(cand & (nl >= leaf) & (nr + n0c >= leaf), proxy(crit, nl, sl, nr + n0c, sr + s0c, lo, step), -np.inf)
+    if c:
+        b_lo, b_hi = layout.bounds[:, :1], layout.bounds[:, 1:]
+        g0 = np.where(allowed_numpy(c, b_lo, b_hi, _mean(sl + s0c, nl + n0c), _mean(sr, nr)), g0, -np.inf)
+        g1 = np.where(allowed_numpy(c, b_lo, b_hi, _mean(sl, nl), _mean(sr + s0c, nr + n0c)), g1, -np.inf)
     has_missing = n0c > 0
     larger_right = nr > nl
     d = np.where(has_missing, (g1 > g0) | ((g1 == g0) & larger_right), larger_right).astype(np.int64)
@@ -136,10 +146,18 @@ def _scan(n, s, n0, s0, layout: RegressionLayout, parent):
     return g[rows, i] - parent, i, d[rows, i]
 
 
+def _mean(s, n) -> np.ndarray:
+    """``s / n`` in float64 (nan where ``n`` is 0), as the grower divides."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.asarray(s, dtype=np.float64) / np.asarray(n, dtype=np.float64)
+
+
 def best_splits(hist: np.ndarray, layout: RegressionLayout, active: np.ndarray | None = None) -> NodeSplits:
     """The best binary test of each of ``m`` nodes from their bins ``hist`` (m, total_bins, 2) int64;
     with ``active`` (n_attributes, m) bool, node ``k`` searches only the attributes ``active[:, k]``
-    (a forest member's sample, :func:`dasktree.levels.sampling.feature_mask`)."""
+    (a forest member's or ``max_features``' sample, :func:`dasktree.levels.sampling.feature_mask`);
+    with ``layout.monotonic``, only the cuts of a constrained attribute that obey it within node
+    ``k``'s ``layout.bounds[k]`` (:mod:`dasktree.split.monotonic`)."""
     m = hist.shape[0]
     n_tot = hist[:, layout.offsets[0]:layout.offsets[0] + layout.widths[0], TRAIN_N].sum(axis=1) if len(layout.widths) \
         else np.zeros(m, np.int64)
@@ -165,7 +183,8 @@ def best_splits(hist: np.ndarray, layout: RegressionLayout, active: np.ndarray |
             order = np.argsort(mean, axis=1, kind="stable")
             orders[a] = order
             n, s = np.take_along_axis(n, order, axis=1), np.take_along_axis(s, order, axis=1)
-        g, i, d = _scan(n, s, n0, s0, layout, parent)
+        c = int(layout.monotonic[a]) if layout.monotonic is not None and layout.numeric[a] else 0
+        g, i, d = _scan(n, s, n0, s0, layout, parent, c)
         if active is not None:
             g = np.where(active[a], g, -np.inf)
         better = g > best
@@ -209,7 +228,9 @@ def best_split_naive(bins_of: list[np.ndarray], layout: RegressionLayout) -> tup
     """One node, by brute force: every attribute, every binary partition its kind allows (every
     threshold of a numeric attribute, every subset of a nominal one's categories), both sides for
     missing. ``bins_of[a]``: (width, 2) sums of attribute ``a``. Returns (gain, attribute, the
-    training rows' child of each code, -1 for codes without rows), the first best in that order."""
+    training rows' child of each code, -1 for codes without rows), the first best in that order.
+    With ``layout.monotonic``, a numeric attribute's partition whose children's means break its
+    constraint or leave ``layout.bounds[0]`` is skipped."""
     import itertools
 
     best, best_a, best_side = -np.inf, -1, None
@@ -232,6 +253,12 @@ def best_split_naive(bins_of: list[np.ndarray], layout: RegressionLayout) -> tup
                 b_n, b_s = (nr, sr) if d == 0 else (nr + n[0], sr + s[0])
                 if min(a_n, b_n) < layout.min_samples_leaf:
                     continue
+                c = int(layout.monotonic[a]) if layout.monotonic is not None and layout.numeric[a] else 0
+                if c:  # scikit-learn's check_monotonicity, one candidate at a time
+                    lo_, hi_ = (float(x) for x in layout.bounds[0])
+                    vl, vr = float(a_s) / float(a_n), float(b_s) / float(b_n)
+                    if not (lo_ <= vl <= hi_ and lo_ <= vr <= hi_ and (vl - vr) * c <= 0):
+                        continue
                 g = float(proxy(layout.criterion, a_n, a_s, b_n, b_s, layout.lo, layout.step)) - parent
                 if not np.isfinite(best) or g > best + 1e-9 * max(1.0, abs(best)):
                     side = np.full(n.size, -1)

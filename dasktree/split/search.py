@@ -41,6 +41,7 @@ from .multiway import (
     numeric_multiway,
     numeric_multiway_batch,
 )
+from .monotonic import allowed_numpy
 from .node_tests import Test, nominal_test, numeric_test
 
 __all__ = ["SplitParams", "Candidate", "AttributeLayout", "TrainBatch", "CRITERIA", "ENGINES"]
@@ -69,6 +70,13 @@ class SplitParams:
     # each child at least this fraction of its tree's training rows (dasktree.split.leaf_fraction): the level
     # search makes it a min_samples_leaf per tree (dasktree.levels.level_search.SearchContext.with_leaves)
     min_weight_fraction_leaf: float = 0.0
+    # attributes searched per node (scikit-learn's max_features: "sqrt", "log2", an int, a fraction, None: all),
+    # drawn per node path from random_state (dasktree.levels.sampling): the grow loop resolves and draws them
+    max_features: object = None
+    random_state: int = 0
+    # per attribute -1 / 0 / 1 (scikit-learn's monotonic_cst), as given (a tuple, or a dict's (feature,
+    # constraint) pairs); the grow loop reads it against the features (dasktree.split.monotonic)
+    monotonic_cst: tuple | None = None
 
     @property
     def impurity_name(self) -> str:
@@ -160,14 +168,16 @@ def _gains(children: np.ndarray, parent_impurity: float, n: float, name: str) ->
 
 
 def _binary_choices(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
-                    parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams):
+                    parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams, c: int = 0,
+                    bounds: np.ndarray | None = None):
     """Best binary candidate of each of M problems, missing values placed best.
 
     ``left`` and ``right`` have shape (M, J, C): candidate ``j`` of problem
     ``m`` sends ``left[m, j]`` to child 0 and ``right[m, j]`` to child 1;
     ``miss`` (M, C) goes to whichever gains more. Returns arrays over M: the
     best ``j`` (-1 when none is valid), the default child, the gain, and the
-    children counts (M, 2, C).
+    children counts (M, 2, C). ``c``: a monotonic constraint on the children's
+    second-class shares within ``bounds`` (M, 2) (:mod:`dasktree.split.monotonic`).
     """
     m_index = np.arange(left.shape[0])
     if left.shape[1] == 0:
@@ -185,6 +195,11 @@ def _binary_choices(left: np.ndarray, right: np.ndarray, miss: np.ndarray,
     valid = ((left_n > 0) & (right_n > 0))[..., None] & np.all(sizes >= params.min_samples_leaf, axis=-1)
     weighted = _weighted(options, params.impurity_name).sum(axis=-1) / n[:, None, None]
     gains = np.where(valid, parent_impurity[:, None, None] - weighted, -np.inf)  # (M, J, D)
+    if c:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            share = options[..., 1].astype(np.float64) / sizes.astype(np.float64)  # (M, J, D, 2)
+        ok = allowed_numpy(c, bounds[:, 0, None, None], bounds[:, 1, None, None], share[..., 0], share[..., 1])
+        gains = np.where(ok, gains, -np.inf)
     larger_right = right_n > left_n
     if gains.shape[2] == 1:  # no missing values: the default child is the larger one (then the left)
         default = larger_right.astype(np.int64)
@@ -210,15 +225,17 @@ def _binary_choice(left, right, miss, parent_impurity: float, n: float, params: 
 
 
 def numeric_binary(h: np.ndarray, upper: np.ndarray, values: np.ndarray, a: int,
-                   parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams) -> list:
-    """Best threshold test on a numeric attribute for each of M histograms ``h`` (M, w, C)."""
+                   parent_impurity: np.ndarray, n: np.ndarray, params: SplitParams, c: int = 0,
+                   bounds: np.ndarray | None = None) -> list:
+    """Best threshold test on a numeric attribute for each of M histograms ``h`` (M, w, C); ``c`` and
+    ``bounds`` (M, 2): its monotonic constraint (:func:`_binary_choices`)."""
     bins = h[:, 1:]
     if bins.shape[1] < 2:
         return Column(np.full(h.shape[0], -np.inf), None)
     cumulative = np.cumsum(bins, axis=1)
     left = cumulative[:, :-1]
     right = cumulative[:, -1:] - left
-    j, default, gain, children = _binary_choices(left, right, h[:, 0], parent_impurity, n, params)
+    j, default, gain, children = _binary_choices(left, right, h[:, 0], parent_impurity, n, params, c, bounds)
 
     def build(m: int):
         cut = _centered_cut(bins[m], int(j[m]) + 1, upper, values)
@@ -448,8 +465,9 @@ def _nominal_multiway(h: np.ndarray, a: int, parent_impurity: float, n: float, p
 
 
 def attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, params: SplitParams,
-                         parent_impurity: np.ndarray, n: np.ndarray) -> list:
-    """Best test on attribute ``a`` for each of the M training histograms of ``batch``."""
+                         parent_impurity: np.ndarray, n: np.ndarray, c: int = 0, bounds: np.ndarray | None = None) -> list:
+    """Best test on attribute ``a`` for each of the M training histograms of ``batch``; ``c``, ``bounds``
+    (M, 2): a numeric attribute's monotonic constraint (binary tests only)."""
     h = batch.columns(int(layout.offsets[a]), int(layout.widths[a]))
     if layout.kinds[a] == "numeric":
         if params.max_arity > 2:
@@ -466,7 +484,7 @@ def attribute_candidates(batch: TrainBatch, a: int, layout: AttributeLayout, par
                                  centre=_centered_cut)
                 for m in range(h.shape[0])
             ]
-        return numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params)
+        return numeric_binary(h, layout.uppers[a], layout.values[a], a, parent_impurity, n, params, c, bounds)
     if params.nominal_split != "multiway":
         return nominal_binary_batch(h, a, parent_impurity, n, params)
     return [_nominal_multiway(h[m], a, float(parent_impurity[m]), float(n[m]), params) for m in range(h.shape[0])]

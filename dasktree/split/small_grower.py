@@ -45,6 +45,7 @@ from ..kernels.jit import jit, numba
 from .binary_kernel import log2_table
 from .compiled import LOG2_TABLE_MAX
 from .gain_ratio_kernel import _pick as c45_pick
+from .monotonic import middle
 from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, entropy_of, gini, regression_scan, split_information
 
 __all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "GINI", "ENTROPY", "GAIN_RATIO", "CLASS_CRITERIA",
@@ -122,7 +123,8 @@ def gather_slots(codes: np.ndarray, root: np.ndarray, attribute: np.ndarray, off
 def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, widths, numeric, upper, upper_start,
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
-          out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled):
+          out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled,
+          monotonic, job_lo, job_hi):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -166,18 +168,27 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     stack_child = np.empty(256, dtype=np.int64)
     stack_depth = np.empty(256, dtype=np.int64)
     stack_key = np.zeros(256, dtype=np.uint64)  # the node's path key (a forest member's feature sample)
+    constrained = monotonic.size > 0  # monotonic_cst: each node's value bounds (dasktree.split.monotonic)
+    stack_blo = np.full(256, -np.inf)
+    side_n = np.zeros(2, dtype=np.int64)  # a constrained split's children's training rows and value sums
+    side_v = np.zeros(2, dtype=np.int64)
+    stack_bhi = np.full(256, np.inf)
     for job in range(job_start.size - 1):
         job_n = np.int64(0)  # the job's node's training rows: the tree's root size when the job is its root
         top = 0
         stack_lo[0], stack_hi[0], stack_parent[0], stack_child[0], stack_depth[0] = \
             job_start[job], job_start[job + 1], -1, 0, job_depth[job]
         stack_key[0] = job_key[job] if sampled else np.uint64(0)
+        if constrained:
+            stack_blo[0], stack_bhi[0] = job_lo[job], job_hi[job]
         top = 1
         while top > 0:
             top -= 1
             lo, hi, parent_node, child, depth = (stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top],
                                                  stack_depth[top])
             key = stack_key[top]
+            b_lo = stack_blo[top] if constrained else -np.inf
+            b_hi = stack_bhi[top] if constrained else np.inf
             e = position
             position += 1
             out_parent[e] = parent_node
@@ -273,13 +284,15 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                     continue
                 upper_a = upper[upper_start[a]:upper_start[a + 1]]
                 values_a = values[values_start[a]:values_start[a + 1]]
+                c_a = monotonic[a] if constrained else 0
                 if regress:
                     found = regression_scan(codes[a], rows, lo, hi, held, y, weight, numeric[a], bin_n, bin_s, seen,
-                                             touched, parent, criterion, min_leaf, upper_a, values_a, result, side)
+                                             touched, parent, criterion, min_leaf, upper_a, values_a, result, side,
+                                             c_a, b_lo, b_hi)
                 else:
                     found = class_scan(codes[a], rows, lo, hi, held, y, weight, widths[a], n_classes, miss,
                                         bin_counts, seen, touched, parent, size, min_leaf, upper_a, values_a, result,
-                                        entropy, log2, terms)
+                                        entropy, log2, terms, c_a, b_lo, b_hi)
                 if ratio_rule:  # every attribute's test kept, chosen below
                     if found and np.isfinite(result[0]):
                         left_size = np.int64(result[3])
@@ -331,12 +344,21 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
             # the rows to the children: child 0 first, stably
             k0 = 0
             k1 = 0
+            c_best = monotonic[best_a] if constrained else 0
+            side_n[0], side_n[1], side_v[0], side_v[1] = 0, 0, 0, 0
             for r in range(lo, hi):
                 code = codes[best_a, rows[r]]
                 if best_cut >= 0:
                     to = best_default if code == 0 else (0 if code <= best_cut else 1)
                 else:
                     to = tables[out_table_start[e] + code]
+                if c_best != 0 and not held[r]:
+                    w_r = np.int64(weight[rows[r]]) if weighted else np.int64(1)
+                    side_n[to] += w_r
+                    if regress:
+                        side_v[to] += w_r * np.int64(y[rows[r]])
+                    elif y[rows[r]] == 1:
+                        side_v[to] += w_r
                 if to == 0:
                     rows[lo + k0] = rows[r]
                     held[lo + k0] = held[r]
@@ -355,16 +377,30 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 stack_child = _grown(stack_child)
                 stack_depth = _grown(stack_depth)
                 stack_key = _grown(stack_key)
+                stack_blo = _grown(stack_blo)
+                stack_bhi = _grown(stack_bhi)
+            # the children's bounds: a constrained split's at its middle value, else the node's
+            lo0, hi0, lo1, hi1 = b_lo, b_hi, b_lo, b_hi
+            if c_best != 0:
+                mid = middle(float(side_v[0]) / float(side_n[0]), float(side_v[1]) / float(side_n[1]))
+                if c_best > 0:
+                    hi0, lo1 = mid, mid
+                else:
+                    lo0, hi1 = mid, mid
             # child 1 pushed first: child 0 comes out first (preorder)
             stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
                 lo + k0, hi, e, 1, depth + 1
             if sampled:
                 stack_key[top] = _child_key(key, 1)
+            if constrained:
+                stack_blo[top], stack_bhi[top] = lo1, hi1
             top += 1
             stack_lo[top], stack_hi[top], stack_parent[top], stack_child[top], stack_depth[top] = \
                 lo, lo + k0, e, 0, depth + 1
             if sampled:
                 stack_key[top] = _child_key(key, 0)
+            if constrained:
+                stack_blo[top], stack_bhi[top] = lo0, hi0
             top += 1
     return position - lo_start, table_used
 
@@ -391,7 +427,9 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
               values, n_classes: int = 0, criterion: int = SQUARED_ERROR, min_samples_split: int = 2,
               min_samples_leaf: int = 1, max_depth: int | None = None, min_decrease: float = 0.0,
               job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None,
-              job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0) -> dict:
+              job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0,
+              monotonic: np.ndarray | None = None, job_lo: np.ndarray | None = None,
+              job_hi: np.ndarray | None = None) -> dict:
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
@@ -408,6 +446,10 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         (0: all), drawn from the node's path key (the job's node's ``job_key``, a child's
         :func:`~dasktree.levels.sampling.child_key` of its parent's) and the job's member's salt
         (:mod:`dasktree.levels.sampling`), as the level search draws them
+    monotonic, job_lo, job_hi : ``monotonic_cst`` per attribute (int8; None: no constraint) and each job's
+        node's value bounds: a numeric attribute's cut whose children's values break its constraint or
+        leave the node's bounds is not a candidate, and a constrained split's children get the bounds
+        split at their middle value (:mod:`dasktree.split.monotonic`), as the level searches do
     criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
         :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
         counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
@@ -447,6 +489,9 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
                              "entropy's small nodes must be smaller")
     keys = np.zeros(max(n_jobs, 1), dtype=np.uint64) if job_key is None else np.ascontiguousarray(job_key, np.uint64)
     salts = np.zeros(max(n_jobs, 1), dtype=np.uint64) if job_salt is None else np.ascontiguousarray(job_salt, np.uint64)
+    cst = np.zeros(0, dtype=np.int8) if monotonic is None else np.ascontiguousarray(monotonic, np.int8)
+    b_lo = np.full(max(n_jobs, 1), -np.inf) if job_lo is None else np.ascontiguousarray(job_lo, np.float64)
+    b_hi = np.full(max(n_jobs, 1), np.inf) if job_hi is None else np.ascontiguousarray(job_hi, np.float64)
     saved_rows, saved_held = rows.copy(), held.copy()
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
@@ -457,7 +502,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
             values_start, int(n_classes), int(criterion), int(min_samples_split), int(min_samples_leaf),
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
-            out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled))
+            out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled),
+            cst, b_lo, b_hi)
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..kernels.jit import jit
 from .binary_kernel import _gini_weighted, _weighted_of_terms, centred  # the level passes' own arithmetic: the same bytes
+from .monotonic import allowed
 
 __all__ = ["class_scan", "regression_scan", "gini", "entropy_of", "split_information", "SQUARED_ERROR",
            "FRIEDMAN"]
@@ -100,11 +101,14 @@ def split_information(left, right, log2, terms):
 
 @jit
 def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
-                parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms):
+                parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms, c_a=0, b_lo=-np.inf,
+                b_hi=np.inf):
     """The compiled scan's best threshold test of one attribute at one node (gini, or with ``entropy``
     entropy from the ``log2`` table), over the codes the node's training rows occupy. ``result`` gets
     (gain, centred cut, default, child 0's size); returns False when none. ``terms`` (4, n_classes):
-    scratch for the classes' ``c log2 c`` in each child, without and with the missing values."""
+    scratch for the classes' ``c log2 c`` in each child, without and with the missing values. ``c_a``:
+    the attribute's monotonic constraint on the children's second-class shares, within ``b_lo``,
+    ``b_hi`` (:func:`dasktree.split.monotonic.allowed`, as the level scan checks it)."""
     weighted = weight.size > 0
     for c in range(n_classes):
         miss[c] = 0
@@ -198,6 +202,9 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
                         w2 = (_gini_weighted(left_n + miss_n, left_squares + 2 * left_miss + miss_squares)
                               + _gini_weighted(right_n, right_squares))
                     g0 = parent - w2 / size
+                    if c_a != 0 and not allowed(c_a, b_lo, b_hi, float(left[1] + miss[1]) / float(left_n + miss_n),
+                                                float(right[1]) / float(right_n)):
+                        g0 = -np.inf
                 g1 = -np.inf
                 if left_n >= min_leaf and right_n + miss_n >= min_leaf:
                     if entropy:
@@ -207,6 +214,9 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
                         w2 = (_gini_weighted(left_n, left_squares)
                               + _gini_weighted(right_n + miss_n, right_squares + 2 * right_miss + miss_squares))
                     g1 = parent - w2 / size
+                    if c_a != 0 and not allowed(c_a, b_lo, b_hi, float(left[1]) / float(left_n),
+                                                float(right[1] + miss[1]) / float(right_n + miss_n)):
+                        g1 = -np.inf
                 d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
                 g = g1 if d == 1 else g0
             else:
@@ -218,6 +228,9 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
                     else:
                         w2 = _gini_weighted(left_n, left_squares) + _gini_weighted(right_n, right_squares)
                     g = parent - w2 / size
+                    if c_a != 0 and not allowed(c_a, b_lo, b_hi, float(left[1]) / float(left_n),
+                                                float(right[1]) / float(right_n)):
+                        g = -np.inf
                 d = 1 if larger_right else 0
             if g > best:
                 best = g
@@ -240,10 +253,12 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
 
 @jit
 def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_s, seen, touched, parent,
-                     criterion, min_leaf, upper_a, values_a, result, side):
+                     criterion, min_leaf, upper_a, values_a, result, side, c=0, b_lo=-np.inf, b_hi=np.inf):
     """:func:`dasktree.split.regression.best_splits`'s scan of one attribute at one node, over the codes
     the node's training rows occupy. ``result`` gets (gain, cut or -1, default, last position);
-    ``side[code]`` the child of each occupied code (numeric and nominal). Returns False when none."""
+    ``side[code]`` the child of each occupied code (numeric and nominal). Returns False when none.
+    ``c``: the attribute's monotonic constraint, the node's value within ``b_lo``, ``b_hi``
+    (:func:`dasktree.split.monotonic.allowed`, on the children's means as the level search divides)."""
     weighted = weight.size > 0
     n0 = np.int64(0)
     s0 = np.int64(0)
@@ -294,6 +309,11 @@ def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_
         g1 = -np.inf
         if nl >= min_leaf and nr + n0 >= min_leaf:
             g1 = _proxy(criterion, nl, sl, nr + n0, sr + s0)
+        if c != 0:
+            if g0 > -np.inf and not allowed(c, b_lo, b_hi, float(sl + s0) / float(nl + n0), float(sr) / float(nr)):
+                g0 = -np.inf
+            if g1 > -np.inf and not allowed(c, b_lo, b_hi, float(sl) / float(nl), float(sr + s0) / float(nr + n0)):
+                g1 = -np.inf
         larger_right = nr > nl
         if n0 > 0:
             d = 1 if (g1 > g0 or (g1 == g0 and larger_right)) else 0
