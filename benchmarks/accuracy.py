@@ -54,6 +54,27 @@ SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gini": {"cri
 PEERS = ("scikit-learn", "scikit-learn ccp_alpha by CV", "J48", "rpart", "rpart min-xerror")
 QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
 
+#: The classification default a choice by ``cv=k`` starts from: ``DaskTreeClassifier()``'s criterion and pruning.
+DEFAULT = ("gain_ratio", "pessimistic")
+_GRID6 = [(c, p) for c in ("gini", "entropy", "gain_ratio") for p in ("cv-min", "pessimistic")]  # ParameterGrid's order
+#: Ways ``cv=k`` could choose a setting (``--choices``), each from the grid tables alone (the inner folds'
+#: held-out accuracies of each setting, :func:`benchmarks.accuracy_peers.dasktree_choices`): the
+#: candidates in order and the rule, "best" (the best mean, the first on a tie: ``GridSearchCV``'s) or
+#: "1se" (the default unless the best mean beats the default's by more than the best's standard error,
+#: its inner scores' sample deviation / sqrt(k): the 1-SE rule leaning towards the default).
+CHOICE_RULES = {
+    "choose: grid6 best": (_GRID6, "best"),
+    "choose: grid6 1-SE to default": (_GRID6, "1se"),
+    "choose: default or cv-min, best": ([DEFAULT, ("gain_ratio", "cv-min")], "best"),
+    "choose: default or cv-min, 1-SE": ([DEFAULT, ("gain_ratio", "cv-min")], "1se"),
+    "choose: default, cv-min or cv, best": ([DEFAULT, ("gain_ratio", "cv-min"), ("gain_ratio", "cv")], "best"),
+    "choose: criteria x pessimistic, best": ([DEFAULT, ("gini", "pessimistic"), ("entropy", "pessimistic")], "best"),
+    "choose: criteria x pessimistic, 1-SE": ([DEFAULT, ("gini", "pessimistic"), ("entropy", "pessimistic")], "1se"),
+    "choose: grid9 1-SE to default": ([DEFAULT] + [(c, p) for c in ("gain_ratio", "gini", "entropy")
+                                                   for p in ("pessimistic", "cv-min", "cv")
+                                                   if (c, p) != DEFAULT], "1se"),
+}
+
 
 def _learners(settings: dict | None = None) -> tuple[dict, list[str]]:
     """The learners that can run here, and one line for each that cannot."""
@@ -91,11 +112,15 @@ def add_arguments(parser) -> None:
                              "(a setting measured under another name, e.g. 'accuracy.json:dasktree=dasktree gini' "
                              "for rows of the old default); repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+    parser.add_argument("--choices", default=None, metavar="CRITERIA",
+                        help="comma-separated criteria: per outer fold one cv=10 fit of each, read at every pruning "
+                             "(accuracy_peers.dasktree_choices), and the ways cv=k could choose among them "
+                             "(CHOICE_RULES); a partial run")
 
 
 def partial(options) -> bool:
     return bool(options is not None and (options.suite != "both" or options.learners or options.sets
-                                         or options.setting or options.no_regression))
+                                         or options.setting or options.no_regression or options.choices))
 
 
 def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list[str]]:
@@ -273,6 +298,79 @@ def _regression_table(regression) -> list[str]:
     return lines
 
 
+def choose(scores: dict, candidates, rule: str, k: int) -> tuple[str, str]:
+    """The (criterion, prune) of ``candidates`` that ``rule`` chooses from one training fold's inner
+    scores (``scores[(criterion, prune)]``: its ``k`` held-out accuracies, None for a fold of no rows)."""
+    def mean(key):
+        values = [v for v in scores[key] if v is not None]
+        return float(np.mean(values)) if values else float("-inf")
+
+    means = [mean(key) for key in candidates]
+    best = candidates[int(np.argmax(means))]  # the first of the best, as GridSearchCV's least rank
+    if rule == "best":
+        return best
+    values = [v for v in scores[best] if v is not None]
+    se = float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+    return best if mean(best) > mean(DEFAULT) + se else DEFAULT
+
+
+def choice_rows(learners: dict, k: int = FOLDS) -> dict:
+    """Per rule of :data:`CHOICE_RULES` whose candidates were all measured, its row: each outer fold's
+    choice's correct count and leaves, the time of the fits of every criterion it needs, and how
+    often it chose each setting (``chosen``)."""
+    out = {}
+    for name, (candidates, rule) in CHOICE_RULES.items():
+        keys = {key: f"dasktree {key[0]} {key[1]}" for key in candidates}
+        if not all(n in learners and "split_scores" in learners[n] for n in keys.values()):
+            continue
+        folds = len(learners[keys[DEFAULT]]["rows"])
+        row = {"correct": [], "rows": [], "seconds": [], "leaves": [], "chosen": {}}
+        criteria = {key[0] for key in candidates}
+        for f in range(folds):
+            key = choose({key: learners[n]["split_scores"][f] for key, n in keys.items()}, candidates, rule, k)
+            chosen = learners[keys[key]]
+            row["correct"].append(chosen["correct"][f])
+            row["rows"].append(chosen["rows"][f])
+            row["leaves"].append(chosen["leaves"][f])
+            row["seconds"].append(sum(learners[f"dasktree {c} {DEFAULT[1]}"]["seconds"][f] for c in criteria))
+            row["chosen"][f"{key[0]} {key[1]}"] = row["chosen"].get(f"{key[0]} {key[1]}", 0) + 1
+        row["accuracy"] = sum(row["correct"]) / sum(row["rows"])
+        out[name] = row
+    return out
+
+
+def _choices_run(datasets, criteria: list[str], reused: dict, reused_notes, options) -> harness.Result:
+    """``--choices``: each set's criteria fitted once per outer fold with ``cv=10`` (or taken from
+    ``--reuse``), read at every pruning, and the rules' choices; a partial run's output."""
+    rows = []
+    for dataset in datasets:
+        loaded = public_data.load(dataset)
+        fold = peers.folds(loaded.y, FOLDS, SEED)
+        X, y = loaded.X, loaded.y
+        print(f"{dataset.name} ({dataset.suite}, {len(y)} rows)", flush=True)
+        row = {"dataset": dataset.name, "suite": dataset.suite, "source": loaded.version, "rows": len(y),
+               "attributes": X.shape[1], "nominal": len(loaded.nominal), "classes": int(len(np.unique(y))),
+               "missing": int(X.isna().sum().sum()), "learners": {}}
+        for c in criteria:
+            names = [f"dasktree {c} {p}" for p in peers.CHOICE_PRUNES]
+            if all((dataset.name, n) in reused and "split_scores" in reused[(dataset.name, n)] for n in names):
+                row["learners"].update({n: {**reused[(dataset.name, n)], "reused": True} for n in names})
+                continue
+            for n, r in peers.dasktree_choices(X, y, loaded.nominal, fold, [c], FOLDS).items():
+                r["accuracy"] = sum(r["correct"]) / sum(r["rows"])
+                row["learners"][n] = r
+                print(f"  {dataset.name}: {n} {r['accuracy']:.4f} ({sum(r['seconds']):.2f} s of fits)", flush=True)
+        for n, r in choice_rows(row["learners"]).items():
+            row["learners"][n] = r
+            print(f"  {dataset.name}: {n} {r['accuracy']:.4f} (chose {r['chosen']})", flush=True)
+        accuracy = {n: r["accuracy"] for n, r in row["learners"].items()}
+        row["best_peer"] = float("nan")
+        row["best_dasktree"] = max(accuracy.values())
+        rows.append(row)
+    names = {n: None for r in rows for n in r["learners"]}
+    return _partial_result(rows, [], names, reused_notes, options)
+
+
 def _parse_settings(given: list[str]) -> dict | None:
     if not given:
         return None
@@ -341,6 +439,11 @@ def run(quick: bool, options=None) -> harness.Result:
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     for line in skipped:
         print(line, flush=True)
+    if options is not None and options.choices:
+        public_data.prepare(datasets)
+        _warm()
+        return _choices_run(datasets, [c.strip() for c in options.choices.split(",") if c.strip()], reused,
+                            reused_notes, options)
     with_regression = not (options is not None and options.no_regression)
     public_data.prepare(datasets + (public_data.REGRESSION if with_regression else []))
     if any(n not in PEERS for n in learners):

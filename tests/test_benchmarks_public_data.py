@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -189,3 +191,32 @@ def test_a_partial_run_is_told_apart_and_its_settings_may_hold_equals():
     assert not accuracy.partial(parser.parse_args([]))  # the whole claim: results/ is written
     for given in (["--suite", "tuning"], ["--learners", "J48"], ["--setting", "g={}"], ["--no-regression"]):
         assert accuracy.partial(parser.parse_args(given))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(8, 120), st.booleans(), st.booleans())
+def test_predictions_at_every_alpha_are_those_of_prune_tree(seed, rows, regression, missing):
+    """predict_at (one weakest-link run per tree) against scikit-learn's own: ``_prune_tree`` at each
+    alpha and ``predict``, at the candidates, at the path's own alphas (the boundaries), at 0 and
+    above the last; tied values and missing values included."""
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(rows, 3)).astype(np.float64)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.normal(size=rows).round(1) if regression else rng.integers(0, 3, size=rows)
+    make = (lambda: DecisionTreeRegressor(random_state=0)) if regression else (
+        lambda: DecisionTreeClassifier(random_state=0))
+    grown = make().fit(X, y)
+    step_alphas, leaf_step = accuracy_peers.weakest_links(grown.tree_)
+    path = grown.cost_complexity_pruning_path(X, y).ccp_alphas
+    assert np.array_equal(step_alphas, path[1:])  # the same sequence, to the bit
+    alphas = np.unique(np.concatenate([accuracy_peers.alpha_grid(path), path, [0.0, path[-1] * 2 + 1]]))
+    got = accuracy_peers.predict_at(grown.tree_, leaf_step, step_alphas, X, alphas, regression)
+    for i, alpha in enumerate(alphas):
+        tree = make().fit(X, y)
+        tree.ccp_alpha = float(alpha)
+        tree._prune_tree()
+        expected = tree.predict(X)
+        assert np.array_equal(got[i] if regression else tree.classes_.take(got[i]), expected), alpha
