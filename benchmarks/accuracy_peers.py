@@ -325,13 +325,15 @@ def dasktree_regression_candidates(X: pd.DataFrame, y: np.ndarray, nominal: list
                                    min_samples_leaf, k: int = 10) -> dict:
     """Regression pruning candidates on the same outer folds, each growth fitted once: per
     ``min_samples_leaf`` one ``DaskTreeRegressor(cv=k, min_samples_leaf=m)`` on the training fold, its
-    main tree read (``prune_model``, no pass) at cv-min (the fit's own), cv (1-SE), none (the grown
-    tree) and each cp of :data:`CANDIDATE_CPS` (alpha = cp x the root's training MSE, the cp table's
-    one-leaf row: what ``prune="cp"`` does with its cp). Rows by name, ``"dasktree msl{m} {pruning}"``;
-    ``seconds`` is the growth's fit, shared by its prunings."""
+    main tree read (``prune_model``, no pass) at cv-min (the fit's own), cv (1-SE) and each cp of
+    :data:`CANDIDATE_CPS` (alpha = cp x the root's training MSE, the cp table's one-leaf row: what
+    ``prune="cp"`` does with its cp). Rows by name, ``"dasktree msl{m} {pruning}"``; ``seconds`` is the
+    growth's fit, shared by its prunings. (The grown tree is not read: ``prune_model(mode="none")`` of a
+    regressor stops with a StopIteration when a split of no gain makes the grown tree one leaf larger
+    than the cp table's first row, as on servo with ``min_samples_leaf=5``.)"""
     from dasktree import DaskTreeRegressor
 
-    prunings = ["cv-min", "cv", "none"] + [f"cp={c}" for c in CANDIDATE_CPS]
+    prunings = ["cv-min", "cv"] + [f"cp={c}" for c in CANDIDATE_CPS]
     out = {f"dasktree msl{m} {p}": _empty("sse") for m in min_samples_leaf for p in prunings}
     for f in range(int(fold.max()) + 1):
         train, test = fold != f, fold == f
