@@ -110,7 +110,8 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rename", action="append", default=[], metavar="FILE:OLD=NEW",
                         help="take the rows of learner OLD in the reused file FILE (its base name) as learner NEW "
                              "(a setting measured under another name, e.g. 'accuracy.json:dasktree=dasktree gini' "
-                             "for rows of the old default); repeatable")
+                             "for rows of the old default; FILE:OLD=>NEW when a name holds '=', e.g. "
+                             "'accuracy.json:dasktree cv=10=>dasktree gini cv=10'); repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
     parser.add_argument("--choices", default=None, metavar="CRITERIA",
                         help="comma-separated criteria: per outer fold one cv=10 fit of each, read at every pruning "
@@ -125,14 +126,14 @@ def partial(options) -> bool:
 
 def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list[str]]:
     """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file
-    (``renames``: "FILE:OLD=NEW", a learner's rows in one file taken under another name; a learner renamed
-    away is not taken under its own)."""
+    (``renames``: "FILE:OLD=NEW", or "FILE:OLD=>NEW" when a name holds "=", a learner's rows in one file
+    taken under another name; a learner renamed away is not taken under its own)."""
     import json
 
     renamed: dict[str, dict[str, str]] = {}
     for text in renames:
         file, _, pair = text.partition(":")
-        old, _, new = pair.partition("=")
+        old, _, new = pair.partition("=>") if "=>" in pair else pair.partition("=")
         renamed.setdefault(file, {})[old] = new
     rows, regression, notes = {}, {}, []
     for path in paths:

@@ -455,7 +455,9 @@ def _kept_speed() -> tuple[list[dict], str]:
 
     with open(os.path.join(harness.RESULTS, f"{NAME}.json")) as f:
         record = json.load(f)
-    return record["figures"]["speed"], f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+    # when the tables were measured: a run that kept them says so (speed_measured), else its own stamp
+    when = record["figures"].get("speed_measured") or f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+    return record["figures"]["speed"], when
 
 
 def run(quick: bool, options=None) -> harness.Result:
@@ -494,6 +496,7 @@ def run(quick: bool, options=None) -> harness.Result:
         speed_note = f" The speed tables below were measured {when} (`--keep-speed`)."
     else:
         results = speed(quick)
+        when = None
     repeat = _sizes(quick)[1]
     scale = _scale(quick, options)
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
@@ -521,7 +524,8 @@ def run(quick: bool, options=None) -> harness.Result:
           f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}{speed_note}",
           "", *_speed_tables(results)]
     figures = {"folds": FOLDS, "seed": SEED, "depth": DEPTH, "skipped": skipped, "accuracy": rows,
-               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale}
+               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale,
+               "speed_measured": when}
     summary = _summary(means, results)
     summary.insert(1, (f"DaskTreeRegressor() leaves on {scale['rows']:,} rows / the grown tree's (target <= 0.1); "
                        "held-out R^2 default / grown",
