@@ -512,7 +512,9 @@ def run(quick: bool, options=None) -> harness.Result:
           *(["", "Rows reused from saved results on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
             if reused_notes else []), "", *accuracy_md, "",
           f"The default's leaves at scale: {scale['rows']:,} rows of `3 sin(a) + step(b) + 0.7 c + noise` "
-          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows:", "",
+          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows"
+          + (f" (taken from `{scale['from']}`, measured in a process of its own before this run: `--scale-json`)"
+             if scale.get("from") else "") + ":", "",
           "| setting | leaves | model JSON bytes | held-out R^2 | fit s |", "| --- | --- | --- | --- | --- |",
           *[f"| `DaskTreeRegressor({CALLS[n]})` | {scale[n]['leaves']:,} | "
             f"{scale[n]['model_bytes']:,} | {scale[n]['r2']:.4f} | {scale[n]['seconds']:.1f} |"
