@@ -9,7 +9,7 @@ Each set gets one stratified 10-fold assignment (``StratifiedKFold``, shuffled, 
 learner is scored on exactly those folds (:mod:`benchmarks.accuracy_peers`): scikit-learn's
 ``DecisionTreeClassifier()`` (nominal columns one-hot) at its defaults and with ``ccp_alpha`` chosen
 as ``GridSearchCV`` chooses it (10-fold on the training fold over its pruning path), Weka's J48, and
-R's rpart pruned by the 1-SE rule and at the least xerror, and five dasktree settings
+R's rpart pruned by the 1-SE rule and at the least xerror, and four dasktree settings
 (:data:`SETTINGS`: the defaults, ``cv=10``, and the criteria the default was chosen among). A set's
 accuracy is its
 rows classified right over its rows (pooled over the folds); a learner's figure is the mean over the
@@ -48,11 +48,32 @@ CLAIM = "Accuracy on public classification datasets beside scikit-learn, J48 (C4
 FOLDS = 10
 SEED = 0
 #: dasktree's settings: the defaults (gain ratio), with ``cv=10``, and the other criteria the default was
-#: chosen among (gini, the old default, also with ``cv=10``).
+#: chosen among (gini, the old default, and entropy; their ``cv=10`` is among the rules of ``--choices``).
 SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": 10}, "dasktree gini": {"criterion": "gini"},
-            "dasktree gini cv=10": {"criterion": "gini", "cv": 10}, "dasktree entropy": {"criterion": "entropy"}}
+            "dasktree entropy": {"criterion": "entropy"}}
 PEERS = ("scikit-learn", "scikit-learn ccp_alpha by CV", "J48", "rpart", "rpart min-xerror")
 QUICK_ROWS = 5000  # --quick leaves out the sets with more rows
+
+#: The classification default a choice by ``cv=k`` starts from: ``DaskTreeClassifier()``'s criterion and pruning.
+DEFAULT = ("gain_ratio", "pessimistic")
+_GRID6 = [(c, p) for c in ("gini", "entropy", "gain_ratio") for p in ("cv-min", "pessimistic")]  # ParameterGrid's order
+#: Ways ``cv=k`` could choose a setting (``--choices``), each from the grid tables alone (the inner folds'
+#: held-out accuracies of each setting, :func:`benchmarks.accuracy_peers.dasktree_choices`): the
+#: candidates in order and the rule, "best" (the best mean, the first on a tie: ``GridSearchCV``'s) or
+#: "1se" (the default unless the best mean beats the default's by more than the best's standard error,
+#: its inner scores' sample deviation / sqrt(k): the 1-SE rule leaning towards the default).
+CHOICE_RULES = {
+    "choose: grid6 best": (_GRID6, "best"),
+    "choose: grid6 1-SE to default": (_GRID6, "1se"),
+    "choose: default or cv-min, best": ([DEFAULT, ("gain_ratio", "cv-min")], "best"),
+    "choose: default or cv-min, 1-SE": ([DEFAULT, ("gain_ratio", "cv-min")], "1se"),
+    "choose: default, cv-min or cv, best": ([DEFAULT, ("gain_ratio", "cv-min"), ("gain_ratio", "cv")], "best"),
+    "choose: criteria x pessimistic, best": ([DEFAULT, ("gini", "pessimistic"), ("entropy", "pessimistic")], "best"),
+    "choose: criteria x pessimistic, 1-SE": ([DEFAULT, ("gini", "pessimistic"), ("entropy", "pessimistic")], "1se"),
+    "choose: grid9 1-SE to default": ([DEFAULT] + [(c, p) for c in ("gain_ratio", "gini", "entropy")
+                                                   for p in ("pessimistic", "cv-min", "cv")
+                                                   if (c, p) != DEFAULT], "1se"),
+}
 
 
 def _learners(settings: dict | None = None) -> tuple[dict, list[str]]:
@@ -89,25 +110,30 @@ def add_arguments(parser) -> None:
     parser.add_argument("--rename", action="append", default=[], metavar="FILE:OLD=NEW",
                         help="take the rows of learner OLD in the reused file FILE (its base name) as learner NEW "
                              "(a setting measured under another name, e.g. 'accuracy.json:dasktree=dasktree gini' "
-                             "for rows of the old default); repeatable")
+                             "for rows of the old default; FILE:OLD=>NEW when a name holds '=', e.g. "
+                             "'accuracy.json:dasktree cv=10=>dasktree gini cv=10'); repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+    parser.add_argument("--choices", default=None, metavar="CRITERIA",
+                        help="comma-separated criteria: per outer fold one cv=10 fit of each, read at every pruning "
+                             "(accuracy_peers.dasktree_choices), and the ways cv=k could choose among them "
+                             "(CHOICE_RULES); a partial run")
 
 
 def partial(options) -> bool:
     return bool(options is not None and (options.suite != "both" or options.learners or options.sets
-                                         or options.setting or options.no_regression))
+                                         or options.setting or options.no_regression or options.choices))
 
 
 def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list[str]]:
     """Per (set, learner) a row measured before, per (regression set, learner) too, and one line per file
-    (``renames``: "FILE:OLD=NEW", a learner's rows in one file taken under another name; a learner renamed
-    away is not taken under its own)."""
+    (``renames``: "FILE:OLD=NEW", or "FILE:OLD=>NEW" when a name holds "=", a learner's rows in one file
+    taken under another name; a learner renamed away is not taken under its own)."""
     import json
 
     renamed: dict[str, dict[str, str]] = {}
     for text in renames:
         file, _, pair = text.partition(":")
-        old, _, new = pair.partition("=")
+        old, _, new = pair.partition("=>") if "=>" in pair else pair.partition("=")
         renamed.setdefault(file, {})[old] = new
     rows, regression, notes = {}, {}, []
     for path in paths:
@@ -117,10 +143,10 @@ def _reused(paths: list[str], renames: list[str] = ()) -> tuple[dict, dict, list
         rename = renamed.get(os.path.basename(path), {})
         for r in figures.get("datasets", []):
             for name, got in r["learners"].items():
-                rows[(r["dataset"], rename.get(name, name))] = got
+                rows[(r["dataset"], rename.get(name, name))] = {**got, "from": got.get("from", os.path.basename(path))}
         for g in figures.get("regression", []):
             for name, got in g["learners"].items():
-                regression[(g["dataset"], name)] = got
+                regression[(g["dataset"], name)] = {**got, "from": got.get("from", os.path.basename(path))}
         stamp = record.get("stamp", {})
         as_ = "".join(f", its {old!r} as {new!r}" for old, new in rename.items())
         notes.append(f"{os.path.basename(path)} (measured {stamp.get('date', '?')}, commit {stamp.get('commit', '?')}"
@@ -180,19 +206,31 @@ def _record(rows, a, b) -> str:
     return f"{sum(d > 1e-9 for d in diff)}/{sum(abs(d) <= 1e-9 for d in diff)}/{sum(d < -1e-9 for d in diff)}"
 
 
+def _sources(rows, learner) -> list[str]:
+    """Where a learner's rows were measured: this run, or the saved files they were reused from."""
+    return sorted({r["learners"][learner].get("from", "this run") for r in rows})
+
+
+def _same_run(rows, *learners) -> bool:
+    """Whether the learners' rows were all measured in one run (their times comparable)."""
+    return len({s for name in learners for s in _sources(rows, name)}) == 1
+
+
 def _suite_table(suites: dict, names: list[str]) -> list[str]:
     lines = ["| learner | " + " | ".join(f"{s} suite: mean accuracy ({len(rows)} sets)" for s, rows in suites.items())
              + " | " + " | ".join(f"{s} suite: time of the {FOLDS * len(rows)} fits" for s, rows in suites.items())
-             + " | report suite: wins/ties/losses against the best peer |",
-             "|" + " --- |" * (2 + 2 * len(suites))]
+             + " | report suite: wins/ties/losses against the best peer | rows measured in |",
+             "|" + " --- |" * (3 + 2 * len(suites))]
     for name in names:
+        every = [r for rows in suites.values() for r in rows]
         lines.append(f"| {name} | " + " | ".join(f"{_mean(rows, name):.4f}" for rows in suites.values()) + " | "
                      + " | ".join(f"{_seconds(rows, name):.1f} s" for rows in suites.values())
-                     + f" | {_record(suites['report'], name, 'best_peer') if name in SETTINGS else ''} |")
+                     + f" | {_record(suites['report'], name, 'best_peer') if name in SETTINGS else ''} | "
+                     + ", ".join(_sources(every, name)) + " |")
     for label, key in (("best of the peers, per set", "best_peer"), ("best of the dasktree settings, per set",
                                                                       "best_dasktree")):
         lines.append(f"| {label} | " + " | ".join(f"{_mean(rows, key):.4f}" for rows in suites.values())
-                     + " |" * (len(suites) + 1) + " |")
+                     + " |" * (len(suites) + 2) + " |")
     return lines
 
 
@@ -273,6 +311,79 @@ def _regression_table(regression) -> list[str]:
     return lines
 
 
+def choose(scores: dict, candidates, rule: str, k: int) -> tuple[str, str]:
+    """The (criterion, prune) of ``candidates`` that ``rule`` chooses from one training fold's inner
+    scores (``scores[(criterion, prune)]``: its ``k`` held-out accuracies, None for a fold of no rows)."""
+    def mean(key):
+        values = [v for v in scores[key] if v is not None]
+        return float(np.mean(values)) if values else float("-inf")
+
+    means = [mean(key) for key in candidates]
+    best = candidates[int(np.argmax(means))]  # the first of the best, as GridSearchCV's least rank
+    if rule == "best":
+        return best
+    values = [v for v in scores[best] if v is not None]
+    se = float(np.std(values, ddof=1) / np.sqrt(len(values))) if len(values) > 1 else 0.0
+    return best if mean(best) > mean(DEFAULT) + se else DEFAULT
+
+
+def choice_rows(learners: dict, k: int = FOLDS) -> dict:
+    """Per rule of :data:`CHOICE_RULES` whose candidates were all measured, its row: each outer fold's
+    choice's correct count and leaves, the time of the fits of every criterion it needs, and how
+    often it chose each setting (``chosen``)."""
+    out = {}
+    for name, (candidates, rule) in CHOICE_RULES.items():
+        keys = {key: f"dasktree {key[0]} {key[1]}" for key in candidates}
+        if not all(n in learners and "split_scores" in learners[n] for n in keys.values()):
+            continue
+        folds = len(learners[keys[DEFAULT]]["rows"])
+        row = {"correct": [], "rows": [], "seconds": [], "leaves": [], "chosen": {}}
+        criteria = {key[0] for key in candidates}
+        for f in range(folds):
+            key = choose({key: learners[n]["split_scores"][f] for key, n in keys.items()}, candidates, rule, k)
+            chosen = learners[keys[key]]
+            row["correct"].append(chosen["correct"][f])
+            row["rows"].append(chosen["rows"][f])
+            row["leaves"].append(chosen["leaves"][f])
+            row["seconds"].append(sum(learners[f"dasktree {c} {DEFAULT[1]}"]["seconds"][f] for c in criteria))
+            row["chosen"][f"{key[0]} {key[1]}"] = row["chosen"].get(f"{key[0]} {key[1]}", 0) + 1
+        row["accuracy"] = sum(row["correct"]) / sum(row["rows"])
+        out[name] = row
+    return out
+
+
+def _choices_run(datasets, criteria: list[str], reused: dict, reused_notes, options) -> harness.Result:
+    """``--choices``: each set's criteria fitted once per outer fold with ``cv=10`` (or taken from
+    ``--reuse``), read at every pruning, and the rules' choices; a partial run's output."""
+    rows = []
+    for dataset in datasets:
+        loaded = public_data.load(dataset)
+        fold = peers.folds(loaded.y, FOLDS, SEED)
+        X, y = loaded.X, loaded.y
+        print(f"{dataset.name} ({dataset.suite}, {len(y)} rows)", flush=True)
+        row = {"dataset": dataset.name, "suite": dataset.suite, "source": loaded.version, "rows": len(y),
+               "attributes": X.shape[1], "nominal": len(loaded.nominal), "classes": int(len(np.unique(y))),
+               "missing": int(X.isna().sum().sum()), "learners": {}}
+        for c in criteria:
+            names = [f"dasktree {c} {p}" for p in peers.CHOICE_PRUNES]
+            if all((dataset.name, n) in reused and "split_scores" in reused[(dataset.name, n)] for n in names):
+                row["learners"].update({n: {**reused[(dataset.name, n)], "reused": True} for n in names})
+                continue
+            for n, r in peers.dasktree_choices(X, y, loaded.nominal, fold, [c], FOLDS).items():
+                r["accuracy"] = sum(r["correct"]) / sum(r["rows"])
+                row["learners"][n] = r
+                print(f"  {dataset.name}: {n} {r['accuracy']:.4f} ({sum(r['seconds']):.2f} s of fits)", flush=True)
+        for n, r in choice_rows(row["learners"]).items():
+            row["learners"][n] = r
+            print(f"  {dataset.name}: {n} {r['accuracy']:.4f} (chose {r['chosen']})", flush=True)
+        accuracy = {n: r["accuracy"] for n, r in row["learners"].items()}
+        row["best_peer"] = float("nan")
+        row["best_dasktree"] = max(accuracy.values())
+        rows.append(row)
+    names = {n: None for r in rows for n in r["learners"]}
+    return _partial_result(rows, [], names, reused_notes, options)
+
+
 def _parse_settings(given: list[str]) -> dict | None:
     if not given:
         return None
@@ -341,6 +452,11 @@ def run(quick: bool, options=None) -> harness.Result:
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     for line in skipped:
         print(line, flush=True)
+    if options is not None and options.choices:
+        public_data.prepare(datasets)
+        _warm()
+        return _choices_run(datasets, [c.strip() for c in options.choices.split(",") if c.strip()], reused,
+                            reused_notes, options)
     with_regression = not (options is not None and options.no_regression)
     public_data.prepare(datasets + (public_data.REGRESSION if with_regression else []))
     if any(n not in PEERS for n in learners):
@@ -360,7 +476,6 @@ def run(quick: bool, options=None) -> harness.Result:
     names = list(learners)
     report = suites["report"]
     gini, gain = _seconds(report, "dasktree gini"), _seconds(report, "dasktree")
-    gini_cv, gain_cv = _seconds(report, "dasktree gini cv=10"), _seconds(report, "dasktree cv=10")
 
     def means(keys):
         return " / ".join(f"{_mean(report, k):.3f}" for k in keys)
@@ -369,18 +484,19 @@ def run(quick: bool, options=None) -> harness.Result:
     summary = [
         (f"report suite ({len(report)} sets), mean 10-fold CV accuracy: " + " / ".join(peer_names)
          + " / best of the peers per set", means([*peer_names, "best_peer"])),
-        ("report suite, dasktree: default (gain_ratio) / cv=10 / gini / gini cv=10 / entropy / best setting "
+        ("report suite, dasktree: default (gain_ratio) / cv=10 / gini / entropy / best setting "
          "per set", means([*SETTINGS, "best_dasktree"])),
-        ("tuning suite, dasktree: default (gain_ratio) / cv=10 / gini / gini cv=10 / entropy",
+        ("tuning suite, dasktree: default (gain_ratio) / cv=10 / gini / entropy",
          " / ".join(f"{_mean(suites['tuning'], k):.3f}" for k in SETTINGS)),
         ("report suite, wins/ties/losses against the best peer per set: default / cv=10",
          f"{_record(report, 'dasktree', 'best_peer')} / {_record(report, 'dasktree cv=10', 'best_peer')}"),
         (f"regression sets ({len(regression)}), mean 10-fold CV R^2: " + " / ".join(_regression_means(regression)),
          " / ".join(f"{r2:.3f}" for r2 in _regression_means(regression).values())),
         (f"report suite, time of the {FOLDS * len(report)} fits / scikit-learn's: " + " / ".join(names[1:]),
-         " / ".join(f"{_seconds(report, n) / _seconds(report, 'scikit-learn'):.1f}x" for n in names[1:])),
-        ("time of the fits, report suite: the default (gain_ratio) / gini, without and with cv=10",
-         f"{gain / gini:.2f}x / {gain_cv / gini_cv:.2f}x"),
+         " / ".join(f"{_seconds(report, n) / _seconds(report, 'scikit-learn'):.1f}x"
+                    if _same_run(report, n, "scikit-learn") else "(other runs)" for n in names[1:])),
+        ("time of the fits, report suite: the default (gain_ratio) / gini",
+         f"{gain / gini:.2f}x" if _same_run(report, "dasktree", "dasktree gini") else "(other runs)"),
     ]
     others = [p for p in ("J48", "rpart") if p in learners]
     if others:
@@ -403,7 +519,11 @@ def run(quick: bool, options=None) -> harness.Result:
              "defaults (`criterion=\"gain_ratio\"`, chosen on the tuning suite), `dasktree gini` the old default.",
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
              *(["", "Rows reused from saved results on the same folds, not fitted again (`--reuse`; the peers do not "
-                "depend on dasktree's code): " + "; ".join(reused_notes) + "."] if reused_notes else []),
+                "depend on dasktree's code; accuracy is deterministic, so a reused row of dasktree is today's "
+                "where its code has not changed: the summary's table names the run of each learner's rows): "
+                + "; ".join(reused_notes) + ". Times are comparable only between learners measured in the same "
+                "run, each at the load of its own run; a time ratio across runs is not given."]
+               if reused_notes else []),
              "", *_suite_table(suites, names), "", *_records_table(report, names), "",
              "Per set (bold: the best learner on the set):", "", *_dataset_table(rows, names), "",
              f"Regression sets (dasktree's `DaskTreeRegressor` on them: the [regression](regression.md) claim): "
@@ -416,7 +536,8 @@ def run(quick: bool, options=None) -> harness.Result:
              "`benchmarks/data/public/`):", "", *_sources_table(rows, regression)]
     figures = {"folds": FOLDS, "seed": SEED, "settings": SETTINGS, "skipped": skipped, "datasets": rows,
                "regression": regression, "reused": reused_notes,
-               "time_ratio_gain_ratio_over_gini": {"plain": gain / gini, "cv": gain_cv / gini_cv}}
+               "time_ratio_gain_ratio_over_gini": gain / gini if _same_run(report, "dasktree", "dasktree gini")
+               else None}
     return harness.Result(summary, "\n".join(notes) + "\n", figures)
 
 

@@ -16,9 +16,11 @@ sum of squared errors of each fold, instead of ``"correct"``.
   geometric means of consecutive alphas of the training fold's own ``cost_complexity_pruning_path``
   (Breiman et al. 1984, 11.3), then refitted on the whole training fold. :func:`search_alpha` gets
   GridSearchCV's choice at the cost of one fit per inner fold: each inner tree is grown once at
-  ``ccp_alpha=0`` and pruned at every candidate by scikit-learn's own ``_prune_tree`` (what ``fit``
-  does after growing: with ``random_state`` fixed the grown tree is the same); a test checks that it
-  chooses as ``GridSearchCV`` does.
+  ``ccp_alpha=0`` (with ``random_state`` fixed the grown tree is the one ``fit`` prunes) and its
+  predictions at every candidate are read off one run of scikit-learn's weakest-link loop
+  (:func:`weakest_links`, :func:`predict_at`), not a pruned tree built per candidate by
+  ``_prune_tree`` (the Python around each of those calls made the search minutes per set); tests
+  check that the predictions are ``_prune_tree``'s and the choice ``GridSearchCV``'s.
 - dasktree's ``DaskTreeClassifier(**setting)`` (``DaskTreeRegressor`` for regression) in this process,
   nominal columns named.
 - Weka's J48 (C4.5, ``-C 0.25 -M 2``), all folds in one JVM (``peers/J48Folds.java``, run by Java's
@@ -112,21 +114,110 @@ def alpha_grid(path_alphas: np.ndarray, most: int = MAX_ALPHAS) -> np.ndarray:
     return candidates
 
 
+def weakest_links(tree) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-learn's weakest-link loop (``sklearn/tree/_tree.pyx``, ``_cost_complexity_prune``) run once
+    over a fitted ``Tree``: the effective alpha of each step, in order, and per node the step at which
+    it became a leaf (-1: a leaf of the grown tree; ``steps``: never). The same arithmetic in the same
+    order (each node's ``r_branch`` summed over its leaves in index order, the first least alpha
+    pruned), so ``predict_at`` prunes exactly as ``_prune_tree`` does."""
+    n = tree.node_count
+    left, right = tree.children_left, tree.children_right
+    weights = tree.weighted_n_node_samples
+    r_node = weights * tree.impurity / weights[0]
+    parent = np.full(n, -1, dtype=np.int64)
+    internal = left != -1
+    parent[left[internal]] = np.flatnonzero(internal)
+    parent[right[internal]] = np.flatnonzero(internal)
+    ancestors = []
+    for i in range(n):
+        up, j = [], parent[i]
+        while j != -1:
+            up.append(j)
+            j = parent[j]
+        ancestors.append(np.asarray(up, dtype=np.int64))
+    r_branch = np.zeros(n)
+    n_leaves = np.zeros(n, dtype=np.int64)
+    for leaf in np.flatnonzero(~internal):  # leaf index order, each leaf bubbled up as the loop does
+        r_branch[leaf] = r_node[leaf]
+        for j in ancestors[leaf]:
+            r_branch[j] += r_node[leaf]
+            n_leaves[j] += 1
+    candidate = internal.copy()
+    in_subtree = np.ones(n, dtype=bool)
+    leaf_step = np.where(internal, np.iinfo(np.int64).max, -1)
+    alphas = []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        while candidate[0]:
+            effective = np.where(candidate, (r_node - r_branch) / (n_leaves - 1).astype(np.float64), np.inf)
+            pruned = int(np.argmin(effective))  # the first least, as the loop's strict "<"
+            alphas.append(float(effective[pruned]))
+            stack = [pruned]
+            while stack:
+                i = stack.pop()
+                if not in_subtree[i]:
+                    continue
+                candidate[i] = in_subtree[i] = False
+                if left[i] != -1:
+                    stack += [left[i], right[i]]
+            in_subtree[pruned] = True
+            leaf_step[pruned] = len(alphas) - 1
+            removed = n_leaves[pruned] - 1
+            n_leaves[pruned] = 0
+            r_diff = r_node[pruned] - r_branch[pruned]
+            r_branch[pruned] = r_node[pruned]
+            up = ancestors[pruned]
+            n_leaves[up] -= removed
+            r_branch[up] += r_diff
+    return np.asarray(alphas), leaf_step
+
+
+def predict_at(tree, leaf_step: np.ndarray, step_alphas: np.ndarray, X: np.ndarray, alphas: np.ndarray,
+               regression: bool) -> np.ndarray:
+    """Per alpha of ``alphas`` (rows) the predictions on ``X`` of ``tree`` pruned at it, as
+    ``_prune_tree`` then ``predict`` would give them (``weakest_links``: the steps; alpha 0 prunes
+    nothing, as ``_prune_tree`` returns at once): a row ends at the topmost node of its path that is a
+    leaf after the steps taken, the steps taken at alpha being those before the first effective alpha
+    above it. Classification gives the class index (``classes_`` order), regression the value."""
+    n = tree.node_count
+    left, right = tree.children_left, tree.children_right
+    depth = np.zeros(n, dtype=np.int64)
+    paths = np.full((n, tree.max_depth + 1), -1, dtype=np.int64)
+    paths[0, 0] = 0
+    for i in range(n):  # parents come before children in scikit-learn's node order
+        if left[i] != -1:
+            for c in (left[i], right[i]):
+                depth[c] = depth[i] + 1
+                paths[c] = paths[i]
+                paths[c, depth[c]] = c
+    steps = np.where(paths >= 0, leaf_step[np.maximum(paths, 0)], np.iinfo(np.int64).max)
+    value = tree.value[:, 0, 0] if regression else np.argmax(tree.value[:, 0, :], axis=1)
+    leaves = tree.apply(np.ascontiguousarray(X, dtype=np.float32))
+    out = []
+    for alpha in alphas:
+        taken = 0 if alpha == 0.0 else int(np.argmax(step_alphas > alpha)) if np.any(step_alphas > alpha) \
+            else len(step_alphas)
+        ends = steps < taken
+        node = paths[np.arange(n), np.argmax(ends, axis=1)]  # each leaf's end: its topmost pruned-to node
+        out.append(value[node[leaves]])
+    return np.asarray(out)
+
+
 def search_alpha(make_tree, X: np.ndarray, y: np.ndarray, alphas: np.ndarray, inner, regression: bool) -> float:
     """The ``ccp_alpha`` of ``alphas`` that ``GridSearchCV(make_tree(), {"ccp_alpha": alphas}, cv=inner,
     scoring="r2" or "accuracy")`` chooses (the best mean score over the splits, the first on a tie),
-    each inner tree grown once and pruned at every alpha (scikit-learn's ``_prune_tree``)."""
+    each inner tree grown once and its predictions at every alpha read off one weakest-link sequence
+    (:func:`weakest_links`, :func:`predict_at`: what ``_prune_tree`` and ``predict`` give, without a
+    pruned tree built per alpha)."""
     from sklearn.metrics import accuracy_score, r2_score
 
     score = r2_score if regression else accuracy_score
     scores = np.empty((len(alphas), inner.get_n_splits()))
     for j, (train, test) in enumerate(inner.split(X, y)):
         tree = make_tree().fit(X[train], y[train])
-        grown = tree.tree_
-        for i, alpha in enumerate(alphas):
-            tree.tree_, tree.ccp_alpha = grown, float(alpha)
-            tree._prune_tree()
-            scores[i, j] = score(y[test], tree.predict(X[test]))
+        step_alphas, leaf_step = weakest_links(tree.tree_)
+        predicted = predict_at(tree.tree_, leaf_step, step_alphas, X[test], alphas, regression)
+        for i in range(len(alphas)):
+            scores[i, j] = score(y[test], predicted[i] if regression else tree.classes_.take(predicted[i]))
     means = np.average(scores, axis=1)
     best = int(np.flatnonzero(means == means.max())[0])
     return float(alphas[best])
@@ -171,6 +262,51 @@ def dasktree(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarra
                       lambda m: m.model_.tree.n_leaves)
 
 
+#: The pruning a criterion's one ``cv`` fit is read at by :func:`dasktree_choices` (its ``param_grid``).
+CHOICE_PRUNES = ("pessimistic", "cv-min", "cv")
+
+
+def dasktree_choices(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, criteria, k: int = 10
+                     ) -> dict:
+    """What a choice by ``cv=k`` can see and what it would get, per outer fold: for each criterion one
+    ``DaskTreeClassifier(criterion=c, cv=k, param_grid={"prune": CHOICE_PRUNES})`` on the training
+    fold (its ``k`` inner folds split that fold alone), its grid table's split scores for each
+    pruning (the held-out accuracies a grid chooses by), and the outer fold's correct count of the
+    main tree pruned each way (``prune_model``: no pass). Rows by learner name,
+    ``"dasktree {criterion} {prune}"``, each with ``split_scores`` (per outer fold, the ``k`` inner
+    scores) besides the usual columns; ``seconds`` is the criterion's fit, the same for its prunings
+    (they share its trees)."""
+    from dasktree import DaskTreeClassifier
+
+    out = {f"dasktree {c} {p}": {**_empty(), "split_scores": []} for c in criteria for p in CHOICE_PRUNES}
+    for f in range(int(fold.max()) + 1):
+        train, test = fold != f, fold == f
+        Xtr, Xte = X[train].reset_index(drop=True), X[test].reset_index(drop=True)
+        for c in criteria:
+            table = {}
+
+            def refit(results, table=table):
+                table.update({key: np.asarray(v, dtype=np.float64) for key, v in results.items()
+                              if key.startswith("split") and key.endswith("_test_score")})
+                return 0  # the first prune; the others are read by prune_model below
+
+            started = time.perf_counter()
+            model = DaskTreeClassifier(criterion=c, cv=k, param_grid={"prune": list(CHOICE_PRUNES)},
+                                       refit=refit).fit(Xtr, y[train], nominal=nominal)
+            seconds = time.perf_counter() - started
+            for i, p in enumerate(CHOICE_PRUNES):
+                if i:
+                    model.prune_model(mode=p)
+                row = out[f"dasktree {c} {p}"]
+                row["correct"].append(_correct(model.predict(Xte), y[test]))
+                row["rows"].append(int(test.sum()))
+                row["seconds"].append(seconds)
+                row["leaves"].append(int(model.model_.tree.n_leaves))
+                row["split_scores"].append([None if np.isnan(table[f"split{j}_test_score"][i]) else
+                                            float(table[f"split{j}_test_score"][i]) for j in range(k)])
+    return out
+
+
 def dasktree_regression(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray, setting: dict) -> dict:
     """``DaskTreeRegressor(**setting)`` on each training fold (with ``cv``, its inner folds split that
     training fold alone), scored by the sum of squared errors of its held-out fold."""
@@ -178,6 +314,47 @@ def dasktree_regression(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold
 
     return _each_fold(X, y, fold, lambda Xtr, ytr: DaskTreeRegressor(**setting).fit(Xtr, ytr, nominal=nominal),
                       lambda m: m.model_.tree.n_leaves, _sse)
+
+
+#: The complexities ``dasktree_regression_candidates`` prunes each grown tree at (rpart's ``cp``: alpha = cp x the
+#: training fold's root mean squared error).
+CANDIDATE_CPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+
+
+def dasktree_regression_candidates(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray,
+                                   min_samples_leaf, k: int = 10) -> dict:
+    """Regression pruning candidates on the same outer folds, each growth fitted once: per
+    ``min_samples_leaf`` one ``DaskTreeRegressor(cv=k, min_samples_leaf=m)`` on the training fold, its
+    main tree read (``prune_model``, no pass) at cv-min (the fit's own), cv (1-SE) and each cp of
+    :data:`CANDIDATE_CPS` (alpha = cp x the root's training MSE, the cp table's one-leaf row: what
+    ``prune="cp"`` does with its cp). Rows by name, ``"dasktree msl{m} {pruning}"``; ``seconds`` is the
+    growth's fit, shared by its prunings. (The grown tree is not read: ``prune_model(mode="none")`` of a
+    regressor stops with a StopIteration when a split of no gain makes the grown tree one leaf larger
+    than the cp table's first row, as on servo with ``min_samples_leaf=5``.)"""
+    from dasktree import DaskTreeRegressor
+
+    prunings = ["cv-min", "cv"] + [f"cp={c}" for c in CANDIDATE_CPS]
+    out = {f"dasktree msl{m} {p}": _empty("sse") for m in min_samples_leaf for p in prunings}
+    for f in range(int(fold.max()) + 1):
+        train, test = fold != f, fold == f
+        Xtr, Xte = X[train].reset_index(drop=True), X[test].reset_index(drop=True)
+        for m in min_samples_leaf:
+            started = time.perf_counter()
+            model = DaskTreeRegressor(cv=k, min_samples_leaf=m).fit(Xtr, y[train], nominal=nominal)
+            seconds = time.perf_counter() - started
+            table = model.model_.report["prune"]["cp_table"]
+            root_mse = min(r["train_mse"] for r in table if r["leaves"] == 1)
+            for p in prunings:
+                if p.startswith("cp="):
+                    model.prune_model(float(p[3:]) * root_mse)
+                elif p != "cv-min":
+                    model.prune_model(mode=p)
+                row = out[f"dasktree msl{m} {p}"]
+                row["sse"].append(_sse(model.predict(Xte), y[test]))
+                row["rows"].append(int(test.sum()))
+                row["seconds"].append(seconds)
+                row["leaves"].append(int(model.model_.tree.n_leaves))
+    return out
 
 
 def regression_peers(skipped: list[str] | None = None) -> dict:

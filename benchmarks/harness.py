@@ -45,8 +45,21 @@ class Result:
     figures: dict = field(default_factory=dict)  # everything measured, for results/NAME.json
 
 
+#: The load average (1, 5 and 15 minutes) when the claim's run began (:func:`main`); None outside one.
+LOAD_AT_START: tuple[float, float, float] | None = None
+
+
+def load_average() -> tuple[float, float, float] | None:
+    try:
+        return tuple(round(x, 2) for x in os.getloadavg())
+    except OSError:
+        return None
+
+
 def stamp() -> dict:
-    """The machine, the package versions and the commit a result was measured on."""
+    """The machine, its load average when the run began and when it was written (the machine is
+    shared: the load is what the times were measured beside), the package versions and the commit a
+    result was measured on."""
     versions = {}
     for name in PACKAGES:
         try:
@@ -69,14 +82,19 @@ def stamp() -> dict:
         "python": platform.python_version(),
         "versions": versions,
         "commit": commit,
+        "load": {"start": LOAD_AT_START, "end": load_average()},
     }
 
 
 def stamp_text(s: dict) -> str:
     versions = ", ".join(f"{k} {v}" for k, v in s["versions"].items() if v)
     m = s["machine"]
+    load = s.get("load") or {}
+    said = "; ".join(f"{when} {' / '.join(f'{x:.1f}' for x in load[when])}" for when in ("start", "end")
+                     if load.get(when))
+    load_text = f" Load average (1 / 5 / 15 min): {said}." if said else ""
     return (f"Measured {s['date']} on {m['cores']} cores, {m['memory_gib']} GiB ({m['platform']}), "
-            f"Python {s['python']}; {versions}; commit {s['commit']}.\n")
+            f"Python {s['python']}; {versions}; commit {s['commit']}.{load_text}\n")
 
 
 def write(name: str, claim: str, result: Result, quick: bool = False) -> dict:
@@ -119,6 +137,8 @@ def main(module) -> None:
     ``add_arguments(parser)`` takes options of its own (``run(quick, options)``); a run it calls
     partial (``partial(options)`` true: a subset of its learners or sets) prints and writes only
     where its options say (``results/NAME.md`` and ``.json`` are the whole claim's)."""
+    global LOAD_AT_START
+    LOAD_AT_START = load_average()
     parser = argparse.ArgumentParser(description=module.CLAIM)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run (not for the README)")
     if hasattr(module, "add_arguments"):

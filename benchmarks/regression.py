@@ -50,6 +50,12 @@ FOLDS = 10
 SEED = 0
 FILES = 16
 SETTINGS = {"dasktree": {}, "dasktree cv=10": {"cv": FOLDS}}
+#: The regression sets halved for choosing the default, by a rule fixed before the candidates were measured:
+#: the ten sets sorted by rows (swiss 47, bodyfat 71, airquality 116, cats 144, servo 167, birthwt 189, cpu 209,
+#: ozone 361, diabetes 442, boston-housing 506), every other one from the smallest. The tuning half
+#: chooses among the candidates (``--candidates``), the other half confirms the choice.
+TUNING_SETS = ("swiss", "airquality", "servo", "cpu", "diabetes")
+CONFIRM_SETS = ("bodyfat", "cats", "birthwt", "ozone", "boston-housing")
 
 
 # ---------------------------------------------------------------- data
@@ -110,20 +116,30 @@ def _warm(settings: dict | None = None) -> None:
         DaskTreeRegressor(**setting).fit(X, y)
 
 
-def accuracy(skipped: list[str], settings: dict | None = None, names=None, reused=None) -> list[dict]:
+def accuracy(skipped: list[str], settings: dict | None = None, names=None, reused=None, candidates=None,
+             sets=None) -> list[dict]:
     """Each regression set's pooled 10-fold CV R^2, leaves and fit seconds, per learner (``names``: a
-    subset of them; ``reused``: rows already measured on the same folds, by (set, learner))."""
+    subset of them; ``reused``: rows already measured on the same folds, by (set, learner);
+    ``candidates``: the ``min_samples_leaf`` values of the pruning candidates instead; ``sets``: these
+    sets alone)."""
     learners = dict(peers.regression_peers(skipped))
     for name, setting in (SETTINGS if settings is None else settings).items():
         learners[name] = lambda X, y, nominal, fold, s=setting: peers.dasktree_regression(X, y, nominal, fold, s)
     if names is not None:
         learners = {n: f for n, f in learners.items() if n in names}
+    if candidates:  # one function measures many rows: the candidates' names are known after it ran
+        learners = {"candidates": lambda X, y, nominal, fold: peers.dasktree_regression_candidates(
+            X, y, nominal, fold, candidates, FOLDS)}
     datasets = []
     for dataset in public_data.REGRESSION:
+        if sets is not None and dataset.name not in sets:
+            continue
         why = public_data.missing(dataset)
         (skipped.append(f"set skipped: {why}") if why else datasets.append(dataset))
     public_data.prepare(datasets)
-    if any(n.startswith("dasktree") for n in learners):
+    if candidates:
+        _warm({"cv": {"cv": FOLDS}})
+    elif any(n.startswith("dasktree") for n in learners):
         _warm(settings)
     out = []
     for dataset in datasets:
@@ -137,9 +153,10 @@ def accuracy(skipped: list[str], settings: dict | None = None, names=None, reuse
             if reused and (dataset.name, name) in reused:
                 row["learners"][name] = {**reused[(dataset.name, name)], "reused": True}
                 continue
-            r = func(loaded.X, loaded.y, loaded.nominal, fold)
-            r["r2"] = 1 - sum(r["sse"]) / squares
-            row["learners"][name] = r
+            got = func(loaded.X, loaded.y, loaded.nominal, fold)
+            for n, r in (got.items() if name == "candidates" else [(name, got)]):
+                r["r2"] = 1 - sum(r["sse"]) / squares
+                row["learners"][n] = r
         print(f"  {dataset.name}: " + ", ".join(f"{n} {r['r2']:.3f}" for n, r in row["learners"].items()), flush=True)
         out.append(row)
     return out
@@ -403,13 +420,18 @@ def add_arguments(parser) -> None:
                         help="rows of a partial run's --out (or an accuracy / regression JSON) taken, not measured "
                              "again; repeatable")
     parser.add_argument("--out", default=None, help="where a partial run writes its rows (JSON)")
+    parser.add_argument("--candidates", default=None, metavar="LEAVES",
+                        help="comma-separated min_samples_leaf values: per outer fold one cv=10 fit of each, read at "
+                             "every pruning (accuracy_peers.dasktree_regression_candidates); a partial run")
+    parser.add_argument("--half", choices=("tuning", "confirm", "both"), default="both",
+                        help="with --candidates: the sets of TUNING_SETS, of CONFIRM_SETS, or all (default both)")
     parser.add_argument("--scale-json", default=None, metavar="JSON",
                         help="the default's leaves at scale from this JSON (at_scale's figures, measured in a "
                              "process of their own) instead of measuring them here")
 
 
 def partial(options) -> bool:
-    return bool(options is not None and (options.learners or options.setting))
+    return bool(options is not None and (options.learners or options.setting or options.candidates))
 
 
 def _reused(paths: list[str]) -> tuple[dict, list[str]]:
@@ -433,7 +455,9 @@ def _kept_speed() -> tuple[list[dict], str]:
 
     with open(os.path.join(harness.RESULTS, f"{NAME}.json")) as f:
         record = json.load(f)
-    return record["figures"]["speed"], f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+    # when the tables were measured: a run that kept them says so (speed_measured), else its own stamp
+    when = record["figures"].get("speed_measured") or f"{record['stamp']['date']}, commit {record['stamp']['commit']}"
+    return record["figures"]["speed"], when
 
 
 def run(quick: bool, options=None) -> harness.Result:
@@ -451,7 +475,11 @@ def run(quick: bool, options=None) -> harness.Result:
     if settings is not None:
         names = (names or []) + list(settings)
     reused, reused_notes = _reused(options.reuse if options else [])
-    rows = accuracy(skipped, settings, names, reused)
+    candidates = None if options is None or not options.candidates else [
+        int(m) for m in options.candidates.split(",")]
+    sets = None if not candidates or options.half == "both" else (
+        TUNING_SETS if options.half == "tuning" else CONFIRM_SETS)
+    rows = accuracy(skipped, settings, names, reused, candidates, sets)
     accuracy_md, means = _accuracy_tables(rows)
     if partial(options):
         out = options.out or os.path.join(harness.RESULTS, "partial", "regression.json")
@@ -468,6 +496,7 @@ def run(quick: bool, options=None) -> harness.Result:
         speed_note = f" The speed tables below were measured {when} (`--keep-speed`)."
     else:
         results = speed(quick)
+        when = None
     repeat = _sizes(quick)[1]
     scale = _scale(quick, options)
     md = [f"Accuracy: {FOLDS}-fold CV R^2 (KFold, shuffled, seed {SEED}; one fold assignment per set given to every "
@@ -483,7 +512,9 @@ def run(quick: bool, options=None) -> harness.Result:
           *(["", "Rows reused from saved results on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]
             if reused_notes else []), "", *accuracy_md, "",
           f"The default's leaves at scale: {scale['rows']:,} rows of `3 sin(a) + step(b) + 0.7 c + noise` "
-          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows:", "",
+          "(four float columns, `d` irrelevant; `benchmarks.regression.smooth_step`), R^2 on 100,000 new rows"
+          + (f" (taken from `{scale['from']}`, measured in a process of its own before this run: `--scale-json`)"
+             if scale.get("from") else "") + ":", "",
           "| setting | leaves | model JSON bytes | held-out R^2 | fit s |", "| --- | --- | --- | --- | --- |",
           *[f"| `DaskTreeRegressor({CALLS[n]})` | {scale[n]['leaves']:,} | "
             f"{scale[n]['model_bytes']:,} | {scale[n]['r2']:.4f} | {scale[n]['seconds']:.1f} |"
@@ -495,7 +526,8 @@ def run(quick: bool, options=None) -> harness.Result:
           f"wide: `make_friedman1(n_features=100)`. {_no_sklearn(results)}{speed_note}",
           "", *_speed_tables(results)]
     figures = {"folds": FOLDS, "seed": SEED, "depth": DEPTH, "skipped": skipped, "accuracy": rows,
-               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale}
+               "accuracy_means": means, "speed": results, "reused": reused_notes, "at_scale": scale,
+               "speed_measured": when}
     summary = _summary(means, results)
     summary.insert(1, (f"DaskTreeRegressor() leaves on {scale['rows']:,} rows / the grown tree's (target <= 0.1); "
                        "held-out R^2 default / grown",

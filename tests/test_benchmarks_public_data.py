@@ -12,6 +12,8 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -187,5 +189,75 @@ def test_a_partial_run_is_told_apart_and_its_settings_may_hold_equals():
     parser = argparse.ArgumentParser()
     accuracy.add_arguments(parser)
     assert not accuracy.partial(parser.parse_args([]))  # the whole claim: results/ is written
-    for given in (["--suite", "tuning"], ["--learners", "J48"], ["--setting", "g={}"], ["--no-regression"]):
+    for given in (["--suite", "tuning"], ["--learners", "J48"], ["--setting", "g={}"], ["--no-regression"],
+                  ["--choices", "gini"]):
         assert accuracy.partial(parser.parse_args(given))
+
+
+def test_reused_rows_may_be_renamed_when_a_name_holds_equals(tmp_path):
+    """--rename FILE:OLD=>NEW: "dasktree cv=10" split at its own "=" named a learner that does not exist
+    ("dasktree cv"), so its rows came in under their old name."""
+    import json
+
+    from benchmarks import accuracy
+
+    path = tmp_path / "old.json"
+    row = {"correct": [1], "rows": [1], "seconds": [0.1], "leaves": [1], "accuracy": 1.0}
+    path.write_text(json.dumps({"figures": {"datasets": [
+        {"dataset": "iris", "learners": {"dasktree": row, "dasktree cv=10": row}}]}}))
+    rows, _, _ = accuracy._reused([str(path)], ["old.json:dasktree=dasktree gini",
+                                                "old.json:dasktree cv=10=>dasktree gini cv=10"])
+    assert set(rows) == {("iris", "dasktree gini"), ("iris", "dasktree gini cv=10")}
+
+
+def test_a_choice_rule_reads_the_inner_scores_alone():
+    """The 1-SE rule keeps the default unless the best setting's mean beats it by more than its standard
+    error; "best" takes the first of the best means, as GridSearchCV's least rank."""
+    from benchmarks import accuracy
+
+    k = 4
+    default, other = accuracy.DEFAULT, ("gini", "pessimistic")
+    close = {default: [0.8, 0.8, 0.8, 0.8], other: [0.9, 0.7, 0.9, 0.86]}  # mean 0.84, SE 0.048: within
+    far = {default: [0.8, 0.8, 0.8, 0.8], other: [0.95, 0.9, 0.95, 0.95]}  # mean 0.9375, SE 0.0125
+    tie = {default: [0.8, 0.9, 0.8, 0.9], other: [0.9, 0.8, 0.9, 0.8]}
+    assert accuracy.choose(close, [default, other], "1se", k) == default
+    assert accuracy.choose(close, [default, other], "best", k) == other
+    assert accuracy.choose(far, [default, other], "1se", k) == other
+    assert accuracy.choose(tie, [other, default], "best", k) == other
+    learners = {f"dasktree {c} {p}": {"correct": [3, 5], "rows": [10, 10], "seconds": [1.0, 2.0], "leaves": [4, 6],
+                                      "split_scores": [close[(c, p)] if (c, p) in close else [0.0] * k] * 2}
+                for c in ("gain_ratio", "gini", "entropy") for p in ("pessimistic", "cv-min", "cv")}
+    learners["dasktree gini pessimistic"]["correct"] = [7, 9]
+    rows = accuracy.choice_rows(learners, k)
+    assert rows["choose: criteria x pessimistic, best"]["correct"] == [7, 9]  # gini's inner mean is higher
+    assert rows["choose: criteria x pessimistic, 1-SE"]["correct"] == [3, 5]  # but within one SE: the default
+    assert rows["choose: criteria x pessimistic, 1-SE"]["seconds"] == [3.0, 6.0]  # the three criteria's fits
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.integers(8, 120), st.booleans(), st.booleans())
+def test_predictions_at_every_alpha_are_those_of_prune_tree(seed, rows, regression, missing):
+    """predict_at (one weakest-link run per tree) against scikit-learn's own: ``_prune_tree`` at each
+    alpha and ``predict``, at the candidates, at the path's own alphas (the boundaries), at 0 and
+    above the last; tied values and missing values included."""
+    from sklearn.tree import DecisionTreeClassifier, DecisionTreeRegressor
+
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 6, size=(rows, 3)).astype(np.float64)
+    if missing:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    y = rng.normal(size=rows).round(1) if regression else rng.integers(0, 3, size=rows)
+    make = (lambda: DecisionTreeRegressor(random_state=0)) if regression else (
+        lambda: DecisionTreeClassifier(random_state=0))
+    grown = make().fit(X, y)
+    step_alphas, leaf_step = accuracy_peers.weakest_links(grown.tree_)
+    path = grown.cost_complexity_pruning_path(X, y).ccp_alphas
+    assert np.array_equal(step_alphas, path[1:])  # the same sequence, to the bit
+    alphas = np.unique(np.concatenate([accuracy_peers.alpha_grid(path), path, [0.0, path[-1] * 2 + 1]]))
+    got = accuracy_peers.predict_at(grown.tree_, leaf_step, step_alphas, X, alphas, regression)
+    for i, alpha in enumerate(alphas):
+        tree = make().fit(X, y)
+        tree.ccp_alpha = float(alpha)
+        tree._prune_tree()
+        expected = tree.predict(X)
+        assert np.array_equal(got[i] if regression else tree.classes_.take(got[i]), expected), alpha

@@ -67,7 +67,14 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               "R^2 was 0.406 with one leaf per row or so, M5's pessimistic estimate alone 0.415 (it keeps most "
               "splits: its penalty is two rows' error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / "
               '0.498, "cp" 0.496 with the fewest leaves (11.7 a fold), and "cp" alone bounds the leaves on '
-              "large data (each split must explain 1% of the variance: at most 100 splits' worth)."),
+              "large data (each split must explain 1% of the variance: at most 100 splits' worth). Checked "
+              "again on two halves of the sets fixed by their rows before measuring (``TUNING_SETS`` of "
+              "``benchmarks/regression.py``; ``benchmarks/results/partial/regression-candidates-*.json``): "
+              "cp 0.01 led the tuning half among the candidates without ``cv`` (R^2 0.517; cp 0.02 0.517, "
+              "0.005 0.487, 0.002 0.456, ``min_samples_leaf`` 5 or 10 with any cp at most 0.483) but not "
+              "the other half (0.474, where ``min_samples_leaf=10`` with cp 0.02 had 0.543 and had trailed "
+              "on the tuning half): no candidate led both, so the default stays. With ``cv``, cv-min led "
+              "the 1-SE rule on both halves (0.533 and 0.523 against 0.481 and 0.509)."),
     *(_BY_NAME[n] for n in _SHARED[10:]),
 )
 
