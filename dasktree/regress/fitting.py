@@ -34,6 +34,9 @@ __all__ = ["RegressionFit", "REGRESSION_FIT", "AUTO_WITHOUT_CV", "CP"]
 AUTO_WITHOUT_CV = "cp"
 #: ``prune="cp"``: rpart's default ``cp``; a split stays when it lowers the whole tree's squared error by
 #: at least this fraction of the root's (cost complexity at ``alpha = CP * `` the root's mean squared error).
+#: Such a fit grows its main tree only as far as that pruning can reach (as rpart grows to its ``cp``):
+#: the model's grown tree stops there, its cp table starts at that alpha (``report["prune"]["grown_to_alpha"]``),
+#: and it re-prunes to that alpha or a larger one only (:func:`dasktree.regress.reprune.reprune`).
 CP = 0.01
 
 _CLASSIFICATION_ONLY = {"class_weight": None, "param_grid": None, "refit": True}  # fit's, left at these here
@@ -88,7 +91,11 @@ class RegressionFit:
         pass0 = time.perf_counter() - started
         k = settings["cv"] or 1
         holdout = np.arange(-1, k if settings["cv"] else 0)
-        params = grow_params(settings, runner, node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
+        mode = _mode(settings, holdout.size > 1)
+        # pruned at cp (max_leaf_nodes' best-first choice aside, which reads the whole tree): grown only
+        # until that pruning must cut
+        stop = CP if mode == "cp" and settings["max_leaf_nodes"] is None else 0.0
+        params = grow_params(settings, runner, node_squares=mode == "pessimistic", cp=stop)
 
         def describe(level: int, nodes: int) -> None:
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
@@ -109,7 +116,8 @@ class RegressionFit:
                                         spec.target.step) for t in trees]
         tree, fold_trees = trees[0], trees[1:]
         root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
-        prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step)
+        prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
+                                                    stopped=stop > 0)
         report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
         report["small_nodes"] = small_report(levels)
         before = grown if prune_report["mode"] == "pessimistic" else tree
@@ -145,15 +153,27 @@ def _mode(settings: dict, with_folds: bool) -> str:
     return mode
 
 
-def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float):
+def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float, stopped: bool = False):
     """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees
     (pessimistic pruning is done before, from the nodes' sums of squares: here it is reported).
-    ``root_qs``: each tree's training sum of squares at its root (the main tree's first)."""
+    ``root_qs``: each tree's training sum of squares at its root (the main tree's first). ``stopped``:
+    the main tree grew only until pruning at cp must cut (:mod:`dasktree.regress.grow`): its cp table
+    starts at that alpha (``grown_to_alpha``), the subtrees below it unknown."""
     mode = _mode(settings, bool(fold_trees))
     alpha = settings["ccp_alpha"]
     train_q = root_qs[0]
     if mode in ("cv", "cv-min") and not fold_trees:
         raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
+    if mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
+        alpha = CP * pruning.root_mse(tree, train_q, step)
+        table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step, floor=alpha if stopped else None)
+        pruned = pruning.prune_at(tree, alpha, step)
+        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
+        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
+                  "cp_table": table}
+        if stopped:
+            report["grown_to_alpha"] = float(alpha)
+        return report, pruned, folds
     table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step)
     if mode in ("none", "pessimistic"):
         chosen, fold_at = 0, 0.0
@@ -161,13 +181,6 @@ def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: 
     elif mode == "alpha":
         rows = [i for i, r in enumerate(table) if r["alpha"] <= alpha]
         chosen, fold_at = (rows[-1] if rows else 0), alpha
-    elif mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
-        alpha = CP * pruning.root_mse(tree, train_q, step)
-        pruned = pruning.prune_at(tree, alpha, step)
-        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
-        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
-                  "cp_table": table}
-        return report, pruned, folds
     else:
         chosen = pruning.choose_alpha(table, mode)
         alpha, fold_at = table[chosen]["alpha"], pruning.fold_alpha(table, chosen)

@@ -26,6 +26,12 @@ rule: the decrease of the weighted impurity, per row of the whole data). A fold
 tree's leaf made before it is counted still needs its held-out sums: it is
 counted, held-out rows only, in the next pass (one more pass after the last
 level when there is any).
+
+A fit pruned at rpart's complexity (``prune="cp"``, ``cp`` here) grows its main tree only as far as
+that pruning can reach: a node that would split becomes a leaf (``"cp"``) when its own sum of squared
+errors is below ``cp`` times the root's (:func:`~dasktree.split.small_grower.cp_limit`, the same
+compiled test in the passes and in memory), as cost-complexity pruning at that alpha collapses it
+whatever grows below it. The pruned tree is the one growing on would give; the grown tree stops there.
 """
 
 from __future__ import annotations
@@ -68,6 +74,9 @@ class RegressionGrowParams:
     bagged: bool = False
     max_features: int = 0
     feature_seed: int = 0
+    # prune="cp": rpart's complexity; the main tree stops where pruning at cp times its root's mean squared
+    # error must cut (0: grows on)
+    cp: float = 0.0
 
 
 @dataclass
@@ -129,6 +138,7 @@ class _Forest:
         self.tables: list[np.ndarray] = []
         self.table_size = 0
         self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.levels.small), as arrays
+        self.stop = 0.0  # the main tree's cp stop (kernel.cp_limit), once its root is counted
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
@@ -276,6 +286,8 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
     node.sums = np.array([sums[k, 0], sums[k, 1], cells[k, HELD_N], cells[k, HELD_S]], dtype=np.int64)
     node.squares = (square_sum(*cells[k, TRAIN_SQUARES]), square_sum(*cells[k, HELD_SQUARES]))
     n, s = int(node.sums[0]), int(node.sums[1])
+    if e == 0 and params.cp > 0:  # the main tree's root: where its growth stops
+        forest.stop = float(kernel.cp_limit(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES], params.cp))
     if n == 0 or n * node.squares[0] == s * s:  # every training target equal: nothing to decrease
         node.leaf = "pure"
         return []
@@ -286,6 +298,10 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
     if params.min_impurity_decrease > 0 and _decrease(node, splits.children[k], spec, total_n) \
             < params.min_impurity_decrease:
         node.leaf = "min_impurity_decrease"
+        return []
+    if forest.stop > 0 and node.tree == 0 and kernel.sse_bound(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES]) \
+            < forest.stop:
+        node.leaf = "cp"  # it would split, and pruning at cp cuts it whatever grows below
         return []
     test = regression_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
                            splits.tables[k])
@@ -339,11 +355,14 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
     started = time.perf_counter()
     leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
                       dtype=np.int8)
+    # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
+    stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
+                       for e in jobs], dtype=np.float64)
     made = grow_small(runner, forest.gather_plan(jobs, holdout), spec, level, kernel.REGRESS,
                       lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf)
+                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
     return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
 
