@@ -14,6 +14,7 @@ import numpy as np
 
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
+from ..gc_pause import collector_paused
 from ..io.folds import fold_warnings
 from ..io.sources import FileSource
 from ..io.weights import WeightStats, weighting
@@ -106,36 +107,46 @@ class RegressionFit:
         run = {"parts": len(given.source.parts), "workers": runner.workers,
                "parquet_reads": runner.parquet_reads if isinstance(given.source, FileSource) else 0,
                **spill_record(runner), "levels": levels}
-        trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
-        grown = trees[0]
-        if _mode(settings, holdout.size > 1) == "pessimistic":  # from each node's own sums of squares, here only
-            trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
-                     for t, q in zip(trees, node_squares(nodes, holdout.size))]
-        if settings["max_leaf_nodes"] is not None:
-            trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
-                                        spec.target.step) for t in trees]
-        tree, fold_trees = trees[0], trees[1:]
-        root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
-        prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
-                                                    stopped=stop > 0)
-        report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
-        report["small_nodes"] = small_report(levels)
-        before = grown if prune_report["mode"] == "pessimistic" else tree
-        report["prune"] = {**prune_report, "leaves_grown": before.n_leaves}
-        report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads
-        tree = pruned
-        report["training"] = training_error(tree, train_q, spec.target.step)
-        if fold_trees:
-            report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
-            short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
-            if short:  # saved with the model, and said on stderr by the command (only when there are any)
-                report["warnings"] = short
-        return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=tree,
-                     task=REGRESSION,
-                     params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
-                         "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
-                     fold_trees=fold_trees if settings["keep_fold_trees"] else [],
-                     full_tree=None if tree is grown else grown)
+        with collector_paused():  # the trees' lists and the pruned copies: no cycles, nothing to collect
+            return _finish(runner, given, settings, spec, summary, started, pass0, run, (nodes, levels, blocks),
+                           holdout, mode, stop)
+
+
+def _finish(runner, given, settings: dict, spec, summary, started: float, pass0: float, run: dict, grown_nodes,
+            holdout: np.ndarray, mode: str, stop: float) -> Model:
+    """The grown trees (``grown_nodes``: the level loop's nodes, its report and the blocks grown in memory)
+    as models, pruned as the settings say, and the report (no pass)."""
+    nodes, levels, blocks = grown_nodes
+    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
+    grown = trees[0]
+    if mode == "pessimistic":  # from each node's own sums of squares, here only
+        trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
+                 for t, q in zip(trees, node_squares(nodes, holdout.size))]
+    if settings["max_leaf_nodes"] is not None:
+        trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
+                                    spec.target.step) for t in trees]
+    tree, fold_trees = trees[0], trees[1:]
+    root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
+    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
+                                                stopped=stop > 0)
+    report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
+    report["small_nodes"] = small_report(levels)
+    before = grown if prune_report["mode"] == "pessimistic" else tree
+    report["prune"] = {**prune_report, "leaves_grown": before.n_leaves}
+    report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads
+    tree = pruned
+    report["training"] = training_error(tree, train_q, spec.target.step)
+    if fold_trees:
+        report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
+        short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
+        if short:  # saved with the model, and said on stderr by the command (only when there are any)
+            report["warnings"] = short
+    return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=tree,
+                 task=REGRESSION,
+                 params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
+                     "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
+                 fold_trees=fold_trees if settings["keep_fold_trees"] else [],
+                 full_tree=None if tree is grown else grown)
 
 
 REGRESSION_FIT = RegressionFit()

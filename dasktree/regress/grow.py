@@ -43,6 +43,7 @@ import numpy as np
 
 from ..binning.spec import BinSpec
 from ..binning.target import square_sum
+from ..gc_pause import older_objects_frozen
 from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
@@ -202,6 +203,12 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
     loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
+    with older_objects_frozen():  # a deep tree adds tens of thousands of nodes: a collection scans the fit's only
+        return _grow(runner, spec, params, holdout, describe, rows)
+
+
+def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
+          rows: int) -> tuple[list[RNode], list[dict], list[Block]]:
     layout = layout_of(spec, params)
     gathering = (not params.bagged and small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
                  and not params.min_impurity_decrease > 0 and not params.node_squares
