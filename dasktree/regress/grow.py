@@ -14,7 +14,10 @@ save little where the passes cost most.)
 
 A node whose rows are few enough is not counted at all: the pass that reaches it gathers its rows
 and its subtree grows to the end in memory (:mod:`dasktree.levels.small`), with the tests the level
-passes would choose; the passes stop once every open node is small. (Not with the ``poisson``
+passes would choose; the passes stop once every open node is small. A bagged forest's members
+gather alike, as classification's: each row counted its multiplicity in the member's bag, each node
+searching the attributes the level search draws for it (:func:`~dasktree.levels.small.member_settings`).
+(Not with the ``poisson``
 criterion or a ``min_impurity_decrease``, whose floats the compiled grower does not repeat bit for
 bit: those fits stay level-wise.)
 
@@ -132,7 +135,8 @@ def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayou
 class _Forest:
     """The trees' nodes as the plan's flat arrays grow: node ``e``'s test and code table."""
 
-    def __init__(self, n_trees: int, root_sums: np.ndarray):
+    def __init__(self, n_trees: int, root_sums: np.ndarray, bagged: bool = False):
+        self.bagged = bagged  # a bagged forest's members (dasktree.levels.small.member_settings reads it)
         self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
         self.attribute: list[int] = [-1] * n_trees
         self.offset: list[int] = [0] * n_trees
@@ -172,13 +176,14 @@ class _Forest:
                     offset=np.asarray(self.offset, dtype=np.int64), slot=slot,
                     table=np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32))
 
-    def gather_plan(self, jobs: list[int], holdout: np.ndarray) -> small.GatherPlan:
-        """The pass gathering the rows of ``jobs`` (one slot each, in order)."""
+    def gather_plan(self, jobs: list[int], holdout: np.ndarray, bagged: bool = False) -> small.GatherPlan:
+        """The pass gathering the rows of ``jobs`` (one slot each, in order); ``bagged``: a bagged forest's,
+        each row counted its multiplicity in its member's bag."""
         tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
         return small.GatherPlan(**self._trees(jobs, holdout.size), job_tree=tree,
                                 job_part=np.asarray(holdout, dtype=np.int64)[tree],
                                 job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
-                                n_folds=max(1, holdout.size - 1))
+                                n_folds=max(1, holdout.size - 1), bagged=bagged)
 
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
              bagged: bool = False) -> RegressionPlan:
@@ -210,12 +215,12 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
 def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
           rows: int) -> tuple[list[RNode], list[dict], list[Block]]:
     layout = layout_of(spec, params)
-    gathering = (not params.bagged and small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
+    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
                  and not params.min_impurity_decrease > 0 and not params.node_squares
                  and not params.min_weight_fraction_leaf)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
-    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64))
+    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.bagged)
     node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
     frontier = list(range(holdout.size))
     held_only: list[int] = []  # fold trees' leaves made before they were counted: their held-out sums
@@ -365,11 +370,13 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
     # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
     stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
                        for e in jobs], dtype=np.float64)
-    made = grow_small(runner, forest.gather_plan(jobs, holdout), spec, level, kernel.REGRESS,
+    members = small.member_settings(forest, [(e, forest.nodes[e].tree) for e in jobs], params.max_features,
+                                    params.feature_seed) if params.bagged else {}
+    made = grow_small(runner, forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
                       lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
+                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp, **members)
     return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
 
