@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..gc_pause import collector_paused
+from ..levels.to_model import models_of
 from ..model.model import TreeModel
-from ..model.prune import Shape
-from ..model.prune import _keep_shape as keep_shape
 from ..split.api import Test
 from ..split.api import small_grower as kernel
 
@@ -64,30 +63,8 @@ def _tree_models(nodes: list, n_trees: int, blocks, spec) -> tuple[list[TreeMode
         columns.append(_block_columns(block, nodes, first, spec, made, widths))
         first += columns[-1][0].size
     tree_of, depth_of, parent_of, child_of, sums, tests, reasons = (np.concatenate(c) for c in zip(*columns))
-    order, position = _breadth_first(tree_of, depth_of, parent_of, child_of)
-    out = []
-    for t in range(n_trees):
-        mine = order[t]
-        n = mine.size
-        kids = np.zeros(n, dtype=np.int64)
-        first_kid = np.full(n, -1, dtype=np.int64)
-        if n > 1:
-            p = position[parent_of[mine[1:]]]  # nondecreasing: breadth first, children follow their parents' order
-            parents, at, count = np.unique(p, return_index=True, return_counts=True)
-            kids[parents], first_kid[parents] = count, at + 1
-        children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
-                    for f, k in zip(first_kid.tolist(), kids.tolist())]
-        s = sums[mine]
-        model = TreeModel(tests=tests[mine].tolist(), children=children, counts=np.ascontiguousarray(s[:, :2]),
-                          depth=depth_of[mine].copy(), validation=None if t == 0 else np.ascontiguousarray(s[:, 2:]),
-                          leaf_reason=reasons[mine].tolist())
-        # its shape as arrays, for pruning (breadth first: the children of the nodes in order are 1, 2, ...)
-        start = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(kids, out=start[1:])
-        parent = np.full(n, -1, dtype=np.int64)
-        parent[1:] = np.repeat(np.arange(n, dtype=np.int64), kids)
-        keep_shape(model, Shape(parent, start, np.arange(1, n, dtype=np.int64)))
-        out.append(model)
+    out = models_of(tree_of, depth_of, parent_of, child_of, sums[:, :2], sums[:, 2:], tests, reasons,
+                    [t > 0 for t in range(n_trees)])  # a fold tree keeps its held-out sums
     train_q = nodes[0].squares[0] if nodes[0].squares else 0
     fold_qs = [nodes[t].squares[1] if nodes[t].squares else 0 for t in range(1, n_trees)]
     return out, train_q, fold_qs
@@ -145,33 +122,6 @@ def regression_test(spec, a: int, cut: int, default: int, tables: np.ndarray | N
     table = tables[start:start + int(widths[a])].copy()
     groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
     return Test(a, "nominal", table, default, groups=groups)
-
-
-def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray):
-    """Each tree's nodes in breadth-first order (per tree an index array), and every node's place in
-    its tree's order: a depth at a time, by the parent's place, then the child's index."""
-    n_trees = int(tree.max()) + 1 if tree.size else 0
-    position = np.zeros(tree.size, dtype=np.int64)
-    placed = np.zeros(n_trees, dtype=np.int64)
-    by_depth = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
-    layers = []
-    for d in range(bounds.size - 1):
-        at = by_depth[bounds[d]:bounds[d + 1]]
-        if d == 0:
-            at = at[parent[at] < 0]
-            at = at[np.argsort(tree[at], kind="stable")]
-        else:
-            at = at[np.lexsort((child[at], position[parent[at]], tree[at]))]
-        t = tree[at]
-        start = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them (t is sorted)
-        position[at] = placed[t] + np.arange(at.size) - start[t]
-        placed += np.bincount(t, minlength=n_trees)
-        layers.append(at)
-    flat = np.concatenate(layers) if layers else np.zeros(0, np.int64)
-    flat = flat[np.lexsort((position[flat], tree[flat]))]
-    starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
-    return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position
 
 
 def node_squares(nodes: list, n_trees: int) -> list[list[int | None]]:
