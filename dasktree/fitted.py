@@ -206,7 +206,9 @@ class FittedModel:
         alpha of each node collapsed, in order) and ``impurities`` (the total impurity of the leaves,
         ``sum N_t / N * impurity(t)``: gini or entropy in bits, a regression tree's MSE, before the first
         collapse and after each). With ``X``, as scikit-learn: of a copy of this estimator fitted on
-        ``X, y`` (``fit_params`` as :meth:`fit`'s); without, of this fitted estimator's grown tree."""
+        ``X, y`` (``fit_params`` as :meth:`fit`'s); without, of this fitted estimator's grown tree. A
+        regression tree pruned at cp grew only until that pruning must cut: its path starts at that alpha
+        (``prune="none"`` grows the whole tree)."""
         from sklearn.base import clone
         from sklearn.utils import Bunch
 

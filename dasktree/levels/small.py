@@ -238,7 +238,7 @@ def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) 
 
 
 PER_JOB = {"job_root_size": np.int64, "job_leaf": np.int8, "job_key": np.uint64, "job_salt": np.uint64,
-           "job_lo": np.float64, "job_hi": np.float64}
+           "job_lo": np.float64, "job_hi": np.float64, "job_cp": np.float64}
 """The grower's settings given per job of a plan (:func:`grow_chunk` passes each chunk its jobs')."""
 
 

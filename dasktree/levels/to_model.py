@@ -7,7 +7,8 @@ cross-validated error, and that of every pruned subtree, follows without a pass.
 The level loop's nodes are walked (:meth:`~dasktree.levels.forest.Forest.tree_nodes`); the
 subtrees grown in memory below them (:class:`~dasktree.levels.small.GrownBlock`) join as columns,
 and every node takes its breadth-first place at once (a depth at a time: by its parent's place,
-then its index among the parent's children), as the walk would order them.
+then its index among the parent's children), as the walk would order them: :func:`models_of`, which
+makes the regression trees' models too (:func:`dasktree.regress.trees.tree_models`).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.model import TreeModel
+from ..model.prune import Shape
+from ..model.prune import _keep_shape as keep_shape
 from .forest import Forest
 
-__all__ = ["tree_model"]
+__all__ = ["tree_model", "models_of"]
 
 
 def tree_model(forest: Forest, tree: int) -> TreeModel:
@@ -63,32 +66,66 @@ def _tree_model(forest: Forest, tree: int) -> TreeModel:
                         None if held is None else block.held[new], block.tests[new], block.reasons[new]))
     depth, parent, child, counts, held_all, tests, reasons = (
         None if c[0] is None else np.concatenate(c) for c in zip(*columns))
-    order, position = _breadth_first(depth, parent, child)
-    n = order.size
-    kids = np.zeros(n, dtype=np.int64)
-    first_kid = np.zeros(n, dtype=np.int64)
-    if n > 1:
-        p = position[parent[order[1:]]]  # nondecreasing: children follow their parents' order
-        parents, at, count = np.unique(p, return_index=True, return_counts=True)
-        kids[parents], first_kid[parents] = count, at + 1
-    children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
-                for f, k in zip(first_kid.tolist(), kids.tolist())]
-    return TreeModel(tests[order].tolist(), children, np.ascontiguousarray(counts[order]), depth[order],
-                     None if held_all is None else np.ascontiguousarray(held_all[order]), reasons[order].tolist())
+    [model] = models_of(np.zeros(depth.size, dtype=np.int64), depth, parent, child, counts, held_all, tests, reasons,
+                        [held_all is not None])
+    return model
 
 
-def _breadth_first(depth: np.ndarray, parent: np.ndarray, child: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The nodes (node 0 the root) in breadth-first order, and each node's place in it: a depth at a
-    time, by the parent's place, then the child's index."""
-    position = np.zeros(depth.size, dtype=np.int64)
+def models_of(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray, counts: np.ndarray,
+              held: np.ndarray | None, tests: np.ndarray, reasons: np.ndarray, validated) -> list[TreeModel]:
+    """Trees given as columns over all their nodes (either task's, any order) as one
+    :class:`~dasktree.model.model.TreeModel` each, in breadth-first order: node ``i`` of tree
+    ``tree[i]`` at ``depth[i]``, child ``child[i]`` of node ``parent[i]`` (-1: the tree's root), its
+    training ``counts[i]`` and held-out ``held[i]`` (None: none), its test (None at a leaf) and leaf
+    reason. ``validated[t]``: whether tree ``t``'s model keeps the held-out counts. Each model keeps its
+    :class:`~dasktree.model.prune.Shape` too (breadth first, the children of the nodes in order are
+    nodes 1, 2, ...): pruning does not make it again from the children lists."""
+    order, position = _breadth_first(tree, depth, parent, child, len(validated))
+    out = []
+    for t, keeps in enumerate(validated):
+        mine = order[t]
+        n = mine.size
+        kids = np.zeros(n, dtype=np.int64)
+        first_kid = np.full(n, -1, dtype=np.int64)
+        if n > 1:
+            p = position[parent[mine[1:]]]  # nondecreasing: breadth first, children follow their parents' order
+            parents, at, count = np.unique(p, return_index=True, return_counts=True)
+            kids[parents], first_kid[parents] = count, at + 1
+        children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
+                    for f, k in zip(first_kid.tolist(), kids.tolist())]
+        model = TreeModel(tests[mine].tolist(), children, np.ascontiguousarray(counts[mine]), depth[mine].copy(),
+                          np.ascontiguousarray(held[mine]) if keeps and held is not None else None,
+                          reasons[mine].tolist())
+        start = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(kids, out=start[1:])
+        up = np.full(n, -1, dtype=np.int64)
+        up[1:] = np.repeat(np.arange(n, dtype=np.int64), kids)
+        keep_shape(model, Shape(up, start, np.arange(1, n, dtype=np.int64)))
+        out.append(model)
+    return out
+
+
+def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray, n_trees: int):
+    """Each tree's nodes in breadth-first order (per tree an index array), and every node's place in
+    its tree's order: a depth at a time, by the parent's place, then the child's index."""
+    position = np.zeros(tree.size, dtype=np.int64)
+    placed = np.zeros(n_trees, dtype=np.int64)
     by_depth = np.argsort(depth, kind="stable")
     bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
-    layers = [np.zeros(1, dtype=np.int64)]
-    placed = 1
-    for d in range(1, bounds.size - 1):
+    layers = []
+    for d in range(bounds.size - 1):
         at = by_depth[bounds[d]:bounds[d + 1]]
-        at = at[np.lexsort((child[at], position[parent[at]]))]
-        position[at] = placed + np.arange(at.size)
-        placed += at.size
+        if d == 0:
+            at = at[parent[at] < 0]
+            at = at[np.argsort(tree[at], kind="stable")]
+        else:
+            at = at[np.lexsort((child[at], position[parent[at]], tree[at]))]
+        t = tree[at]
+        start = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them (t is sorted)
+        position[at] = placed[t] + np.arange(at.size) - start[t]
+        placed += np.bincount(t, minlength=n_trees)
         layers.append(at)
-    return np.concatenate(layers), position
+    flat = np.concatenate(layers) if layers else np.zeros(0, np.int64)
+    flat = flat[np.lexsort((position[flat], tree[flat]))]
+    starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
+    return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position

@@ -57,7 +57,8 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               'rule over the fold trees\' held-out sums, rpart\'s ``anova`` cp table), "cv-min" (the least CV '
               'error), "cp" (rpart\'s default complexity, ``cp = 0.01``: cost complexity at alpha = 0.01 times '
               "the root's mean squared error, so a split stays when it lowers the tree's squared error by at "
-              "least 1% of the root's), \"pessimistic\" (M5's pessimistic estimate, Quinlan 1992: bottom up, a "
+              "least 1% of the root's; the tree grows only as far as that pruning can reach, as rpart's, and "
+              "re-prunes to that alpha or a larger one), \"pessimistic\" (M5's pessimistic estimate, Quinlan 1992: bottom up, a "
               "node becomes a leaf when its sum of squared errors times (n + 1) / (n - 1) is at most its "
               "subtree's times (n + v) / (n - v), v the subtree's leaves; from each node's exact sums, "
               ':func:`dasktree.regress.prune.pessimistic_leaves`), None or "none" (the grown tree). "auto" is '

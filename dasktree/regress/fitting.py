@@ -14,6 +14,7 @@ import numpy as np
 
 from ..engine.spill import spill_record
 from ..errors import DataError, ParameterError
+from ..gc_pause import collector_paused
 from ..io.folds import fold_warnings
 from ..io.sources import FileSource
 from ..io.weights import WeightStats, weighting
@@ -34,6 +35,9 @@ __all__ = ["RegressionFit", "REGRESSION_FIT", "AUTO_WITHOUT_CV", "CP"]
 AUTO_WITHOUT_CV = "cp"
 #: ``prune="cp"``: rpart's default ``cp``; a split stays when it lowers the whole tree's squared error by
 #: at least this fraction of the root's (cost complexity at ``alpha = CP * `` the root's mean squared error).
+#: Such a fit grows its main tree only as far as that pruning can reach (as rpart grows to its ``cp``):
+#: the model's grown tree stops there, its cp table starts at that alpha (``report["prune"]["grown_to_alpha"]``),
+#: and it re-prunes to that alpha or a larger one only (:func:`dasktree.regress.reprune.reprune`).
 CP = 0.01
 
 _CLASSIFICATION_ONLY = {"class_weight": None, "param_grid": None, "refit": True}  # fit's, left at these here
@@ -88,7 +92,13 @@ class RegressionFit:
         pass0 = time.perf_counter() - started
         k = settings["cv"] or 1
         holdout = np.arange(-1, k if settings["cv"] else 0)
-        params = grow_params(settings, runner, spec, node_squares=_mode(settings, holdout.size > 1) == "pessimistic")
+        mode = _mode(settings, holdout.size > 1)
+        params = grow_params(settings, runner, spec, node_squares=mode == "pessimistic")
+        # pruned at cp: grown only until that pruning must cut; not with max_leaf_nodes (its best-first
+        # choice reads the whole tree) nor monotonic_cst (pruning reads clipped values, whose squared error
+        # the stop's bound on the node's own sums does not bound)
+        stop = CP if mode == "cp" and settings["max_leaf_nodes"] is None and params.monotonic is None else 0.0
+        params = dataclasses.replace(params, cp=stop)
 
         def describe(level: int, nodes: int) -> None:
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
@@ -99,37 +109,48 @@ class RegressionFit:
         run = {"parts": len(given.source.parts), "workers": runner.workers,
                "parquet_reads": runner.parquet_reads if isinstance(given.source, FileSource) else 0,
                **spill_record(runner), "levels": levels}
-        trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
-        for t in trees if params.monotonic is not None else ():  # their values clipped from here on (reports)
-            t.monotonic = np.asarray(params.monotonic, dtype=np.int8)
-        grown = trees[0]
-        if _mode(settings, holdout.size > 1) == "pessimistic":  # from each node's own sums of squares, here only
-            trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
-                     for t, q in zip(trees, node_squares(nodes, holdout.size))]
-        if settings["max_leaf_nodes"] is not None:
-            trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
-                                        spec.target.step) for t in trees]
-        tree, fold_trees = trees[0], trees[1:]
-        root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
-        prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step)
-        report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
-        report["small_nodes"] = small_report(levels)
-        before = grown if prune_report["mode"] == "pessimistic" else tree
-        report["prune"] = {**prune_report, "leaves_grown": before.n_leaves}
-        report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads
-        tree = pruned
-        report["training"] = training_error(tree, train_q, spec.target.step)
-        if fold_trees:
-            report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
-            short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
-            if short:  # saved with the model, and said on stderr by the command (only when there are any)
-                report["warnings"] = short
-        return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=tree,
-                     task=REGRESSION,
-                     params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
-                         "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
-                     fold_trees=fold_trees if settings["keep_fold_trees"] else [],
-                     full_tree=None if tree is grown else grown)
+        with collector_paused():  # the trees' lists and the pruned copies: no cycles, nothing to collect
+            return _finish(runner, given, settings, spec, summary, started, pass0, run, (nodes, levels, blocks),
+                           holdout, mode, stop, params.monotonic)
+
+
+def _finish(runner, given, settings: dict, spec, summary, started: float, pass0: float, run: dict, grown_nodes,
+            holdout: np.ndarray, mode: str, stop: float, monotonic: tuple | None) -> Model:
+    """The grown trees (``grown_nodes``: the level loop's nodes, its report and the blocks grown in memory)
+    as models, pruned as the settings say, and the report (no pass)."""
+    nodes, levels, blocks = grown_nodes
+    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
+    for t in trees if monotonic is not None else ():  # their values clipped from here on (reports)
+        t.monotonic = np.asarray(monotonic, dtype=np.int8)
+    grown = trees[0]
+    if mode == "pessimistic":  # from each node's own sums of squares, here only
+        trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
+                 for t, q in zip(trees, node_squares(nodes, holdout.size))]
+    if settings["max_leaf_nodes"] is not None:
+        trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
+                                    spec.target.step) for t in trees]
+    tree, fold_trees = trees[0], trees[1:]
+    root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
+    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
+                                                stopped=stop > 0)
+    report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
+    report["small_nodes"] = small_report(levels)
+    before = grown if prune_report["mode"] == "pessimistic" else tree
+    report["prune"] = {**prune_report, "leaves_grown": before.n_leaves}
+    report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads
+    tree = pruned
+    report["training"] = training_error(tree, train_q, spec.target.step)
+    if fold_trees:
+        report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
+        short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
+        if short:  # saved with the model, and said on stderr by the command (only when there are any)
+            report["warnings"] = short
+    return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=tree,
+                 task=REGRESSION,
+                 params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
+                     "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
+                 fold_trees=fold_trees if settings["keep_fold_trees"] else [],
+                 full_tree=None if tree is grown else grown)
 
 
 REGRESSION_FIT = RegressionFit()
@@ -147,15 +168,27 @@ def _mode(settings: dict, with_folds: bool) -> str:
     return mode
 
 
-def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float):
+def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float, stopped: bool = False):
     """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees
     (pessimistic pruning is done before, from the nodes' sums of squares: here it is reported).
-    ``root_qs``: each tree's training sum of squares at its root (the main tree's first)."""
+    ``root_qs``: each tree's training sum of squares at its root (the main tree's first). ``stopped``:
+    the main tree grew only until pruning at cp must cut (:mod:`dasktree.regress.grow`): its cp table
+    starts at that alpha (``grown_to_alpha``), the subtrees below it unknown."""
     mode = _mode(settings, bool(fold_trees))
     alpha = settings["ccp_alpha"]
     train_q = root_qs[0]
     if mode in ("cv", "cv-min") and not fold_trees:
         raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
+    if mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
+        alpha = CP * pruning.root_mse(tree, train_q, step)
+        table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step, floor=alpha if stopped else None)
+        pruned = pruning.prune_at(tree, alpha, step)
+        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
+        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
+                  "cp_table": table}
+        if stopped:
+            report["grown_to_alpha"] = float(alpha)
+        return report, pruned, folds
     table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step)
     if mode in ("none", "pessimistic"):
         chosen, fold_at = 0, 0.0
@@ -163,13 +196,6 @@ def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: 
     elif mode == "alpha":
         rows = [i for i, r in enumerate(table) if r["alpha"] <= alpha]
         chosen, fold_at = (rows[-1] if rows else 0), alpha
-    elif mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
-        alpha = CP * pruning.root_mse(tree, train_q, step)
-        pruned = pruning.prune_at(tree, alpha, step)
-        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
-        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
-                  "cp_table": table}
-        return report, pruned, folds
     else:
         chosen = pruning.choose_alpha(table, mode)
         alpha, fold_at = table[chosen]["alpha"], pruning.fold_alpha(table, chosen)

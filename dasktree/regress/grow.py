@@ -14,7 +14,10 @@ save little where the passes cost most.)
 
 A node whose rows are few enough is not counted at all: the pass that reaches it gathers its rows
 and its subtree grows to the end in memory (:mod:`dasktree.levels.small`), with the tests the level
-passes would choose; the passes stop once every open node is small. (Not with the ``poisson``
+passes would choose; the passes stop once every open node is small. A bagged forest's members
+gather alike, as classification's: each row counted its multiplicity in the member's bag, each node
+searching the attributes the level search draws for it (:func:`~dasktree.levels.small.member_settings`).
+(Not with the ``poisson``
 criterion or a ``min_impurity_decrease``, whose floats the compiled grower does not repeat bit for
 bit: those fits stay level-wise.)
 
@@ -26,6 +29,12 @@ rule: the decrease of the weighted impurity, per row of the whole data). A fold
 tree's leaf made before it is counted still needs its held-out sums: it is
 counted, held-out rows only, in the next pass (one more pass after the last
 level when there is any).
+
+A fit pruned at rpart's complexity (``prune="cp"``, ``cp`` here) grows its main tree only as far as
+that pruning can reach: a node that would split becomes a leaf (``"cp"``) when its own sum of squared
+errors is below ``cp`` times the root's (:func:`~dasktree.split.small_grower.cp_limit`, the same
+compiled test in the passes and in memory), as cost-complexity pruning at that alpha collapses it
+whatever grows below it. The pruned tree is the one growing on would give; the grown tree stops there.
 """
 
 from __future__ import annotations
@@ -37,12 +46,13 @@ import numpy as np
 
 from ..binning.spec import BinSpec
 from ..binning.target import square_sum
+from ..gc_pause import older_objects_frozen
 from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
 from ..levels import small
 from ..levels.grow import grow_small, node_groups
-from ..levels.sampling import child_key, feature_mask, job_salts, tree_members, tree_sampling
+from ..levels.sampling import child_key, feature_mask, tree_members, tree_sampling
 from ..split.api import UNBOUNDED, RegressionLayout, Test, best_splits, child_bounds, monotonic_of
 from ..split.api import small_grower as kernel
 from .trees import Block, regression_test
@@ -70,6 +80,9 @@ class RegressionGrowParams:
     feature_seed: int = 0
     # monotonic_cst per attribute (dasktree.split.monotonic; None: none): each node's value bounded
     monotonic: tuple | None = None
+    # prune="cp": rpart's complexity; the main tree stops where pruning at cp times its root's mean squared
+    # error must cut (0: grows on)
+    cp: float = 0.0
 
 
 def single_tree_fields(settings, spec: BinSpec) -> dict:
@@ -140,7 +153,8 @@ def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayou
 class _Forest:
     """The trees' nodes as the plan's flat arrays grow: node ``e``'s test and code table."""
 
-    def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None):
+    def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None, bagged: bool = False):
+        self.bagged = bagged  # a bagged forest's members (dasktree.levels.small.member_settings reads it)
         self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
         self.monotonic = monotonic
         self.attribute: list[int] = [-1] * n_trees
@@ -148,6 +162,7 @@ class _Forest:
         self.tables: list[np.ndarray] = []
         self.table_size = 0
         self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.levels.small), as arrays
+        self.stop = 0.0  # the main tree's cp stop (kernel.cp_limit), once its root is counted
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
@@ -184,13 +199,14 @@ class _Forest:
                     offset=np.asarray(self.offset, dtype=np.int64), slot=slot,
                     table=np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32))
 
-    def gather_plan(self, jobs: list[int], holdout: np.ndarray) -> small.GatherPlan:
-        """The pass gathering the rows of ``jobs`` (one slot each, in order)."""
+    def gather_plan(self, jobs: list[int], holdout: np.ndarray, bagged: bool = False) -> small.GatherPlan:
+        """The pass gathering the rows of ``jobs`` (one slot each, in order); ``bagged``: a bagged forest's,
+        each row counted its multiplicity in its member's bag."""
         tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
         return small.GatherPlan(**self._trees(jobs, holdout.size), job_tree=tree,
                                 job_part=np.asarray(holdout, dtype=np.int64)[tree],
                                 job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
-                                n_folds=max(1, holdout.size - 1))
+                                n_folds=max(1, holdout.size - 1), bagged=bagged)
 
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
              bagged: bool = False) -> RegressionPlan:
@@ -215,13 +231,19 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
     """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
     loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
+    with older_objects_frozen():  # a deep tree adds tens of thousands of nodes: a collection scans the fit's only
+        return _grow(runner, spec, params, holdout, describe, rows)
+
+
+def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
+          rows: int) -> tuple[list[RNode], list[dict], list[Block]]:
     layout = layout_of(spec, params)
-    gathering = (not params.bagged and small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
+    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
                  and not params.min_impurity_decrease > 0 and not params.node_squares
                  and not params.min_weight_fraction_leaf)
     limit = small.threshold(runner, len(spec.features), holdout.size,
                             2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
-    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic)
+    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic, params.bagged)
     if params.monotonic is not None:
         layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
     node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
@@ -310,6 +332,8 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
     node.sums = np.array([sums[k, 0], sums[k, 1], cells[k, HELD_N], cells[k, HELD_S]], dtype=np.int64)
     node.squares = (square_sum(*cells[k, TRAIN_SQUARES]), square_sum(*cells[k, HELD_SQUARES]))
     n, s = int(node.sums[0]), int(node.sums[1])
+    if e == 0 and params.cp > 0:  # the main tree's root: where its growth stops
+        forest.stop = float(kernel.cp_limit(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES], params.cp))
     if n == 0 or n * node.squares[0] == s * s:  # every training target equal: nothing to decrease
         node.leaf = "pure"
         return []
@@ -320,6 +344,10 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
     if params.min_impurity_decrease > 0 and _decrease(node, splits.children[k], spec, total_n) \
             < params.min_impurity_decrease:
         node.leaf = "min_impurity_decrease"
+        return []
+    if forest.stop > 0 and node.tree == 0 and kernel.sse_bound(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES]) \
+            < forest.stop:
+        node.leaf = "cp"  # it would split, and pruning at cp cuts it whatever grows below
         return []
     test = regression_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
                            splits.tables[k])
@@ -373,23 +401,19 @@ def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, s
     started = time.perf_counter()
     leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
                       dtype=np.int8)
-    made = grow_small(runner, forest.gather_plan(jobs, holdout), spec, level, kernel.REGRESS,
+    # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
+    stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
+                       for e in jobs], dtype=np.float64)
+    members = small.member_settings(forest, [(e, forest.nodes[e].tree) for e in jobs], params.max_features,
+                                    params.feature_seed)  # a forest's member's draws, or a single tree's
+    made = grow_small(runner, forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
                       lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf, **_job_sampling(forest, jobs, params),
+                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp, **members,
                       **_job_bounds(forest, jobs, params))
     return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
-
-
-def _job_sampling(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:
-    """The grower's feature draws of ``jobs`` (a single tree's ``max_features``), as :func:`_active` draws them."""
-    if not params.max_features:
-        return {}
-    nodes = [forest.nodes[e] for e in jobs]
-    return {"job_key": np.asarray([n.key for n in nodes], dtype=np.uint64), "n_sampled": int(params.max_features),
-            "job_salt": job_salts(params.feature_seed, [n.tree for n in nodes], params.bagged)}
 
 
 def _job_bounds(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:

@@ -98,12 +98,18 @@ def held_out_sse(tree, fold_q: int) -> np.ndarray:
     return m * m * hn - 2.0 * m * hs
 
 
-def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], step: float) -> list[dict]:
+def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], step: float,
+             floor: float | None = None) -> list[dict]:
     """rpart's ``printcp`` of a regression tree: one row per subtree of the main tree's sequence,
     with ``alpha`` (scikit-learn's units), ``leaves``, ``train_mse`` and, with fold trees,
-    ``cv_mse`` and ``cv_se`` (in the target's squared units), else None."""
+    ``cv_mse`` and ``cv_se`` (in the target's squared units), else None. ``floor``: the tree grew only
+    until pruning at that alpha must cut (``prune="cp"``), so its subtrees at smaller alphas are not
+    the whole tree's: the table starts at ``T(floor)``, its row's alpha ``floor`` (as rpart's table
+    ends at its ``cp``)."""
     path = path_of(tree, step)
     alphas = path.alphas
+    if floor is not None:
+        alphas = np.concatenate([[float(floor)], alphas[alphas > floor]])
     n_total = max(1, int(tree.counts[0, 0]))
     leaves = sums_at(path, np.ones(tree.n_nodes, dtype=np.int64), alphas)
     m = node_means(tree)
@@ -130,10 +136,14 @@ def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], s
 
 def prune_at(tree, alpha: float, step: float):
     """``T(alpha)``: the smallest subtree minimising ``R(T) + alpha |leaves(T)|`` (scikit-learn's rule:
-    a node whose effective alpha is at most ``alpha`` becomes a leaf)."""
+    a node whose effective alpha is at most ``alpha`` becomes a leaf). A leaf where growth stopped for
+    cp (reason ``"cp"``: it would have split) is ``"pruned"`` in it, as in the tree grown on and pruned."""
     if alpha <= 0 and not np.isinf(alpha):
         return tree
-    return pruned_tree(tree, leaves_at(path_of(tree, step), alpha))
+    pruned = pruned_tree(tree, leaves_at(path_of(tree, step), alpha))
+    if "cp" in pruned.leaf_reason:  # stopped where pruning at cp cuts (it would have split): pruned, as grown on
+        pruned.leaf_reason = ["pruned" if r == "cp" else r for r in pruned.leaf_reason]
+    return pruned
 
 
 def best_first(tree, max_leaf_nodes: int, criterion: str, lo: float, step: float):

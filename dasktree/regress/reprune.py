@@ -7,7 +7,10 @@ CV MSE per subtree chooses alpha for ``cv`` and ``cv-min`` even when the fold tr
 The choice is the fit's (:func:`dasktree.regress.fitting._prune`), on the tree the fit pruned (the
 grown tree, or with ``max_leaf_nodes`` its best-first subtree, taken again): "none" that tree, an alpha
 ``T(alpha)``, "cv" / "cv-min" the row :func:`~dasktree.model.prune.choose_alpha` picks, the fold
-trees pruned at CART's ``beta`` (:func:`~dasktree.model.prune.fold_alpha`).
+trees pruned at CART's ``beta`` (:func:`~dasktree.model.prune.fold_alpha`). A model pruned at cp grew
+only until that pruning must cut (``report["prune"]["grown_to_alpha"]``, :mod:`dasktree.regress.grow`):
+it re-prunes to that alpha or a larger one (its cp table starts there); a smaller one, or "none", is
+refused with one line.
 
 The training error (``report["training"]``) and the CV report follow the new tree. With the fold trees kept it is counted again on them, pruned
 alike (:func:`dasktree.regress.report.cv_report`). That needs each fold's held-out sum of squares
@@ -61,6 +64,12 @@ def reprune(model: Model, alpha: float | None = None, *, mode: str | None = None
     if mode in ("cv", "cv-min") and not has_cv:
         raise InputError(f"mode {mode!r} chooses alpha by cross-validation, and this model was fitted without it: "
                          "fit with cv=k (CLI: --cv K), or prune at an alpha")
+    floor = info.get("grown_to_alpha")  # grown only until pruning at cp must cut: nothing smaller is known
+    if floor is not None and (mode == "none" or alpha is not None and alpha < floor):
+        asked = "no pruning" if mode == "none" else f"alpha {alpha:.6g}"
+        raise ParameterError(f"this model grew only until pruning at its cp (alpha {floor:.6g}) must cut, so it "
+                             f"prunes to that alpha or a larger one, not to {asked}: fit it with prune='none' "
+                             "(CLI: --prune none) or cv=k to keep the whole tree")
     grown, step = model.grown_tree, model.spec.target.step
     base = grown  # the tree the cp table is of: with max_leaf_nodes, the best-first subtree the fit took
     if model.params.get("max_leaf_nodes") is not None:
@@ -76,7 +85,8 @@ def reprune(model: Model, alpha: float | None = None, *, mode: str | None = None
     tree = prune_at(base, alpha, step)
     report = dict(model.report)
     report.update({"prune": {"mode": mode, "alpha": float(alpha), "fold_alpha": None if math.isinf(fold_at) else fold_at,
-                             "leaves": tree.n_leaves, "cp_table": table, "leaves_grown": base.n_leaves}})
+                             "leaves": tree.n_leaves, "cp_table": table, "leaves_grown": base.n_leaves,
+                             **({} if floor is None else {"grown_to_alpha": floor})}})
     report.update({"depth": tree.max_depth, "nodes": tree.n_nodes, "leaves": tree.n_leaves})
     train_q, fold_qs = _squares(model)
     report["training"] = training_error(tree, train_q, step)

@@ -5,7 +5,8 @@ The cp table is the fit's (``report["prune"]["cp_table"]``, :func:`dasktree.regr
 per subtree of the grown tree's weakest-link sequence its ``alpha`` (scikit-learn's units: the
 increase of the training MSE per leaf removed), ``leaves``, ``train_mse`` and, with fold trees,
 the cross-validated MSE (key ``cv_error``) and its standard error over the folds. ``*`` marks the
-subtree the model predicts with.
+subtree the model predicts with. A tree pruned at cp grew only until that pruning must cut
+(``grown_to_alpha``): its table starts at that alpha, and both views say so.
 """
 
 from __future__ import annotations
@@ -27,6 +28,12 @@ def _chosen(model: Model, table: list[dict]) -> int | None:
     return next((i for i, row in enumerate(table) if row["leaves"] == leaves), None)
 
 
+def _grown_to(info: dict) -> str:
+    """What a tree grown only until cp pruning must cut says (:mod:`dasktree.regress.grow`)."""
+    return (f"grown only until pruning at alpha {info['grown_to_alpha']:.6g} must cut: the table starts there, "
+            "and the model re-prunes to that alpha or a larger one")
+
+
 def _cp_line(row: dict, mark: str) -> str:
     return (f"{mark} {row['alpha']:>12.6g} {row['leaves']:>7d} {_cell(row['train_mse'])} {_cell(row.get('cv_error'))} "
             f"{_cell(row.get('cv_se'))}")
@@ -46,6 +53,8 @@ def format_cp(model: Model) -> str:
     head += f": {model.tree.n_leaves} of {model.grown_tree.n_leaves} leaves"
     if cv:
         head += f"; {cv['folds']}-fold cross-validation"
+    if info.get("grown_to_alpha") is not None:
+        head += f"\n{_grown_to(info)}"
     chosen = _chosen(model, table)
     lines = [head, CP_HEAD]
     lines += [_cp_line(row, "*" if i == chosen else " ") for i, row in enumerate(table)]
@@ -93,6 +102,9 @@ def format_report(model: Model, name: str = "model", defaults: dict | None = Non
                        f"{cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f}")
     prune = r.get("prune")
     if prune and table:
-        out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})", CP_HEAD]
+        out += ["", f"pruning ({prune.get('mode')}, chosen alpha {prune.get('alpha')})"]
+        if prune.get("grown_to_alpha") is not None:
+            out.append(f"  {_grown_to(prune)}")
+        out.append(CP_HEAD)
         out += cp_section(table, chosen, _cp_line)
     return "\n".join(out) + "\n"

@@ -96,7 +96,8 @@ class Regression(Task):
         """Of the tree the cp table is of (the grown tree, or with ``max_leaf_nodes`` its best-first
         subtree): ``ccp_alphas`` (0, then each collapse's effective alpha) and ``impurities`` (the training
         MSE of the leaves, ``sum N_t / N * MSE_t``, before the first collapse and after each), from the node
-        sums and the training sum of squares."""
+        sums and the training sum of squares. A tree grown only until pruning at cp must cut
+        (``report["prune"]["grown_to_alpha"]``): the path from that alpha, its first entry."""
         from ..model.prune import weakest_link_of
         from ..model.pruning import path_impurities
         from .prune import best_first, risk
@@ -112,7 +113,14 @@ class Regression(Task):
         c = s // max(n, 1)
         # the leaves' sum of squared errors is Q - sum S**2 / N = (Q - 2 c S + c**2 N) + sum -(S - c N)**2 / N
         constant = (_squares(model)[0] - 2 * c * s + c * c * n) * step * step / max(n, 1)
-        return np.concatenate([[0.0], path.step_alphas]), constant + path_impurities(tree.children, r, path)
+        alphas = np.concatenate([[0.0], path.step_alphas])
+        impurities = constant + path_impurities(tree.children, r, path)
+        floor = (model.report.get("prune") or {}).get("grown_to_alpha")
+        if floor is not None:  # grown only until pruning at cp must cut: the path from there (its cp table's)
+            first = int(np.flatnonzero(np.append(alphas > floor, True))[0])
+            alphas = np.concatenate([[floor], alphas[first:]])
+            impurities = np.concatenate([impurities[first - 1:first], impurities[first:]])
+        return alphas, impurities
 
     def format_report(self, model, name, defaults):
         from .show import format_report

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..gc_pause import collector_paused
+from ..levels.to_model import models_of
 from ..model.model import TreeModel
 from ..split.api import Test
 from ..split.api import small_grower as kernel
@@ -34,6 +36,11 @@ def tree_models(nodes: list, n_trees: int, blocks: list[Block] = (), spec=None) 
     ``validation`` (held-out n, s). Also the main tree's training sum of squares at its root and
     each fold tree's held-out one (fixed point, exact): what the CV and training errors need.
     ``blocks`` (with the ``spec`` their tests' thresholds come from): the subtrees grown in memory."""
+    with collector_paused():  # hundreds of thousands of lists and tests, no cycles: nothing to collect
+        return _tree_models(nodes, n_trees, blocks, spec)
+
+
+def _tree_models(nodes: list, n_trees: int, blocks, spec) -> tuple[list[TreeModel], int, list[int]]:
     n0 = len(nodes)
     tree = [node.tree for node in nodes]
     depth = [node.depth for node in nodes]
@@ -50,35 +57,22 @@ def tree_models(nodes: list, n_trees: int, blocks: list[Block] = (), spec=None) 
                 np.asarray(child, np.int64), np.array([node.sums for node in nodes], dtype=np.int64).reshape(n0, 4),
                 tests, reasons)]
     first = n0
+    made: dict = {}  # the threshold tests made, by (attribute, cut, default): the trees share most
+    widths = None if spec is None else spec.widths
     for block in blocks:
-        columns.append(_block_columns(block, nodes, first, spec))
+        columns.append(_block_columns(block, nodes, first, spec, made, widths))
         first += columns[-1][0].size
     tree_of, depth_of, parent_of, child_of, sums, tests, reasons = (np.concatenate(c) for c in zip(*columns))
-    order, position = _breadth_first(tree_of, depth_of, parent_of, child_of)
-    out = []
-    for t in range(n_trees):
-        mine = order[t]
-        n = mine.size
-        kids = np.zeros(n, dtype=np.int64)
-        first_kid = np.full(n, -1, dtype=np.int64)
-        if n > 1:
-            p = position[parent_of[mine[1:]]]  # nondecreasing: breadth first, children follow their parents' order
-            parents, at, count = np.unique(p, return_index=True, return_counts=True)
-            kids[parents], first_kid[parents] = count, at + 1
-        children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
-                    for f, k in zip(first_kid.tolist(), kids.tolist())]
-        s = sums[mine]
-        out.append(TreeModel(tests=tests[mine].tolist(), children=children, counts=np.ascontiguousarray(s[:, :2]),
-                             depth=depth_of[mine].copy(), validation=None if t == 0 else np.ascontiguousarray(s[:, 2:]),
-                             leaf_reason=reasons[mine].tolist()))
+    out = models_of(tree_of, depth_of, parent_of, child_of, sums[:, :2], sums[:, 2:], tests, reasons,
+                    [t > 0 for t in range(n_trees)])  # a fold tree keeps its held-out sums
     train_q = nodes[0].squares[0] if nodes[0].squares else 0
     fold_qs = [nodes[t].squares[1] if nodes[t].squares else 0 for t in range(1, n_trees)]
     return out, train_q, fold_qs
 
 
-def _block_columns(block: Block, nodes: list, first: int, spec) -> tuple:
+def _block_columns(block: Block, nodes: list, first: int, spec, made: dict, widths: np.ndarray) -> tuple:
     """A block's nodes (its jobs' own rows left out: they are forest nodes) as the columns, numbered
-    from ``first``."""
+    from ``first``; ``made``: the threshold tests made so far, by their key here, added to."""
     g = block.nodes
     parent, job = g["parent"], g["job"]
     own = parent < 0
@@ -95,13 +89,17 @@ def _block_columns(block: Block, nodes: list, first: int, spec) -> tuple:
     if numeric.size:
         key = (attribute[numeric] * 65536 + cut[numeric]) * 2 + default[numeric]
         unique, inverse = np.unique(key, return_inverse=True)
-        made = np.empty(unique.size, dtype=object)
-        made[:] = [regression_test(spec, int(k // 2 // 65536), int(k // 2 % 65536), int(k % 2))
-                   for k in unique.tolist()]
-        tests[numeric] = made[inverse.ravel()]
+        these = np.empty(unique.size, dtype=object)
+        for i, k in enumerate(unique.tolist()):
+            test = made.get(k)
+            if test is None:
+                test = made[k] = regression_test(spec, k // 2 // 65536, k // 2 % 65536, k % 2, width=widths)
+            these[i] = test
+        tests[numeric] = these[inverse.ravel()]
     table_start = g["table_start"][new]
     for k in split[cut[split] < 0].tolist():
-        tests[k] = regression_test(spec, int(attribute[k]), -1, int(default[k]), g["tables"], int(table_start[k]))
+        tests[k] = regression_test(spec, int(attribute[k]), -1, int(default[k]), g["tables"], int(table_start[k]),
+                                   width=widths)
     names = np.empty(len(kernel.REASONS), dtype=object)
     names[:] = kernel.REASONS
     reasons = names[g["reason"][new].astype(np.int64)]
@@ -110,44 +108,20 @@ def _block_columns(block: Block, nodes: list, first: int, spec) -> tuple:
             g["stats"][new, :4], tests, reasons)
 
 
-def regression_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
+def regression_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0,
+                    width: np.ndarray | None = None) -> Test:
     """The level loop's test of attribute ``a``, missing to ``default``: with ``cut >= 0`` a threshold (codes
-    ``1..cut`` to child 0, the others to 1), else a subset test, its code table in ``tables`` at ``start``."""
+    ``1..cut`` to child 0, the others to 1), else a subset test, its code table in ``tables`` at ``start``.
+    ``width``: ``spec.widths`` when the caller has it (made anew on every read)."""
+    widths = spec.widths if width is None else width
     if cut >= 0:
-        table = np.ones(int(spec.widths[a]), dtype=np.int16)
+        table = np.ones(int(widths[a]), dtype=np.int16)
         table[1:cut + 1] = 0
         table[0] = default
         return Test(a, "numeric", table, default, (float(spec.features[a].upper[cut - 1]),))
-    table = tables[start:start + int(spec.widths[a])].copy()
+    table = tables[start:start + int(widths[a])].copy()
     groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
     return Test(a, "nominal", table, default, groups=groups)
-
-
-def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray):
-    """Each tree's nodes in breadth-first order (per tree an index array), and every node's place in
-    its tree's order: a depth at a time, by the parent's place, then the child's index."""
-    n_trees = int(tree.max()) + 1 if tree.size else 0
-    position = np.zeros(tree.size, dtype=np.int64)
-    placed = np.zeros(n_trees, dtype=np.int64)
-    by_depth = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
-    layers = []
-    for d in range(bounds.size - 1):
-        at = by_depth[bounds[d]:bounds[d + 1]]
-        if d == 0:
-            at = at[parent[at] < 0]
-            at = at[np.argsort(tree[at], kind="stable")]
-        else:
-            at = at[np.lexsort((child[at], position[parent[at]], tree[at]))]
-        t = tree[at]
-        start = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them (t is sorted)
-        position[at] = placed[t] + np.arange(at.size) - start[t]
-        placed += np.bincount(t, minlength=n_trees)
-        layers.append(at)
-    flat = np.concatenate(layers) if layers else np.zeros(0, np.int64)
-    flat = flat[np.lexsort((position[flat], tree[flat]))]
-    starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
-    return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position
 
 
 def node_squares(nodes: list, n_trees: int) -> list[list[int | None]]:

@@ -29,7 +29,11 @@ The searches skip the codes without training rows, which the level-wise searches
 after an empty bin is never chosen: its gain equals the cut before it, and the first of equal gains
 wins), so each node gets the level-wise path's test, and the model its bytes. A job's held-out rows
 (its fold tree's part) follow the tests and are summed at every node for the CV error. The rules
-that end a node (depth, sizes, purity, no test, too small a decrease) are the level loops'.
+that end a node (depth, sizes, purity, no test, too small a decrease) are the level loops'. A
+regression fit pruned at rpart's complexity (``prune="cp"``) also stops a node of its main tree that
+would split but whose own sum of squared errors is below that pruning's cut (:func:`sse_bound` below
+:func:`cp_limit`: cost-complexity pruning at that alpha collapses it whatever grows below it), with the
+reason ``"cp"``; the level loop stops the same nodes by the same compiled test.
 
 Pure numba (GIL released), beside the searches it repeats: the grow loops reach it through
 :mod:`dasktree.split.api` (:mod:`dasktree.levels.small`); the tests compare the models with the
@@ -49,7 +53,7 @@ from .monotonic import middle
 from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, entropy_of, gini, regression_scan, split_information
 
 __all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "GINI", "ENTROPY", "GAIN_RATIO", "CLASS_CRITERIA",
-           "ENTROPY_ROWS", "REASONS", "gather_slots", "grow_jobs", "available"]
+           "ENTROPY_ROWS", "REASONS", "gather_slots", "grow_jobs", "available", "sse_bound", "cp_limit"]
 
 CLASSIFY, REGRESS = 0, 1
 GINI, ENTROPY, GAIN_RATIO = 0, 1, 2
@@ -59,8 +63,8 @@ ENTROPY_ROWS = LOG2_TABLE_MAX
 """Entropy and gain ratio: a job's rows (multiplicities summed) must be fewer (the ``log2`` table's reach)."""
 # why a node is a leaf (0: it has a test)
 REASONS = ("", "max_depth", "min_samples_split", "min_samples_leaf", "pure", "no_split", "min_samples",
-           "min_impurity_decrease")
-R_DEPTH, R_SPLIT, R_LEAF, R_PURE, R_NO_SPLIT, R_MIN_SAMPLES, R_DECREASE = 1, 2, 3, 4, 5, 6, 7
+           "min_impurity_decrease", "cp")
+R_DEPTH, R_SPLIT, R_LEAF, R_PURE, R_NO_SPLIT, R_MIN_SAMPLES, R_DECREASE, R_CP = 1, 2, 3, 4, 5, 6, 7, 8
 HALF = 15
 EPSILON = float(np.finfo(np.float64).eps)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
@@ -86,6 +90,42 @@ def _sample(key, salt, n_sampled, score, active):
 def _child_key(key, index):
     """:func:`dasktree.levels.sampling.child_key` in uint64: ``mix64(key * golden + index + 1)``."""
     return _mix(key * GOLDEN + np.uint64(index + 1))
+
+
+@jit
+def _square_float(hh, hl, ll):
+    """``Q`` of :func:`dasktree.binning.target.square_sum`'s pieces, as a float (within 3 roundings)."""
+    return float(hh) * 1073741824.0 + float(hl) * 65536.0 + float(ll)
+
+
+@jit
+def sse_bound(n, s, hh, hl, ll):
+    """At least a node's training sum of squared errors ``Q - S**2 / N`` (fixed point squared units), from
+    its exact sums: ``n`` rows (weighted), their sum ``s`` and the pieces of ``Q``
+    (:func:`~dasktree.binning.target.square_pieces`): in floats, plus ``1e-12 Q`` (their error is below
+    ``1e-15 Q``, as ``S**2 / N <= Q``). One compiled function for the level loop and the grower, so
+    both decide alike to the bit. A node without rows: 0."""
+    if n <= 0:
+        return 0.0
+    q = _square_float(hh, hl, ll)
+    fs = float(s)
+    return q - fs * fs / float(n) + 1e-12 * q
+
+
+@jit
+def cp_limit(n, s, hh, hl, ll, cp):
+    """Below what :func:`sse_bound` a node of the tree whose root has these sums stops, when the tree is
+    pruned at ``alpha = cp`` times its root's mean squared error (``prune="cp"``): at most ``cp`` times
+    the root's sum of squared errors, less a relative 1e-6 (pruning compares effective alphas in floats).
+    A node whose own sum of squared errors ``R(t)`` is below it is always cut by that pruning: its
+    effective alpha ``(R(t) - R(T_t)) / (|T_t| - 1)`` is at most ``R(t)`` however its subtree is pruned.
+    0 (no stop) when the root's error is 0."""
+    if n <= 0 or cp <= 0.0:
+        return 0.0
+    q = _square_float(hh, hl, ll)
+    fs = float(s)
+    sse = q - fs * fs / float(n) - 1e-12 * q
+    return cp * sse * (1.0 - 1e-6) if sse > 0.0 else 0.0
 
 
 def available() -> bool:
@@ -124,7 +164,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
           out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled,
-          monotonic, job_lo, job_hi):
+          monotonic, job_lo, job_hi, job_cp, cp):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -175,6 +215,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
     stack_bhi = np.full(256, np.inf)
     for job in range(job_start.size - 1):
         job_n = np.int64(0)  # the job's node's training rows: the tree's root size when the job is its root
+        stop = job_cp[job]  # the cp stop: below what sse_bound a node stops (0: none; < 0: from the root)
         top = 0
         stack_lo[0], stack_hi[0], stack_parent[0], stack_child[0], stack_depth[0] = \
             job_start[job], job_start[job + 1], -1, 0, job_depth[job]
@@ -239,6 +280,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                         reason = R_DEPTH
                     elif n < min_split or n < 2 * min_leaf:
                         reason = R_MIN_SAMPLES
+                if is_root and stop < 0.0:  # the tree's root: the stop from its sums
+                    stop = cp_limit(n, out_stats[e, 1], out_stats[e, 4], out_stats[e, 5], out_stats[e, 6], cp)
                 if reason == 0 and (n == 0 or q_min == q_max):
                     reason = R_PURE
             else:
@@ -328,6 +371,10 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                 if weighted_gain + EPSILON < min_decrease:
                     out_reason[e] = R_DECREASE
                     continue
+            elif stop > 0.0 and sse_bound(out_stats[e, 0], out_stats[e, 1], out_stats[e, 4], out_stats[e, 5],
+                                          out_stats[e, 6]) < stop:
+                out_reason[e] = R_CP  # it would split, and pruning at cp cuts it whatever grows below
+                continue
             out_reason[e] = 0
             out_attribute[e] = best_a
             out_cut[e] = best_cut
@@ -429,7 +476,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
               job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None,
               job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0,
               monotonic: np.ndarray | None = None, job_lo: np.ndarray | None = None,
-              job_hi: np.ndarray | None = None) -> dict:
+              job_hi: np.ndarray | None = None, job_cp: np.ndarray | None = None, cp: float = 0.0) -> dict:
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
@@ -450,6 +497,10 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         node's value bounds: a numeric attribute's cut whose children's values break its constraint or
         leave the node's bounds is not a candidate, and a constrained split's children get the bounds
         split at their middle value (:mod:`dasktree.split.monotonic`), as the level searches do
+    job_cp, cp : regression's stop at rpart's complexity (``prune="cp"``): a node of job ``j`` that would
+        split becomes a leaf (reason ``"cp"``) when its :func:`sse_bound` is below ``job_cp[j]`` (0: no
+        stop); ``job_cp[j] < 0``: the job's node is its tree's root, and the stop is its :func:`cp_limit`
+        at ``cp``
     criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
         :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
         counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
@@ -492,6 +543,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     cst = np.zeros(0, dtype=np.int8) if monotonic is None else np.ascontiguousarray(monotonic, np.int8)
     b_lo = np.full(max(n_jobs, 1), -np.inf) if job_lo is None else np.ascontiguousarray(job_lo, np.float64)
     b_hi = np.full(max(n_jobs, 1), np.inf) if job_hi is None else np.ascontiguousarray(job_hi, np.float64)
+    stops = np.zeros(max(n_jobs, 1)) if job_cp is None else np.ascontiguousarray(job_cp, np.float64)
     saved_rows, saved_held = rows.copy(), held.copy()
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
@@ -503,7 +555,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
             out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled),
-            cst, b_lo, b_hi)
+            cst, b_lo, b_hi, stops, float(cp))
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)

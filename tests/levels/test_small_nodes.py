@@ -141,6 +141,8 @@ def classification_cases(draw):
     frame, y, nominal = _frame(draw, n, classify=True)
     if draw(st.booleans()):  # many classes: the parent's gini sums 8 or more squares (numpy's pairwise sum)
         y = np.random.default_rng(n).integers(0, draw(st.sampled_from([3, 9, 12])), size=n)
+    if np.unique(y).size < 2:  # a classifier refuses one class (a few rows drawn alike)
+        y[0] += 1
     params = dict(
         cv=draw(st.sampled_from([None, 2, 3])),
         min_samples_leaf=draw(st.sampled_from([1, 1, 3])),
@@ -259,6 +261,24 @@ def test_a_cluster_fit_gathers_on_the_holders(cluster_client, rows):
 
 
 @pytest.mark.cluster
+def test_a_cluster_regression_forest_gathers_on_the_holders(cluster_client):
+    """A regression forest's members gather on the holders of a LocalCluster as in process: the
+    level-wise members, byte for byte."""
+    frame = regression_frame(1200).drop(columns=["colour"], errors="ignore")
+
+    def fit(**kw):
+        return dasktree.fit_forest_regression(frame, target="y", n_estimators=3, random_state=1, max_features=2,
+                                              **kw)
+
+    with small_node_rows(60):
+        on_cluster = fit(client=cluster_client)
+    with small_node_rows(0):
+        level_wise = fit(scheduler="inprocess")
+    assert small_nodes_of(on_cluster) > 0 and small_nodes_of(level_wise) == 0
+    assert [m.to_json() for m in on_cluster.members] == [m.to_json() for m in level_wise.members]
+
+
+@pytest.mark.cluster
 @pytest.mark.parametrize("task", ["regression", "classification"])
 def test_a_cluster_fit_without_the_cache_gathers_by_tasks(cluster_client, parquet, task):
     """``cache=False`` on a cluster: the small pass is tasks reading the parts anew (a gathering task
@@ -372,6 +392,42 @@ def test_deep_forest_members_grow_in_memory():
     gathered, level_wise = both_ways(fit)
     assert small_nodes_of(gathered) > 0
     assert gathered.report["passes"] < level_wise.report["passes"]
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+    assert max(m.max_depth for m in gathered.members) > 10
+
+
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(forest_cases(), st.sampled_from(["squared_error", "friedman_mse"]))
+def test_regression_forest_members_finish_small_nodes_as_the_level_loop(case, criterion):
+    """A regression forest's members gather as classification's: each row counted its multiplicity in
+    the member's bag (times its weight), the features drawn per node as the level search draws them;
+    every member is the level-wise member, byte for byte."""
+    frame, params, weight, rows = case
+    frame = frame.assign(label=frame["label"] * 1.5 + np.nan_to_num(frame["x0"].to_numpy()) * 0.25)
+    params = {**params, "criterion": criterion}
+
+    def fit():
+        return dasktree.fit_forest_regression(frame, target="label", sample_weight=weight, **params)
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    if rows is None:
+        assert small_nodes_of(gathered) > 0
+    assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+
+
+def test_deep_regression_forest_members_grow_in_memory():
+    """Without max_depth a regression forest's members finish in memory after a pass or two."""
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(3000, 8))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(8)])
+    frame["y"] = X[:, 0] + np.sin(3 * X[:, 1]) + rng.normal(size=3000) * 0.7
+
+    def fit():
+        return dasktree.fit_forest_regression(frame, target="y", n_estimators=4, random_state=2, max_features=3)
+
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0 and gathered.report["passes"] <= 3 < level_wise.report["passes"]
     assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
     assert max(m.max_depth for m in gathered.members) > 10
 

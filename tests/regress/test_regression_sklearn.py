@@ -40,14 +40,24 @@ def test_same_tree_as_scikit_learn(params):
 
 def test_pruning_path_is_scikit_learns():
     X, y = _data(seed=1)
-    ours = DaskTreeRegressor(max_bins=4096, max_depth=6).fit(X, y)
+    ours = DaskTreeRegressor(max_bins=4096, max_depth=6, prune="none").fit(X, y)  # grown whole
     path = DecisionTreeRegressor(random_state=0, max_depth=6).cost_complexity_pruning_path(X.to_numpy(), y)
+    alphas, first = np.unique(path.ccp_alphas, return_index=True)
     table = ours.cp_table_
-    np.testing.assert_allclose(table["alpha"].to_numpy(), np.unique(path.ccp_alphas), rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(table["alpha"].to_numpy(), alphas, rtol=1e-7, atol=1e-12)
     # the training MSE of each subtree is the impurity scikit-learn gives at its alpha
-    np.testing.assert_allclose(table["train_mse"].to_numpy(), path.impurities[np.unique(path.ccp_alphas,
-                                                                                        return_index=True)[1]],
-                               rtol=1e-6)
+    np.testing.assert_allclose(table["train_mse"].to_numpy(), path.impurities[first], rtol=1e-6)
+    # the default (pruned at cp) grows only until that pruning must cut: its table is the path from there
+    default = DaskTreeRegressor(max_bins=4096, max_depth=6).fit(X, y)
+    floor = default.model_.report["prune"]["grown_to_alpha"]
+    table = default.cp_table_
+    above = alphas > floor * (1 + 1e-7)
+    assert table["alpha"].iloc[0] == floor and len(table) == 1 + above.sum()
+    np.testing.assert_allclose(table["alpha"].to_numpy()[1:], alphas[above], rtol=1e-7, atol=1e-12)
+    np.testing.assert_allclose(table["train_mse"].to_numpy()[1:], path.impurities[first][above], rtol=1e-6)
+    ours_path = default.cost_complexity_pruning_path()
+    assert ours_path.ccp_alphas[0] == floor
+    np.testing.assert_allclose(np.unique(ours_path.ccp_alphas), table["alpha"].to_numpy(), rtol=1e-12)
 
 
 @pytest.mark.parametrize("seed", [0, 2])
