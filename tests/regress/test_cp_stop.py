@@ -115,6 +115,12 @@ def test_the_default_stops_and_prunes_as_grown_whole():
     # growing on is asked for: max_leaf_nodes chooses best first among the whole tree's splits
     capped = dasktree.DaskTreeRegressor(max_leaf_nodes=6).fit(X, y).model_
     assert "grown_to_alpha" not in capped.report["prune"] and "cp" not in capped.grown_tree.leaf_reason
+    # nor with monotonic_cst: pruning reads the clipped values, which the stop's bound does not bound
+    constraint = [1] + [0] * (X.shape[1] - 1)
+    bounded = dasktree.DaskTreeRegressor(monotonic_cst=constraint).fit(X, y).model_
+    bounded_whole = dasktree.DaskTreeRegressor(monotonic_cst=constraint, prune="none").fit(X, y).model_
+    assert "grown_to_alpha" not in bounded.report["prune"] and "cp" not in bounded.grown_tree.leaf_reason
+    assert bounded.grown_tree.n_nodes == bounded_whole.grown_tree.n_nodes
 
 
 def test_the_stop_is_below_cp_times_the_roots_error():
