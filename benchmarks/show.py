@@ -85,7 +85,7 @@ def in_process(path: str, repeat: int) -> dict:
 
 
 def run(quick: bool) -> harness.Result:
-    depth, pruned_at, repeat, rows = (12, 11, 3, 6_000) if quick else (16, 15, 5, 60_000)
+    depth, pruned_at, repeat, rows = (12, 11, 3, 6_000) if quick else (16, 15, 3, 60_000)
     with tempfile.TemporaryDirectory(prefix="dasktree-show-") as tmp:
         paths = {**fitted_files(tmp, rows), **model_files(tmp, depth, pruned_at)}
         sizes = {name: os.path.getsize(p) for name, p in paths.items()}
