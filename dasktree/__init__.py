@@ -9,15 +9,32 @@ from .kernel_cache import ensure_cache_dir
 
 ensure_cache_dir()  # before numba compiles anything: a writable kernel cache even on a read-only install
 
+import sys as _sys  # noqa: E402
+import types as _types  # noqa: E402
+
 from .errors import DaskTreeError, DataError, InputError  # noqa: E402
-from .fit import fit  # noqa: E402  (eager: the name is also the submodule's; it loads both tasks too)
 from .model.text import export_dot, export_text  # noqa: E402
 from .model.model import Model  # noqa: E402
 from . import export as _exporters  # noqa: E402,F401  (Model.export's formats: dasktree.export fills them)
+from .regress import task as _regression  # noqa: E402,F401  (a model file's "regression" task, registered)
 from .version import __version__  # noqa: E402
 
-_LAZY = {  # public names built on scikit-learn, loaded on first use: the command's fit never imports it
-    "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
+
+class _Package(_types.ModuleType):
+    """The package, whose ``fit`` is the function even once the submodule ``dasktree.fit`` is loaded:
+    Python sets a package's attribute to each submodule it loads, which would hide the function."""
+
+    def __setattr__(self, name, value):
+        if name == "fit" and isinstance(value, _types.ModuleType):
+            value = value.fit
+        super().__setattr__(name, value)
+
+
+_sys.modules[__name__].__class__ = _Package
+
+_LAZY = {  # public names loaded on first use: `dasktree show` never imports the fit (Dask, numba) or
+    # scikit-learn, and `dasktree fit` never imports scikit-learn
+    "fit": "fit", "DaskTreeClassifier": "estimator", "load": "estimator", "Discretizer": "discretize.discretizer",
     "DaskTreeRegressor": "regressor", "fit_regression": "fit", "CSV": "io.csv_source",
     "DaskForestClassifier": "forest_estimator", "fit_forest": "forest_fit", "load_forest": "model.forest_model",
     "ForestModel": "model.forest_model", "DaskForestRegressor": "forest_regressor",
@@ -26,9 +43,9 @@ _LAZY = {  # public names built on scikit-learn, loaded on first use: the comman
 
 
 def __getattr__(name: str):
-    """``dasktree.DaskTreeClassifier`` and the other public names, imported when first asked for
-    (PEP 562): importing the package, as the command does, costs no scikit-learn import (most of a
-    second, with scipy behind it)."""
+    """``dasktree.fit``, ``dasktree.DaskTreeClassifier`` and the other public names, imported when first
+    asked for (PEP 562): importing the package, as the command does, costs no import of the fit (Dask,
+    distributed, numba: seconds) nor of scikit-learn (most of a second, with scipy behind it)."""
     if name in _LAZY:
         import importlib
 

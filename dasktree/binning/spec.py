@@ -13,16 +13,19 @@ training also fall there (or, with no ``OTHER`` code, count as missing).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..errors import DataError
-from ..io.schema import NOMINAL, NUMERIC, Roles
+from ..io.kinds import NOMINAL, NUMERIC
 from ..io.weights import Weighting
 from ..kernels.ragged import firsts
-from .summary import Summary, numeric_edges
 from .target import MAX_TOTAL, TargetScale
+
+if TYPE_CHECKING:  # a model file's spec is read without pyarrow (`dasktree show`); the fit's summary needs it
+    from ..io.schema import Roles
+    from .summary import Summary
 
 __all__ = ["OTHER", "FeatureBins", "BinSpec", "bin_spec"]
 
@@ -128,6 +131,8 @@ def _sorted_labels(labels) -> tuple:
 def bin_spec(summary: Summary, roles: Roles, *, max_bins: int, max_categories: int,
              where: str = "the data") -> BinSpec:
     """The bins of every attribute from the merged summary (aggregate)."""
+    from .summary import numeric_edges
+
     rows = summary.n_rows - summary.n_null_target
     if summary.n_rows == 0:
         raise DataError(f"{where} has no rows")

@@ -22,8 +22,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from ..errors import DataError
 
@@ -49,6 +47,9 @@ class TargetRange:
 
 def _numbers(column, name: str, where: str) -> np.ndarray:
     """The target's non-null values as float64; a column that is not numeric is refused."""
+    import pyarrow as pa  # here: a model file's target scale is read without pyarrow (`dasktree show`)
+    import pyarrow.compute as pc
+
     if isinstance(column, pa.ChunkedArray):
         column = column.combine_chunks()
     if pa.types.is_dictionary(column.type):
@@ -94,6 +95,9 @@ class TargetScale:
     def encode(self, column, name: str = "target") -> np.ndarray:
         """Each row's ``q`` (int32), -1 for a null target; values outside the range are clipped to it
         (new data at prediction time; training rows are always inside)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         if isinstance(column, pa.ChunkedArray):
             column = column.combine_chunks()
         if pa.types.is_dictionary(column.type):

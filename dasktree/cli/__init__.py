@@ -57,7 +57,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if nul is not None:  # no path or name holds one; os calls would fail deep inside
         print(f"dasktree: error: argument {nul!r} contains a NUL character", file=sys.stderr)
         return EXIT_USAGE
-    args = one_line_errors(build_parser()).parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    verb = next((a for a in given if not str(a).startswith("-")), None)  # the top level's options take no value
+    args = one_line_errors(build_parser(verb)).parse_args(given)
     timeout = getattr(args, "timeout", None)
     if timeout is not None and not timeout > 0:
         _error(args, f"dasktree: error: --timeout must be a number of seconds > 0, got {timeout}", EXIT_USAGE)

@@ -109,7 +109,7 @@ def _cmd_show(args) -> dict | None:
         raise ParameterError(f"--max-depth {args.max_depth}: " + (
             "a depth is 0 (the root) or more" if args.max_depth < 0 else
             f"it cuts the tree of --format text or dot, not --format {args.format}"))
-    model = load_model_or_forest(args.model)
+    model = load_model_or_forest(args.model, lazy=True)  # the grown tree and fold trees read only if shown
     if isinstance(model, ForestModel) and args.member is None:  # the whole forest: dasktree.cli.forest
         if args.max_depth is not None:
             raise ParameterError(f"--max-depth {args.max_depth}: it cuts a tree; give --member M for a member's")

@@ -164,19 +164,22 @@ def cmd_fit_forest(args, columns) -> dict:
                                                                             "oob_prediction")}}
 
 
-def load_model_or_forest(path):
+def load_model_or_forest(path, *, lazy: bool = False):
     """A model file as its model: a forest's (``"kind": "forest"``) as a
-    :class:`~dasktree.model.forest_model.ForestModel`, any other as :func:`dasktree.model.model.load` reads it."""
+    :class:`~dasktree.model.forest_model.ForestModel`, any other as :func:`dasktree.model.model.load` reads it
+    (``lazy``: its grown tree and fold trees read when first used, :meth:`~dasktree.model.model.Model.from_json`)."""
     import os
 
+    from ..gc_pause import collector_paused
     from ..io.outputs import read_json_file
     from ..model.forest_model import KIND, ForestModel
     from ..model.model import Model
 
-    document = read_json_file(path, "model")
-    if isinstance(document, dict) and document.get("kind") == KIND:
-        return ForestModel.from_json(document, where=os.fspath(path))
-    return Model.from_json(document, where=os.fspath(path))
+    with collector_paused():  # many small objects, no cycle (dasktree.model.model.load)
+        document = read_json_file(path, "model")
+        if isinstance(document, dict) and document.get("kind") == KIND:
+            return ForestModel.from_json(document, where=os.fspath(path))
+        return Model.from_json(document, where=os.fspath(path), lazy=lazy)
 
 
 def member_or_tree(args, model, verb: str):

@@ -6,7 +6,6 @@ import argparse
 import functools
 
 from ..version import __version__
-from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
 from .grid import add_grid
 from .evaluate import add_evaluate_parser, add_plot_parser
 from .export import add_export_parser
@@ -147,17 +146,8 @@ def learning_values(args: argparse.Namespace) -> dict:
     return {**out, **sampling_values(args)}  # --max-features, --random-state: the forest's options, a tree's too
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = Parser(  # no option prefixes; a misspelt option names the closest
-        prog="dasktree",
-        description="Decision trees from partitioned Parquet or CSV, one pass over the data per level, on Dask.",
-        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    add = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
-
-    p = add("fit", help="learn a tree from a Parquet or CSV dataset and save it as JSON")
+def _fit_options(p: argparse.ArgumentParser) -> None:
+    """``dasktree fit``'s arguments and options."""
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL; or the "
                                 "same of CSV files (.csv, .tsv, compressed or not: see CSV input below)")
     p.add_argument("--target", required=True, help="the class column (or, --task regression, the number to predict)")
@@ -190,18 +180,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_csv(p)
     add_runtime(p)
 
-    p = add("predict", help="predict a Parquet or CSV dataset with a saved model")
-    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
-    p.add_argument("data", help="Parquet or CSV file, directory, glob or fsspec URL")
-    p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
-    p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
-    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
-    add_csv(p)
-    add_verify(p)
-    add_runtime(p)
 
-    p = add("discretize", help="discretize the numeric columns of a Parquet or CSV dataset (MDLP and "
-                                          "others) from one histogram pass; write it as Parquet")
+def _discretize_options(p: argparse.ArgumentParser) -> None:
+    """``dasktree discretize``'s arguments and options."""
+    from ..discretize.jobs import DEFAULT_MAX_BINS, DISCRETIZERS
+
     p.add_argument("data", help="Parquet file, directory (hive partitions included), glob or fsspec URL; or "
                                 "the same of CSV files")
     p.add_argument("--target", required=True, help="the class column")
@@ -228,6 +211,41 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     add_csv(p)
     add_runtime(p)
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """The command's parser. With ``verb``, only that verb's options are added where declaring them
+    imports much (``fit``'s come from the declared parameters, ``discretize``'s from the discretizers);
+    the other verbs keep their name and help, so ``dasktree --help`` is the same, and a command parses
+    only its own verb: ``dasktree show`` imports neither. Without it, every verb is whole (the synopsis,
+    the tests)."""
+    parser = Parser(  # no option prefixes; a misspelt option names the closest
+        prog="dasktree",
+        description="Decision trees from partitioned Parquet or CSV, one pass over the data per level, on Dask.",
+        epilog=EXIT_CODES, formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dasktree {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    add = functools.partial(sub.add_parser, formatter_class=HelpFormatter)
+
+    p = add("fit", help="learn a tree from a Parquet or CSV dataset and save it as JSON")
+    if verb in (None, "fit"):
+        _fit_options(p)
+
+    p = add("predict", help="predict a Parquet or CSV dataset with a saved model")
+    p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")
+    p.add_argument("data", help="Parquet or CSV file, directory, glob or fsspec URL")
+    p.add_argument("--out", required=True, help="output directory of Parquet files (written atomically)")
+    p.add_argument("--keep", help="comma-separated input columns to copy to the output, e.g. an id (default: none)")
+    p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
+    add_csv(p)
+    add_verify(p)
+    add_runtime(p)
+
+    p = add("discretize", help="discretize the numeric columns of a Parquet or CSV dataset (MDLP and "
+                                          "others) from one histogram pass; write it as Parquet")
+    if verb in (None, "discretize"):
+        _discretize_options(p)
 
     p = add("show", help="print a saved model (a tree, or a forest: its summary, report or a member's tree)")
     p.add_argument("model", help="model file (JSON) written by 'dasktree fit'")

@@ -27,6 +27,7 @@ from typing import Any, Iterator
 from ..errors import DataError, InputError, TransientError
 
 __all__ = ["check_out", "check_file_out", "atomic_directory", "atomic_file", "atomic_write_text", "read_json_file",
+           "read_json_text",
            "write_failure", "expire", "expired"]
 
 _EXPIRED: list[str] = []  # the message of a run's deadline once it expired (set by the command's --timeout)
@@ -242,3 +243,16 @@ def read_json_file(path: str | os.PathLike, what: str):
         raise InputError(f"{path}: is a directory, not a {what} file") from None
     except OSError as exc:  # a name too long, no permission
         raise InputError(f"{path}: cannot read the {what} file: {exc.strerror or exc}") from None
+
+
+def read_json_text(text: str, where: str):
+    """The JSON in ``text`` (a part of a file kept as JSON text, ``where`` naming it), read as
+    :func:`read_json_file` reads a file: anything but JSON with finite numbers is a one-line :class:`DataError`."""
+    try:
+        return json.loads(text, parse_float=_finite, parse_constant=_no_constant)
+    except _NotFinite as exc:
+        raise DataError(f"{where}: the number {exc} is not finite") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{where}: not JSON: {exc}") from None
+    except RecursionError:
+        raise DataError(f"{where}: its JSON is nested too deeply") from None

@@ -19,11 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ..errors import DataError, InputError
+from .kinds import NOMINAL, NUMERIC  # kept apart, for what must not import pyarrow
 
 __all__ = ["Roles", "arrow_kind", "resolve_roles", "numeric_values", "nominal_values", "class_labels"]
-
-NUMERIC = "numeric"
-NOMINAL = "nominal"
 
 
 def arrow_kind(type_: pa.DataType) -> str | None:

@@ -14,18 +14,20 @@ import json
 import os
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pyarrow as pa
 
-from ..binning.encode import encode_features
 from ..binning.spec import BinSpec
 from ..errors import DataError
 from ..io.outputs import atomic_write_text, read_json_file
-from ..kernels.histogram import route
-from ..kernels.plans import RoutingPlan
 from .model import FORMAT, Model, TreeModel
 from .task import CLASSIFICATION, Task, task_named
+
+if TYPE_CHECKING:  # prediction's imports are made there: reading and showing a forest loads neither
+    import pyarrow as pa
+
+    from ..kernels.plans import RoutingPlan
 
 __all__ = ["ForestModel", "FOREST_VERSION", "forest_routing", "load_forest"]
 
@@ -37,6 +39,8 @@ BLOCK_ROWS = 1 << 16  # rows walked through every member at a time: (members, ro
 def forest_routing(members: list[TreeModel], widths: np.ndarray) -> tuple[RoutingPlan, np.ndarray]:
     """One routing plan of every member (root ``m``: member ``m``'s first entry) and each member's
     first entry: entry ``first[m] + i`` is member ``m``'s node ``i``."""
+    from ..kernels.plans import RoutingPlan  # here: showing a forest file loads no compiled kernel
+
     plans = [m.routing_plan(widths) for m in members]
     sizes = np.asarray([p.entry_attribute.size for p in plans], dtype=np.int64)
     first = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
@@ -94,16 +98,22 @@ class ForestModel:
 
     def member_leaves_codes(self, codes: np.ndarray) -> np.ndarray:
         """The node each row reaches in each member, from encoded rows: (n_members, n_rows) int64."""
+        from ..kernels.histogram import route
+
         plan, first, _ = self._routing()
         return route(codes, plan) - first[:, None]
 
     def member_proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """Each member's class probabilities of each encoded row: (n_members, n_rows, n_classes)."""
+        from ..kernels.histogram import route
+
         plan, _, values = self._routing()
         return values[route(codes, plan)]
 
     def predict_proba_codes(self, codes: np.ndarray) -> np.ndarray:
         """The members' mean class probabilities of encoded rows, a block of rows at a time."""
+        from ..kernels.histogram import route
+
         plan, _, values = self._routing()
         out = np.empty((codes.shape[1], values.shape[1]), dtype=np.float64)  # a regression forest's: 1 column
         for lo in range(0, codes.shape[1], BLOCK_ROWS):
@@ -112,10 +122,14 @@ class ForestModel:
         return out
 
     def predict_proba_table(self, table: pa.Table) -> np.ndarray:
+        from ..binning.encode import encode_features
+
         return self.predict_proba_codes(encode_features(table, self.spec))
 
     def predict_values(self, table: pa.Table) -> np.ndarray:
         """A regression forest's predictions: the members' mean leaf mean of each row (n_rows,)."""
+        from ..binning.encode import encode_features
+
         return self.predict_proba_codes(encode_features(table, self.spec))[:, 0]
 
     def predict_codes(self, table: pa.Table) -> np.ndarray:
@@ -138,6 +152,8 @@ class ForestModel:
         from .metrics import labelled_rows, proba_class_counts
 
         codes, keep, w = labelled_rows(self, table, target, where, weight)
+        import pyarrow as pa
+
         labelled = table.filter(pa.array(keep)) if not keep.all() else table
         groups = proba_class_counts(self.predict_proba_table(labelled), codes[keep], len(self.classes),
                                     None if w is None else w[keep])

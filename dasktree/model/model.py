@@ -16,20 +16,22 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pyarrow as pa
 
-from ..binning.encode import encode_features
 from ..binning.spec import BinSpec
 from ..errors import DataError
+from ..gc_pause import collector_paused
 from ..io.outputs import atomic_write_text, read_json_file
-from ..kernels.histogram import route
-from ..kernels.plans import RoutingPlan
-from ..split.api import Test
 from .node_table import NodeTests, node_tests_of
 from .task import CLASSIFICATION, Task, task_named
+
+if TYPE_CHECKING:  # what prediction uses is imported there: loading and showing a model loads no compiled kernel
+    import pyarrow as pa
+
+    from ..kernels.plans import RoutingPlan
+    from ..split.api import Test
 
 __all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
 
@@ -38,13 +40,17 @@ EXPORTERS: dict = {}
 above the model, and :mod:`dasktree.export` fills this when it loads (``import dasktree`` loads it)."""
 
 FORMAT = "dasktree.model"
-VERSION = 4
+VERSION = 5
 """Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
 Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
 as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes. Version 4: every tree is (``tree``
 and ``fold_trees`` too): a 30,000-leaf tree's node list held about 7.7 million table entries, whose
-JSON took most of ``dasktree show``'s time to read."""
-READS = (1, 2, 3, 4)
+JSON took most of ``dasktree show``'s time to read. Version 5: the trees kept beside the one predictions
+use (``full_tree``, each of ``fold_trees``) are each saved as a JSON text (a string holding the same
+columns), which a reader that does not use them (``dasktree show``) passes over as one string instead of
+parsing it: the grown tree can be thousands of times the pruned tree (``tree``, still an object). A
+reader takes either form of either (``dasktree show --format json`` prints them as objects)."""
+READS = (1, 2, 3, 4, 5)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
@@ -127,6 +133,8 @@ class TreeModel:
     def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
         """The plan that routes encoded rows down this tree (every code table at once, no ``Test`` made:
         :class:`~dasktree.model.node_table.NodeTests`)."""
+        from ..kernels.plans import RoutingPlan
+
         table = node_tests_of(self.tests)
         kids = self.children
         child_start = np.zeros(self.n_nodes + 1, dtype=np.int64)
@@ -213,6 +221,9 @@ class Model:
     # ---------------------------------------------------------------- predict
     def leaves(self, table: pa.Table, tree: TreeModel | None = None) -> np.ndarray:
         """Index of the leaf each row reaches."""
+        from ..binning.encode import encode_features
+        from ..kernels.histogram import route
+
         tree = tree or self.tree
         codes = encode_features(table, self.spec)
         return route(codes, tree.routing_plan(self.spec.widths))[0]
@@ -246,8 +257,15 @@ class Model:
         return self.task.pruning_path(self)
 
     # ---------------------------------------------------------------- JSON
-    def to_json(self) -> dict:
+    def to_json(self, *, kept_as_text: bool = True) -> dict:
+        """The model file's fields; with ``kept_as_text`` (as saved), the grown tree and the fold trees each
+        as a JSON text (format version 5), else as objects (to read them: ``show --format json``)."""
         from .grown_json import grown_to_json
+
+        def kept(tree: TreeModel):
+            columns = grown_to_json(tree)
+            return json.dumps(columns, sort_keys=True, allow_nan=False, separators=(",", ":")) if kept_as_text \
+                else columns
 
         return {
             "format": FORMAT,
@@ -258,13 +276,18 @@ class Model:
             "bins": self.spec.to_json()["features"],
             "params": self.params,
             "tree": grown_to_json(self.tree),
-            **({"fold_trees": [grown_to_json(t) for t in self.fold_trees]} if self.fold_trees else {}),
+            **({"fold_trees": [kept(t) for t in self.fold_trees]} if self.fold_trees else {}),
             "report": self.report,
-            **({} if self.full_tree is None else {"full_tree": grown_to_json(self.full_tree)}),
+            **({} if self.full_tree is None else {"full_tree": kept(self.full_tree)}),
         }
 
     @classmethod
-    def from_json(cls, d: dict, where: str = "model") -> "Model":
+    def from_json(cls, d: dict, where: str = "model", *, lazy: bool = False) -> "Model":
+        """The model of a model file's JSON, checked (:mod:`dasktree.model.check`): a damaged file is a
+        :class:`DataError` naming what is wrong. With ``lazy``, the trees a model keeps beside the one it
+        predicts with (the grown tree of a pruned model, the kept fold trees) are read and checked when first
+        used, not now: ``dasktree show`` prints the tree alone, and the grown tree can be thousands of times
+        its size."""
         from .grown_json import grown_from_json
 
         if not isinstance(d, dict) or d.get("format") != FORMAT:
@@ -278,19 +301,25 @@ class Model:
         try:
             spec = BinSpec.from_json({"classes": d["classes"], "features": d["bins"], "target": d.get("target_scale")})
             task = task_named(d.get("task", CLASSIFICATION.name))
+            tree = grown_from_json(d["tree"])
+            kept = {**{f"fold tree {i}": t for i, t in enumerate(d.get("fold_trees", []))},
+                    **({"full_tree": d["full_tree"]} if "full_tree" in d else {})}
+            if lazy and not isinstance(d.get("fold_trees", []), list):
+                raise TypeError("the fold trees are not a list")
+            read = (lambda name, raw: _LaterTree(_checked_tree, raw, spec, where, name)) if lazy else \
+                (lambda name, raw: grown_from_json(_kept_json(raw, where, name)))
+            trees = {name: read(name, raw) for name, raw in kept.items()}
             model = cls(
-                spec=spec, target=d["target"], tree=grown_from_json(d["tree"]),
+                spec=spec, target=d["target"], tree=tree,
                 params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
-                fold_trees=[grown_from_json(t) for t in d.get("fold_trees", [])],
-                full_tree=grown_from_json(d["full_tree"]) if "full_tree" in d else None, task=task,
+                fold_trees=[t for name, t in trees.items() if name != "full_tree"],
+                full_tree=trees.get("full_tree"), task=task,
             )
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
             raise DataError(f"{where}: malformed model: {type(exc).__name__}: {exc}") from None
         from .check import check_model_parts
 
-        trees = {"tree": model.tree, **{f"fold tree {i}": t for i, t in enumerate(model.fold_trees)},
-                 **({} if model.full_tree is None else {"full_tree": model.full_tree})}
-        check_model_parts(model.spec, trees, where)
+        check_model_parts(model.spec, {"tree": model.tree, **({} if lazy else trees)}, where)
         if not isinstance(model.target, str) or not isinstance(model.params, dict) \
                 or not isinstance(model.report, dict):
             raise DataError(f"{where}: malformed model: its target, params or report is of the wrong type")
@@ -300,7 +329,7 @@ class Model:
         """The model as JSON text: compact (as saved: a third of the indented bytes, written by the
         C encoder), or indented by ``indent`` for reading (``dasktree show --format json``)."""
         compact = {"separators": (",", ":")} if indent is None else {"indent": indent}
-        return json.dumps(self.to_json(), sort_keys=True, allow_nan=False, **compact)
+        return json.dumps(self.to_json(kept_as_text=indent is None), sort_keys=True, allow_nan=False, **compact)
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the model as JSON to a temporary name, then rename: never half-written."""
@@ -323,11 +352,67 @@ class Model:
         return EXPORTERS["export"](self, format, **options)
 
 
+def _kept_json(raw, where: str, name: str):
+    """A kept tree's columns from the file: its JSON text (format version 5) read, or the object as it is."""
+    from ..io.outputs import read_json_text
+
+    return read_json_text(raw, f"{where}: malformed model: {name}") if isinstance(raw, str) else raw
+
+
+def _checked_tree(raw, spec: BinSpec, where: str, name: str) -> TreeModel:
+    """A model file's tree ``name`` read from its JSON ``raw`` and checked, as :meth:`Model.from_json` reads
+    every tree: a damaged one is a :class:`DataError` naming the file and the tree."""
+    from .check import check_model_parts
+    from .grown_json import grown_from_json
+
+    try:
+        with collector_paused():
+            tree = grown_from_json(_kept_json(raw, where, name))
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError) as exc:
+        raise DataError(f"{where}: malformed model: {name}: {type(exc).__name__}: {exc}") from None
+    check_model_parts(spec, {name: tree}, where)
+    return tree
+
+
+class _LaterTree(TreeModel):
+    """A tree of a model file read and checked when first used (:meth:`Model.from_json` with ``lazy``): any
+    attribute read makes it, and from then on it is a :class:`TreeModel` like any other."""
+
+    def __init__(self, read, *args):  # no dataclass fields yet: reading one comes to __getattr__
+        self.__dict__["_later"] = (read, args)
+
+    def _made(self) -> None:
+        later = self.__dict__.pop("_later", None)
+        if later is not None:
+            read, args = later
+            try:
+                self.__dict__.update(read(*args).__dict__)
+            except BaseException:
+                self.__dict__["_later"] = later  # the next use raises the same error
+                raise
+            self.__class__ = TreeModel
+
+    def __getattr__(self, name: str):
+        if name == "_later" or "_later" not in self.__dict__:
+            raise AttributeError(name)
+        self._made()
+        return getattr(self, name)
+
+    def __repr__(self) -> str:
+        self._made()
+        return repr(self)
+
+    def __reduce_ex__(self, protocol):  # pickled (sent to a worker) as the tree it is
+        self._made()
+        return self.__reduce_ex__(protocol)
+
+
 def _jsonable(values: list) -> list:
     return [v.item() if isinstance(v, np.generic) else v for v in values]
 
 
-def load(path: str | os.PathLike) -> Model:
-    """Read a model saved by :meth:`Model.save` (JSON; runs no code)."""
-    return Model.from_json(read_json_file(path, "model"), where=os.fspath(path))
+def load(path: str | os.PathLike, *, lazy: bool = False) -> Model:
+    """Read a model saved by :meth:`Model.save` (JSON; runs no code). ``lazy``: see :meth:`Model.from_json`."""
+    with collector_paused():  # a million small lists and no cycle: the collector's passes were half the read
+        return Model.from_json(read_json_file(path, "model"), where=os.fspath(path), lazy=lazy)
 

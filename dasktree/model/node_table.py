@@ -21,10 +21,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import chain
 from operator import index as _index
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ..split.api import Test
+if TYPE_CHECKING:  # made only when a test is read: the split search's package loads the compiled kernels
+    from ..split.api import Test
 
 __all__ = ["NodeTests", "node_tests_of", "runs_of"]
 
@@ -116,6 +118,8 @@ class NodeTests(Sequence):
         return f"<NodeTests: {len(self)} nodes, {int(np.count_nonzero(self.inner))} tests>"
 
     def _make(self, i: int) -> Test:
+        from ..split.api import Test
+
         if self._lists is None:  # reading numpy scalars one by one costs more than the lists once
             lowest, highest = self.child_range()
             self._lists = (self.attribute.tolist(), self.default.tolist(), self.run_start.tolist(),

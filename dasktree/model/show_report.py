@@ -159,7 +159,8 @@ def format_classification_cp(model: Model) -> str:
     head = f"{info.get('mode', 'none')} pruning"
     if info.get("alpha") is not None:
         head += f" at alpha {info['alpha']:.6g}"
-    head += f": {model.report['leaves']} of {info.get('leaves_grown', model.grown_tree.n_leaves)} leaves"
+    grown = info["leaves_grown"] if "leaves_grown" in info else model.grown_tree.n_leaves  # read only when unsaid
+    head += f": {model.report['leaves']} of {grown} leaves"
     if cv:
         head += f"; {cv['repeats']}x{cv['folds']}-fold cross-validation"
     lines = [head, f"  {'alpha':>12} {'leaves':>7} {'train_error':>12} {'cv_error':>9} {'cv_se':>8}"]

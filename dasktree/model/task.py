@@ -13,9 +13,8 @@ is here; :class:`dasktree.regress.task.Regression` registers itself when ``daskt
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 
-__all__ = ["Task", "Classification", "CLASSIFICATION", "TASKS", "register", "task_named"]
+__all__ = ["Task", "Classification", "CLASSIFICATION", "TASKS", "register", "task_named", "decrease_shares"]
 
 TASKS: dict[str, "Task"] = {}
 """Every task by the name a model file gives."""
@@ -66,6 +65,21 @@ class Task:
         return report
 
 
+def decrease_shares(tree, risk: np.ndarray, n_features: int) -> np.ndarray:
+    """Each feature's share of the decrease of ``risk`` (a node's weighted impurity, or squared error) over
+    the tree's tests, ``risk[t] - sum of risk[c]`` over its children ``c`` summed by the feature ``t`` tests:
+    read from the tests' columns, no ``Test`` made; sums in the nodes' order, as a loop over them adds."""
+    from .node_table import node_tests_of
+
+    table = node_tests_of(tree.tests)
+    risk = np.asarray(risk, dtype=np.float64)
+    below = np.bincount(tree.parents()[1:], weights=risk[1:], minlength=tree.n_nodes)
+    inner = np.flatnonzero(table.inner)
+    out = np.bincount(table.attribute[inner], weights=risk[inner] - below[inner], minlength=n_features)
+    total = out.sum()
+    return out / total if total > 0 else out
+
+
 def register(task: Task) -> Task:
     TASKS[task.name] = task
     return task
@@ -94,6 +108,8 @@ class Classification(Task):
         return tree.value
 
     def predict_table(self, model, table, columns):
+        import pyarrow as pa  # here: reading and showing a model imports no pyarrow
+
         proba = model.predict_proba_table(table)
         labels = np.asarray(model.classes, dtype=object)[np.argmax(proba, axis=1)] if len(proba) else []
         columns["prediction"] = pa.array(list(labels), type=pa.array(list(model.classes)).type)
@@ -137,15 +153,7 @@ class Classification(Task):
         impurity = gini if model.params.get("criterion", "gini") == "gini" else entropy
         tree = model.tree
         n = tree.counts.sum(axis=1).astype(np.float64)
-        node_impurity = impurity(tree.counts)
-        out = np.zeros(model.spec.n_features)
-        for i, test in enumerate(tree.tests):
-            if test is None:
-                continue
-            kids = tree.children[i]
-            out[test.attribute] += n[i] * node_impurity[i] - sum(n[c] * node_impurity[c] for c in kids)
-        total = out.sum()
-        return out / total if total > 0 else out
+        return decrease_shares(tree, n * impurity(tree.counts), model.spec.n_features)
 
     def pruning_path(self, model):
         """From the weakest-link sequence the cp table is made of: ``ccp_alphas`` (0, then the effective

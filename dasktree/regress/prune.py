@@ -35,27 +35,10 @@ import numpy as np
 
 from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, tree_shape, weakest_link_of
 from ..split.regression import parent_proxy, proxy
+from .task import node_means  # the model's side: loading a regression model must not load the kernels here
 
 __all__ = ["risk", "node_means", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
            "fold_alpha", "pessimistic_leaves", "subtree_sse", "root_mse"]
-
-
-def node_means(tree) -> np.ndarray:
-    """Each node's training mean in fixed point; a node without training rows takes its parent's; under
-    ``monotonic_cst`` (``tree.monotonic``) clipped to its bounds (:mod:`dasktree.split.monotonic`): what
-    the tree predicts, and so what its training and CV errors are of."""
-    n, s = tree.counts[:, 0].astype(np.float64), tree.counts[:, 1].astype(np.float64)
-    mean = np.divide(s, n, out=np.zeros(n.size), where=n > 0)
-    empty = np.flatnonzero(n == 0)
-    if empty.size:
-        parent = tree_shape(tree).parent
-        for c in empty.tolist():  # parents first (breadth-first order)
-            if parent[c] >= 0:
-                mean[c] = mean[parent[c]]
-    if getattr(tree, "monotonic", None) is not None:
-        bounds = tree.bounds(mean)
-        mean = np.clip(mean, bounds[:, 0], bounds[:, 1])
-    return mean
 
 
 def risk(tree, step: float) -> np.ndarray:

@@ -6,12 +6,30 @@ file says ``"task": "regression"`` and keeps the fixed point (``"target_scale"``
 from __future__ import annotations
 
 import numpy as np
-import pyarrow as pa
 
-from ..model.task import Task, register
-from .prune import node_means
+from ..model.task import Task, decrease_shares, register
 
-__all__ = ["Regression", "REGRESSION"]
+__all__ = ["Regression", "REGRESSION", "node_means"]
+
+
+def node_means(tree) -> np.ndarray:
+    """Each node's training mean in fixed point; a node without training rows takes its parent's; under
+    ``monotonic_cst`` (``tree.monotonic``) clipped to its bounds (:mod:`dasktree.split.monotonic`): what
+    the tree predicts, and so what its training and CV errors are of. Here, on the model's side, not in
+    :mod:`dasktree.regress.prune` (which loads the compiled kernels): showing or predicting with a
+    loaded model reads it."""
+    n, s = tree.counts[:, 0].astype(np.float64), tree.counts[:, 1].astype(np.float64)
+    mean = np.divide(s, n, out=np.zeros(n.size), where=n > 0)
+    empty = np.flatnonzero(n == 0)
+    if empty.size:
+        parent = tree.parents()
+        for c in empty.tolist():  # parents first (breadth-first order)
+            if parent[c] >= 0:
+                mean[c] = mean[parent[c]]
+    if getattr(tree, "monotonic", None) is not None:
+        bounds = tree.bounds(mean)
+        mean = np.clip(mean, bounds[:, 0], bounds[:, 1])
+    return mean
 
 
 def _fmt(x: float) -> str:
@@ -52,6 +70,8 @@ class Regression(Task):
         raise TypeError("a regression model predicts numbers: predict_values, not class probabilities")
 
     def predict_table(self, model, table, columns):
+        import pyarrow as pa  # here: reading and showing a model imports no pyarrow
+
         columns["prediction"] = pa.array(model.predict_values(table), type=pa.float64())
         return columns
 
@@ -83,14 +103,7 @@ class Regression(Task):
         """Total decrease of the sum of squared errors per feature, normalised to sum 1 (as scikit-learn)."""
         from .prune import risk
 
-        tree = model.tree
-        r = risk(tree, 1.0)
-        out = np.zeros(model.spec.n_features)
-        for i, test in enumerate(tree.tests):
-            if test is not None:
-                out[test.attribute] += r[i] - sum(r[c] for c in tree.children[i])
-        total = out.sum()
-        return out / total if total > 0 else out
+        return decrease_shares(model.tree, risk(model.tree, 1.0), model.spec.n_features)
 
     def pruning_path(self, model):
         """Of the tree the cp table is of (the grown tree, or with ``max_leaf_nodes`` its best-first

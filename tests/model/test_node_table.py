@@ -2,6 +2,7 @@
 when first read: the same tests, routing, file and checks as the per-test code they replace (kept here as
 naive twins), old files still load, and a 30,000-leaf model loads without making a single ``Test``."""
 
+import dataclasses
 import json
 import os
 from pathlib import Path
@@ -235,8 +236,9 @@ def test_malformed_columns_fail_when_read_not_when_a_test_is(column, message):
 @pytest.mark.parametrize("task, depth", [("classification", 16), ("regression", 12)])
 def test_a_30000_leaf_model_loads_without_making_a_test(task, depth, tmp_path, monkeypatch, capsys):
     """``dasktree show``'s path on a model of 32,768 leaves (and its 65,536-leaf grown tree; a regression
-    model 16 times smaller): loading makes no ``Test``, printing makes the shown tree's, once each, and none
-    of the grown tree's. No time is measured here (``benchmarks/show.py`` does)."""
+    model 16 times smaller): loading makes no ``Test``, reading one makes it once, and printing makes none
+    (the branch labels are read from the columns), of the shown tree or the grown tree. No time is measured
+    here (``benchmarks/show.py`` does)."""
     model = full_binary_model(depth, task=task, bins=255, pruned_at=depth - 1, n_features=6)
     assert model.tree.n_leaves == 2 ** (depth - 1) and model.full_tree.n_leaves == 2**depth
     path = tmp_path / "m.json"
@@ -247,8 +249,10 @@ def test_a_30000_leaf_model_loads_without_making_a_test(task, depth, tmp_path, m
     loaded = load(path)
     assert made == [] and loaded.tree.n_leaves == model.tree.n_leaves
     assert loaded.full_tree.tests._tables is None  # the grown tree's code tables stay runs
+    assert [loaded.tree.tests[i] for i in (0, 1)] and made == [0, 1]  # made when read, once each
+    assert [loaded.tree.tests[i] for i in (0, 1)] and made == [0, 1]
     text = export_text(loaded)
-    assert len(made) == model.tree.n_leaves - 1 and len(set(made)) == len(made)
+    assert made == [0, 1]  # the text reads the columns
     assert text == export_text(model)
     assert main(["show", str(path)]) == 0
     assert capsys.readouterr().out == text
@@ -257,23 +261,45 @@ def test_a_30000_leaf_model_loads_without_making_a_test(task, depth, tmp_path, m
 def test_the_model_file_writes_every_tree_as_columns():
     model = full_binary_model(3)
     d = json.loads(model.dumps())
-    assert d["version"] == VERSION == 4 and READS[-1] == VERSION
+    assert d["version"] == VERSION == 5 and READS[-1] == VERSION
     assert d["tree"]["layout"] == "columns" and d["tree"] == grown_to_json(model.tree)
 
 
-FIXTURES = sorted(p for p in os.listdir(DATA) if p.startswith("model-v3-") and not p.endswith(".expected.json"))
+def test_the_kept_trees_are_saved_as_json_texts_and_shown_as_objects(tmp_path, capsys):
+    """Format version 5: the grown tree and the fold trees, which ``show`` does not print, are each a JSON
+    text in the file (read as one string by a reader that does not use them); ``show --format json`` prints
+    them as objects, and a file holding them as objects loads the same."""
+    model = dataclasses.replace(full_binary_model(5, pruned_at=3), fold_trees=[full_binary_model(2).tree])
+    d = json.loads(model.dumps())
+    assert isinstance(d["full_tree"], str) and json.loads(d["full_tree"]) == grown_to_json(model.full_tree)
+    assert [json.loads(t) for t in d["fold_trees"]] == [grown_to_json(model.fold_trees[0])]
+    path = tmp_path / "m.json"
+    model.save(path)
+    assert main(["show", str(path), "--format", "json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert shown["full_tree"] == grown_to_json(model.full_tree) and shown["fold_trees"][0]["layout"] == "columns"
+    (tmp_path / "shown.json").write_text(json.dumps(shown))
+    assert load(tmp_path / "shown.json").dumps() == model.dumps()
+    d["full_tree"] = d["full_tree"][:-1]  # its text cut short: damaged, said in one line
+    (tmp_path / "cut.json").write_text(json.dumps(d))
+    with pytest.raises(DataError, match="cut.json: malformed model: full_tree: not JSON"):
+        load(tmp_path / "cut.json")
 
 
-def test_the_previous_format_has_its_fixtures():
-    assert FIXTURES == ["model-v3-classification.json", "model-v3-regression.json"]
+FIXTURES = sorted(p for p in os.listdir(DATA) if p.startswith("model-v") and not p.endswith(".expected.json"))
+
+
+def test_the_previous_formats_have_their_fixtures():
+    assert FIXTURES == [f"model-v{v}-{task}.json" for v in (3, 4) for task in ("classification", "regression")]
 
 
 @pytest.mark.parametrize("name", FIXTURES)
-def test_a_file_of_the_previous_format_loads_as_it_did(name, tmp_path):
-    """A file the previous version (format version 3) wrote, ``tests/data/model-v3-*.json``, and beside it
-    that version's text and predictions of it (``.expected.json``, which says how the model was fitted:
-    cv=3 with its fold trees kept, pruned, so it holds a pruned tree, its grown tree and fold trees) load
-    to the same trees, text and predictions, and save again in this version's format."""
+def test_a_file_of_a_previous_format_loads_as_it_did(name, tmp_path):
+    """A file a previous version (format version 3 or 4) wrote, ``tests/data/model-v3-*.json`` and
+    ``model-v4-*.json``, and beside it that version's text and predictions of it (``.expected.json``,
+    which says how the model was fitted: cv=3 with its fold trees kept, pruned, so it holds a pruned tree,
+    its grown tree and fold trees) load to the same trees, text and predictions, eagerly and as ``show``
+    reads them, and save again in this version's format."""
     import pyarrow as pa
 
     from dasktree.testing import mixed_frame
@@ -282,12 +308,15 @@ def test_a_file_of_the_previous_format_loads_as_it_did(name, tmp_path):
     path = DATA / name
     old = json.loads(path.read_text())
     expected = json.loads((DATA / name.replace(".json", ".expected.json")).read_text())
-    assert old["version"] == 3 and "nodes" in old["tree"] and old["fold_trees"] and "full_tree" in old
+    version = int(name[len("model-v")])
+    assert old["version"] == version and old["fold_trees"] and "full_tree" in old
+    as_saved = (lambda t: t.to_json()) if version == 3 else grown_to_json  # version 3: a node list
+    assert ("nodes" in old["tree"]) == (version == 3)
     model = load(path)
-    assert model.tree.to_json() == old["tree"]
-    assert [t.to_json() for t in model.fold_trees] == old["fold_trees"]
+    assert as_saved(model.tree) == old["tree"]
+    assert [as_saved(t) for t in model.fold_trees] == old["fold_trees"]
     assert grown_to_json(model.full_tree) == old["full_tree"]
-    assert export_text(model) == expected["text"]
+    assert export_text(model) == expected["text"] == export_text(load(path, lazy=True))
     frame = (mixed_frame(600, seed=5).drop(columns=["label"]) if "classification" in name
              else regression_frame(600, seed=5).drop(columns=["y"]))
     values = model.predict_values(pa.Table.from_pandas(frame, preserve_index=False))
@@ -295,7 +324,8 @@ def test_a_file_of_the_previous_format_loads_as_it_did(name, tmp_path):
     again = tmp_path / "again.json"
     model.save(again)
     assert load(again).dumps() == model.dumps() and json.loads(again.read_text())["version"] == VERSION
-    assert Model.from_json(json.loads(model.dumps())).tree.to_json() == old["tree"]
+    assert as_saved(Model.from_json(json.loads(model.dumps())).tree) == old["tree"]
+    assert load(again, lazy=True).dumps() == model.dumps()
 
 
 def test_node_tests_is_a_sequence_of_tests():

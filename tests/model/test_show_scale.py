@@ -15,7 +15,7 @@ from dasktree.cli import main
 from dasktree.errors import DataError
 from dasktree.model import model as model_module
 from dasktree.model.check import check_model_parts
-from dasktree.model.text import export_dot, export_text, subtree_sizes
+from dasktree.model.text import branch_labels, export_dot, export_text, subtree_sizes, tree_labels
 from dasktree.model.grown_json import from_runs, runs
 from dasktree.model.model import TreeModel, load
 from dasktree.regress import task as regression_module
@@ -161,3 +161,115 @@ def load_model_again(model, tmp_path):
     path = tmp_path / "again.json"
     model.save(path)
     return load(path)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_branch_labels_read_from_the_columns_equal_each_tests_own(seed):
+    """The twin: ``tree_labels`` (the columns, no ``Test`` made) against ``branch_labels`` of each test, on
+    random numeric, nominal and multi-way tests, of the fitted tree's list and of the file's columns."""
+    import dataclasses
+
+    from dasktree.model.grown_json import grown_to_json
+    from dasktree.model.node_table import NodeTests
+
+    model = random_model(seed, max_nodes=60)
+    columns = NodeTests.from_columns(json.loads(json.dumps(grown_to_json(model.tree)))["tests"])
+    loaded = dataclasses.replace(model, tree=dataclasses.replace(model.tree, tests=columns))
+    for tree in (model.tree, loaded.tree):
+        labels = tree_labels(tree, model.spec)
+        for i, test in enumerate(model.tree.tests):
+            if test is not None:
+                assert labels(i) == branch_labels(test, model.spec)
+    assert export_text(loaded) == export_text(model) and export_dot(loaded) == export_dot(model)
+
+
+@pytest.mark.parametrize("task", TASKS)
+@pytest.mark.parametrize("form", ["text", "dot"])
+def test_show_decodes_the_shown_tree_alone_and_makes_no_test(task, form, tmp_path, capsys, monkeypatch):
+    """``show`` of a pruned model reads the tree it prints and nothing else: the grown tree beside it
+    (here 1,024 leaves; 65,536 in benchmarks/show.py) stays undecoded, and the printed tree's tests are
+    read as columns, once for every node: no ``Test`` object made per node, every node's values computed
+    once. Counts of calls, not time."""
+    from collections import Counter
+
+    from dasktree.model import grown_json
+    from dasktree.model.node_table import NodeTests
+
+    model = full_binary_model(10, task=task, pruned_at=8)
+    path = tmp_path / "model.json"
+    model.save(path)
+    want = (export_text if form == "text" else export_dot)(load(path))
+    calls = Counter()
+
+    def counting(name, function):
+        def call(*args, **kwargs):
+            calls[name] += 1
+            return function(*args, **kwargs)
+
+        return call
+
+    monkeypatch.setattr(grown_json, "grown_from_json", counting("grown_from_json", grown_json.grown_from_json))
+    monkeypatch.setattr(NodeTests, "_make", counting("_make", NodeTests._make))
+    monkeypatch.setattr(NodeTests, "from_columns", classmethod(counting("from_columns", NodeTests.from_columns.__func__)))
+    monkeypatch.setattr(model.task, "leaf_texts", counting("leaf_texts", model.task.leaf_texts))
+    assert main(["show", str(path), "--format", form]) == 0
+    assert capsys.readouterr().out == want
+    assert calls == {"grown_from_json": 1, "from_columns": 1, "leaf_texts": 1}, calls
+
+
+def test_a_lazily_loaded_model_reads_its_grown_tree_when_first_used(tmp_path, capsys):
+    """``load(path, lazy=True)`` (``show``'s) keeps the grown tree unread until used; then it is read and
+    checked as an eager load checks it, and is a ``TreeModel`` like any other (pickled, saved)."""
+    import pickle
+
+    model = full_binary_model(6, pruned_at=3)
+    path = tmp_path / "model.json"
+    model.save(path)
+    lazy = load(path, lazy=True)
+    assert "_later" in vars(lazy.full_tree) and "counts" not in vars(lazy.full_tree)
+    assert pickle.loads(pickle.dumps(lazy)).dumps() == model.dumps()
+    assert type(lazy.full_tree) is TreeModel and lazy.full_tree.to_json() == load(path).full_tree.to_json()
+    assert load(path, lazy=True).dumps() == model.dumps()
+    d = json.loads(model.dumps())
+    grown = json.loads(d["full_tree"])  # a JSON text in the file (model format version 5)
+    grown["children"][1] = [0, 2]  # a node that is its own grandparent's child: damaged
+    d["full_tree"] = json.dumps(grown)
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(d))
+    with pytest.raises(DataError, match="bad.json: malformed model: full_tree"):
+        load(bad)
+    shown = load(bad, lazy=True)
+    assert export_text(shown) == export_text(model)  # show prints the tree it read and checked
+    for _ in range(2):  # the damage is said at each use, not once
+        with pytest.raises(DataError, match="bad.json: malformed model: full_tree"):
+            shown.full_tree.n_leaves
+    assert main(["show", str(bad)]) == 0 and capsys.readouterr().out == export_text(model)
+    assert main(["show", str(bad), "--format", "json"]) == 1
+    assert "malformed model: full_tree" in capsys.readouterr().err
+    assert main(["prune", str(bad), "--mode", "none", "--out", str(tmp_path / "p.json")]) == 1
+
+
+def test_show_imports_neither_the_fit_nor_the_compiled_kernels(tmp_path):
+    """``dasktree show`` in a process of its own loads none of Dask, distributed, numba, scikit-learn,
+    matplotlib (seconds of imports before a byte is read); ``dasktree.fit`` is still the function, before
+    and after the submodule of that name loads."""
+    import subprocess
+    import sys
+
+    for task in TASKS:
+        full_binary_model(4, task=task, pruned_at=2).save(tmp_path / f"{task}.json")
+    code = f"""
+import sys
+from dasktree.cli import main
+for task in {TASKS!r}:
+    assert main(["show", {str(tmp_path)!r} + "/" + task + ".json"]) == 0
+    assert main(["show", {str(tmp_path)!r} + "/" + task + ".json", "--format", "dot"]) == 0
+heavy = sorted(m for m in ("dask", "distributed", "numba", "sklearn", "scipy", "matplotlib") if m in sys.modules)
+print("heavy:", heavy, file=sys.stderr)
+import dasktree, dasktree.fit
+assert callable(dasktree.fit) and dasktree.fit is sys.modules["dasktree.fit"].fit
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.strip().splitlines()[-1] == "heavy: []"
