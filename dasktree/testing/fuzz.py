@@ -20,7 +20,9 @@ a million characters, a gzip'd file cut short or with a flipped bit). :func:`cas
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
 how it ended: :class:`Outcome`. :func:`run_isolated` runs many in a child process that is started
 again when a case crashes it (a C++ exception escaping pyarrow ends the whole interpreter): the
-crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a fixed sample of a hundred; the
+crash is that case's outcome and the campaign goes on. A case that overruns its bound ends its child
+too: the alarm ends the command's main thread, not the threads it started nor an import it left half
+done, and the next case must not meet them (one such import once failed nine cases after it). ``tests/test_fuzz.py`` runs a fixed sample of a hundred; the
 ``benchmarks/fuzz.py`` claim tens of thousands.
 """
 
@@ -72,6 +74,7 @@ class Outcome:
     left_behind: list[str]
     note: str = ""
     crashed: bool = False
+    process: int = 0  # the pid of the interpreter that ran the command
 
     @property
     def ok(self) -> bool:
@@ -496,14 +499,19 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
     before = _listing(work)
     started = time.perf_counter()
     crashed = False
+    process = os.getpid()
     if subprocess_run:
-        try:
-            proc = subprocess.run([sys.executable, "-m", "dasktree.cli", *argv], capture_output=True, text=True,
-                                  timeout=seconds, cwd=work, errors="replace")
-            code, err = proc.returncode, proc.stderr
-            crashed = code < 0
-        except subprocess.TimeoutExpired:
-            code, err = None, ""
+        with subprocess.Popen([sys.executable, "-m", "dasktree.cli", *argv], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=work, errors="replace") as proc:
+            process = proc.pid
+            try:
+                err = proc.communicate(timeout=seconds)[1]
+                code = proc.returncode
+                crashed = code < 0
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                code, err = None, ""
     else:
         here = os.getcwd()
         os.chdir(work)  # a mutated --out may be a relative name: it lands in the case's directory
@@ -520,7 +528,7 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
         left += [p for p in new if p.startswith("checkpoint") and ".tmp" in p]
     shutil.rmtree(work, ignore_errors=True)
     return Outcome(case.kind, code, lines, elapsed, left, note=f"{case.note} | {' '.join(case.argv)}",
-                   crashed=crashed)
+                   crashed=crashed, process=process)
 
 
 def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
@@ -541,11 +549,13 @@ def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
                 code = main(argv)
             except SystemExit as exc:  # argparse's usage errors
                 code = exc.code if isinstance(exc.code, int) else 2
-            except _Hang:
-                return None, err.getvalue()
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
         text = err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in caught
                                         if not _foreign(w))
         return code, text
+    except _Hang:  # wherever the alarm found the command, even in its own handlers
+        return None, err.getvalue()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -569,19 +579,29 @@ def _child(conn, root: str, seconds: float) -> None:
             return
         index, case = job
         conn.send(("start", index))
-        conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
+        outcome = run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)
+        conn.send(("done", index, outcome))
+        if outcome.code is None:
+            # Overran its bound: the alarm ended the command's main thread, but the threads it started
+            # may still run and an import it was in may be left half done (scipy.ndimage's once: every
+            # later case naming it failed). This interpreter ends now, without waiting for those threads.
+            conn.close()
+            os._exit(0)
 
 
 def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None,
                  deadline: float | None = None) -> list[Outcome]:
-    """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
-    case's own alarm could not end); the outcomes in order. No case starts after ``deadline`` (a
-    ``time.monotonic()``): the outcomes are then those of the cases run."""
+    """Run ``all_cases`` in process, in a child process; the outcomes in order. The child is replaced
+    after a case that crashed it, a case that overran its bound (the case's alarm ended it: whatever
+    it left running must not meet the next case) and a hang its alarm could not end (it is killed).
+    No case starts after ``deadline`` (a ``time.monotonic()``): the outcomes are then those of the
+    cases run."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     outcomes: list[Outcome | None] = [None] * len(all_cases)
     index = 0
+
     def more() -> bool:
         return index < len(all_cases) and (deadline is None or time.monotonic() < deadline)
 
@@ -591,10 +611,10 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
         child.start()
         child_end.close()
         started = None
+        retired = False
         try:
-            while more():
+            while more() and not retired:
                 parent.send((index, all_cases[index]))
-                message = None
                 while True:
                     if not parent.poll(seconds + 60):
                         raise TimeoutError
@@ -604,10 +624,12 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
                     else:
                         break
                 outcomes[index] = message[2]
+                retired = message[2].code is None  # the child ends itself after an overrun
                 index += 1
                 if progress is not None:
                     progress(index)
-            parent.send(None)
+            if not retired:
+                parent.send(None)
         except (EOFError, OSError, TimeoutError) as exc:
             hang = isinstance(exc, TimeoutError)
             child.kill()
@@ -616,10 +638,16 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
             outcomes[index] = Outcome(case.kind, None if hang else child.exitcode,
                                       [] if hang else [f"the interpreter died (exit {child.exitcode})"],
                                       time.perf_counter() - (started or time.perf_counter()), [],
-                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang)
+                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang,
+                                      process=child.pid)
             shutil.rmtree(os.path.join(root, f"case-{index}"), ignore_errors=True)
             index += 1
+            if progress is not None:
+                progress(index)
         finally:
             child.join(timeout=30)
+            if child.is_alive():  # it did not end when told to: it is not reused, whatever it waits on
+                child.kill()
+                child.join()
             parent.close()
     return outcomes[:index]
