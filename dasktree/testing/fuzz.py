@@ -42,7 +42,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case", "run_isolated"]
+__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "undamaged", "cases", "run_case", "run_isolated"]
 
 KINDS = ("parquet", "csv", "model", "checkpoint", "argv")
 RUN = ["--scheduler", "inprocess", "--quiet"]
@@ -406,6 +406,15 @@ def _templates(seeds: dict[str, str]) -> list[list[str]]:
     ]
 
 
+def undamaged(seeds: dict[str, str]) -> list[Case]:
+    """The commands the mutations start from, on the undamaged inputs (Parquet and CSV): a child's
+    warm-up in :func:`run_isolated`."""
+    model = open(seeds["model"], "rb").read()
+    csv_fit = ["fit", "{work}/csv", "--target", seeds["target"], "--out", "{work}/out.json", *RUN, "--max-depth", "3"]
+    return [Case("argv", argv, {"data": seeds["data"], "csv": seeds["csv"], "model.json": model}, "undamaged")
+            for argv in [*_templates(seeds), csv_fit]]
+
+
 def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Case]:
     """``n`` mutated cases, spread evenly over ``kinds``, the same for the same ``seed``."""
     rng = random.Random(seed)
@@ -535,8 +544,10 @@ def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
     from ..cli import main
 
     err, out = io.StringIO(), io.StringIO()
+    expired = []
 
     def expire(signum, frame):
+        expired.append(True)
         raise _Hang()
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -553,6 +564,8 @@ def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
                 signal.setitimer(signal.ITIMER_REAL, 0)
         text = err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in caught
                                         if not _foreign(w))
+        if expired:  # the alarm's exception was swallowed (raised in a ctypes callback of numba's
+            return None, text  # compiler, it is printed as "Exception ignored"): the case ran past its bound
         return code, text
     except _Hang:  # wherever the alarm found the command, even in its own handlers
         return None, err.getvalue()
@@ -572,7 +585,10 @@ def _foreign(w) -> bool:
 
 # ---------------------------------------------------------------- many cases, crashes survived
 
-def _child(conn, root: str, seconds: float) -> None:
+def _child(conn, root: str, seconds: float, warmup: list[Case]) -> None:
+    for i, case in enumerate(warmup):  # what the commands import on their first run, imported here
+        run_case(case, os.path.join(root, f"warmup-{os.getpid()}-{i}"), seconds=max(600.0, 10 * seconds))
+    conn.send(("ready",))
     while True:
         job = conn.recv()
         if job is None:
@@ -590,12 +606,15 @@ def _child(conn, root: str, seconds: float) -> None:
 
 
 def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None,
-                 deadline: float | None = None) -> list[Outcome]:
+                 deadline: float | None = None, warmup: list[Case] = ()) -> list[Outcome]:
     """Run ``all_cases`` in process, in a child process; the outcomes in order. The child is replaced
     after a case that crashed it, a case that overran its bound (the case's alarm ended it: whatever
     it left running must not meet the next case) and a hang its alarm could not end (it is killed).
-    No case starts after ``deadline`` (a ``time.monotonic()``): the outcomes are then those of the
-    cases run."""
+    Each child first runs the ``warmup`` cases (the undamaged commands), unbounded by ``seconds`` and
+    not counted, so what the commands import on their first run (sklearn and scipy for a prune's
+    cross-validation, seconds; a minute for a child at nice 10 on a loaded machine) is imported
+    outside any case's bound. No case starts after ``deadline`` (a ``time.monotonic()``): the
+    outcomes are then those of the cases run."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
@@ -607,13 +626,23 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
 
     while more():
         parent, child_end = context.Pipe()
-        child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
+        child = context.Process(target=_child, args=(child_end, root, seconds, list(warmup)), daemon=True)
         child.start()
         child_end.close()
         started = None
         retired = False
+        try:  # the warm-up: undamaged commands, no case's outcome
+            if not parent.poll(max(600.0, 10 * seconds) * (len(warmup) + 1)):
+                raise RuntimeError("a child's warm-up (the undamaged commands) did not end")
+            parent.recv()  # ready
+        except (EOFError, OSError, RuntimeError):
+            child.kill()
+            child.join()
+            parent.close()
+            raise
         try:
             while more() and not retired:
+                started = None
                 parent.send((index, all_cases[index]))
                 while True:
                     if not parent.poll(seconds + 60):
