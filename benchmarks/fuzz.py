@@ -8,9 +8,15 @@ at the text: quotes, fields, the header, odd values, NUL and non-UTF-8 bytes, a 
 damaged), mutated model files (wrong types, missing keys, nesting 100 to
 100,000 deep, huge numbers, NaN and infinities, lists cut short, values swapped, damaged bytes),
 mutated checkpoints (a level pass's ``.npz`` or ``checkpoint.json``) and mutated argument strings,
-in equal shares, from one seeded generator. Each case runs in process through
+in equal shares, from one seeded generator. Every kernel is compiled into numba's cache first
+(``dasktree warm``): a case times the command, not a compile of its kernels, which at a load of 10
+ran one case past its bound for minutes; and each child process running cases first runs the undamaged
+commands, so what they import on a first run (sklearn and scipy for a prune's cross-validation: a
+minute in a child at nice 10 on a machine at a load of 15, past the bound) is imported outside every
+case's bound. Each case runs in process through
 ``dasktree.cli.main``, in a child process started again should a case crash the interpreter (that
-case counted as a crash); one in a hundred also as a real process of its own. A case's bound follows
+case counted as a crash) or overrun its bound (counted as a hang: what it left running must not meet
+the next case); one in a hundred also as a real process of its own. A case's bound follows
 the machine's speed: before every :data:`CHUNK` cases the undamaged commands are timed, and the
 bound is 20 times the slowest of them, at least 60 s in process (twice that as a process), so a
 machine slowed by other work does not turn slow runs into hangs. ``FUZZ_MINUTES`` in the
@@ -40,11 +46,12 @@ MINUTES = float(os.environ.get("FUZZ_MINUTES", "inf"))  # no case starts after t
 JOBS = max(1, int(os.environ.get("FUZZ_JOBS", "1")))  # child processes running a chunk's cases at once
 
 
-def _run_chunk(chunk: list, root: str, seconds: float, progress, deadline: float) -> list:
+def _run_chunk(chunk: list, root: str, seconds: float, progress, deadline: float, warmup: list) -> list:
     """The outcomes of ``chunk``'s cases, in order: :data:`JOBS` children each run every JOBS-th case
-    (:func:`fuzz.run_isolated`), on threads of this process that wait for them."""
+    (:func:`fuzz.run_isolated`, each child warmed up by the undamaged commands ``warmup``), on threads
+    of this process that wait for them."""
     if JOBS == 1:
-        return fuzz.run_isolated(chunk, root, seconds=seconds, progress=progress, deadline=deadline)
+        return fuzz.run_isolated(chunk, root, seconds=seconds, progress=progress, deadline=deadline, warmup=warmup)
     import threading
 
     shares: list = [None] * JOBS
@@ -58,7 +65,7 @@ def _run_chunk(chunk: list, root: str, seconds: float, progress, deadline: float
                 progress(sum(done))
 
         shares[j] = fuzz.run_isolated(chunk[j::JOBS], os.path.join(root, f"job-{j}"), seconds=seconds,
-                                      progress=counted, deadline=deadline)
+                                      progress=counted, deadline=deadline, warmup=warmup)
 
     threads = [threading.Thread(target=one, args=(j,)) for j in range(JOBS)]
     for thread in threads:
@@ -91,6 +98,9 @@ def run(quick: bool) -> harness.Result:
     root = os.path.join(harness.DATA, "fuzz")
     shutil.rmtree(root, ignore_errors=True)
     os.makedirs(root)
+    from dasktree.warm import warm
+
+    warm(cluster=False)  # the children load every kernel from the cache: no case compiles one
     seeds = fuzz.make_seeds(os.path.join(root, "seeds"))
     started = time.perf_counter()
 
@@ -109,7 +119,8 @@ def run(quick: bool) -> harness.Result:
         done = len(outcomes)
         outcomes += _run_chunk(chunk, os.path.join(root, f"chunk-{done}"), seconds,
                                lambda i: progress(done + i),
-                               time.monotonic() + MINUTES * 60 - (time.perf_counter() - started))
+                               time.monotonic() + MINUTES * 60 - (time.perf_counter() - started),
+                               fuzz.undamaged(seeds))
     in_process_seconds = time.perf_counter() - started
     n_processes = max(1, len(outcomes) // 100)
     started = time.perf_counter()

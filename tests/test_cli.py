@@ -71,11 +71,12 @@ def test_fit_on_a_scheduler_by_address(tmp_path):
     """`dask scheduler` and two `dask worker` processes on 127.0.0.1, reached by --scheduler (both
     workers connected first: waited for, bounded, not slept on)."""
     from dasktree.testing.cluster import cluster_processes
+    from dasktree.testing.processes import run_command
 
     data = tmp_path / "data"
     agrawal.write_parquet(str(data), 10000, n_files=4, function=2, seed=0)
-    local = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "local.json"),
-                 "--max-depth", "4", "--quiet")
+    local = run_command("fit", data, "--target", "class", "--out", tmp_path / "local.json", "--max-depth", "4",
+                        "--quiet")  # the reference: the command's main in this process
     assert local.returncode == 0, local.stderr
     with cluster_processes(2) as cluster:
         remote = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "remote.json"),

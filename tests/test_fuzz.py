@@ -49,3 +49,13 @@ def test_fuzzed_inputs_as_real_processes(seeds, tmp_path):
                 for i, case in enumerate(fuzz.cases(seeds, PROCESSES, seed=43))]
     assert not _failures(outcomes), _failures(outcomes)
     assert not any(o.crashed for o in outcomes)
+
+
+def test_a_case_that_overruns_its_bound_ends_its_interpreter(seeds, tmp_path):
+    """``run_isolated``: a case past its bound (10 ms here: a fit takes longer) is a hang, and the
+    next case runs in a new interpreter: the alarm ends the command's main thread, not the threads it
+    started nor an import it left half done (scipy.ndimage's once failed nine cases after a hang)."""
+    fit = fuzz.Case("argv", fuzz._templates(seeds)[0], {"data": seeds["data"]}, "undamaged")
+    outcomes = fuzz.run_isolated([fit, fit], str(tmp_path), seconds=0.01)
+    assert [o.verdict for o in outcomes] == ["hang", "hang"]
+    assert outcomes[0].process != outcomes[1].process

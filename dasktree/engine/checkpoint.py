@@ -113,7 +113,7 @@ class Checkpoint:
                     arrays = {name: npz[name] for name in npz.files}
                     passes.append(_packed_results(arrays) if "tuples" in arrays else _sums_results(arrays))
             except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
-                    zipfile.BadZipFile) as exc:
+                    zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: zipfile's "is encrypted" (a flag bit)
                 raise _damaged(self.directory, os.path.basename(path), exc) from None
         return passes
 

@@ -20,7 +20,9 @@ a million characters, a gzip'd file cut short or with a flipped bit). :func:`cas
 stderr and warnings captured) or as a real process (to see a crash of the interpreter), and says
 how it ended: :class:`Outcome`. :func:`run_isolated` runs many in a child process that is started
 again when a case crashes it (a C++ exception escaping pyarrow ends the whole interpreter): the
-crash is that case's outcome and the campaign goes on. ``tests/test_fuzz.py`` runs a fixed sample of a hundred; the
+crash is that case's outcome and the campaign goes on. A case that overruns its bound ends its child
+too: the alarm ends the command's main thread, not the threads it started nor an import it left half
+done, and the next case must not meet them (one such import once failed nine cases after it). ``tests/test_fuzz.py`` runs a fixed sample of a hundred; the
 ``benchmarks/fuzz.py`` claim tens of thousands.
 """
 
@@ -40,7 +42,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 
-__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "cases", "run_case", "run_isolated"]
+__all__ = ["KINDS", "Case", "Outcome", "make_seeds", "undamaged", "cases", "run_case", "run_isolated"]
 
 KINDS = ("parquet", "csv", "model", "checkpoint", "argv")
 RUN = ["--scheduler", "inprocess", "--quiet"]
@@ -72,6 +74,7 @@ class Outcome:
     left_behind: list[str]
     note: str = ""
     crashed: bool = False
+    process: int = 0  # the pid of the interpreter that ran the command
 
     @property
     def ok(self) -> bool:
@@ -403,6 +406,15 @@ def _templates(seeds: dict[str, str]) -> list[list[str]]:
     ]
 
 
+def undamaged(seeds: dict[str, str]) -> list[Case]:
+    """The commands the mutations start from, on the undamaged inputs (Parquet and CSV): a child's
+    warm-up in :func:`run_isolated`."""
+    model = open(seeds["model"], "rb").read()
+    csv_fit = ["fit", "{work}/csv", "--target", seeds["target"], "--out", "{work}/out.json", *RUN, "--max-depth", "3"]
+    return [Case("argv", argv, {"data": seeds["data"], "csv": seeds["csv"], "model.json": model}, "undamaged")
+            for argv in [*_templates(seeds), csv_fit]]
+
+
 def cases(seeds: dict[str, str], n: int, seed: int = 0, kinds=KINDS) -> list[Case]:
     """``n`` mutated cases, spread evenly over ``kinds``, the same for the same ``seed``."""
     rng = random.Random(seed)
@@ -496,14 +508,19 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
     before = _listing(work)
     started = time.perf_counter()
     crashed = False
+    process = os.getpid()
     if subprocess_run:
-        try:
-            proc = subprocess.run([sys.executable, "-m", "dasktree.cli", *argv], capture_output=True, text=True,
-                                  timeout=seconds, cwd=work, errors="replace")
-            code, err = proc.returncode, proc.stderr
-            crashed = code < 0
-        except subprocess.TimeoutExpired:
-            code, err = None, ""
+        with subprocess.Popen([sys.executable, "-m", "dasktree.cli", *argv], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, cwd=work, errors="replace") as proc:
+            process = proc.pid
+            try:
+                err = proc.communicate(timeout=seconds)[1]
+                code = proc.returncode
+                crashed = code < 0
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.communicate()
+                code, err = None, ""
     else:
         here = os.getcwd()
         os.chdir(work)  # a mutated --out may be a relative name: it lands in the case's directory
@@ -520,15 +537,17 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
         left += [p for p in new if p.startswith("checkpoint") and ".tmp" in p]
     shutil.rmtree(work, ignore_errors=True)
     return Outcome(case.kind, code, lines, elapsed, left, note=f"{case.note} | {' '.join(case.argv)}",
-                   crashed=crashed)
+                   crashed=crashed, process=process)
 
 
 def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
     from ..cli import main
 
     err, out = io.StringIO(), io.StringIO()
+    expired = []
 
     def expire(signum, frame):
+        expired.append(True)
         raise _Hang()
 
     previous = signal.signal(signal.SIGALRM, expire)
@@ -541,11 +560,15 @@ def _in_process(argv: list[str], seconds: float) -> tuple[int | None, str]:
                 code = main(argv)
             except SystemExit as exc:  # argparse's usage errors
                 code = exc.code if isinstance(exc.code, int) else 2
-            except _Hang:
-                return None, err.getvalue()
+            finally:
+                signal.setitimer(signal.ITIMER_REAL, 0)
         text = err.getvalue() + "".join(f"{w.category.__name__}: {w.message}\n" for w in caught
                                         if not _foreign(w))
+        if expired:  # the alarm's exception was swallowed (raised in a ctypes callback of numba's
+            return None, text  # compiler, it is printed as "Exception ignored"): the case ran past its bound
         return code, text
+    except _Hang:  # wherever the alarm found the command, even in its own handlers
+        return None, err.getvalue()
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
@@ -562,39 +585,65 @@ def _foreign(w) -> bool:
 
 # ---------------------------------------------------------------- many cases, crashes survived
 
-def _child(conn, root: str, seconds: float) -> None:
+def _child(conn, root: str, seconds: float, warmup: list[Case]) -> None:
+    for i, case in enumerate(warmup):  # what the commands import on their first run, imported here
+        run_case(case, os.path.join(root, f"warmup-{os.getpid()}-{i}"), seconds=max(600.0, 10 * seconds))
+    conn.send(("ready",))
     while True:
         job = conn.recv()
         if job is None:
             return
         index, case = job
         conn.send(("start", index))
-        conn.send(("done", index, run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)))
+        outcome = run_case(case, os.path.join(root, f"case-{index}"), seconds=seconds)
+        conn.send(("done", index, outcome))
+        if outcome.code is None:
+            # Overran its bound: the alarm ended the command's main thread, but the threads it started
+            # may still run and an import it was in may be left half done (scipy.ndimage's once: every
+            # later case naming it failed). This interpreter ends now, without waiting for those threads.
+            conn.close()
+            os._exit(0)
 
 
 def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, progress=None,
-                 deadline: float | None = None) -> list[Outcome]:
-    """Run ``all_cases`` in process, in a child process started again after a crash (or a hang the
-    case's own alarm could not end); the outcomes in order. No case starts after ``deadline`` (a
-    ``time.monotonic()``): the outcomes are then those of the cases run."""
+                 deadline: float | None = None, warmup: list[Case] = ()) -> list[Outcome]:
+    """Run ``all_cases`` in process, in a child process; the outcomes in order. The child is replaced
+    after a case that crashed it, a case that overran its bound (the case's alarm ended it: whatever
+    it left running must not meet the next case) and a hang its alarm could not end (it is killed).
+    Each child first runs the ``warmup`` cases (the undamaged commands), unbounded by ``seconds`` and
+    not counted, so what the commands import on their first run (sklearn and scipy for a prune's
+    cross-validation, seconds; a minute for a child at nice 10 on a loaded machine) is imported
+    outside any case's bound. No case starts after ``deadline`` (a ``time.monotonic()``): the
+    outcomes are then those of the cases run."""
     import multiprocessing
 
     context = multiprocessing.get_context("spawn")
     outcomes: list[Outcome | None] = [None] * len(all_cases)
     index = 0
+
     def more() -> bool:
         return index < len(all_cases) and (deadline is None or time.monotonic() < deadline)
 
     while more():
         parent, child_end = context.Pipe()
-        child = context.Process(target=_child, args=(child_end, root, seconds), daemon=True)
+        child = context.Process(target=_child, args=(child_end, root, seconds, list(warmup)), daemon=True)
         child.start()
         child_end.close()
         started = None
+        retired = False
+        try:  # the warm-up: undamaged commands, no case's outcome
+            if not parent.poll(max(600.0, 10 * seconds) * (len(warmup) + 1)):
+                raise RuntimeError("a child's warm-up (the undamaged commands) did not end")
+            parent.recv()  # ready
+        except (EOFError, OSError, RuntimeError):
+            child.kill()
+            child.join()
+            parent.close()
+            raise
         try:
-            while more():
+            while more() and not retired:
+                started = None
                 parent.send((index, all_cases[index]))
-                message = None
                 while True:
                     if not parent.poll(seconds + 60):
                         raise TimeoutError
@@ -604,10 +653,12 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
                     else:
                         break
                 outcomes[index] = message[2]
+                retired = message[2].code is None  # the child ends itself after an overrun
                 index += 1
                 if progress is not None:
                     progress(index)
-            parent.send(None)
+            if not retired:
+                parent.send(None)
         except (EOFError, OSError, TimeoutError) as exc:
             hang = isinstance(exc, TimeoutError)
             child.kill()
@@ -616,10 +667,16 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
             outcomes[index] = Outcome(case.kind, None if hang else child.exitcode,
                                       [] if hang else [f"the interpreter died (exit {child.exitcode})"],
                                       time.perf_counter() - (started or time.perf_counter()), [],
-                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang)
+                                      note=f"{case.note} | {' '.join(case.argv)}", crashed=not hang,
+                                      process=child.pid)
             shutil.rmtree(os.path.join(root, f"case-{index}"), ignore_errors=True)
             index += 1
+            if progress is not None:
+                progress(index)
         finally:
             child.join(timeout=30)
+            if child.is_alive():  # it did not end when told to: it is not reused, whatever it waits on
+                child.kill()
+                child.join()
             parent.close()
     return outcomes[:index]

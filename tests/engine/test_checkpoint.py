@@ -128,3 +128,28 @@ def test_a_weighted_fit_resumes_to_the_same_model_and_other_weights_are_refused(
     resumed = _fit(*args)
     assert resumed.returncode == 0, resumed.stderr
     assert out.read_bytes() == reference.read_bytes()
+
+
+
+def test_a_level_pass_file_whose_zip_says_encrypted_is_damaged(tmp_path):
+    """One bit of a saved pass (its zip entry's "encrypted" flag, found by fuzzing) made numpy's loader
+    raise zipfile's RuntimeError, an internal error (exit 3): it is a damaged checkpoint (exit 1)."""
+    from dasktree.errors import InputError, exit_code
+
+    packed = PackedResults(
+        nodes=np.array([3]), counts=np.arange(6).reshape(1, 3, 2), pair_result=np.array([0]),
+        pair_tree=np.array([0]), pair_choice=np.array([-1]), reasons=("pure",), attribute=np.zeros(0, int),
+        kind=(), default=np.zeros(0, int), thresholds=(), groups=(), gain=np.zeros(0), score=np.zeros(0),
+        bin_children=np.zeros(0, dtype=np.int16), bin_start=np.array([0]), cut=np.zeros(0, int),
+        train_children=np.ones((1, 2), dtype=np.int64), children=np.ones((1, 3, 2), dtype=np.int64),
+        arity_start=np.array([0]))
+    Checkpoint(tmp_path, {"a": 1}).save_pass(1, packed)
+    path = tmp_path / "pass-00001.npz"
+    raw = bytearray(path.read_bytes())
+    for header, flags_at in ((b"PK\x01\x02", 8), (b"PK\x03\x04", 6)):  # central directory, local header
+        at = raw.find(header)
+        raw[at + flags_at] |= 1
+    path.write_bytes(bytes(raw))
+    with pytest.raises(InputError, match="pass-00001.npz is damaged") as caught:
+        Checkpoint(tmp_path, {"a": 1}).saved
+    assert exit_code(caught.value) == 1

@@ -41,3 +41,17 @@ def test_counts_that_are_not_their_childrens_sum_are_refused(saved, tmp_path, tr
     path.write_text(json.dumps(damaged))
     with pytest.raises(DataError, match="not the sum of its children's"):
         load(path)
+
+
+@pytest.mark.parametrize("child", [[[[1]]], [1, [2, 3]], ["1"]])
+def test_a_child_that_is_a_list_or_no_number_is_refused(saved, tmp_path, child):
+    """A node's children with a list inside (a fuzzed model nested 100 deep there was an internal
+    error, exit 3, in every command loading it): one data error naming the node."""
+    damaged = json.loads(json.dumps(saved))
+    columns = damaged["fold_trees"][0]
+    node = _inner(columns)
+    columns["children"][node] = [*columns["children"][node][:-1], child]
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(damaged))
+    with pytest.raises(DataError, match=f"node {node}'s children .* are not two or more later nodes"):
+        load(path)
