@@ -123,8 +123,11 @@ def _squares(model: Model) -> tuple[int, list[int]]:
 
 
 def _from_cp_table(model: Model, table: list[dict], leaves: int, k: int) -> dict:
-    """The CV report of a tree re-pruned without fold trees: its cp table row's CV MSE."""
-    row = next(r for r in table if r["leaves"] == leaves)
+    """The CV report of a tree re-pruned without fold trees: its cp table row's CV MSE. A tree with more
+    leaves than the table's first row (the grown tree, when a split of no decrease made it larger than
+    its subtree at alpha 0, whose predictions are the same) reads that first row: the first row with at
+    most its leaves."""
+    row = next((r for r in table if r["leaves"] <= leaves), table[-1])
     mse = float(row["cv_error"])
     variance = float(model.report["target"]["std"]) ** 2
     return {"folds": k, "repeats": 1, "estimated_from": "cp table", "per_fold": [], "mse": mse, "rmse": math.sqrt(max(mse, 0.0)),

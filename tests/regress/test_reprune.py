@@ -86,6 +86,22 @@ def test_without_fold_trees_the_cv_report_is_the_cp_tables(unpruned):
     assert cv["r2"] == pytest.approx(want.report["cv"]["r2"], rel=1e-6)
 
 
+def test_a_grown_tree_larger_than_the_cp_tables_first_row_reprunes_to_none():
+    """A split of no decrease (children of equal means) leaves the grown tree one leaf larger than its
+    subtree at alpha 0, the cp table's first row: re-pruned to none without fold trees, it reads that
+    row's CV error (the same predictions), not a row of its own leaves (there is none)."""
+    import pandas as pd
+
+    frame = pd.DataFrame({"a": np.repeat([0.0, 1.0], 40), "y": np.tile([1.0, 3.0], 40)})
+    model = fit_regression(frame, target="y", cv=10)
+    table = model.report["prune"]["cp_table"]
+    assert model.grown_tree.n_leaves == 2 and table[0]["leaves"] == 1
+    got = reprune(model, mode="none")
+    assert got.tree.n_leaves == 2
+    assert got.report["cv"]["estimated_from"] == "cp table"
+    assert got.report["cv"]["mse"] == pytest.approx(table[0]["cv_error"], rel=1e-12)
+
+
 def test_max_leaf_nodes_reprunes_its_best_first_tree():
     model = _fit(prune="none", max_leaf_nodes=12, keep_fold_trees=True)
     table = model.report["prune"]["cp_table"]
