@@ -59,3 +59,16 @@ def test_a_case_that_overruns_its_bound_ends_its_interpreter(seeds, tmp_path):
     outcomes = fuzz.run_isolated([fit, fit], str(tmp_path), seconds=0.01)
     assert [o.verdict for o in outcomes] == ["hang", "hang"]
     assert outcomes[0].process != outcomes[1].process
+
+
+def test_a_case_runs_with_an_empty_home_of_its_own(tmp_path):
+    """A mutated ``~`` reads an empty home of the case's own, removed with it: not this machine's (a
+    campaign's ``fit ~`` walked 291,645 entries of it past its bound), and nothing written there."""
+    import os
+
+    home = os.environ["HOME"]
+    case = fuzz.Case("argv", ["fit", "~", "--target", "y", "--out", "~/model.json"], {})
+    outcome = fuzz.run_case(case, str(tmp_path / "case-0"), seconds=60)
+    assert outcome.code == 1 and outcome.lines == ["dasktree: error: ~: directory holds no Parquet files"]
+    assert os.environ["HOME"] == home and not os.path.exists(os.path.join(home, "model.json"))
+    assert sorted(os.listdir(tmp_path)) == []  # the case's directory and its home both removed

@@ -502,6 +502,17 @@ def _listing(work: str) -> set[str]:
     return {os.path.relpath(os.path.join(d, f), work) for d, dirs, files in os.walk(work) for f in [*files, *dirs]}
 
 
+def _case_home(work: str) -> dict[str, str]:
+    """The environment a case runs with: ``HOME`` an empty directory of its own beside the case's
+    (removed with it: a mutated ``~`` must not walk this machine's home, nor ``--out ~/...`` write
+    into it), the caches where they were (``XDG_CACHE_HOME``: the compiled kernels stay found)."""
+    work = os.path.abspath(work)
+    home = os.path.join(os.path.dirname(work), f"home-{os.path.basename(work)}")
+    os.makedirs(home, exist_ok=True)
+    return {"HOME": home, "XDG_CACHE_HOME": os.environ.get("XDG_CACHE_HOME")
+            or os.path.join(os.path.expanduser("~"), ".cache")}
+
+
 def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bool = False) -> Outcome:
     """Run ``case`` in the new directory ``work`` (removed afterwards) and judge it."""
     argv = _materialize(case, work)
@@ -509,9 +520,11 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
     started = time.perf_counter()
     crashed = False
     process = os.getpid()
+    home = _case_home(work)
     if subprocess_run:
         with subprocess.Popen([sys.executable, "-m", "dasktree.cli", *argv], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True, cwd=work, errors="replace") as proc:
+                              stderr=subprocess.PIPE, text=True, cwd=work, errors="replace",
+                              env={**os.environ, **home}) as proc:
             process = proc.pid
             try:
                 err = proc.communicate(timeout=seconds)[1]
@@ -522,12 +535,18 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
                 proc.communicate()
                 code, err = None, ""
     else:
-        here = os.getcwd()
+        here, was = os.getcwd(), {name: os.environ.get(name) for name in home}
         os.chdir(work)  # a mutated --out may be a relative name: it lands in the case's directory
+        os.environ.update(home)
         try:
             code, err = _in_process(argv, seconds)
         finally:
             os.chdir(here)
+            for name, value in was.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
     elapsed = time.perf_counter() - started
     lines = [line for line in err.splitlines() if line.strip()]
     after = _listing(work)
@@ -536,6 +555,7 @@ def run_case(case: Case, work: str, *, seconds: float = 60.0, subprocess_run: bo
     if code != 0:  # a checkpoint may keep what it held; nothing else may appear
         left += [p for p in new if p.startswith("checkpoint") and ".tmp" in p]
     shutil.rmtree(work, ignore_errors=True)
+    shutil.rmtree(home["HOME"], ignore_errors=True)
     return Outcome(case.kind, code, lines, elapsed, left, note=f"{case.note} | {' '.join(case.argv)}",
                    crashed=crashed, process=process)
 
