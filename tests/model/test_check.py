@@ -48,9 +48,10 @@ def test_a_child_that_is_a_list_or_no_number_is_refused(saved, tmp_path, child):
     """A node's children with a list inside (a fuzzed model nested 100 deep there was an internal
     error, exit 3, in every command loading it): one data error naming the node."""
     damaged = json.loads(json.dumps(saved))
-    columns = damaged["fold_trees"][0]
+    columns = json.loads(damaged["fold_trees"][0])  # a fold tree is kept as a JSON string (format 5)
     node = _inner(columns)
     columns["children"][node] = [*columns["children"][node][:-1], child]
+    damaged["fold_trees"][0] = json.dumps(columns)
     path = tmp_path / "damaged.json"
     path.write_text(json.dumps(damaged))
     with pytest.raises(DataError, match=f"node {node}'s children .* are not two or more later nodes"):
