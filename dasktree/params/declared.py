@@ -154,7 +154,7 @@ PARAMS: tuple[Param, ...] = (
           type_doc="sequence of int, dict or None",
           help="monotonic constraints: FEATURE=1 (the prediction may only increase with it), FEATURE=-1 (only "
                "decrease), comma-separated; or one -1/0/1 per feature in order (regression and binary "
-               "classification, numeric features, binary tests; default: none)",
+               "classification, numeric features, binary tests) (default: none)",
           doc="Monotonicity constraints, scikit-learn's meaning: per feature 1 (the prediction may only increase "
               "with it), -1 (only decrease) or 0 (none), a sequence in the order of the features, or a dict "
               "``{feature: constraint}`` (the others 0). A split on a constrained feature whose children's "
