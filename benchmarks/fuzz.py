@@ -11,7 +11,7 @@ mutated checkpoints (a level pass's ``.npz`` or ``checkpoint.json``) and mutated
 in equal shares, from one seeded generator. Every kernel is compiled into numba's cache first
 (``dasktree warm``): a case times the command, not a compile of its kernels, which at a load of 10
 ran one case past its bound for minutes; and each child process running cases first runs the undamaged
-commands, so what they import on a first run (sklearn and scipy for a prune's cross-validation: a
+commands, so what they import the first time they run in a process (sklearn and scipy for a prune's cross-validation: a
 minute in a child at nice 10 on a machine at a load of 15, past the bound) is imported outside every
 case's bound. Each case runs in process through
 ``dasktree.cli.main``, in a child process started again should a case crash the interpreter (that

@@ -78,11 +78,11 @@ def postgres_root():
 
 
 WARM_SECONDS = 2400  # every kernel compiled from an empty cache: 15 min at a load of 15 on 2 cores
-_warming: dict = {}  # the session's background `dasktree warm`: its process, cache and output files
+_warming: dict = {}  # the pytest session's background `dasktree warm`: its process, cache and output files
 
 
 def pytest_collection_finish(session):
-    """Start ``dasktree warm`` for :func:`warmed_kernel_cache` as the session starts, when a collected
+    """Start ``dasktree warm`` for :func:`warmed_kernel_cache` as the pytest session starts, when a collected
     test uses it: a new interpreter compiling every kernel from an empty cache (minutes), at nice 10,
     so it takes a core the serial suite leaves idle and yields to the tests. The fixture waits for it."""
     if not any("warmed_kernel_cache" in getattr(item, "fixturenames", ()) for item in session.items):
@@ -99,7 +99,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
-    """The background warm ended (killed if no test waited for it: a session cut short) and removed."""
+    """The background warm ended (killed if no test waited for it: a pytest session cut short) and removed."""
     if not _warming:
         return
     import shutil
@@ -115,10 +115,10 @@ def pytest_sessionfinish(session):
 
 @pytest.fixture(scope="session")
 def warmed_kernel_cache():
-    """A numba cache directory ``dasktree warm --no-cluster`` filled from empty, once a session, and
+    """A numba cache directory ``dasktree warm --no-cluster`` filled from empty, once per pytest session, and
     what the command reported (its JSON): the tests of the kernel cache copy it and take out the
     kernels they need missing, instead of each compiling every kernel from an empty cache again
-    (minutes on 2 cores). The command started with the session (:func:`pytest_collection_finish`);
+    (minutes on 2 cores). The command started with the pytest session (:func:`pytest_collection_finish`);
     this waits for it, bounded."""
     process = _warming["process"]
     if process.poll() is None:  # a test waits for it now: its nice no longer buys anything (where allowed)

@@ -117,7 +117,7 @@ def test_a_fit_on_a_cold_kernel_cache_says_it_compiles_once(tmp_path, warmed_ker
     """A cache without the level pass's kernels (a new install has none; an upgrade that changed their
     source, none for the new source): the fit says so as its first pass starts, once; the next fit,
     on the cache it filled, says nothing. Read from numba's cache, not timed. The cache is a copy of
-    the session's warmed one without those kernels (an empty one would compile every kernel, for the
+    the pytest session's warmed one without those kernels (an empty one would compile every kernel, for the
     same message)."""
     from dasktree.kernel_cache import COMPILING, LEVEL_PASS_KERNELS
     from dasktree.testing.processes import cache_without

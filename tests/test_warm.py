@@ -52,7 +52,7 @@ def _compiled(done) -> list[str]:
 
 
 def test_after_warm_a_fit_compiles_nothing(warmed_kernel_cache, tmp_path):
-    """``dasktree warm`` (the session's, :func:`warmed_kernel_cache`) fills a cache in which fits of
+    """``dasktree warm`` (the pytest session's, :func:`warmed_kernel_cache`) fills a cache in which fits of
     each task compile nothing; the same fit on a copy of that cache without the level pass's kernel
     compiles it, so the count can see a compile (an empty cache's fit compiles them all; that would
     prove the same, at the price of compiling every kernel twice)."""

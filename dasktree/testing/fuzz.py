@@ -606,7 +606,7 @@ def _foreign(w) -> bool:
 # ---------------------------------------------------------------- many cases, crashes survived
 
 def _child(conn, root: str, seconds: float, warmup: list[Case]) -> None:
-    for i, case in enumerate(warmup):  # what the commands import on their first run, imported here
+    for i, case in enumerate(warmup):  # what the commands import on their first call in a process, imported here
         run_case(case, os.path.join(root, f"warmup-{os.getpid()}-{i}"), seconds=max(600.0, 10 * seconds))
     conn.send(("ready",))
     while True:
@@ -631,7 +631,7 @@ def run_isolated(all_cases: list[Case], root: str, *, seconds: float = 60.0, pro
     after a case that crashed it, a case that overran its bound (the case's alarm ended it: whatever
     it left running must not meet the next case) and a hang its alarm could not end (it is killed).
     Each child first runs the ``warmup`` cases (the undamaged commands), unbounded by ``seconds`` and
-    not counted, so what the commands import on their first run (sklearn and scipy for a prune's
+    not counted, so what the commands import on their first call in a process (sklearn and scipy for a prune's
     cross-validation, seconds; a minute for a child at nice 10 on a loaded machine) is imported
     outside any case's bound. No case starts after ``deadline`` (a ``time.monotonic()``): the
     outcomes are then those of the cases run."""
