@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 import dasktree
 from dasktree.levels.small import small_node_rows
 from dasktree.testing.data import regression_frame
+from small_frames import small_frame
 
 
 def model_bytes(model) -> str:
@@ -44,35 +45,10 @@ def both_ways(fit, rows=None):
     return gathered, level_wise
 
 
-def _frame(draw, n: int, classify: bool) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
-    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
-    columns = {}
-    n_numeric = draw(st.integers(1, 3))
-    for j in range(n_numeric):
-        digits = draw(st.sampled_from([0, 1, 3]))
-        x = np.round(rng.normal(size=n) * 3, digits)
-        x[rng.random(n) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
-        columns[f"x{j}"] = x
-    nominal = []
-    if draw(st.booleans()):
-        columns["colour"] = rng.choice(["a", "b", "c", "d", "e", "f"], size=n)
-        nominal = ["colour"]
-    frame = pd.DataFrame(columns)
-    signal = np.nan_to_num(frame["x0"].to_numpy())
-    if nominal:
-        signal = signal + (frame["colour"].to_numpy() == "b") * 2.0
-    if classify:
-        y = (signal + rng.normal(size=n) > 0).astype(np.int64) + (signal > 2)
-    else:
-        y = np.round(signal + rng.normal(scale=draw(st.sampled_from([0.1, 1.0])), size=n),
-                     draw(st.sampled_from([0, 2])))
-    return frame, y, nominal
-
-
 @st.composite
 def regression_cases(draw):
     n = draw(st.integers(10, 300))
-    frame, y, nominal = _frame(draw, n, classify=False)
+    frame, y, nominal = small_frame(draw, n, classify=False)
     params = dict(
         cv=draw(st.sampled_from([None, 2, 3])),
         criterion=draw(st.sampled_from(["squared_error", "friedman_mse"])),
@@ -138,7 +114,7 @@ def test_default_fit_makes_few_passes():
 @st.composite
 def classification_cases(draw):
     n = draw(st.integers(10, 300))
-    frame, y, nominal = _frame(draw, n, classify=True)
+    frame, y, nominal = small_frame(draw, n, classify=True)
     if draw(st.booleans()):  # many classes: the parent's gini sums 8 or more squares (numpy's pairwise sum)
         y = np.random.default_rng(n).integers(0, draw(st.sampled_from([3, 9, 12])), size=n)
     if np.unique(y).size < 2:  # a classifier refuses one class (a few rows drawn alike)

@@ -24,6 +24,7 @@ from dasktree.model.model import load
 from dasktree.regress.reprune import reprune
 from dasktree.split.api import small_grower as kernel
 from dasktree.testing.data import regression_frame
+from small_frames import small_frame
 
 
 def _grown_bytes(model) -> str:
@@ -55,20 +56,7 @@ def _check_against_whole(stopped, whole) -> None:
 @st.composite
 def cases(draw):
     n = draw(st.integers(10, 300))
-    rng = np.random.default_rng(draw(st.integers(0, 2**31)))
-    columns = {}
-    for j in range(draw(st.integers(1, 3))):
-        x = np.round(rng.normal(size=n) * 3, draw(st.sampled_from([0, 1, 3])))
-        x[rng.random(n) < draw(st.sampled_from([0.0, 0.1]))] = np.nan
-        columns[f"x{j}"] = x
-    nominal = []
-    if draw(st.booleans()):
-        columns["colour"] = rng.choice(["a", "b", "c", "d", "e", "f"], size=n)
-        nominal = ["colour"]
-    frame = pd.DataFrame(columns)
-    signal = np.nan_to_num(frame["x0"].to_numpy()) + (frame["colour"].to_numpy() == "b") * 2.0 if nominal else \
-        np.nan_to_num(frame["x0"].to_numpy())
-    y = np.round(signal + rng.normal(scale=draw(st.sampled_from([0.1, 1.0])), size=n), draw(st.sampled_from([0, 2])))
+    frame, y, nominal = small_frame(draw, n, classify=False)
     params = dict(
         cv=draw(st.sampled_from([None, None, 3])),
         criterion=draw(st.sampled_from(["squared_error", "friedman_mse"])),
