@@ -83,6 +83,10 @@ class Regression(Task):
         rows = tree.counts[:, 0].tolist()
         return lambda i: f"value: [{_fmt(values[i])}] (n={int(rows[i])})"
 
+    def leaf_texts_of(self, model, tree, nodes):
+        values, rows = self.node_values(model, tree)[nodes].tolist(), tree.counts[nodes, 0].tolist()
+        return [f"value: [{v:.6g}] (n={int(r)})" for v, r in zip(values, rows)]  # leaf_texts' text, in one go
+
     def box_texts(self, model):
         shown = [f"{v:.4g}" for v in self.node_values(model, model.tree).tolist()]
         rows = model.tree.counts[:, 0].tolist()
