@@ -102,11 +102,20 @@ class TreeModel:
                 if parent[c] >= 0:
                     value[c] = value[parent[c]]
         if self.monotonic is not None and value.shape[1] == 2:  # monotonic_cst: the second class's probability
-            bounds = self.bounds(value[:, 1])
-            p = np.clip(value[:, 1], bounds[:, 0], bounds[:, 1])
+            p = self.clipped(value[:, 1])
             moved = p != value[:, 1]
             value[moved, 1], value[moved, 0] = p[moved], 1.0 - p[moved]
         return value
+
+    def clipped(self, raw: np.ndarray) -> np.ndarray:
+        """Each node's value as the tree predicts it: ``raw`` (the nodes' unclipped values: the second class's
+        probability, or a regression node's mean) clipped to the node's bounds under ``monotonic``
+        (:meth:`bounds`), or ``raw`` itself without constraints. One rule for both tasks: what predictions,
+        exports, pruning and the CV report read."""
+        if self.monotonic is None:
+            return raw
+        bounds = self.bounds(raw)
+        return np.clip(raw, bounds[:, 0], bounds[:, 1])
 
     def bounds(self, raw: np.ndarray) -> np.ndarray:
         """Under ``monotonic``: each node's value bounds (n_nodes, 2) from the nodes' unclipped values

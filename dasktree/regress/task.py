@@ -27,8 +27,7 @@ def node_means(tree) -> np.ndarray:
             if parent[c] >= 0:
                 mean[c] = mean[parent[c]]
     if getattr(tree, "monotonic", None) is not None:
-        bounds = tree.bounds(mean)
-        mean = np.clip(mean, bounds[:, 0], bounds[:, 1])
+        mean = tree.clipped(mean)  # the rule of a classification node's probability (TreeModel.clipped)
     return mean
 
 
