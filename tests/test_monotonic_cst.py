@@ -172,8 +172,8 @@ def test_a_bad_option_text_says_what_it_takes(capsys):
 def test_in_python_a_bad_constraint_names_the_parameter():
     with pytest.raises(ParameterError, match="monotonic_cst must be"):
         DaskTreeRegressor(monotonic_cst=[1, 5, 0]).fit(X, FRAME["amount"])
-    with pytest.raises(ParameterError, match="not for forests yet"):
-        dasktree.fit_forest(FRAME.drop(columns="amount"), target="label", n_estimators=2, monotonic_cst=CST)
+    with pytest.raises(ParameterError, match="not for regression forests yet"):
+        dasktree.fit_forest_regression(FRAME.drop(columns="label"), target="amount", n_estimators=2, monotonic_cst=CST)
 
 
 @pytest.mark.parametrize("task,target,left_out", [("classification", "label", "amount"),
