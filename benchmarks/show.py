@@ -6,8 +6,9 @@ target; the regression tree with ``min_samples_leaf=2``), about 30,000 leaves ea
 (:func:`dasktree.testing.exports.full_binary_model`, no fit): 16 levels (65,536 leaves, threshold
 tests on 4 numeric features of 255 bins) pruned at 15 levels, so the file holds a 32,768-leaf tree
 and its 65,536-leaf grown tree (``full_tree``) as a pruned model's file does, which ``show`` does not
-print and does not read. The generated ones are also saved in the version 3 layout (the main tree as a
-node list, each test's code table in full), which this dasktree still reads.
+print and does not read. The generated ones are also saved in two older layouts this dasktree still
+reads: version 5's (every tree as columns of JSON numbers, a list per node; the grown tree a JSON text)
+and version 3's (the main tree as a node list, each test's code table in full).
 
 Whole processes, alternated round after round: ``python -c pass`` (the interpreter's start),
 ``python -c "import dasktree.cli"`` (the imports ``show`` pays before it reads a byte), and
@@ -32,6 +33,7 @@ CLAIM = "`dasktree show` of a 30,000-leaf tree in under 1 s (the whole command l
 
 def model_files(tmp: str, depth: int, pruned_at: int) -> dict[str, str]:
     """Each task's generated pruned model, as saved and in version 3's layout: name -> path."""
+    from dasktree.model.grown_json import grown_to_json
     from dasktree.testing.exports import full_binary_model
 
     paths = {}
@@ -40,6 +42,13 @@ def model_files(tmp: str, depth: int, pruned_at: int) -> dict[str, str]:
         path = os.path.join(tmp, f"{task}.json")
         model.save(path)
         paths[f"{task}, {model.tree.n_leaves:,} leaves"] = path
+        v5 = json.loads(model.dumps())  # the previous version: columns of JSON numbers
+        v5["version"], v5["tree"] = 5, grown_to_json(model.tree)
+        v5["full_tree"] = json.dumps(grown_to_json(model.full_tree), sort_keys=True, separators=(",", ":"))
+        path5 = os.path.join(tmp, f"{task}-v5.json")
+        with open(path5, "w") as f:
+            json.dump(v5, f, sort_keys=True, separators=(",", ":"))
+        paths[f"{task}, {model.tree.n_leaves:,} leaves, version 5 file"] = path5
         old = json.loads(model.dumps())
         old["version"], old["tree"] = 3, model.tree.to_json()  # the previous version's main tree: a node list
         path3 = os.path.join(tmp, f"{task}-v3.json")
@@ -108,7 +117,7 @@ def run(quick: bool) -> harness.Result:
               "| model file | bytes | load s | text s |", "| --- | --- | --- | --- |"]
     lines += [f"| {name} | {sizes[name]:,} | {inside[name]['load']:.3f} | {inside[name]['text']:.3f} |"
               for name in paths]
-    current = [name for name in paths if "version 3" not in name]
+    current = [name for name in paths if "version" not in name]
     summary = [(f"`dasktree show` of the {name} tree, less the interpreter's start (target < 1 s)",
                 f"{seconds[f'dasktree show ({name})'] - start:.2f} s (whole command "
                 f"{seconds[f'dasktree show ({name})']:.2f} s; in process, load + text "

@@ -10,7 +10,6 @@ anything (``dasktree warm`` fills the cache ahead of a fit: :mod:`dasktree.warm`
 from __future__ import annotations
 
 import os
-import tempfile
 
 __all__ = ["ensure_cache_dir", "cache_dir", "cold", "COMPILING"]
 
@@ -53,6 +52,8 @@ def ensure_cache_dir(environ=None, package: str | None = None, home_cache: str |
     home_cache = home_cache or environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     if _writable(os.path.join(home_cache, "numba")):
         return
+    import tempfile  # here: importing dasktree (as `dasktree show` does) imports no tempfile
+
     uid = os.getuid() if hasattr(os, "getuid") else "user"
     environ["NUMBA_CACHE_DIR"] = os.path.join(tempfile.gettempdir(), f"dasktree-numba-{uid}")
 

@@ -79,7 +79,7 @@ def test_fit_trees_task_regression_writes_the_regression_forest_and_predict_read
     (["--oob"], "--oob is for forests: give --trees N too"),
     (["--max-features", "2", "--no-bootstrap"], "--no-bootstrap is for forests"),  # --max-features: a tree's too
     (["--random-state", "3", "--task", "regression", "--oob"], "--oob is for forests"),
-    (["--trees", "3", "--monotonic-cst", "x=1"], "monotonic_cst is not for forests yet"),
+    (["--trees", "3", "--task", "regression", "--monotonic-cst", "x=1"], "monotonic_cst is not for regression forests yet"),
     (["--max-samples", "0.5", "--oob-permutation", "2"], "--max-samples, --oob-permutation are for forests"),
 ])
 def test_bad_forest_options_are_exit_2(data, tmp_path, capsys, options, message):

@@ -7,10 +7,13 @@ import json
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import dasktree
-from dasktree import DaskTreeClassifier, DaskTreeRegressor
+from dasktree import DaskForestClassifier, DaskForestRegressor, DaskTreeClassifier, DaskTreeRegressor
 from dasktree.cli import main
 from dasktree.errors import InputError, ParameterError
 from dasktree.levels.small import small_node_rows
@@ -169,8 +172,8 @@ def test_a_bad_option_text_says_what_it_takes(capsys):
 def test_in_python_a_bad_constraint_names_the_parameter():
     with pytest.raises(ParameterError, match="monotonic_cst must be"):
         DaskTreeRegressor(monotonic_cst=[1, 5, 0]).fit(X, FRAME["amount"])
-    with pytest.raises(ParameterError, match="not for forests yet"):
-        dasktree.fit_forest(FRAME.drop(columns="amount"), target="label", n_estimators=2, monotonic_cst=CST)
+    with pytest.raises(ParameterError, match="not for regression forests yet"):
+        dasktree.fit_forest_regression(FRAME.drop(columns="label"), target="amount", n_estimators=2, monotonic_cst=CST)
 
 
 @pytest.mark.parametrize("task,target,left_out", [("classification", "label", "amount"),
@@ -183,3 +186,54 @@ def test_the_same_rows_in_files_or_memory_give_one_model(task, target, left_out,
     models = {fit(source, target=target, exclude=[left_out], part_rows=300, **params).dumps() for source in (one, seven)}
     models.add(fit(FRAME, target=target, exclude=[left_out], **params).dumps())
     assert len(models) == 1
+
+
+# ---------------------------------------------------------------- forests: every member constrained
+@settings(max_examples=4, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**31 - 1))
+def test_a_forests_predictions_are_monotone_in_each_constrained_feature(seed):
+    """Each member grows under the constraints (its own bounds in the bagged search) and predicts its values
+    clipped to them, so the forest's average is monotone in ``up`` and ``down``; the same forest without
+    them is not."""
+    frame = _frame(800, seed=seed % 1000)
+    fitted = DaskForestClassifier(n_estimators=4, monotonic_cst=CST, random_state=seed).fit(
+        frame[["up", "down", "free"]], frame["label"])
+    _assert_monotone(fitted, 1, "up")
+    _assert_monotone(fitted, -1, "down")
+    free = DaskForestClassifier(n_estimators=4, random_state=seed).fit(frame[["up", "down", "free"]], frame["label"])
+    with pytest.raises(AssertionError):
+        _assert_monotone(free, 1, "up")
+
+
+def test_a_regression_forest_refuses_it_in_one_line(tmp_path, capsys):
+    with pytest.raises(ParameterError, match="monotonic_cst is not for regression forests yet"):
+        DaskForestRegressor(n_estimators=2, monotonic_cst=CST).fit(X, FRAME["amount"])
+    data = write_dataset(FRAME.drop(columns="label"), tmp_path / "data", n_files=1)
+    assert main(["fit", data, "--target", "amount", "--task", "regression", "--trees", "2", "--monotonic-cst",
+                 "up=1", "--out", str(tmp_path / "f.json"), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "monotonic_cst is not for regression forests yet" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_forest_file_and_its_onnx_predict_what_predict_does(tmp_path):
+    """``dasktree fit --trees N --monotonic-cst``: the saved forest (its members clipped again when it loads)
+    predicts monotone in ``up``, and its ONNX export predicts every row as it does."""
+    from dasktree.export.forest_onnx import forest_onnx_bytes
+    from dasktree.export.onnx_model import onnx_input
+    from dasktree.model.forest_model import load_forest
+
+    data = write_dataset(FRAME.drop(columns="amount"), tmp_path / "data", n_files=2)
+    path = tmp_path / "forest.json"
+    assert main(["fit", data, "--target", "label", "--trees", "3", "--monotonic-cst", "up=1,down=-1",
+                 "--random-state", "5", "--out", str(path), "--quiet"]) == 0
+    forest = load_forest(path)
+    assert forest.params["monotonic_cst"] == CST and all(m.monotonic is not None for m in forest.members)
+    grid = X.sample(40, random_state=2).fillna(0.0)
+    sweep = pa.Table.from_pandas(grid.loc[grid.index.repeat(61)].assign(up=np.tile(np.linspace(-1, 11, 61), len(grid))),
+                                 preserve_index=False)
+    assert (np.diff(forest.predict_proba_table(sweep)[:, 1].reshape(len(grid), 61), axis=1) >= 0).all()
+    ort = pytest.importorskip("onnxruntime")
+    session = ort.InferenceSession(forest_onnx_bytes(forest), providers=["CPUExecutionProvider"])
+    rows = pa.Table.from_pandas(X, preserve_index=False)  # missing values of ``up`` among them
+    _, proba = session.run(["label", "probabilities"], {"X": onnx_input(forest, rows)})
+    np.testing.assert_array_equal(proba, forest.predict_proba_table(rows))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import json
 import sys
-import tempfile
 
 from .evaluate import cmd_evaluate, cmd_plot
 from .export import cmd_export
@@ -189,6 +188,8 @@ def check_demo(args) -> None:
 
 
 def _cmd_demo(args) -> dict:
+    import tempfile
+
     import numpy as np
     import pyarrow as pa
 

@@ -9,7 +9,6 @@ refuses prefixes. An option the verb does not have is one line naming the close 
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 
 __all__ = ["Parser", "closest_options"]
@@ -44,5 +43,7 @@ def closest_options(option: str, options) -> list[str]:
     """Up to 3 of ``options`` close to ``option`` by :func:`difflib.get_close_matches`, closest first,
     or none. The names are compared without their dashes: every option shares ``--``, which alone
     made ``--bogus`` look close to ``--out``."""
+    import difflib  # here: a command spelt right imports no difflib
+
     names = {o[2:]: o for o in sorted(options) if o.startswith("--")}
     return [names[n] for n in difflib.get_close_matches(option.lstrip("-"), list(names), n=3, cutoff=0.6)]

@@ -18,8 +18,6 @@ from __future__ import annotations
 import errno
 import json
 import os
-import shutil
-import uuid
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Iterator
@@ -114,7 +112,7 @@ def _check_local_parent(out: str, parent: str) -> None:
         raise InputError(f"{out}: parent directory {parent} does not exist")
     if not os.path.isdir(parent):
         raise InputError(f"{out}: {parent} is a file, not a directory")
-    probe = os.path.join(parent, f".dasktree-probe-{uuid.uuid4().hex[:8]}")
+    probe = os.path.join(parent, f".dasktree-probe-{_token()}")
     try:
         os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
         os.unlink(probe)
@@ -145,6 +143,8 @@ class Staging:
 def _remove(fs, path: str) -> None:
     try:
         if _is_local(fs):
+            import shutil
+
             shutil.rmtree(path, ignore_errors=True)
         else:
             fs.rm(path, recursive=True)
@@ -156,7 +156,7 @@ def _remove(fs, path: str) -> None:
 def atomic_directory(out, *, overwrite: bool = False, storage_options: dict | None = None) -> Iterator[Staging]:
     """Write into the yielded ``Staging.tmp``; it becomes ``out`` when the block succeeds."""
     fs, out_path, parent = check_out(out, overwrite=overwrite, storage_options=storage_options)
-    tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{uuid.uuid4().hex[:8]}"
+    tmp = f"{parent}/.{out_path.rsplit('/', 1)[-1]}.tmp-{_token()}"
     try:
         fs.makedirs(tmp, exist_ok=True)
         yield Staging(fs, tmp, out_path)
@@ -188,7 +188,7 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
     to disk and renamed over ``path``, else removed. It gets the permissions ``open`` would give it
     (0666 less the umask), not ``mkstemp``'s 0600."""
     directory, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{name}.tmp-{uuid.uuid4().hex[:8]}")
+    tmp = os.path.join(directory, f".{name}.tmp-{_token()}")
     try:
         try:
             fd = os.open(tmp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o666)  # the umask applies, as to open()
@@ -207,6 +207,11 @@ def atomic_file(path: str, mode: str = "wb") -> Iterator:
         if reason is None:
             raise
         raise InputError(f"{path}: cannot write: {reason}") from None
+
+
+def _token() -> str:
+    """8 random hex digits: a temporary name's own (as ``uuid4().hex[:8]``, without importing uuid)."""
+    return os.urandom(4).hex()
 
 
 class _NotFinite(ValueError):

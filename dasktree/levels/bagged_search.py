@@ -5,7 +5,8 @@ counted, each its multiplicity in ``t``'s bag, in part ``t`` of every node it re
 training histogram at a node is that slice as it lies (nothing subtracted), and it searches only
 the ``max_features`` attributes :func:`~dasktree.levels.sampling.feature_mask` draws for it and
 the node's key. Members are searched one histogram each (their bags differ), in one batch; the
-decisions are packed as :func:`~dasktree.levels.level_search.search_group`'s.
+decisions are packed as :func:`~dasktree.levels.level_search.search_group`'s. Under ``monotonic_cst``
+each member searches within its own value bounds at the node, as a single tree does.
 """
 
 from __future__ import annotations
@@ -47,9 +48,13 @@ def search_bagged(hist: np.ndarray, requests: list[SearchRequest], context: Sear
     if 0 < context.max_features < n_attributes:
         keys = np.asarray([r.key for r in requests], dtype=np.uint64)[pair_request[head]]
         active = feature_mask(context.feature_seed, pair_tree[head], keys, n_attributes, context.max_features)
+    bounds = None
+    if context.monotonic is not None:  # monotonic_cst: each member's value bounds at the node, as a tree's
+        bounds = np.asarray([b for r in requests for b in (r.bounds or [(-np.inf, np.inf)] * len(r.trees))],
+                            dtype=np.float64).reshape(-1, 2)[head]
     started = time.perf_counter()
-    choices = (choose(batch, layout, context.split, active=active) if head.size
-               else Choices.none(0, context.n_classes, layout.uppers))
+    choices = (choose(batch, layout, context.split, active=active, monotonic=context.monotonic, bounds=bounds)
+               if head.size else Choices.none(0, context.n_classes, layout.uppers))
     seconds = time.perf_counter() - started
     packed = packed_decisions(slots, requests, all_counts, pair_request, pair_tree, reasons, batch_of_pair,
                               pair_request[head], choices, context)

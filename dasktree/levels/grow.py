@@ -141,7 +141,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
                                                    len(spec.features))
         bagging = (bagged, max_features, feature_seed)
     forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats, bagged=bagged, keyed=max_features > 0)
-    forest.monotonic = None if bagged else binary_monotonic(params.split.monotonic_cst, spec)
+    forest.monotonic = binary_monotonic(params.split.monotonic_cst, spec)  # a bagged forest's members too
     layout = AttributeLayout.from_spec(spec)
     if params.settings and len(params.tree_setting) != n_trees:
         raise RuntimeError("a grid's trees and their settings disagree: it's a bug, please report it")

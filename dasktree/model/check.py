@@ -59,13 +59,16 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
         raise DataError(f"{where}: a class count is negative")
     table = node_tests_of(tree.tests)
     kids = tree.children
-    fault = not set(map(type, kids)) <= {list}
-    lengths = np.fromiter(map(len, kids), dtype=np.int64, count=n) if not fault else np.zeros(n, dtype=np.int64)
-    try:
-        flat = np.array(list(chain.from_iterable(kids)) if not fault else [])
-    except (ValueError, TypeError):  # a child that is a list (nested: found by fuzzing), or of no number
-        fault, flat = True, np.zeros(0, dtype=np.int64)
-    fault = fault or (flat.size > 0 and flat.dtype.kind != "i")  # a child that is no integer (a bool is one)
+    if tree.__dict__.get("_links_read"):  # read from a file's arrays: whole numbers already (TreeModel.links)
+        (lengths, flat), fault = tree.links(), False
+    else:
+        fault = not set(map(type, kids)) <= {list}
+        lengths = np.fromiter(map(len, kids), dtype=np.int64, count=n) if not fault else np.zeros(n, dtype=np.int64)
+        try:
+            flat = np.array(list(chain.from_iterable(kids)) if not fault else [])
+        except (ValueError, TypeError):  # a child that is a list (nested: found by fuzzing), or of no number
+            fault, flat = True, np.zeros(0, dtype=np.int64)
+        fault = fault or (flat.size > 0 and flat.dtype.kind != "i")  # a child that is no integer (a bool is one)
     if not fault:  # every node's test and children at once; a fault found, the loop below names its node
         inner = table.inner
         child = flat.astype(np.int64)

@@ -69,6 +69,19 @@ class ForestModel:
     run: dict = field(default_factory=dict)  # timings of the fit that made it; not saved
     task: Task = CLASSIFICATION  # what its members predict (dasktree.model.task)
 
+    def __post_init__(self):
+        """Under ``monotonic_cst`` (in ``params``), every member's constraints per attribute, as a single tree's
+        (:meth:`dasktree.model.model.Model.__post_init__`): each member predicts its nodes' values clipped to
+        their bounds, so the forest's average of monotone members is monotone, in Python and in the exports."""
+        value = self.params.get("monotonic_cst") if isinstance(self.params, dict) else None
+        if value is None:
+            return
+        from ..split.api import monotonic_of
+
+        cst = monotonic_of(value, self.spec)
+        for member in self.members:
+            member.monotonic = cst
+
     @property
     def classes(self) -> tuple:
         return self.spec.classes

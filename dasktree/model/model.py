@@ -40,7 +40,7 @@ EXPORTERS: dict = {}
 above the model, and :mod:`dasktree.export` fills this when it loads (``import dasktree`` loads it)."""
 
 FORMAT = "dasktree.model"
-VERSION = 5
+VERSION = 6
 """Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
 Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
 as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes. Version 4: every tree is (``tree``
@@ -49,8 +49,11 @@ JSON took most of ``dasktree show``'s time to read. Version 5: the trees kept be
 use (``full_tree``, each of ``fold_trees``) are each saved as a JSON text (a string holding the same
 columns), which a reader that does not use them (``dasktree show``) passes over as one string instead of
 parsing it: the grown tree can be thousands of times the pruned tree (``tree``, still an object). A
-reader takes either form of either (``dasktree show --format json`` prints them as objects)."""
-READS = (1, 2, 3, 4, 5)
+reader takes either form of either (``dasktree show --format json`` prints them as objects). Version 6: every
+tree is typed arrays, each column one base64 string of little-endian numbers (the ``arrays`` layout of
+:mod:`dasktree.model.grown_json`): the JSON of the columns layout, a list per node and a number per entry,
+was most of ``dasktree show``'s load."""
+READS = (1, 2, 3, 4, 5, 6)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
@@ -99,11 +102,20 @@ class TreeModel:
                 if parent[c] >= 0:
                     value[c] = value[parent[c]]
         if self.monotonic is not None and value.shape[1] == 2:  # monotonic_cst: the second class's probability
-            bounds = self.bounds(value[:, 1])
-            p = np.clip(value[:, 1], bounds[:, 0], bounds[:, 1])
+            p = self.clipped(value[:, 1])
             moved = p != value[:, 1]
             value[moved, 1], value[moved, 0] = p[moved], 1.0 - p[moved]
         return value
+
+    def clipped(self, raw: np.ndarray) -> np.ndarray:
+        """Each node's value as the tree predicts it: ``raw`` (the nodes' unclipped values: the second class's
+        probability, or a regression node's mean) clipped to the node's bounds under ``monotonic``
+        (:meth:`bounds`), or ``raw`` itself without constraints. One rule for both tasks: what predictions,
+        exports, pruning and the CV report read."""
+        if self.monotonic is None:
+            return raw
+        bounds = self.bounds(raw)
+        return np.clip(raw, bounds[:, 0], bounds[:, 1])
 
     def bounds(self, raw: np.ndarray) -> np.ndarray:
         """Under ``monotonic``: each node's value bounds (n_nodes, 2) from the nodes' unclipped values
@@ -122,12 +134,23 @@ class TreeModel:
             kept[key] = tree_bounds(self.children, attribute, raw, self.monotonic)
         return kept[key]
 
+    def links(self) -> tuple[np.ndarray, np.ndarray]:
+        """``children`` as arrays (int64): each node's number of children, and every node's children one node
+        after another. Kept once made (a tree's children are not changed in place); a tree read from a model
+        file's arrays comes with them."""
+        kept = self.__dict__.get("_links")
+        if kept is None:
+            kids = self.children
+            kept = self.__dict__["_links"] = (
+                np.fromiter(map(len, kids), dtype=np.int64, count=len(kids)),
+                np.fromiter(chain.from_iterable(kids), dtype=np.int64))
+        return kept
+
     def parents(self) -> np.ndarray:
         """Each node's parent (-1 at the root)."""
         parent = np.full(self.n_nodes, -1, dtype=np.int64)
-        lengths = [len(kids) for kids in self.children]
-        flat = [c for kids in self.children for c in kids]
-        parent[np.asarray(flat, dtype=np.int64)] = np.repeat(np.arange(self.n_nodes), lengths)
+        lengths, flat = self.links()
+        parent[flat] = np.repeat(np.arange(self.n_nodes), lengths)
         return parent
 
     def routing_plan(self, widths: np.ndarray) -> RoutingPlan:
@@ -258,12 +281,13 @@ class Model:
 
     # ---------------------------------------------------------------- JSON
     def to_json(self, *, kept_as_text: bool = True) -> dict:
-        """The model file's fields; with ``kept_as_text`` (as saved), the grown tree and the fold trees each
-        as a JSON text (format version 5), else as objects (to read them: ``show --format json``)."""
-        from .grown_json import grown_to_json
+        """The model file's fields; with ``kept_as_text`` (as saved), every tree's columns as typed arrays in
+        base64 and the grown tree and the fold trees each as a JSON text (format version 6), else the columns
+        as lists of numbers and the trees as objects (to read them: ``show --format json``)."""
+        from .grown_json import arrays_to_json
 
         def kept(tree: TreeModel):
-            columns = grown_to_json(tree)
+            columns = arrays_to_json(tree, binary=kept_as_text)
             return json.dumps(columns, sort_keys=True, allow_nan=False, separators=(",", ":")) if kept_as_text \
                 else columns
 
@@ -275,7 +299,7 @@ class Model:
             "classes": _jsonable(list(self.classes)),
             "bins": self.spec.to_json()["features"],
             "params": self.params,
-            "tree": grown_to_json(self.tree),
+            "tree": arrays_to_json(self.tree, binary=kept_as_text),
             **({"fold_trees": [kept(t) for t in self.fold_trees]} if self.fold_trees else {}),
             "report": self.report,
             **({} if self.full_tree is None else {"full_tree": kept(self.full_tree)}),

@@ -10,8 +10,8 @@ a sequence of ``Test | None`` (None at a leaf) as the list a fit builds: ``tests
 ``i``'s test on first read and keeps it. What reads every node at once (the model check, the
 routing plan, counting leaves) reads the columns and makes no ``Test``.
 
-:meth:`NodeTests.from_columns` decodes the tests of a model file's columns
-(:mod:`dasktree.model.grown_json`), :meth:`NodeTests.from_nodes` those of a node list (older files,
+:meth:`NodeTests.from_arrays` takes the tests of a model file's arrays, :meth:`NodeTests.from_columns`
+decodes those of its columns (older files; both :mod:`dasktree.model.grown_json`), :meth:`NodeTests.from_nodes` those of a node list (older files,
 forest members), :meth:`NodeTests.from_tests` a list of ``Test`` objects. Malformed values raise
 ``ValueError`` or ``TypeError`` here, when the file loads, never later when a test is read.
 """
@@ -215,6 +215,19 @@ class NodeTests(Sequence):
         groups = [() if num else e for e, num in zip(extra, numeric)]
         return cls._build(len(tests), where, attribute, kind, default,
                           (pairs[:, 0].copy(), pairs[:, 1].copy(), [c // 2 for c in run_counts]), thresholds, groups)
+
+    @classmethod
+    def from_arrays(cls, inner: np.ndarray, attribute: np.ndarray, default: np.ndarray, kind: list,
+                    run_value: np.ndarray, run_length: np.ndarray, run_count: np.ndarray,
+                    threshold_count: np.ndarray, thresholds: np.ndarray, groups: list) -> "NodeTests":
+        """From a model file's arrays (:func:`~dasktree.model.grown_json.arrays_to_json`): every column
+        already an array, each node's runs and thresholds counted (``run_count``, ``threshold_count``)."""
+        if run_length.size and (run_length.min() < 1 or run_length.max() > MAX_CODES):
+            raise ValueError(f"a code table's run has a length below 1 or above {MAX_CODES} (a feature's most codes)")
+        if run_value.size and (run_value.min() < _INT16.min or run_value.max() > _INT16.max):
+            raise ValueError("a code table names a child beyond int16")
+        return cls(inner, attribute, default, kind, run_value, run_length, _offsets(run_count),
+                   _offsets(threshold_count), thresholds, groups)
 
     @classmethod
     def _from_tables(cls, n: int, where: list[int], attribute, kind, default, tables_of: list, thresholds,

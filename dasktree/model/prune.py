@@ -22,7 +22,9 @@ fold tree at the geometric mean ``beta_k = sqrt(alpha_k * alpha_{k+1})``
 rows misclassified at the leaves that remain. The forest knows the held-out
 counts at EVERY node of a fold tree (004, Section 2.2.2), so no row is read
 again. Each leaf predicts ``argmax`` of its training class probabilities
-(ties to the first class, as prediction). The CV error of ``T_k`` is the
+(ties to the first class, as prediction), under monotonic_cst of those probabilities clipped to
+the node's bounds (:func:`predicted_value`): the errors counted, here and by the pessimistic
+rule, are those of what the tree predicts. The CV error of ``T_k`` is the
 misclassified held-out rows over all held-out rows (with repeats: the mean
 of the repetitions, each of which holds out every row once); its standard
 error is the binomial ``sqrt(e (1 - e) / N)``, ``N`` the rows of one
@@ -64,6 +66,7 @@ __all__ = [
     "tree_shape",
     "PruningPath",
     "leaf_errors",
+    "predicted_value",
     "node_risk",
     "weakest_link",
     "weakest_link_of",
@@ -166,12 +169,22 @@ def _value(children, counts: np.ndarray) -> np.ndarray:
     return value
 
 
-def leaf_errors(children, counts: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+def leaf_errors(children, counts: np.ndarray, rows: np.ndarray | None = None, *,
+                value: np.ndarray | None = None) -> np.ndarray:
     """Rows each node misclassifies as a leaf: of ``rows`` (default: the training counts) per node,
-    those not of the class the node predicts (``argmax`` of its training class probabilities)."""
+    those not of the class the node predicts: ``argmax`` of ``value``, the class probabilities the tree
+    predicts per node (:func:`predicted_value`; default: its training class probabilities)."""
     rows = np.asarray(counts if rows is None else rows, dtype=np.int64)
-    predicted = np.argmax(_value(children, counts), axis=1)
+    predicted = np.argmax(_value(children, counts) if value is None else value, axis=1)
     return rows.sum(axis=1) - rows[np.arange(len(rows)), predicted]
+
+
+def predicted_value(tree) -> np.ndarray | None:
+    """The class probabilities ``tree`` predicts per node where they are not its training counts': under
+    monotonic_cst, clipped to each node's bounds (:meth:`~dasktree.model.model.TreeModel.value`), so the
+    predicted class can differ from the majority; else None (the counts say it). A node's bounds come from
+    its ancestors and their children alone, so it predicts the same as a leaf of any pruned subtree."""
+    return tree.value if getattr(tree, "monotonic", None) is not None else None
 
 
 @dataclass(frozen=True)
@@ -401,14 +414,15 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
     alphas = path.alphas
     n = max(1, int(np.asarray(tree.counts).sum(axis=1)[0]))
     leaves = sums_at(path, np.ones(len(tree.children), dtype=np.int64), alphas)
-    train = sums_at(path, leaf_errors(tree_shape(tree), tree.counts), alphas)
+    train = sums_at(path, leaf_errors(tree_shape(tree), tree.counts, value=predicted_value(tree)), alphas)
     cv_error = cv_se = [None] * len(alphas)
     if fold_trees:
         betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)  # the root alone: pruned to the root
         wrong = np.zeros(len(alphas), dtype=np.int64)
         held = 0
         for fold, fold_path in zip(fold_trees, fold_paths):
-            wrong += sums_at(fold_path, leaf_errors(tree_shape(fold), fold.counts, fold.validation), betas)
+            wrong += sums_at(fold_path, leaf_errors(tree_shape(fold), fold.counts, fold.validation,
+                                                    value=predicted_value(fold)), betas)
             held += int(np.asarray(fold.validation)[0].sum())
         e = wrong / max(1, held)
         per_repeat = max(1.0, held * unit / max(1, repeats))
@@ -484,12 +498,13 @@ def _added_errors(n: np.ndarray, e: np.ndarray, confidence: float) -> np.ndarray
 
 
 def pessimistic_leaves(children, counts: np.ndarray, confidence: float = 0.25,
-                       unit: float = 1.0) -> np.ndarray:
+                       unit: float = 1.0, *, value: np.ndarray | None = None) -> np.ndarray:
     """Boolean mask of the nodes C4.5's subtree replacement makes leaves (grown leaves included).
     ``unit``: the rows one count stands for (weighted rows in fixed point, ``2**-shift``:
-    :mod:`dasktree.io.weights`), so the estimate is C4.5's on the weights themselves."""
+    :mod:`dasktree.io.weights`), so the estimate is C4.5's on the weights themselves. ``value``: the class
+    probabilities the tree predicts (:func:`predicted_value`), whose errors are counted."""
     shape = shape_of(children)
-    errors = leaf_errors(shape, counts) * unit
+    errors = leaf_errors(shape, counts, value=value) * unit
     estimate = errors + _added_errors(np.asarray(counts).sum(axis=1) * unit, errors, confidence)
     is_leaf = ~shape.internal
     _replace_bottom_up(shape.start, shape.flat, np.ascontiguousarray(estimate, dtype=np.float64), is_leaf)

@@ -31,6 +31,13 @@ def _finite(value) -> float | None:
     return float(value) if value is not None and np.isfinite(value) else None
 
 
+def _pessimistic(tree: TreeModel, confidence: float, unit: float) -> np.ndarray:
+    """C4.5's leaves of ``tree``, counting the errors of what it predicts (clipped under monotonic_cst)."""
+    from . import prune as cc
+
+    return cc.pessimistic_leaves(cc.tree_shape(tree), tree.counts, confidence, unit, value=cc.predicted_value(tree))
+
+
 def check_prune(mode, alpha, confidence) -> None:
     """Bad pruning arguments, before any work: one line naming the value."""
     if mode is not None and mode not in PRUNE_MODES:
@@ -103,9 +110,8 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     elif mode == "alpha":
         fold_at = float(alpha)
     if mode == "pessimistic":
-        tree = cc.pruned_tree(grown, cc.pessimistic_leaves(cc.tree_shape(grown), grown.counts, confidence, unit))
-        pruned_folds = [cc.pruned_tree(f, cc.pessimistic_leaves(cc.tree_shape(f), f.counts, confidence, unit))
-                        for f in folds]
+        tree = cc.pruned_tree(grown, _pessimistic(grown, confidence, unit))
+        pruned_folds = [cc.pruned_tree(f, _pessimistic(f, confidence, unit)) for f in folds]
     elif mode == "none":
         tree, pruned_folds = grown, folds
     else:
@@ -114,9 +120,10 @@ def apply_pruning(model: Model, *, alpha: float | None = None, mode: str | None 
     report = dict(model.report)
     leaves = [i for i, t in enumerate(tree.tests) if t is None]
     rows = max(1, int(tree.counts[0].sum())) if tree.n_nodes else 1
+    predicted = np.argmax(tree.value[leaves], axis=1)  # the class each leaf predicts (clipped under monotonic_cst)
     report.update({
         "depth": tree.max_depth, "nodes": tree.n_nodes, "leaves": tree.n_leaves,
-        "training_accuracy": float(tree.counts[leaves].max(axis=1).sum() / rows),
+        "training_accuracy": float(tree.counts[leaves, predicted].sum() / rows),
         "prune": {"mode": mode, "alpha": None if alpha is None else float(alpha), "cp_table": table,
                   "fold_alpha": _finite(fold_at), "confidence": float(confidence) if mode == "pessimistic" else None,
                   "leaves": tree.n_leaves, "leaves_grown": grown.n_leaves},
@@ -188,8 +195,7 @@ def pruned_fold_trees(model: Model) -> list[TreeModel]:
         if info["mode"] == "none":
             out.append(f)
         elif info["mode"] == "pessimistic":
-            out.append(cc.pruned_tree(f, cc.pessimistic_leaves(cc.tree_shape(f), f.counts, info["confidence"],
-                                                               count_unit(model))))
+            out.append(cc.pruned_tree(f, _pessimistic(f, info["confidence"], count_unit(model))))
         else:
             at = np.inf if info.get("fold_alpha") is None else info["fold_alpha"]
             out.append(cc.pruned_tree(f, cc.leaves_at(cc.weakest_link(cc.tree_shape(f), f.counts, criterion), at)))

@@ -31,6 +31,7 @@ class Task:
     - ``leaf_texts(model, tree)``, ``box_texts(model)``, ``leaf_colours(model, plt)``: functions of a node
       giving its leaf text (``export_text`` / ``export_dot``), its plotted box's first lines and face colour,
       every node's value computed once (read per node it would be quadratic in the nodes);
+      ``leaf_texts_of(model, tree, nodes)``: the leaf texts of ``nodes`` (an int array) as a list, in one go;
       ``plot_cv(model, out, ext)``: the cross-validation as a picture;
     - ``feature_importances(model)``, ``pruning_path(model)``: scikit-learn's, from the node statistics;
     - ``format_report(model, name, defaults)``, ``format_cp(model)``: ``dasktree show``'s texts;
@@ -129,6 +130,13 @@ class Classification(Task):
         rows = self.node_rows(tree).tolist()
         classes = model.classes
         return lambda i: f"class: {classes[best[i]]!r} (n={int(rows[i])}, p={p[i]:.3f})"
+
+    def leaf_texts_of(self, model, tree, nodes):
+        value = tree.value[nodes]
+        best = value.argmax(axis=1)
+        p, rows = value[np.arange(len(best)), best].tolist(), self.node_rows(tree)[nodes].tolist()
+        names = [repr(c) for c in model.classes]
+        return [f"class: {names[b]} (n={int(r)}, p={q:.3f})" for b, r, q in zip(best.tolist(), rows, p)]
 
     def box_texts(self, model):
         value = model.tree.value

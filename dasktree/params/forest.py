@@ -52,11 +52,17 @@ FOREST_PARAMS: tuple[Param, ...] = (
 )
 
 NOT_FOR_FORESTS = ("cv", "repeats", "param_grid", "refit", "keep_fold_trees", "prune", "ccp_alpha", "confidence",
-                   "postpone", "min_weight_fraction_leaf", "monotonic_cst")
+                   "postpone", "min_weight_fraction_leaf")
 """The single tree's parameters a forest refuses: its members are grown in full and not pruned (and
-``min_weight_fraction_leaf`` and ``monotonic_cst`` are not in the members' search yet)."""
-_NOT_YET = {"min_weight_fraction_leaf": "a member's search does not take it (min_samples_leaf does)",
-            "monotonic_cst": "a member's search does not take it (a single tree's does)"}
+``min_weight_fraction_leaf`` is not in the members' search yet). ``monotonic_cst`` holds in every member
+(each member's nodes bounded by its own values), so the forest's average is monotone too: a classification
+forest's; a regression forest refuses it (:data:`REGRESSION_NOT_YET`)."""
+_NOT_YET = {"min_weight_fraction_leaf": "a member's search does not take it (min_samples_leaf does)"}
+REGRESSION_NOT_YET = {"monotonic_cst": "a regression member's level search does not take its value bounds yet (a "
+                                       "classification forest's members and a single regression tree do)"}
+"""What a regression forest refuses that a classification forest takes: its members' search in
+``dasktree.regress.grow`` grows children outside the node's bounds, so clipping cannot keep the
+order of its subtrees."""
 
 
 def forest_values(values: Mapping[str, Any]) -> dict:
@@ -76,6 +82,10 @@ def validate_forest(values: Mapping[str, Any], n_rows: int | None = None, *, mem
                      and not (n == "min_weight_fraction_leaf" and values[n] == 0))
     if len(refused) == 1 and refused[0] in _NOT_YET:
         raise ParameterError(f"{refused[0]} is not for forests yet: {_NOT_YET[refused[0]]}")
+    if members is not validate:  # a regression forest's members
+        for name, why in REGRESSION_NOT_YET.items():
+            if values.get(name) is not None:
+                raise ParameterError(f"{name} is not for regression forests yet: {why}")
     if refused:
         raise ParameterError(f"{refused[0]} is not for forests: their members are grown in full and not pruned, "
                              "nor cross-validated (oob_score=True gives an estimate)")

@@ -27,8 +27,7 @@ def node_means(tree) -> np.ndarray:
             if parent[c] >= 0:
                 mean[c] = mean[parent[c]]
     if getattr(tree, "monotonic", None) is not None:
-        bounds = tree.bounds(mean)
-        mean = np.clip(mean, bounds[:, 0], bounds[:, 1])
+        mean = tree.clipped(mean)  # the rule of a classification node's probability (TreeModel.clipped)
     return mean
 
 
@@ -82,6 +81,10 @@ class Regression(Task):
         values = self.node_values(model, tree).tolist()
         rows = tree.counts[:, 0].tolist()
         return lambda i: f"value: [{_fmt(values[i])}] (n={int(rows[i])})"
+
+    def leaf_texts_of(self, model, tree, nodes):
+        values, rows = self.node_values(model, tree)[nodes].tolist(), tree.counts[nodes, 0].tolist()
+        return [f"value: [{v:.6g}] (n={int(r)})" for v, r in zip(values, rows)]  # leaf_texts' text, in one go
 
     def box_texts(self, model):
         shown = [f"{v:.4g}" for v in self.node_values(model, model.tree).tolist()]

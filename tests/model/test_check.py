@@ -9,16 +9,15 @@ from dasktree import DaskTreeClassifier
 from dasktree.errors import DataError
 from dasktree.model.model import load
 from dasktree.testing import mixed_frame
+from older_models import in_version5
 
 
 @pytest.fixture(scope="module")
-def saved(tmp_path_factory):
+def saved():
     frame = mixed_frame(400, seed=3)
     model = DaskTreeClassifier(cv=3, keep_fold_trees=True, max_depth=3, prune="none").fit(
         frame.drop(columns=["label"]), frame["label"]).model_
-    path = tmp_path_factory.mktemp("model") / "m.json"
-    model.save(path)
-    return json.loads(path.read_text())
+    return in_version5(model)  # the columns layout, a list per node: one node damaged by hand below
 
 
 def _inner(columns) -> int:
@@ -31,7 +30,7 @@ def test_counts_that_are_not_their_childrens_sum_are_refused(saved, tmp_path, tr
     load_ok.write_text(json.dumps(saved))
     load(load_ok)  # as fitted: every node's counts are its children's sum
     damaged = json.loads(json.dumps(saved))
-    # every tree's nodes as columns; a fold tree's as a JSON text (model format version 5)
+    # every tree's nodes as columns; a fold tree's as a JSON text (model format version 5, which this reads)
     columns = json.loads(damaged[tree][0]) if tree == "fold_trees" else damaged[tree]
     child = columns[field][columns["children"][_inner(columns)][0]]
     child[0], child[1] = child[1] + 1, child[0]  # a swap, and one row more

@@ -17,7 +17,7 @@ from dasktree.errors import DataError
 from dasktree.model import node_table
 from dasktree.model.check import _check_tree
 from dasktree.model.text import export_dot, export_text
-from dasktree.model.grown_json import from_runs, grown_from_json, grown_to_json, runs
+from dasktree.model.grown_json import arrays_to_json, from_runs, grown_from_json, grown_to_json, runs
 from dasktree.model.model import READS, VERSION, Model, TreeModel, load
 from dasktree.model.node_table import NodeTests
 from dasktree.split.api import Test as SplitTest
@@ -258,26 +258,28 @@ def test_a_30000_leaf_model_loads_without_making_a_test(task, depth, tmp_path, m
     assert capsys.readouterr().out == text
 
 
-def test_the_model_file_writes_every_tree_as_columns():
+def test_the_model_file_writes_every_tree_as_arrays():
     model = full_binary_model(3)
     d = json.loads(model.dumps())
-    assert d["version"] == VERSION == 5 and READS[-1] == VERSION
-    assert d["tree"]["layout"] == "columns" and d["tree"] == grown_to_json(model.tree)
+    assert d["version"] == VERSION == 6 and READS[-1] == VERSION
+    assert d["tree"]["layout"] == "arrays" and d["tree"] == arrays_to_json(model.tree)
 
 
 def test_the_kept_trees_are_saved_as_json_texts_and_shown_as_objects(tmp_path, capsys):
-    """Format version 5: the grown tree and the fold trees, which ``show`` does not print, are each a JSON
-    text in the file (read as one string by a reader that does not use them); ``show --format json`` prints
-    them as objects, and a file holding them as objects loads the same."""
+    """Format versions 5 and 6: the grown tree and the fold trees, which ``show`` does not print, are each a
+    JSON text in the file (read as one string by a reader that does not use them); ``show --format json``
+    prints them as objects (their columns as lists of numbers), and a file holding them as objects loads the
+    same."""
     model = dataclasses.replace(full_binary_model(5, pruned_at=3), fold_trees=[full_binary_model(2).tree])
     d = json.loads(model.dumps())
-    assert isinstance(d["full_tree"], str) and json.loads(d["full_tree"]) == grown_to_json(model.full_tree)
-    assert [json.loads(t) for t in d["fold_trees"]] == [grown_to_json(model.fold_trees[0])]
+    assert isinstance(d["full_tree"], str) and json.loads(d["full_tree"]) == arrays_to_json(model.full_tree)
+    assert [json.loads(t) for t in d["fold_trees"]] == [arrays_to_json(model.fold_trees[0])]
     path = tmp_path / "m.json"
     model.save(path)
     assert main(["show", str(path), "--format", "json"]) == 0
     shown = json.loads(capsys.readouterr().out)
-    assert shown["full_tree"] == grown_to_json(model.full_tree) and shown["fold_trees"][0]["layout"] == "columns"
+    assert shown["full_tree"] == arrays_to_json(model.full_tree, binary=False)
+    assert shown["fold_trees"][0]["layout"] == "arrays"
     (tmp_path / "shown.json").write_text(json.dumps(shown))
     assert load(tmp_path / "shown.json").dumps() == model.dumps()
     d["full_tree"] = d["full_tree"][:-1]  # its text cut short: damaged, said in one line
@@ -290,13 +292,14 @@ FIXTURES = sorted(p for p in os.listdir(DATA) if p.startswith("model-v") and not
 
 
 def test_the_previous_formats_have_their_fixtures():
-    assert FIXTURES == [f"model-v{v}-{task}.json" for v in (3, 4) for task in ("classification", "regression")]
+    assert FIXTURES == [f"model-v{v}-{task}.json" for v in (3, 4, 5) for task in ("classification", "regression")]
 
 
 @pytest.mark.parametrize("name", FIXTURES)
 def test_a_file_of_a_previous_format_loads_as_it_did(name, tmp_path):
-    """A file a previous version (format version 3 or 4) wrote, ``tests/data/model-v3-*.json`` and
-    ``model-v4-*.json``, and beside it that version's text and predictions of it (``.expected.json``,
+    """A file a previous version (format version 3, 4 or 5) wrote, ``tests/data/model-v3-*.json``,
+    ``model-v4-*.json`` and ``model-v5-*.json`` (the version 4 files loaded and saved again by version 5),
+    and beside it that version's text and predictions of it (``.expected.json``,
     which says how the model was fitted: cv=3 with its fold trees kept, pruned, so it holds a pruned tree,
     its grown tree and fold trees) load to the same trees, text and predictions, eagerly and as ``show``
     reads them, and save again in this version's format."""
@@ -314,8 +317,9 @@ def test_a_file_of_a_previous_format_loads_as_it_did(name, tmp_path):
     assert ("nodes" in old["tree"]) == (version == 3)
     model = load(path)
     assert as_saved(model.tree) == old["tree"]
-    assert [as_saved(t) for t in model.fold_trees] == old["fold_trees"]
-    assert grown_to_json(model.full_tree) == old["full_tree"]
+    kept = (lambda raw: json.loads(raw)) if version == 5 else (lambda raw: raw)  # version 5: JSON texts
+    assert [as_saved(t) for t in model.fold_trees] == [kept(t) for t in old["fold_trees"]]
+    assert grown_to_json(model.full_tree) == kept(old["full_tree"])
     assert export_text(model) == expected["text"] == export_text(load(path, lazy=True))
     frame = (mixed_frame(600, seed=5).drop(columns=["label"]) if "classification" in name
              else regression_frame(600, seed=5).drop(columns=["y"]))

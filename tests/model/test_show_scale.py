@@ -20,6 +20,7 @@ from dasktree.model.grown_json import from_runs, runs
 from dasktree.model.model import TreeModel, load
 from dasktree.regress import task as regression_module
 from dasktree.testing.exports import full_binary_model, random_model, random_regression_model
+from older_models import in_version5
 
 TASKS = ["classification", "regression"]
 
@@ -105,6 +106,46 @@ def test_max_depth_counts_the_nodes_it_cuts(seed, depth, regression):
     assert sum(re.match(r"  n\d+ \[", line) is not None for line in dot.splitlines()) == shown
 
 
+def walked_text(model, max_depth=None) -> str:
+    """The twin of ``export_text``: a walk from the root, depth first, a line per branch and leaf."""
+    tree = model.tree
+    leaf_text = model.task.leaf_texts(model, tree)
+    labels = tree_labels(tree, model.spec)
+    size = [1] * tree.n_nodes
+    for i in range(tree.n_nodes - 1, -1, -1):
+        size[i] += sum(size[c] for c in tree.children[i])
+    lines, cut, stack = [], 0, [(0, 0, None)]
+    while stack:
+        i, d, label = stack.pop()
+        if label is not None:
+            lines.append("|   " * (d - 1) + "|--- " + label)
+        tested = tree.tests[i] is not None
+        if not tested or (max_depth is not None and 0 <= max_depth <= tree.depth[i]):
+            more = f" (truncated: {size[i] - 1} nodes below)" if tested else ""
+            cut += size[i] - 1 if tested else 0
+            lines.append("|   " * d + leaf_text(i) + more)
+            continue
+        stack += reversed([(c, d + 1, text) for c, text in zip(tree.children[i], labels(i))])
+    if cut:
+        lines.append(f"({cut} of {tree.n_nodes} nodes below depth {max_depth} not shown)")
+    return "\n".join(lines) + "\n"
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), depth=st.one_of(st.none(), st.integers(-1, 5)), regression=st.booleans())
+def test_the_text_built_from_arrays_is_the_walks(seed, depth, regression):
+    """``export_text`` places every line at once from the tree's arrays: the same text as a walk, on random
+    trees (multi-way and nominal tests, every default child, empty nodes), cut at every depth."""
+    model = (random_regression_model if regression else random_model)(seed, max_nodes=60)
+    assert export_text(model, max_depth=depth) == walked_text(model, depth)
+
+
+def test_the_text_of_a_deep_pruned_model_is_the_walks():
+    model = full_binary_model(9, task="regression", pruned_at=7)
+    for depth in (None, 0, 3, 7):
+        assert export_text(model, max_depth=depth) == walked_text(model, depth)
+
+
 def test_sizes_of_subtrees():
     tree = full_binary_model(3).tree
     assert subtree_sizes(tree) == [15, 7, 7, 3, 3, 3, 3] + [1] * 8
@@ -138,9 +179,9 @@ def test_show_max_depth_refused(argv, message, tmp_path, capsys):
 def test_a_code_table_sending_a_code_to_a_missing_child_is_named(tmp_path):
     """The model check reads every test's code table in one reduction: the node it names is the first bad one."""
     model = full_binary_model(3)
-    d = json.loads(model.dumps())
+    d = in_version5(model)  # the columns layout: a test per node, its code table as runs
 
-    def send(node: int, code: int, child: int) -> None:  # the file's code tables are runs
+    def send(node: int, code: int, child: int) -> None:
         test = d["tree"]["tests"][node]
         table = from_runs(test[3])
         table[code] = child
@@ -211,11 +252,12 @@ def test_show_decodes_the_shown_tree_alone_and_makes_no_test(task, form, tmp_pat
 
     monkeypatch.setattr(grown_json, "grown_from_json", counting("grown_from_json", grown_json.grown_from_json))
     monkeypatch.setattr(NodeTests, "_make", counting("_make", NodeTests._make))
-    monkeypatch.setattr(NodeTests, "from_columns", classmethod(counting("from_columns", NodeTests.from_columns.__func__)))
+    monkeypatch.setattr(NodeTests, "from_arrays", classmethod(counting("from_arrays", NodeTests.from_arrays.__func__)))
     monkeypatch.setattr(model.task, "leaf_texts", counting("leaf_texts", model.task.leaf_texts))
+    monkeypatch.setattr(model.task, "leaf_texts_of", counting("leaf_texts_of", model.task.leaf_texts_of))
     assert main(["show", str(path), "--format", form]) == 0
     assert capsys.readouterr().out == want
-    assert calls == {"grown_from_json": 1, "from_columns": 1, "leaf_texts": 1}, calls
+    assert calls == {"grown_from_json": 1, "from_arrays": 1, "leaf_texts" if form == "dot" else "leaf_texts_of": 1}, calls
 
 
 def test_a_lazily_loaded_model_reads_its_grown_tree_when_first_used(tmp_path, capsys):
@@ -231,8 +273,8 @@ def test_a_lazily_loaded_model_reads_its_grown_tree_when_first_used(tmp_path, ca
     assert pickle.loads(pickle.dumps(lazy)).dumps() == model.dumps()
     assert type(lazy.full_tree) is TreeModel and lazy.full_tree.to_json() == load(path).full_tree.to_json()
     assert load(path, lazy=True).dumps() == model.dumps()
-    d = json.loads(model.dumps())
-    grown = json.loads(d["full_tree"])  # a JSON text in the file (model format version 5)
+    d = in_version5(model)  # the columns layout (a list per node), which this reads
+    grown = json.loads(d["full_tree"])  # a JSON text in the file (model format versions 5 and 6)
     grown["children"][1] = [0, 2]  # a node that is its own grandparent's child: damaged
     d["full_tree"] = json.dumps(grown)
     bad = tmp_path / "bad.json"
