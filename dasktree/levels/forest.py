@@ -164,6 +164,8 @@ class Forest:
         self._flat = _FlatBranches()
         self.grown: list = []  # subtrees grown in memory, as arrays (levels/small.py's GrownBlock)
         self.grown_nodes = 0  # their nodes (the jobs' own are nodes of the forest)
+        self.made_tests: dict = {}  # their tests, by (attribute, cut, default): made once (small.attach)
+        self.stats_width = n_classes  # a grown node's training (and held-out) statistics: class counts
 
     # ------------------------------------------------------------------ counts
     def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
@@ -254,6 +256,26 @@ class Forest:
             values = [float(k[1]) / float(k.sum()) if k.sum() else np.nan for k in shares]
             left[t], right[t] = child_bounds(c, lo, hi, *values)
         children[0].bounds, children[1].bounds = left, right
+
+    def finish_job(self, node_id: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
+        """A node grown in memory for ``tree`` (:func:`dasktree.levels.small.attach`): its test as a branch
+        of that tree without children (the subtree below is a grown block), or the tree ends there.
+        ``stats``: its training then held-out class counts; the root's counts come from them when it was
+        gathered before any pass counted it (the main tree's training counts are the total, a fold
+        tree's held-out ones its part's), and so does the tree's root size."""
+        node = self.nodes[node_id]
+        if node_id == 0:
+            c = self.n_classes
+            if node.counts is None:
+                node.counts = np.zeros((self.n_parts + 1, c), dtype=np.int64)
+            h = int(self.holdout[tree])
+            node.counts[self.n_parts if h < 0 else h] = stats[:c] if h < 0 else stats[c:2 * c]
+            self.root_size[tree] = int(stats[:c].sum())
+        if test is None:
+            self.set_leaf(node, tree, reason)
+            return
+        node.branch_index[tree] = len(node.branches)
+        node.branches.append(Branch((tree,), test, []))
 
     def bounds_of(self, node: Node, trees) -> tuple | None:
         """``trees``' value bounds at ``node`` (what a search request carries), or None without constraints."""

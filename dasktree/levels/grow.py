@@ -157,7 +157,6 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
                              2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
              and not params.split.min_weight_fraction_leaf else 0)
-    tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
@@ -165,7 +164,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
             gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params),
                                                  small.root_rows(runner, spec, forest) if level == 0 else None)
             if gather:
-                gathered = _grow_small(runner, forest, gather, spec, params, level, tests, bagging)
+                gathered = _grow_small(runner, forest, gather, spec, params, level, bagging)
                 new_branches = []
                 if not frontier:
                     report.levels.append(gathered)
@@ -207,14 +206,13 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
-                level: int, tests: dict, bagging: tuple = (False, 0, 0)) -> LevelReport:
+                level: int, bagging: tuple = (False, 0, 0)) -> LevelReport:
     """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
     in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
     started = time.perf_counter()
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    uppers = [f.upper for f in spec.features]
     made = grow_small(runner, small.forest_gather_plan(forest, jobs, spec.widths), spec, level, small.kernel.CLASSIFY,
-                      lambda chunk_jobs, nodes: small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers, tests),
+                      lambda chunk_jobs, nodes: small.attach(forest, jobs, chunk_jobs, nodes, spec),
                       n_classes=spec.n_classes, criterion=small.class_criterion(params),
                       min_samples_split=params.min_samples_split, min_samples_leaf=params.split.min_samples_leaf,
                       max_depth=params.max_depth, min_decrease=params.min_impurity_decrease,

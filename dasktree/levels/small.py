@@ -38,7 +38,7 @@ from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "GrownBlock", "GATHER_BUDGET_MB",
+           "grow_chunk", "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB",
            "job_runs", "job_counts",
            "piece_of_jobs", "report_of"]
 
@@ -413,29 +413,26 @@ def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
             .knowing_arity(max(d, 1) + 1, c) for k, (a, c, d) in enumerate(keys)}
 
 
-def _count_root(forest, root, tree: int, train: np.ndarray, held: np.ndarray) -> None:
-    """The root's counts from a tree's job at the root (no pass counted it): the main tree's training
-    counts are the total, a fold tree's held-out ones its part's; and the tree's root size."""
-    if root.counts is None:
-        root.counts = np.zeros((forest.n_parts + 1, forest.n_classes), dtype=np.int64)
-    h = int(forest.holdout[tree])
-    if h < 0:
-        root.counts[forest.n_parts] = train
-    else:
-        root.counts[h] = held
-    forest.root_size[tree] = int(train.sum())
+def binary_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
+    """The test of attribute ``a`` the grower and the regression search give as numbers, missing to
+    ``default``: with ``cut >= 0`` a threshold (codes ``1..cut`` to child 0, the others to 1), else a
+    subset test, its code table in ``tables`` at ``start``."""
+    if cut >= 0:
+        return _threshold_tests([(a, cut, default)], [f.upper for f in spec.features])[(a, cut, default)]
+    table = tables[start:start + int(spec.features[a].n_bins) + 1].copy()
+    groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+    return Test(a, "nominal", table, default, groups=groups)
 
 
 @dataclass
 class GrownBlock:
-    """A chunk's subtrees grown in memory, kept as arrays (one row per grown node, the grower's
-    preorder; no forest :class:`~dasktree.levels.forest.Node` each): a deep tree's hundreds of
-    thousands of nodes become its model's columns at once (:func:`dasktree.levels.to_model.tree_model`).
-    Row ``k`` belongs to job ``job[k]`` of the chunk (forest node ``job_node``, tree ``job_tree``);
-    ``parent[k]`` is its parent's row (-1: the job's own node, a forest node, whose test the forest
-    holds as a branch without children). ``train`` and ``held``: the row's training and held-out
-    counts in its tree (as the forest's ``train_counts`` / ``validation_counts`` give them);
-    ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
+    """A chunk's subtrees grown in memory (either task's), kept as arrays (one row per grown node, the
+    grower's preorder; no node object each): a deep tree's hundreds of thousands of nodes become its
+    model's columns at once (:func:`dasktree.levels.to_model.block_columns`). Row ``k`` belongs to job
+    ``job[k]`` of the chunk (the store's node ``job_node``, tree ``job_tree``); ``parent[k]`` is its
+    parent's row (-1: the job's own node, the store's, which takes its test or leaf from here).
+    ``train`` and ``held``: the row's training and held-out statistics in its tree (class counts, or a
+    regression's exact (n, s)); ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
 
     job_node: np.ndarray
     job_tree: np.ndarray
@@ -449,54 +446,41 @@ class GrownBlock:
     reasons: np.ndarray
 
 
-def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers,
-                  tests: dict | None = None) -> int:
-    """The grown subtrees of a chunk's jobs, each tree's own, kept by ``forest`` as one
-    :class:`GrownBlock` (``forest.grown``); each job's node gets its test as a branch of its tree
-    without children (or ends there). No pass routes into them. ``tests`` keeps the tests made,
-    by (attribute, cut, default), for the fit's next chunks (a deep forest makes tens of thousands of
-    nodes from a few thousand distinct tests, and a test costs a millisecond to make). Returns the
-    nodes made (the job's nodes not counted: they were the forest's)."""
-    from .forest import Branch
-
-    n_classes = forest.n_classes
-    tests = {} if tests is None else tests
+def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, spec) -> int:
+    """The grown subtrees of a chunk's jobs ((node, tree) pairs), kept by ``store`` as one
+    :class:`GrownBlock` (``store.grown``); each job's own node gets its statistics and its test or leaf
+    (``store.finish_job(node, tree, test, reason, stats)``); no pass routes into the rest. The tests are
+    made once per (attribute, cut, default) in ``store.made_tests``, for the fit's next chunks (a deep
+    forest makes tens of thousands of nodes from a few thousand distinct tests, and a test costs a
+    millisecond to make). Returns the nodes made (the jobs' own not counted: they were the store's)."""
+    width = store.stats_width
     job_of = [jobs[j] for j in chunk_jobs.tolist()]
-    job_node = np.asarray([n for n, _ in job_of], dtype=np.int64)
-    job_tree = np.asarray([t for _, t in job_of], dtype=np.int64)
-    parent, attribute, cut, default, reason, job = (
-        np.asarray(nodes[k]) for k in ("parent", "attribute", "cut", "default", "reason", "job"))
-    job = job.astype(np.int64)
+    parent, attribute, cut, default, reason = (
+        np.asarray(nodes[k]) for k in ("parent", "attribute", "cut", "default", "reason"))
+    job = np.asarray(nodes["job"]).astype(np.int64)
     stats = nodes["stats"]
-    held = np.ascontiguousarray(stats[:, n_classes:2 * n_classes], dtype=np.int64)
-    total = stats[:, :n_classes] + held
-    holds = forest.holdout[job_tree[job]] >= 0 if parent.size else np.zeros(0, dtype=bool)
-    train = np.where(holds[:, None], total - held, total)
     made = np.empty(parent.size, dtype=object)
     split = np.flatnonzero(attribute >= 0)
-    if split.size:
-        keys = list(zip(attribute[split].tolist(), cut[split].tolist(), default[split].tolist()))
-        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), uppers))
-        made[split] = [tests[key] for key in keys]
-    names = np.empty(len(REASONS_OF), dtype=object)
-    names[:] = REASONS_OF
+    threshold = split[cut[split] >= 0]
+    if threshold.size:
+        keys = list(zip(attribute[threshold].tolist(), cut[threshold].tolist(), default[threshold].tolist()))
+        tests = store.made_tests
+        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), [f.upper for f in spec.features]))
+        made[threshold] = [tests[key] for key in keys]
+    for k in split[cut[split] < 0].tolist():
+        made[k] = binary_test(spec, int(attribute[k]), -1, int(default[k]), nodes["tables"],
+                              int(nodes["table_start"][k]))
+    names = np.empty(len(kernel.REASONS), dtype=object)
+    names[:] = kernel.REASONS
     reasons = names[reason.astype(np.int64)]
     reasons[split] = ""
-    all_nodes = forest.nodes
-    for k in np.flatnonzero(parent < 0).tolist():  # each job's own node: its test, or its tree ends there
-        node, tree = all_nodes[int(job_node[job[k]])], int(job_tree[job[k]])
-        if node.id == 0:  # the root, gathered before any level pass counted it
-            _count_root(forest, node, tree, train[k], held[k])
-        if attribute[k] < 0:
-            forest.set_leaf(node, tree, reasons[k])
-            continue
-        node.branch_index[tree] = len(node.branches)
-        node.branches.append(Branch((tree,), made[k], []))
-    forest.grown.append(GrownBlock(job_node, job_tree, job, parent.astype(np.int64), np.asarray(nodes["child"], np.int64),
-                                   np.asarray(nodes["depth"], np.int64), train, held, made, reasons))
+    block = GrownBlock(np.asarray([n for n, _ in job_of], dtype=np.int64),
+                       np.asarray([t for _, t in job_of], dtype=np.int64), job, parent.astype(np.int64),
+                       np.asarray(nodes["child"], np.int64), np.asarray(nodes["depth"], np.int64),
+                       stats[:, :width], stats[:, width:2 * width], made, reasons)
+    for k in np.flatnonzero(parent < 0).tolist():  # each job's own node
+        store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k], reasons[k], stats[k])
+    store.grown.append(block)
     count = int(np.count_nonzero(parent >= 0))
-    forest.grown_nodes += count
+    store.grown_nodes += count
     return count
-
-
-REASONS_OF = kernel.REASONS
