@@ -207,32 +207,36 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
                 level: int, bagging: tuple = (False, 0, 0)) -> LevelReport:
-    """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
-    in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
-    started = time.perf_counter()
+    """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree; what the level report says of it."""
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    made = grow_small(runner, small.forest_gather_plan(forest, jobs, spec.widths), spec, level, small.kernel.CLASSIFY,
-                      lambda chunk_jobs, nodes: small.attach(forest, jobs, chunk_jobs, nodes, spec),
-                      n_classes=spec.n_classes, criterion=small.class_criterion(params),
-                      min_samples_split=params.min_samples_split, min_samples_leaf=params.split.min_samples_leaf,
-                      max_depth=params.max_depth, min_decrease=params.min_impurity_decrease,
-                      job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
-                      **small.member_settings(forest, jobs, bagging[1], bagging[2]), **small.bound_settings(forest, jobs))
-    return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
-                       rows_gathered=int(getattr(runner, "rows_gathered", 0)))
+    grown = grow_small(runner, forest, jobs, small.forest_gather_plan(forest, jobs, spec.widths), spec, level,
+                       small.kernel.CLASSIFY, bagging[1:], n_classes=spec.n_classes,
+                       criterion=small.class_criterion(params), min_samples_split=params.min_samples_split,
+                       min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
+                       min_decrease=params.min_impurity_decrease,
+                       job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)])
+    return LevelReport(level, 0, 1, grown["small_seconds"], 0, small_nodes=len(gather),
+                       grown_in_memory=grown["grown_in_memory"], rows_gathered=grown["rows_gathered"])
 
 
-def grow_small(runner, plan, spec: BinSpec, level: int, task: int, attach, **settings) -> int:
-    """Either task's pass gathering the rows of ``plan``'s jobs, their subtrees grown there in memory by the
-    compiled grower for ``task`` (:mod:`dasktree.levels.small`; ``settings``: the fit's limits, the bins
-    added here), each chunk's nodes given to ``attach(chunk_jobs, nodes)``; returns the nodes it made."""
+def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, level: int, task: int,
+               sampling: tuple[int, int] = (0, 0), **settings) -> dict:
+    """Either task's pass gathering the rows of ``jobs`` ((node, tree) pairs of ``store``, a slot each in
+    ``plan``), their subtrees grown there in memory by the compiled grower for ``task`` (``settings``: the
+    fit's limits; the bins, each job's feature draws, ``sampling`` = (max_features, feature_seed), and its
+    value bounds added here) and attached to ``store`` (:func:`~dasktree.levels.small.attach`); the
+    nodes made, the rows gathered and the seconds, as a level report says them."""
+    started = time.perf_counter()
     numeric = [f.kind == NUMERIC for f in spec.features]
     settings.update(offsets=spec.offsets, widths=spec.widths, numeric=np.array(numeric, dtype=bool),
                     upper=[f.upper if n else None for f, n in zip(spec.features, numeric)],
-                    values=[f.values if n else None for f, n in zip(spec.features, numeric)])
+                    values=[f.values if n else None for f, n in zip(spec.features, numeric)],
+                    **small.member_settings(store, jobs, *sampling), **small.bound_settings(store, jobs))
     results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
                                 task=task, settings=settings)
-    return sum(attach(chunk_jobs, nodes) for chunk_jobs, nodes in results)
+    made = sum(small.attach(store, jobs, chunk_jobs, nodes, spec) for chunk_jobs, nodes in results)
+    return {"grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
+            "small_seconds": round(time.perf_counter() - started, 4)}
 
 
 def _rows(nodes: list[Node]) -> list[int]:

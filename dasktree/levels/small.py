@@ -37,10 +37,10 @@ import numpy as np
 from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
-__all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB",
-           "job_runs", "job_counts",
-           "piece_of_jobs", "report_of"]
+__all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
+           "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
+           "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
+           "report_of"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -299,26 +299,40 @@ def most_rows(params) -> int | None:
     return None if params.split.criterion == "gini" else kernel.ENTROPY_ROWS
 
 
+def jobs(items: list, estimates: list, limit: int) -> tuple[list, list, int]:
+    """Either task's choice of the nodes gathered: ``items`` taken in order while each one's
+    ``estimates`` (the rows a gathering pass would hold for it, every tree's membership counted; None:
+    not to gather) fits what is left of ``limit``. Returns (gathered, the others, the rows left)."""
+    gathered, kept = [], []
+    for item, estimate in zip(items, estimates):
+        if estimate is not None and 0 < estimate <= limit:
+            gathered.append(item)
+            limit -= estimate
+        else:
+            kept.append(item)
+    return gathered, kept, limit
+
+
+def with_held_out(train_rows: int, n_folds: int) -> int:
+    """The rows a fold tree's node holds, training and held out, from its training rows: about one
+    part in ``n_folds - 1`` more, an upper estimate (rounded up)."""
+    return train_rows + train_rows // n_folds + 1
+
+
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
                 most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
-    """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
-    :func:`deep_enough`, each of fewer than ``most_rows`` rows when given) and those left to the level
-    pass. A node's rows are known from its counts; the root's, before any pass, are ``root_rows``
-    (:func:`root_rows`; None: unknown, the root is counted by a level pass)."""
-    small, kept = [], []
-    budget = limit
-    for node in frontier:
+    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, each of fewer than
+    ``most_rows`` rows when given, :func:`deep_enough`) and those left to the level pass. A node's rows
+    are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
+    unknown, the root is counted by a level pass)."""
+    def estimate(node):
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
-            kept.append(node)
-            continue
+            return None
         rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
-        estimate = rows * len(node.open_trees())
-        if estimate <= budget and (most_rows is None or rows < most_rows):
-            small.append(node)
-            budget -= estimate
-        else:
-            kept.append(node)
-    return small, kept
+        return rows * len(node.open_trees()) if most_rows is None or rows < most_rows else None
+
+    gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit)
+    return gathered, kept
 
 
 def root_rows(runner, spec, forest) -> int | None:

@@ -155,7 +155,7 @@ class _Forest:
     def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None, bagged: bool = False):
         self.bagged = bagged  # a bagged forest's members (dasktree.levels.small.member_settings reads it)
         self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
-        self.monotonic = monotonic
+        self.monotonic = None if monotonic is None else np.asarray(monotonic, dtype=np.int8)
         self.attribute: list[int] = [-1] * n_trees
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
@@ -172,6 +172,10 @@ class _Forest:
         if root.squares is None and len(sums):  # the first pass: the root is slot 0
             return int(sums[0, 0] + cells[0, HELD_N])
         return int(root.sums[0] + root.sums[2])
+
+    def bounds_of(self, node: RNode, trees) -> tuple | None:
+        """The node's value bounds for each of ``trees`` (its own), or None without constraints."""
+        return None if self.monotonic is None else (node.bounds,) * len(trees)
 
     def finish_job(self, e: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
         """Node ``e`` grown in memory (:func:`dasktree.levels.small.attach`): its sums (training and held-out
@@ -384,58 +388,35 @@ def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) ->
 # ---------------------------------------------------------------- small nodes, in memory
 def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int, rows: int, holdout: np.ndarray,
            limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
-    """The nodes gathered rather than counted this level, in order while their rows fit ``limit``
-    (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more; and with
-    levels enough left, :func:`~dasktree.levels.small.deep_enough`); the held-out leaves gathered
-    with them. Returns (counted, held_only, gathered)."""
-    k = max(1, holdout.size - 1)
-    jobs, kept = [], []
-    budget = limit
+    """The nodes gathered rather than counted this level (:func:`~dasktree.levels.small.jobs`: a fold
+    tree's node holds its held-out rows too, :func:`~dasktree.levels.small.with_held_out`; with levels
+    enough left, :func:`~dasktree.levels.small.deep_enough`) and the held-out leaves gathered with them,
+    in the rows left. Returns (counted, held_only, gathered)."""
     if not small.deep_enough(level, max_depth):
         return counted, held_only, []
-    for e in counted:
-        node = forest.nodes[e]
-        n = rows if level == 0 else int(node.sums[0])
-        estimate = n if level == 0 or holdout[node.tree] < 0 else n + n // k + 1
-        if 0 < estimate <= budget:
-            jobs.append(e)
-            budget -= estimate
-        else:
-            kept.append(e)
-    if not jobs:
+    k = max(1, holdout.size - 1)
+    nodes = forest.nodes
+    gathered, counted, left = small.jobs(counted, [
+        rows if level == 0 else small.with_held_out(int(nodes[e].sums[0]), k) if holdout[nodes[e].tree] >= 0
+        else int(nodes[e].sums[0]) for e in counted], limit)
+    if not gathered:
         return counted, held_only, []
-    leaves, rest = [], []
-    for e in held_only:
-        estimate = int(forest.nodes[e].sums[0]) // k + 1
-        (leaves if estimate <= budget else rest).append(e)
-        budget -= estimate if estimate <= budget else 0
-    return kept, rest, jobs + leaves
+    leaves, held_only, _ = small.jobs(held_only, [int(nodes[e].sums[0]) // k + 1 for e in held_only], left)
+    return counted, held_only, gathered + leaves
 
 
 def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, spec: BinSpec,
                 params: RegressionGrowParams, level: int) -> dict:
-    """One pass gathering the rows of ``jobs`` and growing their subtrees; the report's counts."""
-    started = time.perf_counter()
+    """:func:`~dasktree.levels.grow.grow_small` of ``jobs``' nodes; the report's counts."""
     leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
                       dtype=np.int8)
     # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
     stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
                        for e in jobs], dtype=np.float64)
-    pairs = [(e, forest.nodes[e].tree) for e in jobs]
-    members = small.member_settings(forest, pairs, params.max_features, params.feature_seed)  # a member's draws
-    made = grow_small(runner, forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
-                      lambda chunk_jobs, nodes: small.attach(forest, pairs, chunk_jobs, nodes, spec),
-                      criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
-                      min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp, **members,
-                      **_job_bounds(forest, jobs, params))
-    return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
-            "small_seconds": round(time.perf_counter() - started, 4)}
-
-
-def _job_bounds(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:
-    """The grower's ``monotonic_cst`` and each job's node's value bounds, as the level search reads them."""
-    if params.monotonic is None:
-        return {}
-    bounds = np.asarray([forest.nodes[e].bounds for e in jobs], dtype=np.float64).reshape(len(jobs), 2)
-    return {"monotonic": np.asarray(params.monotonic, dtype=np.int8), "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
+    grown = grow_small(runner, forest, [(e, forest.nodes[e].tree) for e in jobs],
+                       forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
+                       (params.max_features, params.feature_seed),
+                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
+                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
+                       max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
+    return {"small_nodes": len(jobs), **grown}

@@ -42,8 +42,9 @@ def _tree_models(nodes: list, n_trees: int, blocks) -> tuple[list[TreeModel], in
     reasons = np.empty(n0, dtype=object)
     reasons[:] = [node.leaf if node.test is None else "" for node in nodes]
     sums = np.array([node.sums for node in nodes], dtype=np.int64).reshape(n0, 4)
-    columns = [(np.asarray([node.tree for node in nodes], np.int64), np.asarray([node.depth for node in nodes], np.int64),
-                np.asarray(parent, np.int64), np.asarray(child, np.int64), sums[:, :2], sums[:, 2:], tests, reasons)]
+    tree, depth = (np.asarray([getattr(node, name) for node in nodes], np.int64) for name in ("tree", "depth"))
+    columns = [(tree, depth, np.asarray(parent, np.int64), np.asarray(child, np.int64), sums[:, :2], sums[:, 2:],
+                tests, reasons)]
     place = np.arange(n0, dtype=np.int64)  # a job's own node is the loop's node of that number
     first = n0
     for block in blocks:
