@@ -9,6 +9,32 @@ its new branches and children; a child that is already a leaf for every tree
 that reaches it (depth limit, too small, pure) never enters a pass.
 
 This module is pure: the runners (:mod:`dasktree.engine.runner`) do the scheduling.
+
+Regression trees grow level by level too (:mod:`dasktree.regress.grow`), and share with this loop
+what is the same logic: the histogram budget's node groups (:func:`node_groups`), the small nodes
+chosen under one row budget (:func:`~dasktree.levels.small.jobs`), gathered and grown by one compiled
+grower (:func:`grow_small`) and attached as one kind of block
+(:func:`~dasktree.levels.small.attach`), each node's feature draws (:mod:`~dasktree.levels.sampling`)
+and the trees made models by one function (:func:`~dasktree.levels.to_model.models_of`). What differs
+per task keeps their level passes apart:
+
+- the statistic a pass counts: class counts per fold part, so a child's held-out counts come with its
+  parent's decision and its counts may be derived (its parent's less its siblings'); against exact
+  fixed-point sums (n, s) of the training rows per bin, the squares and held-out sums per node only,
+  so a fold tree's leaf made before its pass is counted, held-out rows only, in the next one;
+- the pass plan: shared nodes walked from each row's kept start nodes
+  (:class:`~dasktree.kernels.plans.PassPlan`), against every tree walked from its root
+  (:class:`~dasktree.kernels.regression_pass.RegressionPlan`);
+- the search: per (node, tree) pair from the node's part slices, equal training counts searched
+  once, multi-way and nominal tests, postponing, a grid's settings
+  (:mod:`~dasktree.levels.level_search`); against one binary search per node on its sums;
+- the leaf rules: a (child, tree) pair ends when it is made (``min_samples_split``,
+  ``min_samples_leaf``, pure) or after its pass (``min_impurity_decrease`` on the weighted gain,
+  ``max_leaf_nodes`` best first across a level); a regression node before its pass (``max_depth``,
+  ``min_samples``) or after (pure, no split, scikit-learn's decrease per row, rpart's cp for the main
+  tree); the reasons' names are in the model files;
+- node sharing: the main and fold trees share a node until their tests differ (Blockeel-Struyf);
+  regression's trees do not (their thresholds differ from the first levels on).
 """
 
 from __future__ import annotations
@@ -154,8 +180,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     frontier: list[Node] = [forest.nodes[0]]
     new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
-    limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
-                             2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
+    limit = (small.threshold(runner, spec, n_trees, 2 * spec.n_classes) if small.forest_can_gather(spec, params)
              and not params.split.min_weight_fraction_leaf else 0)
     while frontier:
         started = time.perf_counter()

@@ -75,16 +75,19 @@ def can_gather(runner) -> bool:
     return kernel.available() and _ROWS.get() != 0 and callable(getattr(runner, "small_pass", None))
 
 
-def threshold(runner, n_attributes: int, n_trees: int, code_bytes: int = 1, n_stats: int = 10) -> int:
-    """Rows a pass may gather: the switch's number, else the runner's budget over a gathered row's
-    bytes: its codes, target, part and weight, and per tree a membership (9 bytes) and room for the
-    two nodes it may grow into (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes
-    and ``n_stats`` int64 statistics each)."""
+def threshold(runner, spec, n_trees: int, n_stats: int = 10) -> int:
+    """Rows a pass may gather (0: none, :func:`can_gather` says no): the switch's number, else the
+    runner's budget over a gathered row's bytes: its codes, target, part and weight, and per tree a
+    membership (9 bytes) and room for the two nodes it may grow into
+    (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes and ``n_stats`` int64 statistics
+    each)."""
+    if not can_gather(runner):
+        return 0
     rows = _ROWS.get()
     if rows is not None:
         return int(rows)
     budget = getattr(runner, "gather_budget_mb", None) or GATHER_BUDGET_MB
-    row_bytes = n_attributes * code_bytes + 4 + 2 + 4 + n_trees * (9 + 2 * (58 + 8 * n_stats))
+    row_bytes = len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + n_trees * (9 + 2 * (58 + 8 * n_stats))
     return int(budget * 2**20 // row_bytes)
 
 
@@ -115,6 +118,14 @@ class GatherPlan:
     @property
     def n_jobs(self) -> int:
         return int(self.job_tree.size)
+
+    @classmethod
+    def of(cls, trees: dict, job_tree, job_depth, holdout: np.ndarray, n_folds: int, bagged: bool) -> "GatherPlan":
+        """Either task's plan: ``trees`` as flat entries (``root``, ``attribute``, ``offset``, ``table``,
+        ``slot``: a job's slot at its entry), each job's tree and depth, each tree's held-out part."""
+        tree = np.asarray(job_tree, dtype=np.int64)
+        return cls(**trees, job_tree=tree, job_part=np.asarray(holdout, dtype=np.int64)[tree],
+                   job_depth=np.asarray(job_depth, dtype=np.int64), n_folds=n_folds, bagged=bagged)
 
 
 @dataclass
@@ -348,7 +359,7 @@ def root_rows(runner, spec, forest) -> int | None:
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
     """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
-    nodes as flat entries (as :meth:`~dasktree.levels.forest.Forest.routing_plan` makes them)."""
+    nodes on the way to a job as flat entries, parents before children (:meth:`GatherPlan.of`)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
     on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []
@@ -381,15 +392,12 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
             tables.append(np.full(int(widths[a]), -1, dtype=np.int64))
             for child_index in reversed(range(len(branch.children))):
                 stack.append((branch.children[child_index], (e, branch.test.bin_children == child_index)))
-    holdout = forest.holdout
-    tree = np.asarray([t for _, t in jobs], dtype=np.int64)
-    return GatherPlan(
-        root=np.asarray(roots, dtype=np.int64), attribute=np.asarray(attribute, dtype=np.int32),
-        offset=np.asarray(offset, dtype=np.int64),
-        table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
-        slot=np.asarray(slot, dtype=np.int32), job_tree=tree, job_part=holdout[tree],
-        job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds,
-        bagged=forest.bagged)
+    trees = dict(root=np.asarray(roots, dtype=np.int64), attribute=np.asarray(attribute, dtype=np.int32),
+                 offset=np.asarray(offset, dtype=np.int64),
+                 table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
+                 slot=np.asarray(slot, dtype=np.int32))
+    return GatherPlan.of(trees, [t for _, t in jobs], [forest.nodes[n].depth for n, _ in jobs], forest.holdout,
+                         forest.n_folds, forest.bagged)
 
 
 def _on_paths(forest, targets: list[int]) -> np.ndarray:

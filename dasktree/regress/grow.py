@@ -223,11 +223,8 @@ class _Forest:
     def gather_plan(self, jobs: list[int], holdout: np.ndarray, bagged: bool = False) -> small.GatherPlan:
         """The pass gathering the rows of ``jobs`` (one slot each, in order); ``bagged``: a bagged forest's,
         each row counted its multiplicity in its member's bag."""
-        tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
-        return small.GatherPlan(**self._trees(jobs, holdout.size), job_tree=tree,
-                                job_part=np.asarray(holdout, dtype=np.int64)[tree],
-                                job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
-                                n_folds=max(1, holdout.size - 1), bagged=bagged)
+        return small.GatherPlan.of(self._trees(jobs, holdout.size), [self.nodes[e].tree for e in jobs],
+                                   [self.nodes[e].depth for e in jobs], holdout, max(1, holdout.size - 1), bagged)
 
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
              bagged: bool = False) -> RegressionPlan:
@@ -259,11 +256,9 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
 def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
           rows: int) -> tuple[list[RNode], list[dict], list[small.GrownBlock]]:
     layout = layout_of(spec, params)
-    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
-                 and not params.min_impurity_decrease > 0 and not params.node_squares
-                 and not params.min_weight_fraction_leaf)
-    limit = small.threshold(runner, len(spec.features), holdout.size,
-                            2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
+    gathering = (params.criterion in ("squared_error", "friedman_mse") and not params.min_impurity_decrease > 0
+                 and not params.node_squares and not params.min_weight_fraction_leaf)
+    limit = small.threshold(runner, spec, holdout.size) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic, params.bagged)
     if params.monotonic is not None:
         layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
