@@ -164,7 +164,7 @@ class Forest:
         self._flat = _FlatBranches()
         self.grown: list = []  # subtrees grown in memory, as arrays (levels/small.py's GrownBlock)
         self.grown_nodes = 0  # their nodes (the jobs' own are nodes of the forest)
-        self.made_tests: dict = {}  # their tests, by (attribute, cut, default): made once (small.attach)
+        self.made_tests: dict = {}  # their tests, by (attribute, cut, default) as one number: made once (small.attach)
         self.stats_width = n_classes  # a grown node's training (and held-out) statistics: class counts
 
     # ------------------------------------------------------------------ counts

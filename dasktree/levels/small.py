@@ -484,11 +484,18 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
     made = np.empty(parent.size, dtype=object)
     split = np.flatnonzero(attribute >= 0)
     threshold = split[cut[split] >= 0]
-    if threshold.size:
-        keys = list(zip(attribute[threshold].tolist(), cut[threshold].tolist(), default[threshold].tolist()))
+    if threshold.size:  # by one number per (attribute, cut, default): hundreds of thousands of nodes
+        key = (attribute[threshold].astype(np.int64) * 65536 + cut[threshold]) * 65536 + default[threshold]
+        unique, inverse = np.unique(key, return_inverse=True)
         tests = store.made_tests
-        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), [f.upper for f in spec.features]))
-        made[threshold] = [tests[key] for key in keys]
+        new = [k for k in unique.tolist() if k not in tests]
+        made_now = _threshold_tests([(k >> 32, (k >> 16) & 65535, k & 65535) for k in new],
+                                    [f.upper for f in spec.features])
+        tests.update(zip(new, made_now.values()))
+        these = np.empty(unique.size, dtype=object)
+        for i, k in enumerate(unique.tolist()):
+            these[i] = tests[k]
+        made[threshold] = these[inverse.ravel()]
     for k in split[cut[split] < 0].tolist():
         made[k] = binary_test(spec, int(attribute[k]), -1, int(default[k]), nodes["tables"],
                               int(nodes["table_start"][k]))
