@@ -421,3 +421,21 @@ def test_threshold_tests_made_at_once_equal_numeric_test(keys):
         one = numeric_test(a, np.array([c]), uppers[a], d)
         assert made[(a, c, d)].to_json() == one.to_json() and made[(a, c, d)] == one
         assert (made[(a, c, d)].arity, made[(a, c, d)].cut) == (one.arity, one.cut)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(0, 50)), max_size=20), st.integers(0, 120))
+def test_the_nodes_gathered_are_taken_in_order_while_they_fit(estimates, limit):
+    """Either task's choice (:func:`~dasktree.levels.small.jobs`) against its plain reading: each node in
+    turn is gathered when its estimate (None: not to gather; 0: unknown) fits the rows left."""
+    from dasktree.levels.small import jobs
+
+    items = list(range(len(estimates)))
+    gathered, kept, left = jobs(items, estimates, limit)
+    expected, budget = [], limit
+    for i, e in enumerate(estimates):
+        if e and e <= budget:
+            expected.append(i)
+            budget -= e
+    assert gathered == expected and kept == [i for i in items if i not in expected] and left == budget
+    assert sum(estimates[i] for i in gathered) <= limit
