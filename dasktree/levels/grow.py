@@ -232,16 +232,21 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
                 level: int, bagging: tuple = (False, 0, 0)) -> LevelReport:
-    """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree; what the level report says of it."""
+    """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree (a grid's trees in a pass per
+    setting, :func:`~dasktree.levels.small.setting_jobs`); what the level report says of it."""
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    grown = grow_small(runner, forest, jobs, small.forest_gather_plan(forest, jobs, spec.widths), spec, level,
-                       small.kernel.CLASSIFY, bagging[1:], n_classes=spec.n_classes,
-                       criterion=small.class_criterion(params), min_samples_split=params.min_samples_split,
-                       min_samples_leaf=params.split.min_samples_leaf, max_depth=params.max_depth,
-                       min_decrease=params.min_impurity_decrease,
-                       job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)])
-    return LevelReport(level, 0, 1, grown["small_seconds"], 0, small_nodes=len(gather),
-                       grown_in_memory=grown["grown_in_memory"], rows_gathered=grown["rows_gathered"])
+    made, rows, seconds = 0, 0, 0.0
+    groups = small.setting_jobs(params, jobs)
+    for split, group in groups:
+        grown = grow_small(runner, forest, group, small.forest_gather_plan(forest, group, spec.widths), spec, level,
+                           small.kernel.CLASSIFY, bagging[1:], n_classes=spec.n_classes,
+                           criterion=small.class_criterion(split), min_samples_split=params.min_samples_split,
+                           min_samples_leaf=split.min_samples_leaf, max_depth=params.max_depth,
+                           min_decrease=params.min_impurity_decrease,
+                           job_root_size=forest.root_size[np.asarray([t for _, t in group], dtype=np.int64)])
+        made, rows, seconds = made + grown["grown_in_memory"], rows + grown["rows_gathered"], seconds + grown["small_seconds"]
+    return LevelReport(level, 0, len(groups), seconds, 0, small_nodes=len(gather), grown_in_memory=made,
+                       rows_gathered=rows)
 
 
 def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, level: int, task: int,

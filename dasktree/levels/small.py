@@ -38,7 +38,7 @@ from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
-           "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
+           "can_gather", "setting_jobs", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
            "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
            "report_of"]
 
@@ -270,13 +270,23 @@ def report_of(levels: list[dict]) -> dict:
 # ---------------------------------------------------------------- the classification forest
 def forest_can_gather(spec, params) -> bool:
     """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
-    binary tests (any criterion: gini, entropy, gain ratio), no postponing, one setting (no grid), no
-    ``max_leaf_nodes`` (chosen best first across a level: depth-first growth cannot repeat that
-    order). Other fits stay level-wise."""
-    split = params.split
-    return (all(f.kind == "numeric" for f in spec.features) and split.criterion in kernel.CLASS_CRITERIA
-            and split.max_arity == 2 and split.postpone is None and not params.settings
-            and params.max_leaf_nodes is None)
+    binary tests (any criterion: gini, entropy, gain ratio), no postponing, in every setting of a grid
+    (each grows its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a
+    level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    return (all(f.kind == "numeric" for f in spec.features) and params.max_leaf_nodes is None
+            and all(split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
+                    for split in (params.settings or (params.split,))))
+
+
+def setting_jobs(params, jobs: list[tuple[int, int]]) -> list[tuple[object, list[tuple[int, int]]]]:
+    """``jobs`` ((node, tree) pairs) by the split setting their trees grow with, in the settings' order:
+    one group under ``params.split`` without a grid; a grid's setting of no job is left out."""
+    if not params.settings:
+        return [(params.split, jobs)]
+    groups: dict[int, list] = {}
+    for job in jobs:
+        groups.setdefault(params.tree_setting[job[1]], []).append(job)
+    return [(params.settings[g], groups[g]) for g in sorted(groups)]
 
 
 def member_settings(forest, jobs: list[tuple[int, int]], max_features: int, feature_seed: int) -> dict:
@@ -300,14 +310,16 @@ def bound_settings(forest, jobs: list[tuple[int, int]]) -> dict:
     return {"monotonic": forest.monotonic, "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
 
 
-def class_criterion(params) -> int:
-    """The grower's number of the fit's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
-    return kernel.CLASS_CRITERIA[params.split.criterion]
+def class_criterion(split) -> int:
+    """The grower's number of a split setting's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
+    return kernel.CLASS_CRITERIA[split.criterion]
 
 
 def most_rows(params) -> int | None:
-    """The rows a gathered node must stay below: entropy's ``log2`` table (gain ratio too), else none."""
-    return None if params.split.criterion == "gini" else kernel.ENTROPY_ROWS
+    """The rows a gathered node must stay below: entropy's ``log2`` table (gain ratio too) when any
+    setting counts by it, else none."""
+    splits = params.settings or (params.split,)
+    return None if all(split.criterion == "gini" for split in splits) else kernel.ENTROPY_ROWS
 
 
 def jobs(items: list, estimates: list, limit: int) -> tuple[list, list, int]:
