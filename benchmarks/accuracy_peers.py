@@ -319,6 +319,14 @@ def dasktree_regression(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold
 #: The complexities ``dasktree_regression_candidates`` prunes each grown tree at (rpart's ``cp``: alpha = cp x the
 #: training fold's root mean squared error).
 CANDIDATE_CPS = (0.001, 0.002, 0.005, 0.01, 0.02, 0.05)
+#: cp as a rule of the training rows ``n`` (regression's default at scale): rpart's 0.01 asks each split for
+#: 1% of the root's squared error whatever ``n``; these ask less as ``n`` grows (``c/n``: a constant cost per
+#: leaf of ``c`` times the root's mean squared error, AIC's shape; ``c log(n)/n``: BIC's).
+CP_RULES = {
+    **{f"cp {c}/n": (lambda n, c=c: c / n) for c in (2, 5, 10, 20)},
+    **{f"cp 0.01 min(1, {m}/n)": (lambda n, m=m: 0.01 * min(1.0, m / n)) for m in (1000, 5000)},
+    **{f"cp {c} log(n)/n": (lambda n, c=c: c * np.log(n) / n) for c in (1, 2)},
+}
 
 
 def dasktree_regression_candidates(X: pd.DataFrame, y: np.ndarray, nominal: list[str], fold: np.ndarray,
@@ -326,14 +334,14 @@ def dasktree_regression_candidates(X: pd.DataFrame, y: np.ndarray, nominal: list
     """Regression pruning candidates on the same outer folds, each growth fitted once: per
     ``min_samples_leaf`` one ``DaskTreeRegressor(cv=k, min_samples_leaf=m)`` on the training fold, its
     main tree read (``prune_model``, no pass) at cv-min (the fit's own), cv (1-SE) and each cp of
-    :data:`CANDIDATE_CPS` (alpha = cp x the root's training MSE, the cp table's one-leaf row: what
-    ``prune="cp"`` does with its cp). Rows by name, ``"dasktree msl{m} {pruning}"``; ``seconds`` is the
+    :data:`CANDIDATE_CPS` and each rule of :data:`CP_RULES` (alpha = cp x the root's training MSE, the cp
+    table's one-leaf row: what ``prune="cp"`` does with its cp). Rows by name, ``"dasktree msl{m} {pruning}"``; ``seconds`` is the
     growth's fit, shared by its prunings. (The grown tree is not read: ``prune_model(mode="none")`` of a
     regressor stops with a StopIteration when a split of no gain makes the grown tree one leaf larger
     than the cp table's first row, as on servo with ``min_samples_leaf=5``.)"""
     from dasktree import DaskTreeRegressor
 
-    prunings = ["cv-min", "cv"] + [f"cp={c}" for c in CANDIDATE_CPS]
+    prunings = ["cv-min", "cv"] + [f"cp={c}" for c in CANDIDATE_CPS] + list(CP_RULES)
     out = {f"dasktree msl{m} {p}": _empty("sse") for m in min_samples_leaf for p in prunings}
     for f in range(int(fold.max()) + 1):
         train, test = fold != f, fold == f
@@ -347,6 +355,8 @@ def dasktree_regression_candidates(X: pd.DataFrame, y: np.ndarray, nominal: list
             for p in prunings:
                 if p.startswith("cp="):
                     model.prune_model(float(p[3:]) * root_mse)
+                elif p in CP_RULES:
+                    model.prune_model(CP_RULES[p](int(train.sum())) * root_mse)
                 elif p != "cv-min":
                     model.prune_model(mode=p)
                 row = out[f"dasktree msl{m} {p}"]

@@ -237,6 +237,34 @@ def at_scale(quick: bool) -> dict:
     return out
 
 
+def scale_candidates(rows: int) -> dict:
+    """The cp rules of :data:`benchmarks.accuracy_peers.CP_RULES` (and rpart's 0.01) at scale: one grown
+    tree (``prune="none"``) on :func:`smooth_step`'s ``rows``, read at each rule's alpha (``prune_model``,
+    no pass): leaves and R^2 on 100,000 new rows. The rules' own fits (``prune="cp"`` stops growing where
+    its pruning must cut) are :func:`at_scale`'s."""
+    from dasktree import DaskTreeRegressor
+
+    X, y = smooth_step(rows, 0)
+    Xt, yt = smooth_step(100_000, 1)
+    started = time.perf_counter()
+    reg = DaskTreeRegressor(prune="none").fit(X, y)
+    out = {"rows": rows, "grown": {"leaves": int(reg.model_.tree.n_leaves),
+                                   "seconds": time.perf_counter() - started}}
+    root_mse = float(np.mean((y - y.mean()) ** 2))
+    squares = float(np.sum((yt - yt.mean()) ** 2))
+    rules = {"cp 0.01": lambda n: 0.01, **peers.CP_RULES}
+    for name, rule in rules.items():
+        cp = float(rule(rows))
+        began = time.perf_counter()
+        reg.prune_model(cp * root_mse)
+        pred = reg.predict(Xt)
+        out[name] = {"cp": cp, "leaves": int(reg.model_.tree.n_leaves), "prune_seconds": time.perf_counter() - began,
+                     "r2": float(1 - np.sum((pred - yt) ** 2) / squares)}
+        print(f"  {rows:,} rows, {name} (cp {cp:.3g}): {out[name]['leaves']:,} leaves, held-out R^2 "
+              f"{out[name]['r2']:.4f}", flush=True)
+    return out
+
+
 # ---------------------------------------------------------------- speed
 
 def _fit_command(path: str, target: str, *extra: str) -> list[str]:
@@ -425,13 +453,17 @@ def add_arguments(parser) -> None:
                              "every pruning (accuracy_peers.dasktree_regression_candidates); a partial run")
     parser.add_argument("--half", choices=("tuning", "confirm", "both"), default="both",
                         help="with --candidates: the sets of TUNING_SETS, of CONFIRM_SETS, or all (default both)")
+    parser.add_argument("--scale-candidates", type=int, default=None, metavar="ROWS",
+                        help="the cp rules at scale alone (scale_candidates: one grown tree of ROWS rows read at each "
+                             "rule), written to --out; a partial run")
     parser.add_argument("--scale-json", default=None, metavar="JSON",
                         help="the default's leaves at scale from this JSON (at_scale's figures, measured in a "
                              "process of their own) instead of measuring them here")
 
 
 def partial(options) -> bool:
-    return bool(options is not None and (options.learners or options.setting or options.candidates))
+    return bool(options is not None and (options.learners or options.setting or options.candidates
+                                         or options.scale_candidates))
 
 
 def _reused(paths: list[str]) -> tuple[dict, list[str]]:
@@ -464,6 +496,13 @@ def run(quick: bool, options=None) -> harness.Result:
     import json
 
     skipped: list[str] = []
+    if options is not None and options.scale_candidates:
+        figures = {"scale_candidates": scale_candidates(options.scale_candidates)}
+        out = options.out or os.path.join(harness.RESULTS, "partial", "regression-scale-candidates.json")
+        with open(out, "w") as f:
+            json.dump({"claim": CLAIM, "stamp": harness.stamp(), "partial": True, "figures": figures}, f, indent=1)
+        return harness.Result([(n, f"{r['leaves']} leaves, R^2 {r['r2']:.4f}") for n, r in
+                               figures["scale_candidates"].items() if isinstance(r, dict) and "r2" in r], "", figures)
     print("accuracy: 10-fold CV R^2 on the public regression sets", flush=True)
     settings = None
     if options is not None and options.setting:
@@ -505,8 +544,8 @@ def run(quick: bool, options=None) -> harness.Result:
           "chosen as `GridSearchCV` chooses it (10-fold on each outer training fold, over the geometric midpoints "
           "of its pruning path: `benchmarks/accuracy_peers.py`), rpart (`method=\"anova\"`, its own 10-fold xval) "
           "pruned by the 1-SE rule and at the least xerror, `DaskTreeRegressor()` (its default pruning, "
-          "`prune=\"cp\"`: rpart's cp = 0.01) and `DaskTreeRegressor(cv=10)` (inner folds on each outer training "
-          "fold; cv-min pruning). Bold: the best on the set. \"best of the peers\": per set, the best of the four "
+          "`prune=\"cp\"`: rpart's complexity at cp = 5 / n for n rows) and `DaskTreeRegressor(cv=10)` (inner "
+          "folds on each outer training fold; cv-min pruning). Bold: the best on the set. \"best of the peers\": per set, the best of the four "
           "peers. Times: the fits alone (rpart by R's clock), summed over the folds.",
           *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
           *(["", "Rows reused from saved results on the same folds (`--reuse`): " + "; ".join(reused_notes) + "."]

@@ -210,9 +210,9 @@ def weakest_link(children, counts: np.ndarray, criterion: str) -> PruningPath:
     """Collapse weakest links until only the root is left (CART's pruning sequence).
 
     The least effective alpha is taken first (the lower node number on ties);
-    after a collapse only the ancestors' alphas change, so they are pushed
-    again on a heap and stale entries are skipped: ``O(n log n + sum of
-    depths)`` in the compiled :func:`_collapse_order`.
+    after a collapse only the ancestors' alphas change, so their entries move
+    to the new alphas in a heap of the internal nodes: ``O((n + sum of
+    depths) log n)`` in the compiled :func:`_collapse_order`.
     """
     return weakest_link_of(children, node_risk(counts, criterion))
 
@@ -244,37 +244,57 @@ def _before(a1, n1, a2, n2):
 
 
 @jit
-def _push(h_alpha, h_node, h_version, size, alpha, node, version):
-    """Put (alpha, node, version) on the binary min-heap of ``size`` entries; returns the new size."""
-    j = size
+def _sift_up(h_alpha, h_node, where, j):
+    """Move heap entry ``j`` up while it comes before its parent; keeps ``where`` (a node's slot)."""
+    alpha, node = h_alpha[j], h_node[j]
     while j > 0:
         up = (j - 1) // 2
         if not _before(alpha, node, h_alpha[up], h_node[up]):
             break
-        h_alpha[j], h_node[j], h_version[j] = h_alpha[up], h_node[up], h_version[up]
+        h_alpha[j], h_node[j] = h_alpha[up], h_node[up]
+        where[h_node[j]] = j
         j = up
-    h_alpha[j], h_node[j], h_version[j] = alpha, node, version
-    return size + 1
+    h_alpha[j], h_node[j] = alpha, node
+    where[node] = j
+
+
+@jit
+def _sift_down(h_alpha, h_node, where, j, size):
+    """Move heap entry ``j`` down while a child comes before it; keeps ``where``."""
+    alpha, node = h_alpha[j], h_node[j]
+    while True:
+        c = 2 * j + 1
+        if c >= size:
+            break
+        if c + 1 < size and _before(h_alpha[c + 1], h_node[c + 1], h_alpha[c], h_node[c]):
+            c += 1
+        if not _before(h_alpha[c], h_node[c], alpha, node):
+            break
+        h_alpha[j], h_node[j] = h_alpha[c], h_node[c]
+        where[h_node[j]] = j
+        j = c
+    h_alpha[j], h_node[j] = alpha, node
+    where[node] = j
 
 
 @jit
 def _collapse_order(parent, start, flat, risk, internal):
-    """The weakest-link steps: (nodes collapsed in order, their effective alphas)."""
+    """The weakest-link steps: (nodes collapsed in order, their effective alphas).
+
+    One heap entry per internal node, keyed (alpha, node), its slot kept in ``where``: a collapse
+    moves each ancestor's entry to its new alpha in place, so the heap stays as small as the
+    internal nodes (it fits in cache where a heap of pushed copies did not); the nodes of a
+    collapsed branch stay in it and are skipped when they come up."""
     n = parent.size
     r_branch = np.where(internal, 0.0, risk)
     n_leaves = np.where(internal, 0, 1).astype(np.int64)
-    depth = np.zeros(n, dtype=np.int64)
-    for i in range(1, n):
-        depth[i] = depth[parent[i]] + 1
     for i in range(n - 1, 0, -1):  # children come after their parents (breadth-first order)
         r_branch[parent[i]] += r_branch[i]
         n_leaves[parent[i]] += n_leaves[i]
     n_internal = int(internal.sum())
-    capacity = n_internal * (int(depth.max()) + 2) + 1
-    h_alpha = np.empty(capacity, dtype=np.float64)
-    h_node = np.empty(capacity, dtype=np.int64)
-    h_version = np.empty(capacity, dtype=np.int64)
-    version = np.zeros(n, dtype=np.int64)
+    h_alpha = np.empty(n_internal, dtype=np.float64)
+    h_node = np.empty(n_internal, dtype=np.int64)
+    where = np.full(n, -1, dtype=np.int64)
     gone = np.zeros(n, dtype=np.bool_)
     size = 0
     steps = np.empty(n_internal, dtype=np.int64)
@@ -283,26 +303,18 @@ def _collapse_order(parent, start, flat, risk, internal):
     stack = np.empty(n, dtype=np.int64)
     for node in range(n):
         if internal[node]:
-            a = (risk[node] - r_branch[node]) / (n_leaves[node] - 1) if n_leaves[node] > 1 else 0.0
-            size = _push(h_alpha, h_node, h_version, size, a, node, 0)
+            h_alpha[size] = (risk[node] - r_branch[node]) / (n_leaves[node] - 1) if n_leaves[node] > 1 else 0.0
+            h_node[size] = node
+            _sift_up(h_alpha, h_node, where, size)
+            size += 1
     while size > 0:
-        alpha, node, v = h_alpha[0], h_node[0], h_version[0]
-        # pop: move the last entry down from the top
+        alpha, node = h_alpha[0], h_node[0]
         size -= 1
-        la, ln, lv = h_alpha[size], h_node[size], h_version[size]
-        j = 0
-        while True:
-            c = 2 * j + 1
-            if c >= size:
-                break
-            if c + 1 < size and _before(h_alpha[c + 1], h_node[c + 1], h_alpha[c], h_node[c]):
-                c += 1
-            if not _before(h_alpha[c], h_node[c], la, ln):
-                break
-            h_alpha[j], h_node[j], h_version[j] = h_alpha[c], h_node[c], h_version[c]
-            j = c
-        h_alpha[j], h_node[j], h_version[j] = la, ln, lv
-        if gone[node] or v != version[node]:
+        where[node] = -1
+        if size > 0:
+            h_alpha[0], h_node[0] = h_alpha[size], h_node[size]
+            _sift_down(h_alpha, h_node, where, 0, size)
+        if gone[node]:
             continue
         steps[n_steps] = node
         alphas[n_steps] = alpha
@@ -328,9 +340,10 @@ def _collapse_order(parent, start, flat, risk, internal):
         while anc >= 0:
             n_leaves[anc] -= removed
             r_branch[anc] += diff
-            version[anc] += 1
-            a = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
-            size = _push(h_alpha, h_node, h_version, size, a, anc, version[anc])
+            j = where[anc]
+            h_alpha[j] = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
+            _sift_up(h_alpha, h_node, where, j)
+            _sift_down(h_alpha, h_node, where, where[anc], size)
             anc = parent[anc]
     return steps[:n_steps], alphas[:n_steps]
 

@@ -50,32 +50,35 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
     *(_BY_NAME[n] for n in _SHARED[9:10]),
     Param("prune", "auto", [Options(REGRESSION_FIT_PRUNE), None], "prune", PRUNING,
           help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
-               "least CV error; cp: rpart's cp=0.01 (a split must lower the squared error by 1 percent of the root's); "
+               "least CV error; cp: rpart's complexity at cp = 5/n (a split must lower the squared error by 5 rows' "
+               "worth of the root's mean squared error); "
                "pessimistic: M5's estimate, SSE x (n + v) / (n - v), bottom up; none: the grown tree (default "
                "auto: cv-min with --cv, else cp, chosen by benchmarks/results/regression.md)",
           doc='How the grown tree is pruned, with no pass: "cv" (CART\'s cost complexity, alpha by the 1-SE '
               'rule over the fold trees\' held-out sums, rpart\'s ``anova`` cp table), "cv-min" (the least CV '
-              'error), "cp" (rpart\'s default complexity, ``cp = 0.01``: cost complexity at alpha = 0.01 times '
-              "the root's mean squared error, so a split stays when it lowers the tree's squared error by at "
-              "least 1% of the root's; the tree grows only as far as that pruning can reach, as rpart's, and "
-              "re-prunes to that alpha or a larger one), \"pessimistic\" (M5's pessimistic estimate, Quinlan 1992: bottom up, a "
-              "node becomes a leaf when its sum of squared errors times (n + 1) / (n - 1) is at most its "
-              "subtree's times (n + v) / (n - v), v the subtree's leaves; from each node's exact sums, "
+              'error), "cp" (rpart\'s complexity at ``cp = 5 / n`` for a tree of ``n`` rows: cost complexity at '
+              "alpha = cp times the root's mean squared error, so a split stays when it lowers the tree's squared "
+              "error by at least five rows' worth of the root's mean squared error; the tree grows only as far as "
+              "that pruning can reach, as rpart's, and re-prunes to that alpha or a larger one; with row weights "
+              "it grows whole, pruned the same), \"pessimistic\" (M5's pessimistic estimate, Quinlan 1992: "
+              "bottom up, a node becomes a leaf when its sum of squared errors times (n + 1) / (n - 1) is at most "
+              "its subtree's times (n + v) / (n - v), v the subtree's leaves; from each node's exact sums, "
               ':func:`dasktree.regress.prune.pessimistic_leaves`), None or "none" (the grown tree). "auto" is '
               '"cv-min" with ``cv``, else "cp". Why "cp" without ``cv``: on the ten public regression sets '
               "(`benchmarks/results/regression.md <../benchmarks/results/regression.md>`_; the candidates in "
-              "``benchmarks/results/partial/regression-prune-candidates.json``) the grown tree's mean 10-fold CV "
-              "R^2 was 0.406 with one leaf per row or so, M5's pessimistic estimate alone 0.415 (it keeps most "
-              "splits: its penalty is two rows' error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / "
-              '0.498, "cp" 0.496 with the fewest leaves (11.7 a fold), and "cp" alone bounds the leaves on '
-              "large data (each split must explain 1% of the variance: at most 100 splits' worth). Checked "
-              "again on two halves of the sets fixed by their rows before measuring (``TUNING_SETS`` of "
-              "``benchmarks/regression.py``; ``benchmarks/results/partial/regression-candidates-*.json``): "
-              "cp 0.01 led the tuning half among the candidates without ``cv`` (R^2 0.517; cp 0.02 0.517, "
-              "0.005 0.487, 0.002 0.456, ``min_samples_leaf`` 5 or 10 with any cp at most 0.483) but not "
-              "the other half (0.474, where ``min_samples_leaf=10`` with cp 0.02 had 0.543 and had trailed "
-              "on the tuning half): no candidate led both, so the default stays. With ``cv``, cv-min led "
-              "the 1-SE rule on both halves (0.533 and 0.523 against 0.481 and 0.509)."),
+              "``benchmarks/results/partial/``) the grown tree's mean 10-fold CV R^2 was 0.406 with one leaf per "
+              "row or so, M5's pessimistic estimate alone 0.415 (it keeps most splits: its penalty is two rows' "
+              "error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / 0.498, rpart's fixed cp = 0.01 "
+              "0.496. Why ``5 / n`` and not rpart's 0.01: a fixed cp asks each split for 1% of the root's error "
+              "whatever the rows, and on 500,000 rows of a smooth signal kept 8 leaves, held-out R^2 0.732, where "
+              "``5 / n`` keeps 448 leaves, 0.856 (the noise allows about 0.86); on the ten sets ``5 / n`` has "
+              "0.519 (better on five sets, worse on five; 0.524 and 0.514 on the two halves fixed by their size, "
+              "against 0.517 and 0.474). It was chosen among cp rules of the rows (``c / n`` for c in 2, 5, 10, "
+              "20; ``0.01 min(1, m / n)``; ``c log(n) / n``) by a rule written before measuring "
+              "(``benchmarks/results/partial/README.md``): at least cp = 0.01's mean R^2 on the ten sets, 0.01 "
+              "more held out at 500,000 rows, at most a tenth of the grown tree's leaves there, then the best "
+              "mean on the sets. With ``cv``, cv-min led the 1-SE rule on both halves (0.533 and 0.523 against "
+              "0.481 and 0.509)."),
     *(_BY_NAME[n] for n in _SHARED[10:]),
 )
 

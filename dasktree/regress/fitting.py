@@ -28,17 +28,26 @@ from .report import cv_report, fit_report, training_error
 from .task import REGRESSION
 from .trees import node_squares, tree_models
 
-__all__ = ["RegressionFit", "REGRESSION_FIT", "AUTO_WITHOUT_CV", "CP"]
+__all__ = ["RegressionFit", "REGRESSION_FIT", "AUTO_WITHOUT_CV", "CP_ROWS", "cp_of"]
 
-#: ``prune="auto"`` without ``cv``: rpart's complexity parameter (see :data:`CP`), chosen on the regression
-#: sets (benchmarks/results/regression.md): mean 10-fold CV R^2 above rpart's 1-SE and the grown tree's.
+#: ``prune="auto"`` without ``cv``: a complexity parameter of the rows (see :data:`CP_ROWS`), chosen on the
+#: regression sets and a large generated set (benchmarks/results/regression.md).
 AUTO_WITHOUT_CV = "cp"
-#: ``prune="cp"``: rpart's default ``cp``; a split stays when it lowers the whole tree's squared error by
-#: at least this fraction of the root's (cost complexity at ``alpha = CP * `` the root's mean squared error).
-#: Such a fit grows its main tree only as far as that pruning can reach (as rpart grows to its ``cp``):
-#: the model's grown tree stops there, its cp table starts at that alpha (``report["prune"]["grown_to_alpha"]``),
-#: and it re-prunes to that alpha or a larger one only (:func:`dasktree.regress.reprune.reprune`).
-CP = 0.01
+#: ``prune="cp"``: a split stays when it lowers the tree's squared error by at least ``CP_ROWS`` rows' worth
+#: of the root's mean squared error: rpart's ``cp`` at ``CP_ROWS / n`` for a tree of ``n`` rows (cost
+#: complexity at ``alpha = cp(n) *`` the root's mean squared error, :func:`cp_of`). rpart's fixed ``cp = 0.01``
+#: asks each split for 1% of the root's error whatever the rows, and at 500,000 rows keeps 8 leaves where
+#: the data supports hundreds. Such a fit grows its main tree only as far as that pruning can reach (as
+#: rpart grows to its ``cp``): the model's grown tree stops there, its cp table starts at that alpha
+#: (``report["prune"]["grown_to_alpha"]``), and it re-prunes to that alpha or a larger one only
+#: (:func:`dasktree.regress.reprune.reprune`).
+CP_ROWS = 5
+
+
+def cp_of(rows: int) -> float:
+    """``prune="cp"``'s complexity parameter for a tree of ``rows`` rows (weighted: its root's count):
+    ``CP_ROWS / rows``."""
+    return CP_ROWS / max(int(rows), 1)
 
 _CLASSIFICATION_ONLY = {"class_weight": None, "param_grid": None, "refit": True}  # fit's, left at these here
 
@@ -96,8 +105,11 @@ class RegressionFit:
         params = grow_params(settings, runner, spec, node_squares=mode == "pessimistic")
         # pruned at cp: grown only until that pruning must cut; not with max_leaf_nodes (its best-first
         # choice reads the whole tree) nor monotonic_cst (pruning reads clipped values, whose squared error
-        # the stop's bound on the node's own sums does not bound)
-        stop = CP if mode == "cp" and settings["max_leaf_nodes"] is None and params.monotonic is None else 0.0
+        # the stop's bound on the node's own sums does not bound), nor with row weights (the cp of the
+        # root's weighted count is known only once it is counted)
+        stop = cp_of(summary.n_rows - summary.n_null_target) if (
+            mode == "cp" and settings["max_leaf_nodes"] is None and params.monotonic is None
+            and given.roles.weight is None) else 0.0
         params = dataclasses.replace(params, cp=stop)
 
         def describe(level: int, nodes: int) -> None:
@@ -179,13 +191,15 @@ def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: 
     train_q = root_qs[0]
     if mode in ("cv", "cv-min") and not fold_trees:
         raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
-    if mode == "cp":  # rpart's complexity: each tree at CP times its own root's mean squared error
-        alpha = CP * pruning.root_mse(tree, train_q, step)
+    if mode == "cp":  # rpart's complexity, cp_of(its rows): each tree at that times its own root's mean squared error
+        cp = cp_of(tree.counts[0, 0])
+        alpha = cp * pruning.root_mse(tree, train_q, step)
         table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step, floor=alpha if stopped else None)
         pruned = pruning.prune_at(tree, alpha, step)
-        folds = [pruning.prune_at(f, CP * pruning.root_mse(f, q, step), step) for f, q in zip(fold_trees, root_qs[1:])]
-        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": CP, "leaves": pruned.n_leaves,
-                  "cp_table": table}
+        folds = [pruning.prune_at(f, cp_of(f.counts[0, 0]) * pruning.root_mse(f, q, step), step)
+                 for f, q in zip(fold_trees, root_qs[1:])]
+        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": cp, "cp_rows": CP_ROWS,
+                  "leaves": pruned.n_leaves, "cp_table": table}
         if stopped:
             report["grown_to_alpha"] = float(alpha)
         return report, pruned, folds

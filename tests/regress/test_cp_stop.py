@@ -20,6 +20,7 @@ from dasktree.cli import main
 from dasktree.errors import ParameterError
 from dasktree.levels.small import small_node_rows
 from dasktree.model.model import load
+from dasktree.regress.fitting import CP_ROWS
 from dasktree.regress.reprune import reprune
 from dasktree.split.api import small_grower as kernel
 from dasktree.testing.data import regression_frame
@@ -31,10 +32,17 @@ def _grown_bytes(model) -> str:
                        + [t.to_json() for t in model.fold_trees]}, sort_keys=True)
 
 
-def _check_against_whole(stopped, whole) -> None:
-    """``stopped`` (pruned at cp, grown until it must cut) against ``whole`` (grown on, prune="none")."""
+def _check_against_whole(stopped, whole, weighted: bool = False) -> None:
+    """``stopped`` (pruned at cp, grown until it must cut) against ``whole`` (grown on, prune="none").
+    ``weighted``: row weights, whose root count (cp's rows) is known only once counted: grown whole."""
+    if weighted:
+        assert "grown_to_alpha" not in stopped.report["prune"] and "cp" not in stopped.grown_tree.leaf_reason
+        assert stopped.tree.to_json() == reprune(whole, stopped.report["prune"]["alpha"]).tree.to_json()
+        return
     floor = stopped.report["prune"]["grown_to_alpha"]
     assert floor == stopped.report["prune"]["alpha"]
+    # cp is CP_ROWS over the tree's rows: a split must lower the error by CP_ROWS rows' worth of the root's MSE
+    assert stopped.report["prune"]["cp"] == CP_ROWS / stopped.tree.counts[0, 0]
     want = reprune(whole, floor)
     assert stopped.tree.to_json() == want.tree.to_json()  # every byte of the pruned tree
     assert stopped.grown_tree.n_nodes <= whole.grown_tree.n_nodes
@@ -83,8 +91,8 @@ def test_pruned_at_cp_as_grown_whole_and_pruned(case):
         level_wise = fit("cp")
         whole = fit("none")
     assert _grown_bytes(gathered) == _grown_bytes(level_wise)  # the same stop in memory and in the passes
-    _check_against_whole(level_wise, whole)
-    _check_against_whole(gathered, whole)
+    _check_against_whole(level_wise, whole, weight is not None)
+    _check_against_whole(gathered, whole, weight is not None)
 
 
 def test_the_default_stops_and_prunes_as_grown_whole():

@@ -9,6 +9,7 @@ import pytest
 from sklearn.tree import DecisionTreeRegressor
 
 from dasktree import DaskTreeRegressor
+from dasktree.regress.fitting import CP_ROWS
 
 
 def _data(n=1500, seed=0, positive=False):
@@ -62,12 +63,13 @@ def test_pruning_path_is_scikit_learns():
 
 @pytest.mark.parametrize("seed", [0, 2])
 def test_the_default_prunes_at_rpart_cp_as_scikit_learn_would(seed):
-    """``prune="auto"`` without cv is rpart's cp = 0.01: scikit-learn's tree at ``ccp_alpha`` = 0.01 times
-    the root's mean squared error (the target's variance)."""
+    """``prune="auto"`` without cv is rpart's cp at ``CP_ROWS / n``: scikit-learn's tree at ``ccp_alpha`` =
+    that cp times the root's mean squared error (the target's variance)."""
     X, y = _data(seed=seed)
     ours = DaskTreeRegressor(max_bins=4096).fit(X, y)
-    theirs = DecisionTreeRegressor(random_state=0, ccp_alpha=0.01 * float(np.var(y))).fit(X.to_numpy(), y)
+    cp = CP_ROWS / len(y)
+    theirs = DecisionTreeRegressor(random_state=0, ccp_alpha=cp * float(np.var(y))).fit(X.to_numpy(), y)
     assert ours.model_.report["prune"]["mode"] == "cp"
-    assert ours.model_.report["prune"]["alpha"] == pytest.approx(0.01 * float(np.var(y)), rel=1e-9)
+    assert ours.model_.report["prune"]["alpha"] == pytest.approx(cp * float(np.var(y)), rel=1e-9)
     assert 2 < ours.tree_.n_leaves == theirs.get_n_leaves() < ours.model_.full_tree.n_leaves
     np.testing.assert_allclose(ours.predict(X), theirs.predict(X.to_numpy()), rtol=0, atol=1e-8 * np.ptp(y))
