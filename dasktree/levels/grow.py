@@ -180,7 +180,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     frontier: list[Node] = [forest.nodes[0]]
     new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
-    limit = (small.threshold(runner, spec, n_trees, 2 * spec.n_classes) if small.forest_can_gather(spec, params)
+    limit = (small.threshold(runner, spec, 2 * spec.n_classes) if small.forest_can_gather(spec, params)
              and not params.split.min_weight_fraction_leaf else 0)
     while frontier:
         started = time.perf_counter()

@@ -75,10 +75,12 @@ def can_gather(runner) -> bool:
     return kernel.available() and _ROWS.get() != 0 and callable(getattr(runner, "small_pass", None))
 
 
-def threshold(runner, spec, n_trees: int, n_stats: int = 10) -> int:
-    """Rows a pass may gather (0: none, :func:`can_gather` says no): the switch's number, else the
-    runner's budget over a gathered row's bytes: its codes, target, part and weight, and per tree a
-    membership (9 bytes) and room for the two nodes it may grow into
+def threshold(runner, spec, n_stats: int = 10) -> int:
+    """Memberships a pass may gather (0: none, :func:`can_gather` says no), as :func:`jobs` counts them
+    (a node's rows once per tree that holds it open): the switch's number, else the runner's budget over
+    a membership's bytes: its row's codes, target, part and weight (counted for every membership, an
+    upper bound where trees share a row; a bagged member's membership holds a copy), its job and row and
+    whether it is held out (9 bytes), and room for the two nodes it may grow into
     (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes and ``n_stats`` int64 statistics
     each)."""
     if not can_gather(runner):
@@ -87,8 +89,8 @@ def threshold(runner, spec, n_trees: int, n_stats: int = 10) -> int:
     if rows is not None:
         return int(rows)
     budget = getattr(runner, "gather_budget_mb", None) or GATHER_BUDGET_MB
-    row_bytes = len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + n_trees * (9 + 2 * (58 + 8 * n_stats))
-    return int(budget * 2**20 // row_bytes)
+    membership_bytes = len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + 9 + 2 * (58 + 8 * n_stats)
+    return int(budget * 2**20 // membership_bytes)
 
 
 @dataclass(frozen=True)

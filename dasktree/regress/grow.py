@@ -258,7 +258,7 @@ def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarr
     layout = layout_of(spec, params)
     gathering = (params.criterion in ("squared_error", "friedman_mse") and not params.min_impurity_decrease > 0
                  and not params.node_squares and not params.min_weight_fraction_leaf)
-    limit = small.threshold(runner, spec, holdout.size) if gathering else 0
+    limit = small.threshold(runner, spec) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic, params.bagged)
     if params.monotonic is not None:
         layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
