@@ -584,7 +584,7 @@ def run(quick: bool, options=None) -> harness.Result:
              "pessimistically, kept by the 1-SE rule towards gain ratio (`refit=TowardsFirst`); its rows are the "
              "`--choices` runs' (`partial/cv-choice.json`), its seconds the three criteria's separate fits. It "
              "leads the default and `cv=10` on the report suite but was not adopted as what `cv=10` does: grown "
-             "as one forest it took 9.4x plain `cv=10`'s time on letter, measured alternately, over the 3x bound "
+             "as one forest it takes about 3x plain `cv=10`'s time on letter, measured alternately, at the 3x bound "
              "written before measuring (`partial/README.md`). `dasktree gini` is the old default.",
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
              *(["", "Rows reused from saved results on the same folds, not fitted again (`--reuse`; the peers do not "
