@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..kernels.plans import PassPlan, RoutingPlan
+from ..kernels.plans import PassPlan
 from ..kernels.ragged import bounds, firsts
 from ..kernels.subtraction import Derivation, slice_map
 from ..split.api import UNBOUNDED, Test, child_bounds
@@ -164,6 +164,8 @@ class Forest:
         self._flat = _FlatBranches()
         self.grown: list = []  # subtrees grown in memory, as arrays (levels/small.py's GrownBlock)
         self.grown_nodes = 0  # their nodes (the jobs' own are nodes of the forest)
+        self.made_tests: dict = {}  # their tests, by (attribute, cut, default) as one number: made once (small.attach)
+        self.stats_width = n_classes  # a grown node's training (and held-out) statistics: class counts
 
     # ------------------------------------------------------------------ counts
     def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
@@ -255,6 +257,26 @@ class Forest:
             left[t], right[t] = child_bounds(c, lo, hi, *values)
         children[0].bounds, children[1].bounds = left, right
 
+    def finish_job(self, node_id: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
+        """A node grown in memory for ``tree`` (:func:`dasktree.levels.small.attach`): its test as a branch
+        of that tree without children (the subtree below is a grown block), or the tree ends there.
+        ``stats``: its training then held-out class counts; the root's counts come from them when it was
+        gathered before any pass counted it (the main tree's training counts are the total, a fold
+        tree's held-out ones its part's), and so does the tree's root size."""
+        node = self.nodes[node_id]
+        if node_id == 0:
+            c = self.n_classes
+            if node.counts is None:
+                node.counts = np.zeros((self.n_parts + 1, c), dtype=np.int64)
+            h = int(self.holdout[tree])
+            node.counts[self.n_parts if h < 0 else h] = stats[:c] if h < 0 else stats[c:2 * c]
+            self.root_size[tree] = int(stats[:c].sum())
+        if test is None:
+            self.set_leaf(node, tree, reason)
+            return
+        node.branch_index[tree] = len(node.branches)
+        node.branches.append(Branch((tree,), test, []))
+
     def bounds_of(self, node: Node, trees) -> tuple | None:
         """``trees``' value bounds at ``node`` (what a search request carries), or None without constraints."""
         if self.monotonic is None:
@@ -345,54 +367,6 @@ class Forest:
             forest_id=self.id,
             derived=tuple(derived),
             bagged=self.bagged,
-        )
-
-    # ------------------------------------------------------------------ routing
-    def routing_plan(self, slot_of_node: dict[int, int], widths: np.ndarray) -> RoutingPlan:
-        """Arrays routing a row, in every tree, to the node it reaches now."""
-        entry_attribute: list[int] = []
-        entry_offset: list[int] = []
-        slot: list[int] = []
-        table: list[np.ndarray] = []
-        size = 0
-        roots = []
-        depth = 0
-        for tree in range(self.n_trees):
-            # Entries of one tree, parents before children; child tables filled after.
-            roots.append(len(entry_attribute))
-            stack = [(0, None, 0)]  # (node id, (parent entry, codes leading here), depth)
-            while stack:
-                node_id, link, d = stack.pop()
-                node = self.nodes[node_id]
-                e = len(entry_attribute)
-                if link is not None:
-                    parent_entry, mask = link
-                    table[parent_entry][mask] = e
-                slot.append(slot_of_node.get(node_id, -1))
-                branch = node.branch_of(tree)
-                if branch is None:
-                    entry_attribute.append(-1)
-                    entry_offset.append(size)
-                    table.append(np.zeros(0, dtype=np.int64))
-                    continue
-                depth = max(depth, d + 1)
-                a = branch.test.attribute
-                entry_attribute.append(a)
-                entry_offset.append(size)
-                size += int(widths[a])
-                table.append(np.full(int(widths[a]), -1, dtype=np.int64))
-                for child_index in reversed(range(len(branch.children))):
-                    mask = branch.test.bin_children == child_index
-                    stack.append((branch.children[child_index], (e, mask), d + 1))
-        flat = np.concatenate(table).astype(np.int32) if table else np.zeros(0, np.int32)
-        return RoutingPlan(
-            root_entry=np.asarray(roots, dtype=np.int64),
-            entry_attribute=np.asarray(entry_attribute, dtype=np.int32),
-            entry_offset=np.asarray(entry_offset, dtype=np.int64),
-            slot_of_entry=np.asarray(slot, dtype=np.int32),
-            table=flat,
-            depth=depth,
-            n_slots=len(set(slot_of_node.values())),
         )
 
     # ------------------------------------------------------------------ reading trees

@@ -9,6 +9,32 @@ its new branches and children; a child that is already a leaf for every tree
 that reaches it (depth limit, too small, pure) never enters a pass.
 
 This module is pure: the runners (:mod:`dasktree.engine.runner`) do the scheduling.
+
+Regression trees grow level by level too (:mod:`dasktree.regress.grow`), and share with this loop
+what is the same logic: the histogram budget's node groups (:func:`node_groups`), the small nodes
+chosen under one row budget (:func:`~dasktree.levels.small.jobs`), gathered and grown by one compiled
+grower (:func:`grow_small`) and attached as one kind of block
+(:func:`~dasktree.levels.small.attach`), each node's feature draws (:mod:`~dasktree.levels.sampling`)
+and the trees made models by one function (:func:`~dasktree.levels.to_model.models_of`). What differs
+per task keeps their level passes apart:
+
+- the statistic a pass counts: class counts per fold part, so a child's held-out counts come with its
+  parent's decision and its counts may be derived (its parent's less its siblings'); against exact
+  fixed-point sums (n, s) of the training rows per bin, the squares and held-out sums per node only,
+  so a fold tree's leaf made before its pass is counted, held-out rows only, in the next one;
+- the pass plan: shared nodes walked from each row's kept start nodes
+  (:class:`~dasktree.kernels.plans.PassPlan`), against every tree walked from its root
+  (:class:`~dasktree.kernels.regression_pass.RegressionPlan`);
+- the search: per (node, tree) pair from the node's part slices, equal training counts searched
+  once, multi-way and nominal tests, postponing, a grid's settings
+  (:mod:`~dasktree.levels.level_search`); against one binary search per node on its sums;
+- the leaf rules: a (child, tree) pair ends when it is made (``min_samples_split``,
+  ``min_samples_leaf``, pure) or after its pass (``min_impurity_decrease`` on the weighted gain,
+  ``max_leaf_nodes`` best first across a level); a regression node before its pass (``max_depth``,
+  ``min_samples``) or after (pure, no split, scikit-learn's decrease per row, rpart's cp for the main
+  tree); the reasons' names are in the model files;
+- node sharing: the main and fold trees share a node until their tests differ (Blockeel-Struyf);
+  regression's trees do not (their thresholds differ from the first levels on).
 """
 
 from __future__ import annotations
@@ -154,10 +180,8 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
     frontier: list[Node] = [forest.nodes[0]]
     new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
     level = 0
-    limit = (small.threshold(runner, len(spec.features), n_trees, 2 if int(spec.widths.max(initial=1)) > 256 else 1,
-                             2 * spec.n_classes) if small.can_gather(runner) and small.forest_can_gather(spec, params)
+    limit = (small.threshold(runner, spec, 2 * spec.n_classes) if small.forest_can_gather(spec, params)
              and not params.split.min_weight_fraction_leaf else 0)
-    tests: dict = {}  # the tests of the subtrees grown in memory, made once (small.forest_attach)
     while frontier:
         started = time.perf_counter()
         gathered = LevelReport(level, 0, 0, 0.0, 0)
@@ -165,7 +189,7 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
             gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params),
                                                  small.root_rows(runner, spec, forest) if level == 0 else None)
             if gather:
-                gathered = _grow_small(runner, forest, gather, spec, params, level, tests, bagging)
+                gathered = _grow_small(runner, forest, gather, spec, params, level, bagging)
                 new_branches = []
                 if not frontier:
                     report.levels.append(gathered)
@@ -207,34 +231,42 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
 
 
 def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
-                level: int, tests: dict, bagging: tuple = (False, 0, 0)) -> LevelReport:
-    """One pass gathering the rows of ``gather``'s nodes and growing each open tree's subtree there
-    in memory (:mod:`dasktree.levels.small`); what the level report says of it."""
-    started = time.perf_counter()
+                level: int, bagging: tuple = (False, 0, 0)) -> LevelReport:
+    """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree (a grid's trees in a pass per
+    setting, :func:`~dasktree.levels.small.setting_jobs`); what the level report says of it."""
     jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    uppers = [f.upper for f in spec.features]
-    made = grow_small(runner, small.forest_gather_plan(forest, jobs, spec.widths), spec, level, small.kernel.CLASSIFY,
-                      lambda chunk_jobs, nodes: small.forest_attach(forest, jobs, chunk_jobs, nodes, uppers, tests),
-                      n_classes=spec.n_classes, criterion=small.class_criterion(params),
-                      min_samples_split=params.min_samples_split, min_samples_leaf=params.split.min_samples_leaf,
-                      max_depth=params.max_depth, min_decrease=params.min_impurity_decrease,
-                      job_root_size=forest.root_size[np.asarray([t for _, t in jobs], dtype=np.int64)],
-                      **small.member_settings(forest, jobs, bagging[1], bagging[2]), **small.bound_settings(forest, jobs))
-    return LevelReport(level, 0, 1, time.perf_counter() - started, 0, small_nodes=len(gather), grown_in_memory=made,
-                       rows_gathered=int(getattr(runner, "rows_gathered", 0)))
+    made, rows, seconds = 0, 0, 0.0
+    groups = small.setting_jobs(params, jobs)
+    for split, group in groups:
+        grown = grow_small(runner, forest, group, small.forest_gather_plan(forest, group, spec.widths), spec, level,
+                           small.kernel.CLASSIFY, bagging[1:], n_classes=spec.n_classes,
+                           criterion=small.class_criterion(split), min_samples_split=params.min_samples_split,
+                           min_samples_leaf=split.min_samples_leaf, max_depth=params.max_depth,
+                           min_decrease=params.min_impurity_decrease,
+                           job_root_size=forest.root_size[np.asarray([t for _, t in group], dtype=np.int64)])
+        made, rows, seconds = made + grown["grown_in_memory"], rows + grown["rows_gathered"], seconds + grown["small_seconds"]
+    return LevelReport(level, 0, len(groups), seconds, 0, small_nodes=len(gather), grown_in_memory=made,
+                       rows_gathered=rows)
 
 
-def grow_small(runner, plan, spec: BinSpec, level: int, task: int, attach, **settings) -> int:
-    """Either task's pass gathering the rows of ``plan``'s jobs, their subtrees grown there in memory by the
-    compiled grower for ``task`` (:mod:`dasktree.levels.small`; ``settings``: the fit's limits, the bins
-    added here), each chunk's nodes given to ``attach(chunk_jobs, nodes)``; returns the nodes it made."""
+def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, level: int, task: int,
+               sampling: tuple[int, int] = (0, 0), **settings) -> dict:
+    """Either task's pass gathering the rows of ``jobs`` ((node, tree) pairs of ``store``, a slot each in
+    ``plan``), their subtrees grown there in memory by the compiled grower for ``task`` (``settings``: the
+    fit's limits; the bins, each job's feature draws, ``sampling`` = (max_features, feature_seed), and its
+    value bounds added here) and attached to ``store`` (:func:`~dasktree.levels.small.attach`); the
+    nodes made, the rows gathered and the seconds, as a level report says them."""
+    started = time.perf_counter()
     numeric = [f.kind == NUMERIC for f in spec.features]
     settings.update(offsets=spec.offsets, widths=spec.widths, numeric=np.array(numeric, dtype=bool),
                     upper=[f.upper if n else None for f, n in zip(spec.features, numeric)],
-                    values=[f.values if n else None for f, n in zip(spec.features, numeric)])
+                    values=[f.values if n else None for f, n in zip(spec.features, numeric)],
+                    **small.member_settings(store, jobs, *sampling), **small.bound_settings(store, jobs))
     results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
                                 task=task, settings=settings)
-    return sum(attach(chunk_jobs, nodes) for chunk_jobs, nodes in results)
+    made = sum(small.attach(store, jobs, chunk_jobs, nodes, spec) for chunk_jobs, nodes in results)
+    return {"grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
+            "small_seconds": round(time.perf_counter() - started, 4)}
 
 
 def _rows(nodes: list[Node]) -> list[int]:

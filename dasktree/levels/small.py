@@ -37,10 +37,10 @@ import numpy as np
 from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
-__all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered",
-           "grow_chunk", "can_gather", "class_criterion", "member_settings", "bound_settings", "most_rows", "GrownBlock", "GATHER_BUDGET_MB",
-           "job_runs", "job_counts",
-           "piece_of_jobs", "report_of"]
+__all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
+           "can_gather", "setting_jobs", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
+           "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
+           "report_of"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -75,17 +75,22 @@ def can_gather(runner) -> bool:
     return kernel.available() and _ROWS.get() != 0 and callable(getattr(runner, "small_pass", None))
 
 
-def threshold(runner, n_attributes: int, n_trees: int, code_bytes: int = 1, n_stats: int = 10) -> int:
-    """Rows a pass may gather: the switch's number, else the runner's budget over a gathered row's
-    bytes: its codes, target, part and weight, and per tree a membership (9 bytes) and room for the
-    two nodes it may grow into (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes
-    and ``n_stats`` int64 statistics each)."""
+def threshold(runner, spec, n_stats: int = 10) -> int:
+    """Memberships a pass may gather (0: none, :func:`can_gather` says no), as :func:`jobs` counts them
+    (a node's rows once per tree that holds it open): the switch's number, else the runner's budget over
+    a membership's bytes: its row's codes, target, part and weight (counted for every membership, an
+    upper bound where trees share a row; a bagged member's membership holds a copy), its job and row and
+    whether it is held out (9 bytes), and room for the two nodes it may grow into
+    (:func:`~dasktree.split.small_grower.grow_jobs`' arrays: 58 bytes and ``n_stats`` int64 statistics
+    each)."""
+    if not can_gather(runner):
+        return 0
     rows = _ROWS.get()
     if rows is not None:
         return int(rows)
     budget = getattr(runner, "gather_budget_mb", None) or GATHER_BUDGET_MB
-    row_bytes = n_attributes * code_bytes + 4 + 2 + 4 + n_trees * (9 + 2 * (58 + 8 * n_stats))
-    return int(budget * 2**20 // row_bytes)
+    membership_bytes = len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + 9 + 2 * (58 + 8 * n_stats)
+    return int(budget * 2**20 // membership_bytes)
 
 
 @dataclass(frozen=True)
@@ -115,6 +120,14 @@ class GatherPlan:
     @property
     def n_jobs(self) -> int:
         return int(self.job_tree.size)
+
+    @classmethod
+    def of(cls, trees: dict, job_tree, job_depth, holdout: np.ndarray, n_folds: int, bagged: bool) -> "GatherPlan":
+        """Either task's plan: ``trees`` as flat entries (``root``, ``attribute``, ``offset``, ``table``,
+        ``slot``: a job's slot at its entry), each job's tree and depth, each tree's held-out part."""
+        tree = np.asarray(job_tree, dtype=np.int64)
+        return cls(**trees, job_tree=tree, job_part=np.asarray(holdout, dtype=np.int64)[tree],
+                   job_depth=np.asarray(job_depth, dtype=np.int64), n_folds=n_folds, bagged=bagged)
 
 
 @dataclass
@@ -259,13 +272,23 @@ def report_of(levels: list[dict]) -> dict:
 # ---------------------------------------------------------------- the classification forest
 def forest_can_gather(spec, params) -> bool:
     """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
-    binary tests (any criterion: gini, entropy, gain ratio), no postponing, one setting (no grid), no
-    ``max_leaf_nodes`` (chosen best first across a level: depth-first growth cannot repeat that
-    order). Other fits stay level-wise."""
-    split = params.split
-    return (all(f.kind == "numeric" for f in spec.features) and split.criterion in kernel.CLASS_CRITERIA
-            and split.max_arity == 2 and split.postpone is None and not params.settings
-            and params.max_leaf_nodes is None)
+    binary tests (any criterion: gini, entropy, gain ratio), no postponing, in every setting of a grid
+    (each grows its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a
+    level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    return (all(f.kind == "numeric" for f in spec.features) and params.max_leaf_nodes is None
+            and all(split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
+                    for split in (params.settings or (params.split,))))
+
+
+def setting_jobs(params, jobs: list[tuple[int, int]]) -> list[tuple[object, list[tuple[int, int]]]]:
+    """``jobs`` ((node, tree) pairs) by the split setting their trees grow with, in the settings' order:
+    one group under ``params.split`` without a grid; a grid's setting of no job is left out."""
+    if not params.settings:
+        return [(params.split, jobs)]
+    groups: dict[int, list] = {}
+    for job in jobs:
+        groups.setdefault(params.tree_setting[job[1]], []).append(job)
+    return [(params.settings[g], groups[g]) for g in sorted(groups)]
 
 
 def member_settings(forest, jobs: list[tuple[int, int]], max_features: int, feature_seed: int) -> dict:
@@ -289,36 +312,52 @@ def bound_settings(forest, jobs: list[tuple[int, int]]) -> dict:
     return {"monotonic": forest.monotonic, "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
 
 
-def class_criterion(params) -> int:
-    """The grower's number of the fit's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
-    return kernel.CLASS_CRITERIA[params.split.criterion]
+def class_criterion(split) -> int:
+    """The grower's number of a split setting's criterion (:data:`~dasktree.split.small_grower.CLASS_CRITERIA`)."""
+    return kernel.CLASS_CRITERIA[split.criterion]
 
 
 def most_rows(params) -> int | None:
-    """The rows a gathered node must stay below: entropy's ``log2`` table (gain ratio too), else none."""
-    return None if params.split.criterion == "gini" else kernel.ENTROPY_ROWS
+    """The rows a gathered node must stay below: entropy's ``log2`` table (gain ratio too) when any
+    setting counts by it, else none."""
+    splits = params.settings or (params.split,)
+    return None if all(split.criterion == "gini" for split in splits) else kernel.ENTROPY_ROWS
+
+
+def jobs(items: list, estimates: list, limit: int) -> tuple[list, list, int]:
+    """Either task's choice of the nodes gathered: ``items`` taken in order while each one's
+    ``estimates`` (the rows a gathering pass would hold for it, every tree's membership counted; None:
+    not to gather) fits what is left of ``limit``. Returns (gathered, the others, the rows left)."""
+    gathered, kept = [], []
+    for item, estimate in zip(items, estimates):
+        if estimate is not None and 0 < estimate <= limit:
+            gathered.append(item)
+            limit -= estimate
+        else:
+            kept.append(item)
+    return gathered, kept, limit
+
+
+def with_held_out(train_rows: int, n_folds: int) -> int:
+    """The rows a fold tree's node holds, training and held out, from its training rows: about one
+    part in ``n_folds - 1`` more, an upper estimate (rounded up)."""
+    return train_rows + train_rows // n_folds + 1
 
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
                 most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
-    """The frontier nodes gathered (in order, while their rows times their open trees fit ``limit``,
-    :func:`deep_enough`, each of fewer than ``most_rows`` rows when given) and those left to the level
-    pass. A node's rows are known from its counts; the root's, before any pass, are ``root_rows``
-    (:func:`root_rows`; None: unknown, the root is counted by a level pass)."""
-    small, kept = [], []
-    budget = limit
-    for node in frontier:
+    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, each of fewer than
+    ``most_rows`` rows when given, :func:`deep_enough`) and those left to the level pass. A node's rows
+    are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
+    unknown, the root is counted by a level pass)."""
+    def estimate(node):
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
-            kept.append(node)
-            continue
+            return None
         rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
-        estimate = rows * len(node.open_trees())
-        if estimate <= budget and (most_rows is None or rows < most_rows):
-            small.append(node)
-            budget -= estimate
-        else:
-            kept.append(node)
-    return small, kept
+        return rows * len(node.open_trees()) if most_rows is None or rows < most_rows else None
+
+    gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit)
+    return gathered, kept
 
 
 def root_rows(runner, spec, forest) -> int | None:
@@ -334,7 +373,7 @@ def root_rows(runner, spec, forest) -> int | None:
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
     """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
-    nodes as flat entries (as :meth:`~dasktree.levels.forest.Forest.routing_plan` makes them)."""
+    nodes on the way to a job as flat entries, parents before children (:meth:`GatherPlan.of`)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
     on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []
@@ -367,15 +406,12 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
             tables.append(np.full(int(widths[a]), -1, dtype=np.int64))
             for child_index in reversed(range(len(branch.children))):
                 stack.append((branch.children[child_index], (e, branch.test.bin_children == child_index)))
-    holdout = forest.holdout
-    tree = np.asarray([t for _, t in jobs], dtype=np.int64)
-    return GatherPlan(
-        root=np.asarray(roots, dtype=np.int64), attribute=np.asarray(attribute, dtype=np.int32),
-        offset=np.asarray(offset, dtype=np.int64),
-        table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
-        slot=np.asarray(slot, dtype=np.int32), job_tree=tree, job_part=holdout[tree],
-        job_depth=np.asarray([forest.nodes[n].depth for n, _ in jobs], dtype=np.int64), n_folds=forest.n_folds,
-        bagged=forest.bagged)
+    trees = dict(root=np.asarray(roots, dtype=np.int64), attribute=np.asarray(attribute, dtype=np.int32),
+                 offset=np.asarray(offset, dtype=np.int64),
+                 table=np.concatenate(tables).astype(np.int32) if size else np.zeros(1, np.int32),
+                 slot=np.asarray(slot, dtype=np.int32))
+    return GatherPlan.of(trees, [t for _, t in jobs], [forest.nodes[n].depth for n, _ in jobs], forest.holdout,
+                         forest.n_folds, forest.bagged)
 
 
 def _on_paths(forest, targets: list[int]) -> np.ndarray:
@@ -413,29 +449,26 @@ def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
             .knowing_arity(max(d, 1) + 1, c) for k, (a, c, d) in enumerate(keys)}
 
 
-def _count_root(forest, root, tree: int, train: np.ndarray, held: np.ndarray) -> None:
-    """The root's counts from a tree's job at the root (no pass counted it): the main tree's training
-    counts are the total, a fold tree's held-out ones its part's; and the tree's root size."""
-    if root.counts is None:
-        root.counts = np.zeros((forest.n_parts + 1, forest.n_classes), dtype=np.int64)
-    h = int(forest.holdout[tree])
-    if h < 0:
-        root.counts[forest.n_parts] = train
-    else:
-        root.counts[h] = held
-    forest.root_size[tree] = int(train.sum())
+def binary_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
+    """The test of attribute ``a`` the grower and the regression search give as numbers, missing to
+    ``default``: with ``cut >= 0`` a threshold (codes ``1..cut`` to child 0, the others to 1), else a
+    subset test, its code table in ``tables`` at ``start``."""
+    if cut >= 0:
+        return _threshold_tests([(a, cut, default)], [f.upper for f in spec.features])[(a, cut, default)]
+    table = tables[start:start + int(spec.features[a].n_bins) + 1].copy()
+    groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+    return Test(a, "nominal", table, default, groups=groups)
 
 
 @dataclass
 class GrownBlock:
-    """A chunk's subtrees grown in memory, kept as arrays (one row per grown node, the grower's
-    preorder; no forest :class:`~dasktree.levels.forest.Node` each): a deep tree's hundreds of
-    thousands of nodes become its model's columns at once (:func:`dasktree.levels.to_model.tree_model`).
-    Row ``k`` belongs to job ``job[k]`` of the chunk (forest node ``job_node``, tree ``job_tree``);
-    ``parent[k]`` is its parent's row (-1: the job's own node, a forest node, whose test the forest
-    holds as a branch without children). ``train`` and ``held``: the row's training and held-out
-    counts in its tree (as the forest's ``train_counts`` / ``validation_counts`` give them);
-    ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
+    """A chunk's subtrees grown in memory (either task's), kept as arrays (one row per grown node, the
+    grower's preorder; no node object each): a deep tree's hundreds of thousands of nodes become its
+    model's columns at once (:func:`dasktree.levels.to_model.block_columns`). Row ``k`` belongs to job
+    ``job[k]`` of the chunk (the store's node ``job_node``, tree ``job_tree``); ``parent[k]`` is its
+    parent's row (-1: the job's own node, the store's, which takes its test or leaf from here).
+    ``train`` and ``held``: the row's training and held-out statistics in its tree (class counts, or a
+    regression's exact (n, s)); ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
 
     job_node: np.ndarray
     job_tree: np.ndarray
@@ -449,54 +482,48 @@ class GrownBlock:
     reasons: np.ndarray
 
 
-def forest_attach(forest, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, uppers,
-                  tests: dict | None = None) -> int:
-    """The grown subtrees of a chunk's jobs, each tree's own, kept by ``forest`` as one
-    :class:`GrownBlock` (``forest.grown``); each job's node gets its test as a branch of its tree
-    without children (or ends there). No pass routes into them. ``tests`` keeps the tests made,
-    by (attribute, cut, default), for the fit's next chunks (a deep forest makes tens of thousands of
-    nodes from a few thousand distinct tests, and a test costs a millisecond to make). Returns the
-    nodes made (the job's nodes not counted: they were the forest's)."""
-    from .forest import Branch
-
-    n_classes = forest.n_classes
-    tests = {} if tests is None else tests
+def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: dict, spec) -> int:
+    """The grown subtrees of a chunk's jobs ((node, tree) pairs), kept by ``store`` as one
+    :class:`GrownBlock` (``store.grown``); each job's own node gets its statistics and its test or leaf
+    (``store.finish_job(node, tree, test, reason, stats)``); no pass routes into the rest. The tests are
+    made once per (attribute, cut, default) in ``store.made_tests``, for the fit's next chunks (a deep
+    forest makes tens of thousands of nodes from a few thousand distinct tests, and a test costs a
+    millisecond to make). Returns the nodes made (the jobs' own not counted: they were the store's)."""
+    width = store.stats_width
     job_of = [jobs[j] for j in chunk_jobs.tolist()]
-    job_node = np.asarray([n for n, _ in job_of], dtype=np.int64)
-    job_tree = np.asarray([t for _, t in job_of], dtype=np.int64)
-    parent, attribute, cut, default, reason, job = (
-        np.asarray(nodes[k]) for k in ("parent", "attribute", "cut", "default", "reason", "job"))
-    job = job.astype(np.int64)
+    parent, attribute, cut, default, reason = (
+        np.asarray(nodes[k]) for k in ("parent", "attribute", "cut", "default", "reason"))
+    job = np.asarray(nodes["job"]).astype(np.int64)
     stats = nodes["stats"]
-    held = np.ascontiguousarray(stats[:, n_classes:2 * n_classes], dtype=np.int64)
-    total = stats[:, :n_classes] + held
-    holds = forest.holdout[job_tree[job]] >= 0 if parent.size else np.zeros(0, dtype=bool)
-    train = np.where(holds[:, None], total - held, total)
     made = np.empty(parent.size, dtype=object)
     split = np.flatnonzero(attribute >= 0)
-    if split.size:
-        keys = list(zip(attribute[split].tolist(), cut[split].tolist(), default[split].tolist()))
-        tests.update(_threshold_tests(sorted(set(keys) - tests.keys()), uppers))
-        made[split] = [tests[key] for key in keys]
-    names = np.empty(len(REASONS_OF), dtype=object)
-    names[:] = REASONS_OF
+    threshold = split[cut[split] >= 0]
+    if threshold.size:  # by one number per (attribute, cut, default): hundreds of thousands of nodes
+        key = (attribute[threshold].astype(np.int64) * 65536 + cut[threshold]) * 65536 + default[threshold]
+        unique, inverse = np.unique(key, return_inverse=True)
+        tests = store.made_tests
+        new = [k for k in unique.tolist() if k not in tests]
+        made_now = _threshold_tests([(k >> 32, (k >> 16) & 65535, k & 65535) for k in new],
+                                    [f.upper for f in spec.features])
+        tests.update(zip(new, made_now.values()))
+        these = np.empty(unique.size, dtype=object)
+        for i, k in enumerate(unique.tolist()):
+            these[i] = tests[k]
+        made[threshold] = these[inverse.ravel()]
+    for k in split[cut[split] < 0].tolist():
+        made[k] = binary_test(spec, int(attribute[k]), -1, int(default[k]), nodes["tables"],
+                              int(nodes["table_start"][k]))
+    names = np.empty(len(kernel.REASONS), dtype=object)
+    names[:] = kernel.REASONS
     reasons = names[reason.astype(np.int64)]
     reasons[split] = ""
-    all_nodes = forest.nodes
-    for k in np.flatnonzero(parent < 0).tolist():  # each job's own node: its test, or its tree ends there
-        node, tree = all_nodes[int(job_node[job[k]])], int(job_tree[job[k]])
-        if node.id == 0:  # the root, gathered before any level pass counted it
-            _count_root(forest, node, tree, train[k], held[k])
-        if attribute[k] < 0:
-            forest.set_leaf(node, tree, reasons[k])
-            continue
-        node.branch_index[tree] = len(node.branches)
-        node.branches.append(Branch((tree,), made[k], []))
-    forest.grown.append(GrownBlock(job_node, job_tree, job, parent.astype(np.int64), np.asarray(nodes["child"], np.int64),
-                                   np.asarray(nodes["depth"], np.int64), train, held, made, reasons))
+    block = GrownBlock(np.asarray([n for n, _ in job_of], dtype=np.int64),
+                       np.asarray([t for _, t in job_of], dtype=np.int64), job, parent.astype(np.int64),
+                       np.asarray(nodes["child"], np.int64), np.asarray(nodes["depth"], np.int64),
+                       stats[:, :width], stats[:, width:2 * width], made, reasons)
+    for k in np.flatnonzero(parent < 0).tolist():  # each job's own node
+        store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k], reasons[k], stats[k])
+    store.grown.append(block)
     count = int(np.count_nonzero(parent >= 0))
-    forest.grown_nodes += count
+    store.grown_nodes += count
     return count
-
-
-REASONS_OF = kernel.REASONS

@@ -19,8 +19,9 @@ from ..model.model import TreeModel
 from ..model.prune import Shape
 from ..model.prune import _keep_shape as keep_shape
 from .forest import Forest
+from .small import GrownBlock
 
-__all__ = ["tree_model", "models_of"]
+__all__ = ["tree_model", "models_of", "block_columns"]
 
 
 def tree_model(forest: Forest, tree: int) -> TreeModel:
@@ -51,24 +52,35 @@ def _tree_model(forest: Forest, tree: int) -> TreeModel:
     for i, (_, _, kids) in enumerate(walked):
         for j, k in enumerate(kids):
             parent[k], child[k] = i, j
-    place = {node.id: i for i, (node, _, _) in enumerate(walked)}
+    place = np.full(len(forest.nodes), -1, dtype=np.int64)
+    place[[node.id for node, _, _ in walked]] = np.arange(n_walked)
     columns = [(depth, parent, child, counts, held, tests, reasons)]
     first = n_walked
     for block in grown:
-        mine = block.job_tree[block.job] == tree
-        new = np.flatnonzero(mine & (block.parent >= 0))
-        roots = np.flatnonzero(mine & (block.parent < 0))
-        index = np.full(block.parent.size, -1, dtype=np.int64)
-        index[roots] = [place[n] for n in block.job_node[block.job[roots]].tolist()]
-        index[new] = first + np.arange(new.size, dtype=np.int64)
-        first += new.size
-        columns.append((block.depth[new], index[block.parent[new]], block.child[new], block.train[new],
-                        None if held is None else block.held[new], block.tests[new], block.reasons[new]))
+        _, *block_part = block_columns(block, place, first, tree)
+        first += block_part[0].size
+        if held is None:
+            block_part[4] = None
+        columns.append(tuple(block_part))
     depth, parent, child, counts, held_all, tests, reasons = (
         None if c[0] is None else np.concatenate(c) for c in zip(*columns))
     [model] = models_of(np.zeros(depth.size, dtype=np.int64), depth, parent, child, counts, held_all, tests, reasons,
                         [held_all is not None])
     return model
+
+
+def block_columns(block: GrownBlock, place: np.ndarray, first: int, tree: int | None = None) -> tuple:
+    """A block's grown nodes (of tree ``tree``, or of every tree) as the columns :func:`models_of` reads
+    (tree, depth, parent, child, train, held, tests, reasons), its jobs' own rows left out: they are the
+    store's nodes, each at ``place[node]`` among the columns; the others numbered from ``first``."""
+    mine = np.ones(block.parent.size, dtype=bool) if tree is None else block.job_tree[block.job] == tree
+    new = np.flatnonzero(mine & (block.parent >= 0))
+    own = np.flatnonzero(mine & (block.parent < 0))
+    index = np.full(block.parent.size, -1, dtype=np.int64)
+    index[own] = place[block.job_node[block.job[own]]]
+    index[new] = first + np.arange(new.size, dtype=np.int64)
+    return (block.job_tree[block.job[new]], block.depth[new], index[block.parent[new]], block.child[new],
+            block.train[new], block.held[new], block.tests[new], block.reasons[new])
 
 
 def models_of(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray, counts: np.ndarray,

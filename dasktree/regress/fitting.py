@@ -131,7 +131,7 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
     """The grown trees (``grown_nodes``: the level loop's nodes, its report and the blocks grown in memory)
     as models, pruned as the settings say, and the report (no pass)."""
     nodes, levels, blocks = grown_nodes
-    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks, spec)
+    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks)
     for t in trees if monotonic is not None else ():  # their values clipped from here on (reports)
         t.monotonic = np.asarray(monotonic, dtype=np.int8)
     grown = trees[0]

@@ -67,7 +67,7 @@ class RegressionForest:
         params = grow_params(settings, runner, bagged=True, max_features=max_features, feature_seed=seed)
         nodes, levels, blocks = grow_regression(passes, spec, params, holdout=np.full(n, -1, dtype=np.int64),
                                                 rows=rows)
-        members, _, _ = tree_models(nodes, n, blocks, spec)
+        members, _, _ = tree_models(nodes, n, blocks)
         members = [dataclasses.replace(m, validation=None) if getattr(m, "validation", None) is not None else m
                    for m in members]
         return members, levels

@@ -55,7 +55,6 @@ from ..levels.grow import grow_small, node_groups
 from ..levels.sampling import child_key, feature_mask, tree_members, tree_sampling
 from ..split.api import UNBOUNDED, RegressionLayout, Test, best_splits, child_bounds, monotonic_of
 from ..split.api import small_grower as kernel
-from .trees import Block, regression_test
 
 __all__ = ["RegressionGrowParams", "grow_params", "RNode", "grow_regression", "search_slots", "layout_of"]
 
@@ -156,12 +155,15 @@ class _Forest:
     def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None, bagged: bool = False):
         self.bagged = bagged  # a bagged forest's members (dasktree.levels.small.member_settings reads it)
         self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
-        self.monotonic = monotonic
+        self.monotonic = None if monotonic is None else np.asarray(monotonic, dtype=np.int8)
         self.attribute: list[int] = [-1] * n_trees
         self.offset: list[int] = [0] * n_trees
         self.tables: list[np.ndarray] = []
         self.table_size = 0
-        self.blocks: list[Block] = []  # subtrees grown in memory (dasktree.levels.small), as arrays
+        self.grown: list[small.GrownBlock] = []  # subtrees grown in memory (dasktree.levels.small.attach)
+        self.grown_nodes = 0  # their nodes (the jobs' own are the loop's)
+        self.made_tests: dict = {}  # their tests, made once
+        self.stats_width = 2  # a grown node's training (and held-out) statistics: (n, s)
         self.stop = 0.0  # the main tree's cp stop (kernel.cp_limit), once its root is counted
 
     def total_n(self, sums, cells) -> int:
@@ -170,6 +172,25 @@ class _Forest:
         if root.squares is None and len(sums):  # the first pass: the root is slot 0
             return int(sums[0, 0] + cells[0, HELD_N])
         return int(root.sums[0] + root.sums[2])
+
+    def bounds_of(self, node: RNode, trees) -> tuple | None:
+        """The node's value bounds for each of ``trees`` (its own), or None without constraints."""
+        return None if self.monotonic is None else (node.bounds,) * len(trees)
+
+    def finish_job(self, e: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
+        """Node ``e`` grown in memory (:func:`dasktree.levels.small.attach`): its sums (training and held-out
+        (n, s), the pieces of their squares) and its test or leaf; a leaf already takes its held-out sums."""
+        node = self.nodes[e]
+        if node.leaf:
+            node.sums[2], node.sums[3] = stats[2], stats[3]
+            node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[7:10]))
+            return
+        node.sums = stats[:4].copy()
+        node.squares = (square_sum(*stats[4:7]), square_sum(*stats[7:10]))
+        if test is None:
+            node.leaf = reason
+        else:
+            node.test = test
 
     def split(self, e: int, test: Test, children: np.ndarray) -> list[int]:
         node = self.nodes[e]
@@ -202,11 +223,8 @@ class _Forest:
     def gather_plan(self, jobs: list[int], holdout: np.ndarray, bagged: bool = False) -> small.GatherPlan:
         """The pass gathering the rows of ``jobs`` (one slot each, in order); ``bagged``: a bagged forest's,
         each row counted its multiplicity in its member's bag."""
-        tree = np.asarray([self.nodes[e].tree for e in jobs], dtype=np.int64)
-        return small.GatherPlan(**self._trees(jobs, holdout.size), job_tree=tree,
-                                job_part=np.asarray(holdout, dtype=np.int64)[tree],
-                                job_depth=np.asarray([self.nodes[e].depth for e in jobs], dtype=np.int64),
-                                n_folds=max(1, holdout.size - 1), bagged=bagged)
+        return small.GatherPlan.of(self._trees(jobs, holdout.size), [self.nodes[e].tree for e in jobs],
+                                   [self.nodes[e].depth for e in jobs], holdout, max(1, holdout.size - 1), bagged)
 
     def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
              bagged: bool = False) -> RegressionPlan:
@@ -227,7 +245,7 @@ def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
 
 
 def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, holdout: np.ndarray,
-                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict], list[Block]]:
+                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict], list[small.GrownBlock]]:
     """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
     loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
     and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
@@ -236,13 +254,11 @@ def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, hold
 
 
 def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
-          rows: int) -> tuple[list[RNode], list[dict], list[Block]]:
+          rows: int) -> tuple[list[RNode], list[dict], list[small.GrownBlock]]:
     layout = layout_of(spec, params)
-    gathering = (small.can_gather(runner) and params.criterion in ("squared_error", "friedman_mse")
-                 and not params.min_impurity_decrease > 0 and not params.node_squares
-                 and not params.min_weight_fraction_leaf)
-    limit = small.threshold(runner, len(spec.features), holdout.size,
-                            2 if int(spec.widths.max(initial=1)) > 256 else 1) if gathering else 0
+    gathering = (params.criterion in ("squared_error", "friedman_mse") and not params.min_impurity_decrease > 0
+                 and not params.node_squares and not params.min_weight_fraction_leaf)
+    limit = small.threshold(runner, spec) if gathering else 0
     forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic, params.bagged)
     if params.monotonic is not None:
         layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
@@ -297,7 +313,7 @@ def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarr
                        **gathered})
         frontier = children
         level += 1
-    return forest.nodes, levels, forest.blocks
+    return forest.nodes, levels, forest.grown
 
 
 def _active(forest: _Forest, group: list[int], params: RegressionGrowParams, n_attributes: int):
@@ -349,8 +365,8 @@ def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: Regres
             < forest.stop:
         node.leaf = "cp"  # it would split, and pruning at cp cuts it whatever grows below
         return []
-    test = regression_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
-                           splits.tables[k])
+    test = small.binary_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
+                             splits.tables[k])
     kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
     kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted
     return forest.split(e, test, kids)
@@ -367,82 +383,35 @@ def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) ->
 # ---------------------------------------------------------------- small nodes, in memory
 def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int, rows: int, holdout: np.ndarray,
            limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
-    """The nodes gathered rather than counted this level, in order while their rows fit ``limit``
-    (a fold tree's node also holds its held-out rows: its training rows / (k - 1) more; and with
-    levels enough left, :func:`~dasktree.levels.small.deep_enough`); the held-out leaves gathered
-    with them. Returns (counted, held_only, gathered)."""
-    k = max(1, holdout.size - 1)
-    jobs, kept = [], []
-    budget = limit
+    """The nodes gathered rather than counted this level (:func:`~dasktree.levels.small.jobs`: a fold
+    tree's node holds its held-out rows too, :func:`~dasktree.levels.small.with_held_out`; with levels
+    enough left, :func:`~dasktree.levels.small.deep_enough`) and the held-out leaves gathered with them,
+    in the rows left. Returns (counted, held_only, gathered)."""
     if not small.deep_enough(level, max_depth):
         return counted, held_only, []
-    for e in counted:
-        node = forest.nodes[e]
-        n = rows if level == 0 else int(node.sums[0])
-        estimate = n if level == 0 or holdout[node.tree] < 0 else n + n // k + 1
-        if 0 < estimate <= budget:
-            jobs.append(e)
-            budget -= estimate
-        else:
-            kept.append(e)
-    if not jobs:
+    k = max(1, holdout.size - 1)
+    nodes = forest.nodes
+    gathered, counted, left = small.jobs(counted, [
+        rows if level == 0 else small.with_held_out(int(nodes[e].sums[0]), k) if holdout[nodes[e].tree] >= 0
+        else int(nodes[e].sums[0]) for e in counted], limit)
+    if not gathered:
         return counted, held_only, []
-    leaves, rest = [], []
-    for e in held_only:
-        estimate = int(forest.nodes[e].sums[0]) // k + 1
-        (leaves if estimate <= budget else rest).append(e)
-        budget -= estimate if estimate <= budget else 0
-    return kept, rest, jobs + leaves
+    leaves, held_only, _ = small.jobs(held_only, [int(nodes[e].sums[0]) // k + 1 for e in held_only], left)
+    return counted, held_only, gathered + leaves
 
 
 def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, spec: BinSpec,
                 params: RegressionGrowParams, level: int) -> dict:
-    """One pass gathering the rows of ``jobs`` and growing their subtrees; the report's counts."""
-    started = time.perf_counter()
+    """:func:`~dasktree.levels.grow.grow_small` of ``jobs``' nodes; the report's counts."""
     leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
                       dtype=np.int8)
     # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
     stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
                        for e in jobs], dtype=np.float64)
-    members = small.member_settings(forest, [(e, forest.nodes[e].tree) for e in jobs], params.max_features,
-                                    params.feature_seed)  # a forest's member's draws, or a single tree's
-    made = grow_small(runner, forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
-                      lambda chunk_jobs, nodes: _attach(forest, [jobs[j] for j in chunk_jobs.tolist()], nodes, spec),
-                      criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
-                      min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                      max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp, **members,
-                      **_job_bounds(forest, jobs, params))
-    return {"small_nodes": len(jobs), "grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
-            "small_seconds": round(time.perf_counter() - started, 4)}
-
-
-def _job_bounds(forest: _Forest, jobs: list[int], params: RegressionGrowParams) -> dict:
-    """The grower's ``monotonic_cst`` and each job's node's value bounds, as the level search reads them."""
-    if params.monotonic is None:
-        return {}
-    bounds = np.asarray([forest.nodes[e].bounds for e in jobs], dtype=np.float64).reshape(len(jobs), 2)
-    return {"monotonic": np.asarray(params.monotonic, dtype=np.int8), "job_lo": bounds[:, 0], "job_hi": bounds[:, 1]}
-
-
-def _attach(forest: _Forest, jobs: list[int], nodes: dict, spec: BinSpec) -> int:
-    """A chunk's grown subtrees (:func:`~dasktree.split.small_grower.grow_jobs`): each job's own node
-    gets its sums and its test or leaf; the rest stay arrays, a :class:`~dasktree.regress.trees.Block`
-    (:func:`~dasktree.regress.trees.tree_models` makes them model rows). No later pass walks into them.
-    Returns the nodes made."""
-    own = np.flatnonzero(nodes["parent"] < 0).tolist()
-    stats = nodes["stats"]
-    for k in own:
-        node = forest.nodes[jobs[int(nodes["job"][k])]]
-        if node.leaf:  # a leaf already: its held-out sums
-            node.sums[2], node.sums[3] = stats[k, 2], stats[k, 3]
-            node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[k, 7:10]))
-            continue
-        node.sums = stats[k, :4].copy()
-        node.squares = (square_sum(*stats[k, 4:7]), square_sum(*stats[k, 7:10]))
-        a, cut, default = (int(nodes[name][k]) for name in ("attribute", "cut", "default"))
-        if a < 0:
-            node.leaf = kernel.REASONS[int(nodes["reason"][k])]
-        else:
-            node.test = regression_test(spec, a, cut, default, nodes["tables"], int(nodes["table_start"][k]))
-    forest.blocks.append(Block(jobs, nodes))
-    return int(nodes["parent"].size) - len(own)
+    grown = grow_small(runner, forest, [(e, forest.nodes[e].tree) for e in jobs],
+                       forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
+                       (params.max_features, params.feature_seed),
+                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
+                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
+                       max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
+    return {"small_nodes": len(jobs), **grown}

@@ -167,6 +167,50 @@ def test_classification_suite_datasets(name, criterion):
     assert model_bytes(gathered) == model_bytes(level_wise)
 
 
+GRIDS = [{"criterion": ["gini", "entropy", "gain_ratio"]},
+         {"criterion": ["gain_ratio", "gini"], "min_samples_leaf": [1, 3], "prune": ["none", "pessimistic"]}]
+
+
+def grid_of(model) -> str:
+    """A grid fit's table, every setting's split scores: what its settings' fold trees predicted."""
+    table = model.report["grid"]["cv_results"]
+    return json.dumps({k: np.asarray(v).tolist() for k, v in table.items() if "score" in k}, sort_keys=True)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(classification_cases(), st.sampled_from(GRIDS))
+def test_a_grids_settings_finish_small_nodes_as_the_level_loop(case, grid):
+    """A grid's trees gather by their setting (criterion, min_samples_leaf): the chosen model and
+    every setting's split scores are the level loop's."""
+    frame, y, nominal, params, weight, rows = case
+    params = {k: v for k, v in params.items() if k not in grid}
+    params["cv"] = params.get("cv") or 3
+
+    def fit():
+        return dasktree.fit(frame, y, sample_weight=weight, nominal=nominal, param_grid=grid, **params)
+
+    gathered, level_wise = both_ways(fit, rows)
+    assert small_nodes_of(level_wise) == 0
+    assert model_bytes(gathered) == model_bytes(level_wise)
+    assert grid_of(gathered) == grid_of(level_wise)
+
+
+def test_a_grid_of_criteria_gathers_on_digits():
+    """Ten classes, 64 columns, 5-fold CV, the three criteria: small nodes gathered for every
+    setting, and the level loop's grid."""
+    import sklearn.datasets
+
+    X, y = sklearn.datasets.load_digits(return_X_y=True, as_frame=True)
+
+    def fit():
+        return dasktree.fit(X, y, cv=5, param_grid=GRIDS[0])
+
+    gathered, level_wise = both_ways(fit)
+    assert small_nodes_of(gathered) > 0
+    assert model_bytes(gathered) == model_bytes(level_wise)
+    assert grid_of(gathered) == grid_of(level_wise)
+
+
 @pytest.fixture
 def parquet(tmp_path):
     """The regression frame, and a classification target on it, as a Parquet dataset of 4 files."""
@@ -421,3 +465,21 @@ def test_threshold_tests_made_at_once_equal_numeric_test(keys):
         one = numeric_test(a, np.array([c]), uppers[a], d)
         assert made[(a, c, d)].to_json() == one.to_json() and made[(a, c, d)] == one
         assert (made[(a, c, d)].arity, made[(a, c, d)].cut) == (one.arity, one.cut)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.integers(0, 50)), max_size=20), st.integers(0, 120))
+def test_the_nodes_gathered_are_taken_in_order_while_they_fit(estimates, limit):
+    """Either task's choice (:func:`~dasktree.levels.small.jobs`) against its plain reading: each node in
+    turn is gathered when its estimate (None: not to gather; 0: unknown) fits the rows left."""
+    from dasktree.levels.small import jobs
+
+    items = list(range(len(estimates)))
+    gathered, kept, left = jobs(items, estimates, limit)
+    expected, budget = [], limit
+    for i, e in enumerate(estimates):
+        if e and e <= budget:
+            expected.append(i)
+            budget -= e
+    assert gathered == expected and kept == [i for i in items if i not in expected] and left == budget
+    assert sum(estimates[i] for i in gathered) <= limit

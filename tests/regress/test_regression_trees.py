@@ -6,9 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 import dasktree
-from dasktree.levels.small import small_node_rows
+from dasktree.levels.small import binary_test, small_node_rows
 from dasktree.model.prune import shape_of, tree_shape
-from dasktree.regress.trees import regression_test
 from dasktree.testing.data import regression_frame
 
 
@@ -26,6 +25,6 @@ def test_kept_shapes_and_shared_tests_are_the_trees_own():
             np.testing.assert_array_equal(getattr(kept, name), getattr(made, name))
         for test in tree.tests:
             if test is not None and test.kind == "numeric":
-                again = regression_test(model.spec, test.attribute, test.cut, test.default)
+                again = binary_test(model.spec, test.attribute, test.cut, test.default)
                 np.testing.assert_array_equal(again.bin_children, test.bin_children)
                 assert again.thresholds == test.thresholds
