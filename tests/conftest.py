@@ -18,6 +18,7 @@ import pytest
 os.environ.setdefault("DASKTREE_LOST_SECONDS", "120")
 
 _warm_key = pytest.StashKey[str]()
+_shells: list = []  # the background warm's shell, in the process that started it
 
 CLUSTER_TEST_SECONDS = float(os.environ.get("DASKTREE_CLUSTER_TEST_SECONDS", 900))
 """How long a test that starts a cluster may run: then its stacks are dumped and it fails, instead of
@@ -129,6 +130,7 @@ def pytest_collection_finish(session):
                              start_new_session=True, stdin=subprocess.DEVNULL,
                              env=dict(os.environ, NUMBA_CACHE_DIR=os.path.join(root, "warmed")))
     Path(root, "pgid").write_text(str(shell.pid))  # its own process group: the shell and the warm
+    _shells.append(shell)  # kept, to be reaped when the session ends
 
 
 def _warm_group(root: str) -> int | None:
@@ -140,7 +142,12 @@ def _warm_group(root: str) -> int | None:
 
 def pytest_unconfigure(config):
     """The background warm ended (killed if no test waited for it: a pytest session cut short) and its
-    directory removed, by the process that made it (the controller under pytest-xdist)."""
+    directory removed, by the process that made it (the controller under pytest-xdist); its shell
+    reaped by the process that started it."""
+    for shell in _shells:
+        if shell.poll() is None:
+            os.killpg(shell.pid, signal.SIGKILL)
+        shell.wait()
     if _warm_key not in config.stash:
         return
     import shutil
@@ -152,6 +159,9 @@ def pytest_unconfigure(config):
             os.killpg(group, signal.SIGKILL)
         except ProcessLookupError:
             pass
+        deadline = time.monotonic() + 10  # gone before its files are removed: a dying warm still writes
+        while _group_alive(group) and time.monotonic() < deadline:
+            time.sleep(0.05)
     shutil.rmtree(root, ignore_errors=True)
 
 
