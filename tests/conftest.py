@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,9 @@ import pytest
 # bound itself set theirs (DASKTREE_LOST_SECONDS in their jobs' environment). Set before dasktree is
 # imported: dasktree.engine.waits reads it once.
 os.environ.setdefault("DASKTREE_LOST_SECONDS", "120")
+
+_warm_key = pytest.StashKey[str]()
+_shells: list = []  # the background warm's shell, in the process that started it
 
 CLUSTER_TEST_SECONDS = float(os.environ.get("DASKTREE_CLUSTER_TEST_SECONDS", 900))
 """How long a test that starts a cluster may run: then its stacks are dumped and it fails, instead of
@@ -78,60 +82,120 @@ def postgres_root():
 
 
 WARM_SECONDS = 2400  # every kernel compiled from an empty cache: 15 min at a load of 15 on 2 cores
-_warming: dict = {}  # the pytest session's background `dasktree warm`: its process, cache and output files
+_WARM_ROOT = "dasktree_warm_root"  # the key of the background warm's directory in an xdist worker's input
+
+
+def pytest_configure(config):
+    """The directory of the pytest session's background ``dasktree warm`` (:func:`warmed_kernel_cache`), made
+    once: by the process that runs the tests or, under pytest-xdist (``-n``), by the controller, which
+    hands it to every worker (:func:`pytest_configure_node`) and outlives them to clean it up."""
+    if not hasattr(config, "workerinput"):
+        import tempfile
+
+        config.stash[_warm_key] = tempfile.mkdtemp(prefix="dasktree-warmed-")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node):
+    """pytest-xdist: each worker is told where the one background warm writes."""
+    node.workerinput[_WARM_ROOT] = node.config.stash[_warm_key]
+
+
+def _warm_root(config) -> str:
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput[_WARM_ROOT] if workerinput is not None else config.stash[_warm_key]
+
+
+def pytest_collection_modifyitems(config, items):
+    """The tests that wait for the background warm run last (stable otherwise), so the warm has the
+    whole run to finish at nice 10 before a test waits for it."""
+    items.sort(key=lambda item: "warmed_kernel_cache" in getattr(item, "fixturenames", ()))
 
 
 def pytest_collection_finish(session):
     """Start ``dasktree warm`` for :func:`warmed_kernel_cache` as the pytest session starts, when a collected
     test uses it: a new interpreter compiling every kernel from an empty cache (minutes), at nice 10,
-    so it takes a core the serial suite leaves idle and yields to the tests. The fixture waits for it."""
+    so it takes a core the tests leave idle and yields to them. One per pytest session: under
+    pytest-xdist every worker collects the same tests and the first worker (``gw0``) starts it. A shell
+    runs it and writes its exit status to ``rc`` when it ends, so a test in any worker can wait for it."""
+    workerinput = getattr(session.config, "workerinput", None)
+    if workerinput is not None and workerinput.get("workerid") != "gw0":
+        return
     if not any("warmed_kernel_cache" in getattr(item, "fixturenames", ()) for item in session.items):
         return
-    import tempfile
+    root = _warm_root(session.config)
+    script = ('"$0" -m dasktree.cli warm --no-cluster --json >"$1/stdout" 2>"$1/stderr"; '
+              'echo $? >"$1/rc.part" && mv "$1/rc.part" "$1/rc"')
+    shell = subprocess.Popen(["sh", "-c", script, sys.executable, root], preexec_fn=lambda: os.nice(10),
+                             start_new_session=True, stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, NUMBA_CACHE_DIR=os.path.join(root, "warmed")))
+    Path(root, "pgid").write_text(str(shell.pid))  # its own process group: the shell and the warm
+    _shells.append(shell)  # kept, to be reaped when the session ends
 
-    root = tempfile.mkdtemp(prefix="dasktree-warmed-")
-    cache = os.path.join(root, "warmed")
-    out, err = open(os.path.join(root, "stdout"), "w+"), open(os.path.join(root, "stderr"), "w+")
-    process = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "warm", "--no-cluster", "--json"],
-                               stdout=out, stderr=err, text=True, preexec_fn=lambda: os.nice(10),
-                               env=dict(os.environ, NUMBA_CACHE_DIR=cache))
-    _warming.update(root=root, cache=cache, process=process, out=out, err=err)
+
+def _warm_group(root: str) -> int | None:
+    try:
+        return int(Path(root, "pgid").read_text())
+    except FileNotFoundError:
+        return None
 
 
-def pytest_sessionfinish(session):
-    """The background warm ended (killed if no test waited for it: a pytest session cut short) and removed."""
-    if not _warming:
+def pytest_unconfigure(config):
+    """The background warm ended (killed if no test waited for it: a pytest session cut short) and its
+    directory removed, by the process that made it (the controller under pytest-xdist); its shell
+    reaped by the process that started it."""
+    for shell in _shells:
+        if shell.poll() is None:
+            os.killpg(shell.pid, signal.SIGKILL)
+        shell.wait()
+    if _warm_key not in config.stash:
         return
     import shutil
 
-    process = _warming["process"]
-    if process.poll() is None:
-        process.kill()
-    process.wait()
-    _warming["out"].close()
-    _warming["err"].close()
-    shutil.rmtree(_warming["root"], ignore_errors=True)
+    root = config.stash[_warm_key]
+    group = _warm_group(root)
+    if group is not None:
+        try:
+            os.killpg(group, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + 10  # gone before its files are removed: a dying warm still writes
+        while _group_alive(group) and time.monotonic() < deadline:
+            time.sleep(0.05)
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
-def warmed_kernel_cache():
+def warmed_kernel_cache(pytestconfig):
     """A numba cache directory ``dasktree warm --no-cluster`` filled from empty, once per pytest session, and
     what the command reported (its JSON): the tests of the kernel cache copy it and take out the
     kernels they need missing, instead of each compiling every kernel from an empty cache again
     (minutes on 2 cores). The command started with the pytest session (:func:`pytest_collection_finish`);
-    this waits for it, bounded."""
-    process = _warming["process"]
-    if process.poll() is None:  # a test waits for it now: its nice no longer buys anything (where allowed)
-        try:
-            os.setpriority(os.PRIO_PROCESS, process.pid, 0)
-        except OSError:
-            pass
+    this waits for its ``rc``, bounded, and fails at once if it died without one."""
+    root = Path(_warm_root(pytestconfig))
+    group = _warm_group(str(root))
+    assert group is not None, f"no background dasktree warm was started in {root}"
+    try:  # a test waits for it now: its nice no longer buys anything (where allowed)
+        os.setpriority(os.PRIO_PGRP, group, 0)
+    except OSError:
+        pass
+    deadline = time.monotonic() + WARM_SECONDS
+    while not (root / "rc").exists():
+        if not _group_alive(group) and not (root / "rc").exists():
+            pytest.fail(f"dasktree warm (process group {group}) ended without an exit status")
+        if time.monotonic() > deadline:
+            pytest.fail(f"dasktree warm ran past {WARM_SECONDS} s")
+        time.sleep(0.5)
+    code = int((root / "rc").read_text())
+    assert code == 0, (root / "stderr").read_text()
+    return root / "warmed", json.loads((root / "stdout").read_text())
+
+
+def _group_alive(group: int) -> bool:
     try:
-        process.wait(timeout=WARM_SECONDS)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail(f"dasktree warm ran past {WARM_SECONDS} s")
-    _warming["err"].seek(0)
-    assert process.returncode == 0, _warming["err"].read()
-    _warming["out"].seek(0)
-    return Path(_warming["cache"]), json.loads(_warming["out"].read())
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True

@@ -222,3 +222,17 @@ def test_every_name_docs_layout_gives_a_room_is_there():
             if name != "dasktree" and name not in {p.stem for p in files} and not defined:
                 stale.append(f"{rooms[0].name}/: {name}")
     assert not stale, stale
+
+
+def test_ci_runs_the_readmes_test_command_verbatim():
+    """.ci/run is the README's test command, so what a newcomer runs is what CI runs; its -n needs
+    pytest-xdist, which the test extra it installs must bring."""
+    readme = (ROOT / "README.md").read_text()
+    commands = [line for line in re.findall(r"```\n(.*?)```", readme, flags=re.S)
+                for line in line.splitlines() if "pytest" in line]
+    assert len(commands) == 1, commands
+    ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()
+    assert ci[-1] == commands[0]
+    extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["test"]
+    if re.search(r"\s-n\s", commands[0]):
+        assert any(re.match(r"pytest-xdist\b", requirement) for requirement in extra), extra

@@ -4,7 +4,8 @@
 ``"processes"`` (the default for datasets: a ``LocalCluster`` with one
 single-threaded worker process per core), ``"threads"`` (one worker process-free
 cluster with a thread per core) or a scheduler address such as
-``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends. An address is tried
+``tcp://10.0.0.5:8786``. A cluster started here is closed when the job ends, its worker processes
+killed as soon as the close reaches them (:func:`close_local_cluster`). An address is tried
 first with a plain TCP connection: one that refuses it is given up on in seconds (``REFUSED_SECONDS``),
 one that does not answer after ``CONNECT_SECONDS``, each with one line saying what was tried.
 
@@ -29,7 +30,7 @@ from typing import Callable, Iterator
 from ..errors import DaskTreeError, ParameterError, TransientError
 from .waits import LOST_SECONDS, answered, check_scheduler_alive, remember_scheduler
 
-__all__ = ["connect", "local_cluster", "SCHEDULERS"]
+__all__ = ["connect", "local_cluster", "close_local_cluster", "SCHEDULERS"]
 
 SCHEDULERS = ("processes", "threads")
 
@@ -115,8 +116,10 @@ def connect(client=None, scheduler: str | None = None,
             finally:
                 _close(started)
         finally:
-            _close(cluster)
-            if not threads:
+            if threads:
+                _close(cluster)
+            else:
+                close_local_cluster(cluster)
                 _reap_processes()
         return
     if "://" not in scheduler and ":" not in scheduler:
@@ -216,6 +219,50 @@ def _close(thing) -> None:
         thing.close(timeout=CLOSE_SECONDS)
     except Exception:  # already closed, or its peer is gone: nothing left to release here
         pass
+
+
+def close_local_cluster(cluster) -> None:
+    """Close a ``LocalCluster`` of worker processes (:func:`local_cluster`), its clients already closed,
+    without waiting on its workers' interpreters to end by themselves.
+
+    A graceful close has each nanny ask its worker to stop and wait up to 4 s for the process to
+    exit before it kills it; the worker closes in a fraction of a second, but its interpreter's
+    exit (finalizing numpy, pyarrow, numba and distributed's threads) takes seconds and at times
+    never comes, so the nannies waited out their 4 s and killed the workers anyway, after the job
+    was done. Nothing in them is wanted then: the model is in this process. So the close runs as
+    distributed's, in a thread, and each worker process is killed as soon as its nanny is closing
+    (not before: a running nanny would start a new worker in place of one that died); the nanny
+    sees its process gone at once and removes the worker's directory, as on a graceful end. The
+    whole close stays bounded by :data:`CLOSE_SECONDS`."""
+    import signal
+    import threading
+    import time
+
+    from distributed.core import Status
+
+    nannies = [n for n in list(getattr(cluster, "workers", {}).values()) if getattr(n, "process", None) is not None]
+    closing = threading.Thread(target=_close, args=(cluster,), name="dasktree-cluster-close", daemon=True)
+    closing.start()
+    deadline = time.monotonic() + CLOSE_SECONDS
+    pending = {}  # nanny -> its worker's process (distributed's AsyncProcess) and pid
+    for nanny in nannies:
+        process = getattr(nanny.process, "process", None)
+        pid = getattr(process, "pid", None) if process is not None else None
+        if pid is not None:
+            pending[nanny] = (process, pid)
+    while pending and closing.is_alive() and time.monotonic() < deadline:
+        for nanny, (process, pid) in list(pending.items()):
+            if nanny.status not in (Status.closing, Status.closed, Status.failed):
+                continue
+            del pending[nanny]
+            # a process its nanny has not let go of is not yet reaped, so its pid is still its own
+            if getattr(getattr(nanny, "process", None), "process", None) is process:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        time.sleep(0.02)
+    closing.join(max(0.0, deadline - time.monotonic()))
 
 
 def _dashboard(client) -> str | None:

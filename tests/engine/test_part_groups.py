@@ -80,19 +80,25 @@ def test_workers_without_a_memory_limit_count_their_hosts_memory(tmp_path):
     """memory_limit=0 is no limit, not no memory: the cache and the kept tables are then bounded by
     the host's physical memory shared among its workers, not taken whatever the data's size."""
     import psutil
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
+    from dasktree.engine.cluster import close_local_cluster, local_cluster
     from dasktree.io.schema import resolve_roles
     from dasktree.io.sources import open_source
 
     path = str(tmp_path / "data")
     agrawal.write_parquet(path, 2000, n_files=2, function=2, seed=6)
     source, _ = open_source(path, target="class")
-    with LocalCluster(n_workers=2, threads_per_worker=1, memory_limit=0, dashboard_address=":0") as cluster, \
-            Client(cluster) as client:
-        runner = DaskRunner(client, source, resolve_roles(source.schema, "class"))
-        assert runner._memory() == 2 * (psutil.virtual_memory().total // 2)
-        assert runner._tables_fit()  # 2,000 rows fit
-        source.parts[0] = dataclasses.replace(source.parts[0], n_rows=psutil.virtual_memory().total)
-        assert not runner._fits(1)  # as many rows as bytes of memory do not
-        runner.close()
+    # closed as a fit closes its own: a graceful close waits on the workers' exits, and under load
+    # its nannies' kill outlived their bound (TimeoutError out of LocalCluster.__exit__)
+    cluster = local_cluster(n_workers=2, memory_limit=0)
+    try:
+        with Client(cluster) as client:
+            runner = DaskRunner(client, source, resolve_roles(source.schema, "class"))
+            assert runner._memory() == 2 * (psutil.virtual_memory().total // 2)
+            assert runner._tables_fit()  # 2,000 rows fit
+            source.parts[0] = dataclasses.replace(source.parts[0], n_rows=psutil.virtual_memory().total)
+            assert not runner._fits(1)  # as many rows as bytes of memory do not
+            runner.close()
+    finally:
+        close_local_cluster(cluster)
