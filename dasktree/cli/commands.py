@@ -135,7 +135,7 @@ def _cmd_show(args) -> dict | None:
             text = model.dumps(indent=1) + "\n"
     except DaskTreeError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     sys.stdout.write(text)
     return None
@@ -160,7 +160,7 @@ def _cmd_prune(args) -> dict:
         model = loaded.task.reprune(loaded, args.alpha, mode=args.mode, confidence=args.confidence)
     except DaskTreeError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError, ArithmeticError) as exc:
         raise DataError(f"{args.model}: the model's report is damaged ({type(exc).__name__}: {exc})") from None
     atomic_write_text(args.out, model.dumps())
     line, cv = model.task.pruned_summary(model)

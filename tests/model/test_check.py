@@ -55,3 +55,18 @@ def test_a_child_that_is_a_list_or_no_number_is_refused(saved, tmp_path, child):
     path.write_text(json.dumps(damaged))
     with pytest.raises(DataError, match=f"node {node}'s children .* are not two or more later nodes"):
         load(path)
+
+
+def test_a_report_number_too_large_for_a_float_is_one_line(saved, tmp_path, capsys):
+    """Found by fuzzing: an integer of 400 digits where the CV accuracy is (JSON allows it) stopped
+    ``show --format report`` with an internal error (OverflowError, exit 3)."""
+    from dasktree.cli import main
+
+    damaged = json.loads(json.dumps(saved))
+    damaged["report"]["cv"]["accuracy_mean"] = 10**400
+    damaged["report"]["cv"]["per_fold"][0]["accuracy"] = 10**400
+    path = tmp_path / "damaged.json"
+    path.write_text(json.dumps(damaged))
+    code = main(["show", str(path), "--format", "report"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(err) == 1 and "report is damaged" in err[0], err
