@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 from dasktree.levels.forest import Forest
 from dasktree.kernels.histogram import level_histogram, level_histogram_numpy, route_numpy
-from dasktree.testing.forests import random_test, set_tests
+from dasktree.testing.forests import random_test, routing_plan, set_tests
 
 
 def _bagged_forest(rng, widths, n_members, depth):
@@ -44,8 +44,8 @@ def test_bagged_kernel_equals_twin_and_brute_force(seed, n_rows, members, depth,
     fast = level_histogram(codes, y, bags, plan, out=plan.zeros(np.int64), **kw)
     slow = level_histogram_numpy(codes, y, bags, plan, **kw)
     np.testing.assert_array_equal(fast, slow)
-    entries = route_numpy(codes, forest.routing_plan({n.id: s for s, n in enumerate(frontier)}, widths))
-    slot_of = forest.routing_plan({n.id: s for s, n in enumerate(frontier)}, widths).slot_of_entry[entries]
+    entries = route_numpy(codes, routing_plan(forest, {n.id: s for s, n in enumerate(frontier)}, widths))
+    slot_of = routing_plan(forest, {n.id: s for s, n in enumerate(frontier)}, widths).slot_of_entry[entries]
     times = bags.astype(np.int64) * (1 if weight is None else weight[None, :])
     for s, node in enumerate(frontier):
         view = plan.view(fast, s)

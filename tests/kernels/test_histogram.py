@@ -14,7 +14,7 @@ from dasktree.kernels.histogram import (
 )
 from dasktree.kernels.plans import expand_slices
 from dasktree.split.node_tests import nominal_test, numeric_test
-from dasktree.testing.forests import random_forest, set_tests
+from dasktree.testing.forests import random_forest, routing_plan, set_tests
 
 
 @settings(max_examples=60, deadline=None)
@@ -38,10 +38,10 @@ def test_numba_kernel_equals_numpy_twin_and_per_tree_routing(seed, n_rows, n_fol
     assert fast.dtype == slow.dtype == np.int32
     np.testing.assert_array_equal(fast, slow)
     # the distinct-node walk agrees with walking every tree on its own and counting each node once
-    entries = route_numpy(codes, forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths))
-    np.testing.assert_array_equal(route(codes, forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths)),
+    entries = route_numpy(codes, routing_plan(forest, {n.id: s for s, n in enumerate(chosen)}, widths))
+    np.testing.assert_array_equal(route(codes, routing_plan(forest, {n.id: s for s, n in enumerate(chosen)}, widths)),
                                   entries)
-    per_tree = forest.routing_plan({n.id: s for s, n in enumerate(chosen)}, widths).slot_of_entry[entries]
+    per_tree = routing_plan(forest, {n.id: s for s, n in enumerate(chosen)}, widths).slot_of_entry[entries]
     for s, node in enumerate(chosen):
         rows = np.flatnonzero((per_tree == s).any(axis=0))
         counted = plan.view(fast, s)
