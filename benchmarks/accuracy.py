@@ -588,7 +588,7 @@ def run(quick: bool, options=None) -> harness.Result:
              "written before measuring (`partial/README.md`). `dasktree gini` is the old default.",
              *(["", "Not run here: " + "; ".join(skipped) + "."] if skipped else []),
              *(["", "Rows reused from saved results on the same folds, not fitted again (`--reuse`; the peers do not "
-                "depend on dasktree's code; accuracy is deterministic, so a reused row of dasktree is today's "
+                "depend on dasktree's code; accuracy is deterministic, so a reused row of dasktree is the current code's "
                 "where its code has not changed: the summary's table names the run of each learner's rows): "
                 + "; ".join(reused_notes) + ". Times are comparable only between learners measured in the same "
                 "run, each at the load of its own run; a time ratio across runs is not given."]

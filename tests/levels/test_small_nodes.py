@@ -483,3 +483,19 @@ def test_the_nodes_gathered_are_taken_in_order_while_they_fit(estimates, limit):
             budget -= e
     assert gathered == expected and kept == [i for i in items if i not in expected] and left == budget
     assert sum(estimates[i] for i in gathered) <= limit
+
+
+@pytest.mark.parametrize("task", ["classification", "regression"])
+def test_a_cv_forest_gathers_its_root_when_its_memberships_fit(task):
+    """The gathering budget is per membership (a row in one tree's node), as the jobs count it: the
+    root of a 10-fold fit of 20,000 rows holds 220,000 memberships, under the in-process budget, so
+    one pass gathers the whole forest. (Priced as if each row held every tree's membership, then
+    counted once per tree again, it gathered only from the third level on: 5-6 passes.)"""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(20_000, 4))
+    y = 3 * np.sin(X[:, 0]) + (X[:, 1] > 0.3) + 0.7 * X[:, 2] + rng.normal(size=len(X))
+    if task == "classification":
+        model = dasktree.DaskTreeClassifier(cv=10).fit(X, (y > np.median(y)).astype(int)).model_
+    else:
+        model = dasktree.DaskTreeRegressor(cv=10).fit(X, y).model_
+    assert small_nodes_of(model) > 0 and model.report["passes"] <= 2, model.report["passes"]
