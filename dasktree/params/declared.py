@@ -175,21 +175,15 @@ PARAMS: tuple[Param, ...] = (
               "In-memory ``X, y`` may give scikit-learn's splits instead (e.g. ``list(KFold(5).split(X))``) "
               "whose test sets partition the rows: test set ``i`` is fold ``i``. ``cv`` alone chooses no "
               "setting: the tree is the parameters' own, pruned by the fold trees (``prune=\"auto\"``: the "
-              "least CV error); ``param_grid`` chooses among settings. By measurement, on the accuracy "
-              "suite's 8 tuning sets (``benchmarks/results/partial/``: ``choices-tuning.json``; each "
-              "criterion's ``cv=10`` fit read at every pruning, the choice made from the inner folds alone): "
-              "the fit without ``cv`` 0.8423, ``cv=10`` 0.8232; GridSearchCV's rule over criterion {gini, "
-              "entropy, gain_ratio} x prune {cv-min, pessimistic} 0.8299, the same grid by the 1-SE rule "
-              "towards the default 0.8302, the default or cv-min by the better CV 0.8229 (by 1-SE 0.8262), "
-              "the three criteria pruned pessimistically by the better CV 0.8424 (by 1-SE 0.8435). On all 20 "
-              "report sets (``choices-report*.json``) that rule had 0.8750 against the default's 0.8743 and "
-              "``cv=10``'s 0.8722 (better than the default on 7 sets, equal on 9, worse on 4); grown in the "
-              "same passes as one forest it takes about 3x ``cv=10``'s time on letter (18,000 rows, 26 classes) "
-              "and 2x on dna (measured alternately, ``choices-time-letter.json``), at the 3x bound a rule "
-              "written before measuring set, so ``cv`` does not grow it unasked yet: ``param_grid={\"criterion\": [\"gain_ratio\", "
-              "\"gini\", \"entropy\"], \"prune\": [\"pessimistic\"]}`` with "
-              "``refit=dasktree.model.grid.TowardsFirst(\"gain_ratio\")`` grows it. Neither reaches the best "
-              "peer per set (0.8807, ``benchmarks/results/accuracy.md``)."),
+              "least CV error); ``param_grid`` chooses among settings. Why no choice by default (the rules tried "
+              "and their figures: ``benchmarks/results/partial/README.md``, \"cv=k that chooses\"): on the public "
+              "tuning sets every rule that may choose CV pruning lost to the fit without ``cv`` (the fold trees' "
+              "choice among settings is noisier on a few hundred rows than what it gains), while on larger and "
+              "noisier data CV pruning is the more accurate (``benchmarks/results/prune.md``); the one rule that "
+              "matched the default on both suites, the three criteria pruned pessimistically and kept by the 1-SE"
+              " rule towards gain ratio, costs about 3x ``cv``'s time for a difference of a row or so per set. It"
+              " is one argument away: ``param_grid={\"criterion\": [\"gain_ratio\", \"gini\", \"entropy\"], \"prune\": "
+              "[\"pessimistic\"]}`` with ``refit=dasktree.model.grid.TowardsFirst(\"gain_ratio\")``."),
     Param("repeats", 1, [Interval(Integral, 1, None)], "folds", CV, metavar="R",
           help="R x K cross-validation (5x2cv: --cv 2 --repeats 5)",
           doc="Repetitions of ``cv``-fold cross-validation (5x2cv is ``cv=2, repeats=5``)."),

@@ -64,21 +64,15 @@ REGRESSION_PARAMS: tuple[Param, ...] = (
               "bottom up, a node becomes a leaf when its sum of squared errors times (n + 1) / (n - 1) is at most "
               "its subtree's times (n + v) / (n - v), v the subtree's leaves; from each node's exact sums, "
               ':func:`dasktree.regress.prune.pessimistic_leaves`), None or "none" (the grown tree). "auto" is '
-              '"cv-min" with ``cv``, else "cp". Why "cp" without ``cv``: on the ten public regression sets '
-              "(`benchmarks/results/regression.md <../benchmarks/results/regression.md>`_; the candidates in "
-              "``benchmarks/results/partial/``) the grown tree's mean 10-fold CV R^2 was 0.406 with one leaf per "
-              "row or so, M5's pessimistic estimate alone 0.415 (it keeps most splits: its penalty is two rows' "
-              "error per leaf), ``min_samples_leaf`` 5 / 7 / 10 0.480 / 0.491 / 0.498, rpart's fixed cp = 0.01 "
-              "0.496. Why ``5 / n`` and not rpart's 0.01: a fixed cp asks each split for 1% of the root's error "
-              "whatever the rows, and on 500,000 rows of a smooth signal kept 8 leaves, held-out R^2 0.732, where "
-              "``5 / n`` keeps 448 leaves, 0.856 (the noise allows about 0.86); on the ten sets ``5 / n`` has "
-              "0.519 (better on five sets, worse on five; 0.524 and 0.514 on the two halves fixed by their size, "
-              "against 0.517 and 0.474). It was chosen among cp rules of the rows (``c / n`` for c in 2, 5, 10, "
-              "20; ``0.01 min(1, m / n)``; ``c log(n) / n``) by a rule written before measuring "
-              "(``benchmarks/results/partial/README.md``): at least cp = 0.01's mean R^2 on the ten sets, 0.01 "
-              "more held out at 500,000 rows, at most a tenth of the grown tree's leaves there, then the best "
-              "mean on the sets. With ``cv``, cv-min led the 1-SE rule on both halves (0.533 and 0.523 against "
-              "0.481 and 0.509)."),
+              "\"cv-min\" with ``cv``, else \"cp\". Why (the measurements: `benchmarks/results/regression.md "
+              "<../benchmarks/results/regression.md>`_ and the candidates in "
+              "``benchmarks/results/partial/README.md``): without ``cv``, the grown tree fits the noise row by "
+              "row, M5's estimate alone keeps most splits (its penalty is two rows' error per leaf), and a fixed "
+              "cp (rpart's 0.01) asks each split for 1% of the root's error whatever the rows, so on large data "
+              "it stops far short of what the rows support; ``5 / n`` was chosen among cp rules of the rows by a "
+              "rule written before measuring (at least cp = 0.01's mean R^2 on the ten public sets, more held out"
+              " at 500,000 rows, at most a tenth of the grown tree's leaves there, then the best mean). With "
+              "``cv``, cv-min led the 1-SE rule on both halves of the public sets."),
     *(_BY_NAME[n] for n in _SHARED[10:]),
 )
 
