@@ -22,9 +22,14 @@ does not turn slow fits into hangs), at least 120 s; a run past it is a hang, an
 last log line is kept to say where it stood. ``SOAK_MINUTES`` in the environment bounds the whole soak: no fit starts after
 it, and the results say how many of the planned fits and faults ran. Reported: fits done, models identical to their reference, exits by code,
 the time each fault kind adds (the faulted fit and its rerun, less the reference
-time), the scheduler's task count after each fit and the workers' memory drift
-(resident memory after a worker process's last fit against after its third, when each
-configuration has run on it once; a restarted worker starts a new baseline).
+time), the scheduler's task count after each fit and the workers' memory drift. A worker's resident
+memory after a fit depends on which configuration it just served (the wide table's columns, the CV
+forest's counts), so a worker's memory is read after each fit with the configuration beside it
+(:func:`drift`): its drift is the rise of a least-squares line through those readings, each
+configuration's mean taken out first, from its first fit to its last, against its mean memory; a
+growth of memory per fit shows there, where one reading against another mostly shows which
+configurations they follow. The endpoints (the last reading against the first after the same
+configuration) are reported beside it. A restarted worker is a new process with its own readings.
 """
 
 from __future__ import annotations
@@ -142,7 +147,7 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
                         (KINDS[i % len(KINDS)] for i in range(n_faults))))
     runs, references, ref_seconds = [], {}, {}
     recent: dict[str, float] = {}  # each configuration's last undisturbed fit: the machine's speed now
-    memory_of: dict[int, list] = {}  # worker pid -> its memory after each fit
+    memory_of: dict[int, list] = {}  # worker pid -> (fit, configuration, resident bytes) after each fit
     tasks_left = []
     started = time.perf_counter()
     with cluster_processes(2) as cluster:
@@ -168,7 +173,7 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
             tasks, memory = _cluster_state(cluster.address)
             tasks_left.append(tasks)
             for pid, rss in memory.values():
-                memory_of.setdefault(pid, []).append(rss)
+                memory_of.setdefault(pid, []).append((i, name, rss))
             if kind is None and run["final"] == 0:
                 recent[name] = run["seconds"]
             runs.append(run)
@@ -176,9 +181,34 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
                 print(f"fit {i}: {run.get('errors')}", flush=True)
             print(f"fit {i} {name} {kind or '-'}: exit {run['exit']} final {run['final']} "
                   f"identical {run['identical']} {run['seconds']:.1f}s tasks {tasks}", flush=True)
-    # a worker's baseline: after its third fit (each configuration once); its drift: after its last
-    drift = {pid: rss[-1] / rss[2] - 1 for pid, rss in memory_of.items() if len(rss) >= 4}
-    return _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, time.perf_counter() - started)
+    drift = {pid: d for pid, readings in memory_of.items() if (d := drift_of(readings)) is not None}
+    return _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, time.perf_counter() - started,
+                   memory_of)
+
+
+MIN_READINGS = 6  # a worker with fewer readings (restarted late) says nothing of growth
+
+
+def drift_of(readings: list[tuple[int, str, int]]) -> dict | None:
+    """A worker's memory drift from its readings (fit, configuration, resident bytes), in fit order:
+    ``trend``, the rise of the least-squares line through the readings less their configuration's
+    mean, from the first fit to the last, over the mean reading; ``endpoints``, per configuration read
+    at least twice, the last reading over the first, the largest rise. None with fewer than
+    :data:`MIN_READINGS` readings."""
+    import numpy as np
+
+    if len(readings) < MIN_READINGS:
+        return None
+    fit = np.array([r[0] for r in readings], dtype=np.float64)
+    config = np.array([r[1] for r in readings])
+    rss = np.array([r[2] for r in readings], dtype=np.float64)
+    level = rss.copy()
+    for c in np.unique(config):
+        level[config == c] -= rss[config == c].mean()
+    slope = np.polyfit(fit, level, 1)[0] if np.ptp(fit) > 0 else 0.0
+    ends = [rss[config == c][-1] / rss[config == c][0] - 1 for c in np.unique(config) if (config == c).sum() >= 2]
+    return {"trend": float(slope * np.ptp(fit) / rss.mean()), "endpoints": float(max(ends, default=0.0)),
+            "readings": len(readings)}
 
 
 def _one(kind, data, args, out, cluster, bound, rng, checkpoint, arm, tmp, i) -> dict:
@@ -223,7 +253,7 @@ def _one(kind, data, args, out, cluster, bound, rng, checkpoint, arm, tmp, i) ->
                 released=released, errors=fit.errors[-1:] + rerun.errors[-1:])
 
 
-def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total) -> harness.Result:
+def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total, memory_of) -> harness.Result:
     faulted = [r for r in runs if r["kind"]]
     fired = [r for r in faulted if r["fired"]]
     identical = sum(r["identical"] for r in runs)
@@ -232,7 +262,8 @@ def _report(runs, ref_seconds, tasks_left, drift, n_fits, n_faults, rows, total)
     added = {kind: harness.median(r["added"] for r in fired if r["kind"].startswith(kind))
              for kind in ("worker", "client", "scheduler") if any(r["kind"].startswith(kind) for r in fired)}
     released = [r["released"] for r in fired if r.get("released") is not None]
-    worst = max(drift.values(), default=float("nan"))
+    worst = max((d["trend"] for d in drift.values()), default=float("nan"))
+    worst_ends = max((d["endpoints"] for d in drift.values()), default=float("nan"))
     loads = [r["load"] for r in runs]
     hung = "\n".join(f"- fit {r['fit']} ({r['config']}, {r['kind'] or 'no fault'}): {'; '.join(r.get('errors') or [])}"
                      for r in runs if r["exit"] is None or r["final"] is None)
@@ -250,8 +281,11 @@ Faults: {len(faulted)} planned, {len(fired)} fired (a worker fault armed for a p
 does not fire). Median time added per fault (the faulted fit and its rerun, less the reference):
 {", ".join(f"{k} {v:+.1f} s" for k, v in added.items())}. A killed client's holders, data and tasks
 were released in a median {harness.median(released) if released else float('nan'):.2f} s.
-Tasks left on the scheduler after a fit: max {max(tasks_left)}. Workers' memory after their last fit
-against after their third: worst **{worst:+.1%}** ({len(drift)} worker processes).
+Tasks left on the scheduler after a fit: max {max(tasks_left)}. Workers' memory drift (the trend of their
+readings after each fit, each configuration's mean taken out, first fit to last, over their mean memory):
+worst **{worst:+.1%}** ({len(drift)} worker processes with at least {MIN_READINGS} readings, median
+{harness.median([d["readings"] for d in drift.values()]) if drift else 0:.0f} readings); the last reading
+against the first after the same configuration: worst {worst_ends:+.1%}.
 The machine's 1-minute load average at the end of each fit: median {harness.median(loads):.1f}, max {max(loads):.1f}
 (2 cores; the bound of a run follows the machine's speed, see the module's docstring).
 {("Runs past their bound, with the last log line read:" + chr(10) + hung) if hung else ""}
@@ -264,11 +298,12 @@ The issue's size: `python -m benchmarks.soak` (200 fits, 40 faults, 100,000 rows
 """
     return harness.Result(
         summary=[("fits identical to their reference", f"{identical}/{len(runs)} ({hangs} hangs, {len(fired)} faults)"),
-                 ("tasks left / memory drift", f"max {max(tasks_left)} / {worst:+.1%}"),
+                 ("tasks left / memory drift (trend)", f"max {max(tasks_left)} / {worst:+.1%}"),
                  ("time added per fault", ", ".join(f"{k} {v:+.1f} s" for k, v in added.items()))],
         markdown=markdown,
         figures={"fits": n_fits, "fits_done": len(runs), "faults": n_faults, "rows": rows, "runs": runs, "reference_seconds": ref_seconds,
                  "tasks_left": tasks_left, "drift": {str(k): v for k, v in drift.items()}, "hangs": hangs,
+                 "memory": {str(k): v for k, v in memory_of.items()},
                  "identical": identical, "exits": dict(exits), "added_seconds": added, "released_seconds": released,
                  "total_seconds": total},
     )
