@@ -112,7 +112,7 @@ class RegressionFit:
             and given.roles.weight is None) else 0.0
         params = dataclasses.replace(params, cp=stop)
 
-        def describe(level: int, nodes: int) -> None:
+        def describe(level: int, nodes: int, rows: int) -> None:  # the rows of the data, as before each level
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
                                      max_depth=settings["max_depth"])  # `level 3/8`, as a classification fit's
 
