@@ -58,6 +58,7 @@ class Node:
     branch_index: dict[int, int] = field(default_factory=dict, repr=False)
     key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a bagged forest's samples
     bounds: dict | None = None  # monotonic_cst: tree -> its value's (lo, hi) here (None, or a tree absent: unbounded)
+    squares: tuple | None = None  # a regression node's sums of squares once counted (training, held out)
 
     def open_trees(self) -> tuple[int, ...]:
         """Trees still to decide at this node (neither a test nor a leaf yet)."""
@@ -146,18 +147,20 @@ class Forest:
     """Nodes shared by the main tree and the fold trees."""
 
     def __init__(self, n_trees: int, holdout: np.ndarray, n_folds: int, n_classes: int, n_repeats: int = 1,
-                 bagged: bool = False, keyed: bool = False):
+                 bagged: bool = False, keyed: bool = False, separate: bool = False):
         self.n_trees = n_trees
         self.bagged = bagged
         self.keyed = bagged or keyed  # nodes know their path keys (dasktree.levels.sampling): feature samples
         self.monotonic: np.ndarray | None = None  # monotonic_cst per attribute: nodes' bounds per tree (bounds_of)
-        if bagged and (n_folds != n_trees or n_repeats != 1 or list(holdout) != list(range(n_trees))):
+        self.separate = separate  # the trees share no node: tree t's root is node t (a task's own rule, Trees)
+        if bagged and not separate and (n_folds != n_trees or n_repeats != 1 or list(holdout) != list(range(n_trees))):
             raise RuntimeError("a bagged forest's member t trains on part t of n_trees: it's a bug, please report it")
         self.holdout = np.asarray(holdout, dtype=np.int64)  # part held out by each tree; -1 none
         self.n_folds = n_folds  # parts per repetition
         self.n_parts = n_folds * n_repeats
         self.n_classes = n_classes
-        self.nodes: list[Node] = [Node(0, 0, tuple(range(n_trees)), None)]
+        self.nodes: list[Node] = ([Node(t, 0, (t,), None) for t in range(n_trees)] if separate
+                                  else [Node(0, 0, tuple(range(n_trees)), None)])
         self.id = uuid.uuid4().hex  # names this forest's node ids for the start nodes kept with the data
         self.root_size = np.zeros(n_trees, dtype=np.int64)
         self._slices: dict[tuple[int, ...], tuple[tuple[int, ...], bool]] = {}
@@ -252,10 +255,14 @@ class Forest:
         left, right = ({}, {})
         for t in trees:
             lo, hi = (node.bounds or {}).get(t, UNBOUNDED)
-            shares = [self.train_counts(child.counts, t) for child in children]
-            values = [float(k[1]) / float(k.sum()) if k.sum() else np.nan for k in shares]
-            left[t], right[t] = child_bounds(c, lo, hi, *values)
+            left[t], right[t] = child_bounds(c, lo, hi, *(self.value(self.train_counts(child.counts, t))
+                                                         for child in children))
         children[0].bounds, children[1].bounds = left, right
+
+    def value(self, train: np.ndarray) -> float:
+        """A tree's value at a node from its training counts there, what ``monotonic_cst`` bounds: the
+        second class's share (NaN without rows)."""
+        return float(train[1]) / float(train.sum()) if train.sum() else np.nan
 
     def finish_job(self, node_id: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
         """A node grown in memory for ``tree`` (:func:`dasktree.levels.small.attach`): its test as a branch
@@ -271,6 +278,10 @@ class Forest:
             h = int(self.holdout[tree])
             node.counts[self.n_parts if h < 0 else h] = stats[:c] if h < 0 else stats[c:2 * c]
             self.root_size[tree] = int(stats[:c].sum())
+        self.end_job(node, tree, test, reason)
+
+    def end_job(self, node: Node, tree: int, test: Test | None, reason: str) -> None:
+        """``tree``'s test at ``node`` grown in memory, a branch without children, or its leaf there."""
         if test is None:
             self.set_leaf(node, tree, reason)
             return
@@ -373,8 +384,7 @@ class Forest:
     def tree_nodes(self, tree: int) -> list[tuple[Node, Branch | None, list[int]]]:
         """Tree ``tree`` in breadth-first order: (node, its branch or None, child positions)."""
         out: list[tuple[Node, Branch | None, list[int]]] = []
-        queue = [0]
-        position = {0: 0}
+        queue = [tree if self.separate else 0]
         i = 0
         while i < len(queue):
             node = self.nodes[queue[i]]
@@ -382,7 +392,6 @@ class Forest:
             kids = []
             if branch is not None:
                 for child in branch.children:
-                    position[child] = len(queue)
                     kids.append(len(queue))
                     queue.append(child)
             out.append((node, branch, kids))

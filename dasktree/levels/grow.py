@@ -1,40 +1,39 @@
-"""The grow loop: one level pass per depth, for every tree of the forest at once.
+"""The level loop of both tasks (:func:`grow_levels`): one level pass per depth (per node group), for
+every tree at once.
 
-Each level: the frontier (distinct nodes some tree still has to decide) is cut
-into node groups that fit the histogram memory budget; for each group a
-runner makes one pass over the data (route rows, count them, sum the counts
-where they are) and runs :func:`~dasktree.levels.level_search.search_group` next to
-the summed histogram. Only the chosen tests come back. The forest then gets
-its new branches and children; a child that is already a leaf for every tree
-that reaches it (depth limit, too small, pure) never enters a pass.
+Each level: the frontier (nodes some tree still has to decide) loses the nodes that end before their
+pass; its small nodes are gathered and grown in memory (:mod:`~dasktree.levels.small`: one row budget,
+one compiled grower, :func:`grow_small`, one kind of block attached); the others are cut into node
+groups that fit the histogram memory budget (:func:`node_groups`); for each group a runner makes one
+pass over the data (route rows, count them, sum the counts where they are) and runs the task's search
+next to the summed histogram. Only the chosen tests come back; the task's decisions give the trees
+their tests, children and leaves, and the next frontier. Both tasks' trees are a
+:class:`~dasktree.levels.forest.Forest`, made models by one function
+(:func:`~dasktree.levels.to_model.tree_model`), their nodes' feature draws those of
+:mod:`~dasktree.levels.sampling`.
 
 This module is pure: the runners (:mod:`dasktree.engine.runner`) do the scheduling.
 
-Regression trees grow level by level too (:mod:`dasktree.regress.grow`), and share with this loop
-what is the same logic: the histogram budget's node groups (:func:`node_groups`), the small nodes
-chosen under one row budget (:func:`~dasktree.levels.small.jobs`), gathered and grown by one compiled
-grower (:func:`grow_small`) and attached as one kind of block
-(:func:`~dasktree.levels.small.attach`), each node's feature draws (:mod:`~dasktree.levels.sampling`)
-and the trees made models by one function (:func:`~dasktree.levels.to_model.models_of`). What differs
-per task keeps their level passes apart:
+What differs per task is the task object the loop is given (classification's :class:`_Classes` here,
+regression's trees in :mod:`dasktree.regress.grow`):
 
-- the statistic a pass counts: class counts per fold part, so a child's held-out counts come with its
-  parent's decision and its counts may be derived (its parent's less its siblings'); against exact
-  fixed-point sums (n, s) of the training rows per bin, the squares and held-out sums per node only,
-  so a fold tree's leaf made before its pass is counted, held-out rows only, in the next one;
-- the pass plan: shared nodes walked from each row's kept start nodes
-  (:class:`~dasktree.kernels.plans.PassPlan`), against every tree walked from its root
-  (:class:`~dasktree.kernels.regression_pass.RegressionPlan`);
-- the search: per (node, tree) pair from the node's part slices, equal training counts searched
-  once, multi-way and nominal tests, postponing, a grid's settings
-  (:mod:`~dasktree.levels.level_search`); against one binary search per node on its sums;
+- node sharing and the statistic: the main and fold trees share a node until their tests differ
+  (Blockeel-Struyf), counting class counts per fold part, so a child's held-out counts come with its
+  parent's decision and its counts may be derived (its parent's less its siblings'); regression's trees
+  share none (their thresholds differ from the first levels on), counting exact fixed-point sums (n, s)
+  of the training rows per bin, the squares and held-out sums per node only, so a fold tree's leaf made
+  before its pass is counted, held-out rows only, in the level's first pass after (``held``);
+- the pass and its search: shared nodes walked from each row's kept start nodes
+  (:class:`~dasktree.kernels.plans.PassPlan`), each (node, tree) pair searched from the node's part
+  slices, equal training counts once, multi-way and nominal tests, postponing, a grid's settings
+  (:meth:`LevelRunner.level_pass`, :mod:`~dasktree.levels.level_search`); against every tree walked from
+  its root (:class:`~dasktree.kernels.regression_pass.RegressionPlan`), one binary search per node on
+  its sums (the runner's ``apply_pass`` with :func:`dasktree.regress.grow.search_slots`);
 - the leaf rules: a (child, tree) pair ends when it is made (``min_samples_split``,
   ``min_samples_leaf``, pure) or after its pass (``min_impurity_decrease`` on the weighted gain,
   ``max_leaf_nodes`` best first across a level); a regression node before its pass (``max_depth``,
   ``min_samples``) or after (pure, no split, scikit-learn's decrease per row, rpart's cp for the main
-  tree); the reasons' names are in the model files;
-- node sharing: the main and fold trees share a node until their tests differ (Blockeel-Struyf);
-  regression's trees do not (their thresholds differ from the first levels on).
+  tree); the reasons' names are in the model files.
 """
 
 from __future__ import annotations
@@ -168,85 +167,132 @@ def _grow(runner: LevelRunner, spec: BinSpec, params: GrowParams, n_trees: int, 
         bagging = (bagged, max_features, feature_seed)
     forest = Forest(n_trees, holdout, n_folds, spec.n_classes, n_repeats, bagged=bagged, keyed=max_features > 0)
     forest.monotonic = binary_monotonic(params.split.monotonic_cst, spec)  # a bagged forest's members too
-    layout = AttributeLayout.from_spec(spec)
     if params.settings and len(params.tree_setting) != n_trees:
         raise RuntimeError("a grid's trees and their settings disagree: it's a bug, please report it")
-    context = SearchContext(layout, params.split, holdout, n_folds, n_repeats, params.min_samples_split,
-                            spec.n_classes, params.settings,
+    context = SearchContext(AttributeLayout.from_spec(spec), params.split, holdout, n_folds, n_repeats,
+                            params.min_samples_split, spec.n_classes, params.settings,
                             np.asarray(params.tree_setting, dtype=np.int64) if params.settings else None,
                             bagged, max_features, feature_seed, monotonic=forest.monotonic)
-    cells = spec.total_bins * spec.n_classes
-    report = GrowReport()
-    frontier: list[Node] = [forest.nodes[0]]
-    new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
-    level = 0
     limit = (small.threshold(runner, spec, 2 * spec.n_classes) if small.forest_can_gather(spec, params)
              and not params.split.min_weight_fraction_leaf else 0)
-    while frontier:
+    levels = grow_levels(runner, _Classes(forest, spec, params, context, bagging), [forest.nodes[0]], limit,
+                         params.max_histogram_mb, describe)
+    return forest, GrowReport(levels)
+
+
+def grow_levels(runner, task, frontier: list, limit: int, budget_mb: float,
+                describe: Callable[..., None] | None = None) -> list[LevelReport]:
+    """The level loop of both tasks, from the roots ``frontier`` (a report per level). Each level the nodes
+    that end before their pass leave the frontier (``task.before``; a fold tree's may join ``task.held``,
+    counted for their held-out rows only in the level's first pass); its small nodes grow in memory in one
+    gathering pass (``task.small_jobs`` within ``limit`` memberships, 0: none; ``task.grow_small``); the
+    others are cut into node groups within ``budget_mb`` of histograms (``task.node_bytes``), a pass counts
+    and searches each group (``task.count``; before it ``describe(level=, nodes=, rows=)``, if given, hears
+    what it counts: ``task.rows``), and the task's decisions make the next frontier (``task.decide``: the
+    frontier and the report's numbers). ``task`` is a task's trees as they grow, a
+    :class:`~dasktree.levels.forest.Forest` and its rules: :class:`_Classes` here, regression's in
+    :mod:`dasktree.regress.grow`."""
+    reports: list[LevelReport] = []
+    level = 0
+    while frontier or task.held:
         started = time.perf_counter()
+        frontier = task.before(frontier, level)
         gathered = LevelReport(level, 0, 0, 0.0, 0)
         if limit > 0:
-            gather, frontier = small.forest_jobs(forest, frontier, limit, params.max_depth, small.most_rows(params),
-                                                 small.root_rows(runner, spec, forest) if level == 0 else None)
+            gather, frontier = task.small_jobs(runner, frontier, level, limit)
             if gather:
-                gathered = _grow_small(runner, forest, gather, spec, params, level, bagging)
-                new_branches = []
-                if not frontier:
-                    report.levels.append(gathered)
+                gathered = task.grow_small(runner, gather, level)
+                if not frontier and not task.held:
+                    reports.append(gathered)
                     break
-        groups = node_groups(frontier, [forest.node_bytes(node, cells) for node in frontier],
-                              params.max_histogram_mb)
-        rows = dict(zip([node.id for node in frontier], _rows(frontier)))
-        # Subtraction needs the parents' counts of the last pass: one group then and now.
-        derive = _derivations(new_branches, rows) if len(groups) == 1 else {}
+        groups = node_groups(frontier, task.node_bytes(frontier), budget_mb) or ([[]] if task.held else [])
         derived = getattr(runner, "derived", 0)
-        results: list[PackedResults] = []
+        results = []
         for g, group in enumerate(groups):
-            plan = forest.pass_plan(group, spec.widths, spec.n_classes, frontier, derive)
-            requests = [
-                SearchRequest(node.id, s, node.open_trees(), base, parts, rest, rows[node.id], node.key,
-                              forest.bounds_of(node, node.open_trees()))
-                for s, (node, base, parts, rest) in enumerate(
-                    zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest))
-            ]
-            label = f"level {level}" + (f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
             if describe is not None:
-                describe(level=level, nodes=len(group), rows=sum(rows[node.id] for node in group))
-            results.append(runner.level_pass(plan, requests, context, label))
-        packed = concat(results, forest.n_parts, spec.n_classes)
-        with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
-            splits, tests_per_node, children = _apply(forest, packed, params, level)
-        context = context.rooted(forest.root_size)  # min_weight_fraction_leaf's totals
-        frontier = [node for node in children if node.open_trees()]  # in id order, as created
-        decided = (forest.nodes[i] for i in packed.nodes.tolist())
-        new_branches = [] if len(groups) > 1 else [(n.id, b.children) for n in decided for b in n.branches]
-        report.levels.append(LevelReport(
-            level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, splits,
-            float(np.mean(tests_per_node)) if tests_per_node else 0.0, getattr(runner, "derived", 0) - derived,
-            packed.searches, packed.postponed, packed.search_seconds, gathered.small_nodes,
-            gathered.grown_in_memory, gathered.rows_gathered,
-        ))
+                describe(level=level, nodes=len(group), rows=sum(task.rows(group)))
+            label = (f"level {level}" if group else "held-out leaves") + (
+                f" group {g + 1}/{len(groups)}" if len(groups) > 1 else "")
+            results.append(task.count(runner, group, frontier, label))
+        frontier, decided = task.decide(results, level)
+        reports.append(LevelReport(
+            level, sum(len(g) for g in groups), len(groups), time.perf_counter() - started, **decided,
+            derived=getattr(runner, "derived", 0) - derived, small_nodes=gathered.small_nodes,
+            grown_in_memory=gathered.grown_in_memory, rows_gathered=gathered.rows_gathered))
         level += 1
-    return forest, report
+    return reports
 
 
-def _grow_small(runner, forest: Forest, gather: list[Node], spec: BinSpec, params: GrowParams,
-                level: int, bagging: tuple = (False, 0, 0)) -> LevelReport:
-    """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree (a grid's trees in a pass per
-    setting, :func:`~dasktree.levels.small.setting_jobs`); what the level report says of it."""
-    jobs = [(node.id, t) for node in gather for t in node.open_trees()]
-    made, rows, seconds = 0, 0, 0.0
-    groups = small.setting_jobs(params, jobs)
-    for split, group in groups:
-        grown = grow_small(runner, forest, group, small.forest_gather_plan(forest, group, spec.widths), spec, level,
-                           small.kernel.CLASSIFY, bagging[1:], n_classes=spec.n_classes,
-                           criterion=small.class_criterion(split), min_samples_split=params.min_samples_split,
-                           min_samples_leaf=split.min_samples_leaf, max_depth=params.max_depth,
-                           min_decrease=params.min_impurity_decrease,
-                           job_root_size=forest.root_size[np.asarray([t for _, t in group], dtype=np.int64)])
-        made, rows, seconds = made + grown["grown_in_memory"], rows + grown["rows_gathered"], seconds + grown["small_seconds"]
-    return LevelReport(level, 0, len(groups), seconds, 0, small_nodes=len(gather), grown_in_memory=made,
-                       rows_gathered=rows)
+class _Classes:
+    """Classification's rules in the level loop: the main and fold trees share nodes (Blockeel-Struyf), each
+    counting class counts per fold part; a pass's larger children derived from their parents' last counts
+    (:mod:`dasktree.kernels.subtraction`); each (node, tree) pair searched from the node's part slices
+    (:func:`~dasktree.levels.level_search.search_group`); leaves when a child is made, or after its pass."""
+
+    held: tuple = ()  # a node's held-out counts come with its parent's decision
+
+    def __init__(self, forest: Forest, spec: BinSpec, params: GrowParams, context: SearchContext, bagging: tuple):
+        self.forest, self.spec, self.params, self.context, self.bagging = forest, spec, params, context, bagging
+        self.new_branches: list[tuple[int, list[int]]] = []  # the last level's (parent, children) of each branch
+
+    def before(self, frontier: list[Node], level: int) -> list[Node]:
+        return frontier
+
+    def small_jobs(self, runner, frontier: list[Node], level: int, limit: int) -> tuple[list[Node], list[Node]]:
+        return small.forest_jobs(self.forest, frontier, limit, self.params.max_depth, small.most_rows(self.params),
+                                 small.root_rows(runner, self.spec, self.forest) if level == 0 else None)
+
+    def grow_small(self, runner, gather: list[Node], level: int) -> LevelReport:
+        """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree (a grid's trees in a pass per
+        setting, :func:`~dasktree.levels.small.setting_jobs`)."""
+        forest, spec, params = self.forest, self.spec, self.params
+        self.new_branches = []  # no parent's counts kept past a gathering pass
+        jobs = [(node.id, t) for node in gather for t in node.open_trees()]
+        made, rows, seconds = 0, 0, 0.0
+        groups = small.setting_jobs(params, jobs)
+        for split, group in groups:
+            grown = grow_small(runner, forest, group, small.forest_gather_plan(forest, group, spec.widths), spec,
+                               level, small.kernel.CLASSIFY, self.bagging[1:], n_classes=spec.n_classes,
+                               criterion=small.class_criterion(split), min_samples_split=params.min_samples_split,
+                               min_samples_leaf=split.min_samples_leaf, max_depth=params.max_depth,
+                               min_decrease=params.min_impurity_decrease,
+                               job_root_size=forest.root_size[np.asarray([t for _, t in group], dtype=np.int64)])
+            made, rows = made + grown["grown_in_memory"], rows + grown["rows_gathered"]
+            seconds += grown["small_seconds"]
+        return LevelReport(level, 0, len(groups), seconds, 0, small_nodes=len(gather), grown_in_memory=made,
+                           rows_gathered=rows)
+
+    def node_bytes(self, frontier: list[Node]) -> list[int]:
+        cells = self.spec.total_bins * self.spec.n_classes
+        return [self.forest.node_bytes(node, cells) for node in frontier]
+
+    def rows(self, nodes: list[Node]) -> list[int]:
+        return _rows(nodes)
+
+    def count(self, runner, group: list[Node], frontier: list[Node], label: str) -> PackedResults:
+        rows = _rows(group)
+        # Subtraction needs the parents' counts of the last pass: one group then and now.
+        derive = (_derivations(self.new_branches, dict(zip([node.id for node in group], rows)))
+                  if len(group) == len(frontier) else {})
+        forest = self.forest
+        plan = forest.pass_plan(group, self.spec.widths, self.spec.n_classes, frontier, derive)
+        requests = [SearchRequest(node.id, s, node.open_trees(), base, parts, rest, n, node.key,
+                                  forest.bounds_of(node, node.open_trees()))
+                    for s, (node, base, parts, rest, n) in enumerate(
+                        zip(group, plan.slot_base.tolist(), plan.slot_parts, plan.slot_rest, rows))]
+        return runner.level_pass(plan, requests, self.context, label)
+
+    def decide(self, results: list[PackedResults], level: int) -> tuple[list[Node], dict]:
+        forest = self.forest
+        packed = concat(results, forest.n_parts, self.spec.n_classes)
+        with collector_paused():  # thousands of nodes, no cycles among them: nothing for it to free
+            splits, tests_per_node, children = _apply(forest, packed, self.params, level)
+        self.context = self.context.rooted(forest.root_size)  # min_weight_fraction_leaf's totals
+        decided = (forest.nodes[i] for i in packed.nodes.tolist())
+        self.new_branches = [] if len(results) > 1 else [(n.id, b.children) for n in decided for b in n.branches]
+        return [node for node in children if node.open_trees()], dict(  # in id order, as created
+            splits=splits, distinct_tests=float(np.mean(tests_per_node)) if tests_per_node else 0.0,
+            searches=packed.searches, postponed=packed.postponed, search_seconds=packed.search_seconds)
 
 
 def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, level: int, task: int,

@@ -269,7 +269,7 @@ def report_of(levels: list[dict]) -> dict:
             "passes_stopped_at_depth": max(reached, default=0)}
 
 
-# ---------------------------------------------------------------- the classification forest
+# ---------------------------------------------------------------- the forest (its gathering plan: either task's)
 def forest_can_gather(spec, params) -> bool:
     """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
     binary tests (any criterion: gini, entropy, gain ratio), no postponing, in every setting of a grid
@@ -372,8 +372,9 @@ def root_rows(runner, spec, forest) -> int | None:
 
 
 def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) -> GatherPlan:
-    """The pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
-    nodes on the way to a job as flat entries, parents before children (:meth:`GatherPlan.of`)."""
+    """Either task's pass gathering the rows of ``jobs`` ((node id, tree) pairs, one slot each): every tree's
+    nodes on the way to a job as flat entries, parents before children, from the tree's root (node 0, or
+    node ``t`` when the trees share none, ``forest.separate``) (:meth:`GatherPlan.of`)."""
     slot_of = {job: k for k, job in enumerate(jobs)}
     on_path = _on_paths(forest, [n for n, _ in jobs])
     attribute: list[int] = []
@@ -384,7 +385,7 @@ def forest_gather_plan(forest, jobs: list[tuple[int, int]], widths: np.ndarray) 
     size = 0
     for tree in range(forest.n_trees):
         roots.append(len(attribute))
-        stack = [(0, None)]
+        stack = [(tree if forest.separate else 0, None)]
         while stack:
             node_id, link = stack.pop()
             e = len(attribute)

@@ -7,8 +7,8 @@ cross-validated error, and that of every pruned subtree, follows without a pass.
 The level loop's nodes are walked (:meth:`~dasktree.levels.forest.Forest.tree_nodes`); the
 subtrees grown in memory below them (:class:`~dasktree.levels.small.GrownBlock`) join as columns,
 and every node takes its breadth-first place at once (a depth at a time: by its parent's place,
-then its index among the parent's children), as the walk would order them: :func:`models_of`, which
-makes the regression trees' models too (:func:`dasktree.regress.trees.tree_models`).
+then its index among the parent's children), as the walk would order them: :func:`models_of`. The
+regression trees are such a forest too (:func:`dasktree.regress.trees.tree_models`).
 """
 
 from __future__ import annotations

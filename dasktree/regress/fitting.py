@@ -112,37 +112,37 @@ class RegressionFit:
             and given.roles.weight is None) else 0.0
         params = dataclasses.replace(params, cp=stop)
 
-        def describe(level: int, nodes: int) -> None:
+        def describe(level: int, nodes: int, rows: int) -> None:  # the rows of the data, as before each level
             runner.progress.describe(level=level, nodes=nodes, rows=int(summary.n_rows),
                                      max_depth=settings["max_depth"])  # `level 3/8`, as a classification fit's
 
-        nodes, levels, blocks = grow_regression(passes, spec, params, holdout=holdout, describe=describe,
+        forest, levels = grow_regression(passes, spec, params, holdout=holdout, describe=describe,
                                                 rows=int(summary.n_rows))
         run = {"parts": len(given.source.parts), "workers": runner.workers,
                "parquet_reads": runner.parquet_reads if isinstance(given.source, FileSource) else 0,
                **spill_record(runner), "levels": levels}
         with collector_paused():  # the trees' lists and the pruned copies: no cycles, nothing to collect
-            return _finish(runner, given, settings, spec, summary, started, pass0, run, (nodes, levels, blocks),
+            return _finish(runner, given, settings, spec, summary, started, pass0, run, (forest, levels),
                            holdout, mode, stop, params.monotonic)
 
 
 def _finish(runner, given, settings: dict, spec, summary, started: float, pass0: float, run: dict, grown_nodes,
             holdout: np.ndarray, mode: str, stop: float, monotonic: tuple | None) -> Model:
-    """The grown trees (``grown_nodes``: the level loop's nodes, its report and the blocks grown in memory)
+    """The grown trees (``grown_nodes``: the level loop's forest, with the blocks grown in memory, and its report)
     as models, pruned as the settings say, and the report (no pass)."""
-    nodes, levels, blocks = grown_nodes
-    trees, train_q, fold_qs = tree_models(nodes, holdout.size, blocks)
+    forest, levels = grown_nodes
+    trees, train_q, fold_qs = tree_models(forest)
     for t in trees if monotonic is not None else ():  # their values clipped from here on (reports)
         t.monotonic = np.asarray(monotonic, dtype=np.int8)
     grown = trees[0]
     if mode == "pessimistic":  # from each node's own sums of squares, here only
         trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
-                 for t, q in zip(trees, node_squares(nodes, holdout.size))]
+                 for t, q in zip(trees, node_squares(forest))]
     if settings["max_leaf_nodes"] is not None:
         trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
                                     spec.target.step) for t in trees]
     tree, fold_trees = trees[0], trees[1:]
-    root_qs = [nodes[t].squares[0] if nodes[t].squares else 0 for t in range(holdout.size)]  # trees' training Q
+    root_qs = [node.squares[0] if node.squares else 0 for node in forest.nodes[:holdout.size]]  # trees' training Q
     prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
                                                 stopped=stop > 0)
     report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's

@@ -12,7 +12,6 @@ out, from sums exact whatever the partitioning (:func:`exact_sum`).
 
 from __future__ import annotations
 
-import dataclasses
 from fractions import Fraction
 
 import numpy as np
@@ -65,12 +64,8 @@ class RegressionForest:
         """The members grown together, bagged (``rows``: the data's, from pass 0; their passes made by
         ``passes``: the runner, or its checkpoint's replay): their trees and the level reports."""
         params = grow_params(settings, runner, bagged=True, max_features=max_features, feature_seed=seed)
-        nodes, levels, blocks = grow_regression(passes, spec, params, holdout=np.full(n, -1, dtype=np.int64),
-                                                rows=rows)
-        members, _, _ = tree_models(nodes, n, blocks)
-        members = [dataclasses.replace(m, validation=None) if getattr(m, "validation", None) is not None else m
-                   for m in members]
-        return members, levels
+        forest, levels = grow_regression(passes, spec, params, holdout=np.full(n, -1, dtype=np.int64), rows=rows)
+        return tree_models(forest)[0], levels  # no tree holds rows out: no validation sums
 
     @staticmethod
     def member_params(settings: dict) -> dict:

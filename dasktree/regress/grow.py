@@ -1,10 +1,12 @@
-"""The level passes of regression trees: the main tree and every fold tree in the same passes.
+"""Regression trees in the level loop (:func:`dasktree.levels.grow.grow_levels`, classification's too):
+the main tree and every fold tree in the same passes, their rules as the loop's task object.
 
 Each pass counts the open frontier nodes of every tree
 (:class:`~dasktree.kernels.regression_pass.RegressionPlan`), in groups whose sums fit
 ``max_histogram_mb``; next to the summed bins (on a worker, in a Dask fit),
 :func:`search_slots` chooses each node's test (:mod:`dasktree.split.regression`)
-and only the decisions come back. A fold tree ``t`` holds out part ``t - 1``:
+and only the decisions come back. The trees are a :class:`~dasktree.levels.forest.Forest`
+whose trees share no node, each node's statistic its exact sums. A fold tree ``t`` holds out part ``t - 1``:
 its rows there add to the node's held-out sums, so every node of it knows
 what cross-validation and pruning read (Blockeel & Struyf, 004, Section 2.2.2),
 with no pass of their own. Fold trees do not share nodes here: each walks its own
@@ -39,8 +41,7 @@ whatever grows below it. The pruned tree is the one growing on would give; the g
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, replace
 
 import numpy as np
 
@@ -51,12 +52,13 @@ from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
 from ..levels import small
-from ..levels.grow import grow_small, node_groups
-from ..levels.sampling import child_key, feature_mask, tree_members, tree_sampling
-from ..split.api import UNBOUNDED, RegressionLayout, Test, best_splits, child_bounds, monotonic_of
+from ..levels.forest import Forest, Node
+from ..levels.grow import LevelReport, grow_levels, grow_small
+from ..levels.sampling import feature_mask, tree_members, tree_sampling
+from ..split.api import RegressionLayout, Test, best_splits, monotonic_of
 from ..split.api import small_grower as kernel
 
-__all__ = ["RegressionGrowParams", "grow_params", "RNode", "grow_regression", "search_slots", "layout_of"]
+__all__ = ["RegressionGrowParams", "grow_params", "grow_regression", "search_slots", "layout_of"]
 
 
 @dataclass(frozen=True)
@@ -96,22 +98,6 @@ def single_tree_fields(settings, spec: BinSpec) -> dict:
     return out
 
 
-@dataclass
-class RNode:
-    """One node of one tree: its training and held-out sums ``(n, s)``, its sums of squares once
-    counted (Python ints: training, held out), and its test and children once split."""
-
-    tree: int
-    depth: int
-    sums: np.ndarray  # (4,) int64: training n, s, held-out n, s
-    squares: tuple[int, int] | None = None
-    test: Test | None = None
-    children: list[int] = field(default_factory=list)
-    leaf: str = ""
-    key: int = 0  # the node's path from the root (dasktree.levels.sampling.child_key): a member's samples
-    bounds: tuple = UNBOUNDED  # its value's (training mean's) bounds under monotonic_cst
-
-
 def grow_params(settings, runner, spec: BinSpec | None = None, **extra) -> RegressionGrowParams:
     """The level loop's parameters from a regression fit's validated ``settings``, the histogram budget
     within the runner's (planned against ``memory_limit``); ``extra``: the other fields. ``spec``: a single
@@ -149,94 +135,170 @@ def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayou
     return sums, plan.node_cells(hist).copy(), best_splits(bins, layout, active)
 
 
-class _Forest:
-    """The trees' nodes as the plan's flat arrays grow: node ``e``'s test and code table."""
+class _Trees(Forest):
+    """The trees' nodes: a :class:`~dasktree.levels.forest.Forest` whose trees share none (tree ``t``'s root
+    is node ``t``), each node's statistic its training and held-out sums ``(n, s)`` (``counts``, (4,) int64)
+    and, once counted, their sums of squares (``squares``, Python ints); the flat arrays a pass walks as
+    the trees grow (node ``e``'s attribute and its code -> child table); and regression's rules in the level
+    loop (:func:`~dasktree.levels.grow.grow_levels`): a fold tree's leaf made before its pass is counted,
+    held-out rows only, in the next (:attr:`held`)."""
 
-    def __init__(self, n_trees: int, root_sums: np.ndarray, monotonic: tuple | None = None, bagged: bool = False):
-        self.bagged = bagged  # a bagged forest's members (dasktree.levels.small.member_settings reads it)
-        self.nodes: list[RNode] = [RNode(t, 0, root_sums.copy()) for t in range(n_trees)]
-        self.monotonic = None if monotonic is None else np.asarray(monotonic, dtype=np.int8)
-        self.attribute: list[int] = [-1] * n_trees
-        self.offset: list[int] = [0] * n_trees
+    def __init__(self, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, rows: int):
+        n = holdout.size
+        super().__init__(n, holdout, max(1, n - 1), 2, bagged=params.bagged, keyed=params.max_features > 0,
+                         separate=True)
+        for node in self.nodes:
+            node.counts = np.zeros(2 * CHANNELS, dtype=np.int64)
+        self.spec, self.params, self.rows_in_data = spec, params, rows
+        self.monotonic = None if params.monotonic is None else np.asarray(params.monotonic, dtype=np.int8)
+        self.layout = replace(layout_of(spec, params), monotonic=self.monotonic)
+        self.held: list[Node] = []  # fold trees' leaves made before they were counted: their held-out sums
+        self.attribute: list[int] = [-1] * n
+        self.offset: list[int] = [0] * n
         self.tables: list[np.ndarray] = []
         self.table_size = 0
-        self.grown: list[small.GrownBlock] = []  # subtrees grown in memory (dasktree.levels.small.attach)
-        self.grown_nodes = 0  # their nodes (the jobs' own are the loop's)
-        self.made_tests: dict = {}  # their tests, made once
         self.stats_width = 2  # a grown node's training (and held-out) statistics: (n, s)
         self.stop = 0.0  # the main tree's cp stop (kernel.cp_limit), once its root is counted
+
+    def train_counts(self, counts: np.ndarray, tree: int) -> np.ndarray:
+        return counts[..., :2]
+
+    def validation_counts(self, counts: np.ndarray, tree: int) -> np.ndarray | None:
+        return None if self.holdout[tree] < 0 else counts[..., 2:]
+
+    def value(self, train: np.ndarray) -> float:
+        """A node's value: its training mean (NaN without rows)."""
+        return float(train[1]) / float(train[0]) if train[0] else np.nan
 
     def total_n(self, sums, cells) -> int:
         """Every row, as counted: the main tree's root's training rows (its first pass counts them)."""
         root = self.nodes[0]
         if root.squares is None and len(sums):  # the first pass: the root is slot 0
             return int(sums[0, 0] + cells[0, HELD_N])
-        return int(root.sums[0] + root.sums[2])
-
-    def bounds_of(self, node: RNode, trees) -> tuple | None:
-        """The node's value bounds for each of ``trees`` (its own), or None without constraints."""
-        return None if self.monotonic is None else (node.bounds,) * len(trees)
+        return int(root.counts[0] + root.counts[2])
 
     def finish_job(self, e: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
         """Node ``e`` grown in memory (:func:`dasktree.levels.small.attach`): its sums (training and held-out
         (n, s), the pieces of their squares) and its test or leaf; a leaf already takes its held-out sums."""
         node = self.nodes[e]
-        if node.leaf:
-            node.sums[2], node.sums[3] = stats[2], stats[3]
-            node.squares = (node.squares[0] if node.squares else 0, square_sum(*stats[7:10]))
+        held = square_sum(*stats[7:10])
+        if node.leaf_reason:
+            node.counts[2:] = stats[2:4]
+            node.squares = (node.squares[0] if node.squares else 0, held)
             return
-        node.sums = stats[:4].copy()
-        node.squares = (square_sum(*stats[4:7]), square_sum(*stats[7:10]))
-        if test is None:
-            node.leaf = reason
-        else:
-            node.test = test
+        node.counts, node.squares = stats[:4].copy(), (square_sum(*stats[4:7]), held)
+        self.end_job(node, tree, test, reason)
 
-    def split(self, e: int, test: Test, children: np.ndarray) -> list[int]:
-        node = self.nodes[e]
-        first = len(self.nodes)
-        ids = [first, first + 1]
-        cst = self.monotonic[test.attribute] if self.monotonic is not None else 0
-        bounds = child_bounds(cst, *node.bounds, *(float(children[k][1]) / float(children[k][0]) if children[k][0]
-                                                   else np.nan for k in (0, 1))) if cst else (node.bounds, node.bounds)
-        for c in (0, 1):
-            self.nodes.append(RNode(node.tree, node.depth + 1, children[c].copy(), key=child_key(node.key, c),
-                                    bounds=bounds[c]))
-            self.attribute.append(-1)
-            self.offset.append(0)
-        node.test, node.children = test, ids
-        self.attribute[e] = test.attribute
-        self.offset[e] = self.table_size
-        table = np.asarray(ids, dtype=np.int32)[test.bin_children.astype(np.int64)]
+    def split(self, node: Node, test: Test, children: np.ndarray) -> list[Node]:
+        """``node``'s test and its two children, whose sums are ``children`` (2, 4)."""
+        kids = self.add_branches([(node, node.trees, test, children)])
+        self.attribute += [-1, -1]
+        self.offset += [0, 0]
+        self.attribute[node.id], self.offset[node.id] = test.attribute, self.table_size
+        table = np.asarray([kid.id for kid in kids], dtype=np.int32)[test.bin_children.astype(np.int64)]
         self.tables.append(table)
         self.table_size += table.size
-        return ids
+        return kids
 
-    def _trees(self, slotted: list[int], n_trees: int) -> dict:
-        """The trees as the flat arrays a pass walks, ``slotted``'s nodes in slots 0, 1, ... in order."""
+    def plan(self, counted: list[Node], held_only: list[Node]) -> RegressionPlan:
+        """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only), in slots
+        0, 1, ... in order: the trees as the flat arrays it walks."""
         slot = np.full(len(self.nodes), -1, dtype=np.int32)
-        slot[slotted] = np.arange(len(slotted), dtype=np.int32)
-        return dict(root=np.arange(n_trees, dtype=np.int64), attribute=np.asarray(self.attribute, dtype=np.int32),
-                    offset=np.asarray(self.offset, dtype=np.int64), slot=slot,
-                    table=np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32))
+        slot[[node.id for node in counted + held_only]] = np.arange(len(counted) + len(held_only), dtype=np.int32)
+        return RegressionPlan(root=np.arange(self.n_trees, dtype=np.int64),
+                              attribute=np.asarray(self.attribute, dtype=np.int32),
+                              offset=np.asarray(self.offset, dtype=np.int64), slot=slot,
+                              table=np.concatenate(self.tables).astype(np.int32) if self.tables else np.zeros(1, np.int32),
+                              holdout=self.holdout, n_slots=len(counted) + len(held_only),
+                              total_bins=self.spec.total_bins, offsets=np.asarray(self.spec.offsets, dtype=np.int64),
+                              n_bin_slots=len(counted), bagged=self.bagged)
 
-    def gather_plan(self, jobs: list[int], holdout: np.ndarray, bagged: bool = False) -> small.GatherPlan:
-        """The pass gathering the rows of ``jobs`` (one slot each, in order); ``bagged``: a bagged forest's,
-        each row counted its multiplicity in its member's bag."""
-        return small.GatherPlan.of(self._trees(jobs, holdout.size), [self.nodes[e].tree for e in jobs],
-                                   [self.nodes[e].depth for e in jobs], holdout, max(1, holdout.size - 1), bagged)
+    # ------------------------------------------------------------ the level loop's rules
+    def before(self, frontier: list[Node], level: int) -> list[Node]:
+        """The frontier less its leaves made before their pass; a fold tree's joins :attr:`held`."""
+        counted = []
+        for node in frontier:
+            reason = _leaf_before(node, self.params) if level > 0 else ""
+            if not reason:
+                counted.append(node)
+                continue
+            self.set_leaf(node, node.trees[0], reason)
+            if self.holdout[node.trees[0]] >= 0:
+                self.held.append(node)
+        return counted
 
-    def plan(self, counted: list[int], held_only: list[int], holdout: np.ndarray, spec: BinSpec,
-             bagged: bool = False) -> RegressionPlan:
-        """The pass counting ``counted`` (bins and all) and ``held_only`` (held-out rows only)."""
-        return RegressionPlan(**self._trees(counted + held_only, holdout.size),
-                              holdout=np.asarray(holdout, dtype=np.int64), n_slots=len(counted) + len(held_only),
-                              total_bins=spec.total_bins, offsets=np.asarray(spec.offsets, dtype=np.int64),
-                              n_bin_slots=len(counted), bagged=bagged)
+    def small_jobs(self, runner, frontier: list[Node], level: int, limit: int) -> tuple[list[Node], list[Node]]:
+        """The nodes gathered rather than counted (:func:`~dasktree.levels.small.jobs`: a fold tree's node
+        holds its held-out rows too, :func:`~dasktree.levels.small.with_held_out`; with levels enough left,
+        :func:`~dasktree.levels.small.deep_enough`) and the held-out leaves gathered with them, in the rows
+        left; the others."""
+        if not small.deep_enough(level, self.params.max_depth):
+            return [], frontier
+        k = max(1, self.n_trees - 1)
+        gathered, counted, left = small.jobs(frontier, [
+            self.rows_in_data if level == 0 else small.with_held_out(int(node.counts[0]), k)
+            if self.holdout[node.trees[0]] >= 0 else int(node.counts[0]) for node in frontier], limit)
+        if not gathered:
+            return [], frontier
+        leaves, self.held, _ = small.jobs(self.held, [int(node.counts[0]) // k + 1 for node in self.held], left)
+        return gathered + leaves, counted
+
+    def grow_small(self, runner, gather: list[Node], level: int) -> LevelReport:
+        """:func:`~dasktree.levels.grow.grow_small` of ``gather``'s nodes."""
+        params = self.params
+        leaf = np.asarray([kernel.REASONS.index(node.leaf_reason[node.trees[0]]) if node.leaf_reason else 0
+                           for node in gather], dtype=np.int8)
+        # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
+        stop = np.asarray([0.0 if node.trees[0] or not params.cp else -1.0 if node.id == 0 else self.stop
+                           for node in gather], dtype=np.float64)
+        jobs = [(node.id, node.trees[0]) for node in gather]
+        grown = grow_small(runner, self, jobs,
+                           small.forest_gather_plan(self, jobs, self.spec.widths), self.spec, level, kernel.REGRESS,
+                           (params.max_features, params.feature_seed),
+                           criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
+                           min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
+                           max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
+        return LevelReport(level, 0, 1, grown["small_seconds"], 0, small_nodes=len(gather),
+                           grown_in_memory=grown["grown_in_memory"], rows_gathered=grown["rows_gathered"])
+
+    def node_bytes(self, frontier: list[Node]) -> list[int]:
+        return [8 * (self.spec.total_bins * CHANNELS + NODE_CELLS)] * len(frontier)
+
+    def rows(self, nodes: list[Node]) -> list[int]:
+        return [int(node.counts[0]) for node in nodes]
+
+    def count(self, runner, group: list[Node], frontier: list[Node], label: str) -> tuple:
+        """One pass counting ``group`` and, the level's first, the held-out rows of :attr:`held`; each
+        node's test searched next to the sums (:func:`search_slots`)."""
+        extra, self.held = self.held, []
+        plan = self.plan(group, extra)
+        bounds = None if self.monotonic is None else np.asarray([self.bounds_of(n, n.trees) for n in group])
+        k, n_attributes = self.params.max_features, len(self.spec.features)
+        active = feature_mask(  # a bagged forest's member its own draw, a single tree's trees member 0's
+            self.params.feature_seed, tree_members([n.trees[0] for n in group], self.params.bagged),
+            np.asarray([n.key for n in group], np.uint64), n_attributes, k) if 0 < k < n_attributes and group else None
+        [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
+            self.layout, root_n=[self.nodes[node.trees[0]].counts[0] for node in group],
+            bounds=None if bounds is None else bounds.reshape(len(group), 2)), active=active)
+        return group, extra, sums, cells, splits
+
+    def decide(self, results: list[tuple], level: int) -> tuple[list[Node], dict]:
+        """Each pass's nodes decided in slot order: held-out sums, or a test and children, or a leaf."""
+        children: list[Node] = []
+        for group, extra, sums, cells, splits in results:
+            for k, node in enumerate(extra):
+                _held(node, cells[len(group) + k])
+            total_n = self.total_n(sums, cells)
+            for k, node in enumerate(group):
+                tree = node.trees[0]
+                tree_n = total_n if not self.params.bagged else (  # a member's rows: its root's, its bag's
+                    int(sums[k, 0]) if node.id == tree else int(self.nodes[tree].counts[0]))
+                children += _decide(self, node, k, sums, cells, splits, tree_n)
+        return children, {"splits": len(children) // 2}
 
 
-def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
-    n = int(node.sums[0])
+def _leaf_before(node: Node, params: RegressionGrowParams) -> str:
+    n = int(node.counts[0])
     if params.max_depth is not None and node.depth >= params.max_depth:
         return "max_depth"
     if n < params.min_samples_split or n < 2 * params.min_samples_leaf:
@@ -245,173 +307,59 @@ def _leaf_before(node: RNode, params: RegressionGrowParams) -> str:
 
 
 def grow_regression(runner, spec: BinSpec, params: RegressionGrowParams, *, holdout: np.ndarray,
-                    describe=None, rows: int = 0) -> tuple[list[RNode], list[dict], list[small.GrownBlock]]:
-    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none): every node of the level
-    loop, a report line per level (its frontier, passes and seconds; the nodes finished in memory),
-    and the subtrees grown in memory. ``rows``: the data's rows (whether the roots are small already)."""
-    with older_objects_frozen():  # a deep tree adds tens of thousands of nodes: a collection scans the fit's only
-        return _grow(runner, spec, params, holdout, describe, rows)
-
-
-def _grow(runner, spec: BinSpec, params: RegressionGrowParams, holdout: np.ndarray, describe,
-          rows: int) -> tuple[list[RNode], list[dict], list[small.GrownBlock]]:
-    layout = layout_of(spec, params)
+                    describe=None, rows: int = 0) -> tuple[Forest, list[dict]]:
+    """Grow the trees (tree ``t`` holds out part ``holdout[t]``, -1: none) in the level loop
+    (:func:`~dasktree.levels.grow.grow_levels`): a forest whose trees share no node, with the subtrees
+    grown in memory, and a report line per level. ``rows``: the data's rows (whether the roots are small
+    already)."""
     gathering = (params.criterion in ("squared_error", "friedman_mse") and not params.min_impurity_decrease > 0
                  and not params.node_squares and not params.min_weight_fraction_leaf)
-    limit = small.threshold(runner, spec) if gathering else 0
-    forest = _Forest(holdout.size, np.zeros(2 * CHANNELS, dtype=np.int64), params.monotonic, params.bagged)
-    if params.monotonic is not None:
-        layout = replace(layout, monotonic=np.asarray(params.monotonic, dtype=np.int8))
-    node_bytes = 8 * (spec.total_bins * CHANNELS + NODE_CELLS)
-    frontier = list(range(holdout.size))
-    held_only: list[int] = []  # fold trees' leaves made before they were counted: their held-out sums
-    levels: list[dict] = []
-    level = 0
-    while frontier or held_only:
-        started = time.perf_counter()
-        counted = []
-        for e in frontier:
-            node = forest.nodes[e]
-            reason = _leaf_before(node, params) if level > 0 else ""
-            if not reason:
-                counted.append(e)
-                continue
-            node.leaf = reason
-            if holdout[node.tree] >= 0:
-                held_only.append(e)
-        gathered: dict = {}
-        if limit > 0:
-            counted, held_only, jobs = _small(forest, counted, held_only, level, rows, holdout, limit, params.max_depth)
-            if jobs:
-                gathered = _grow_small(runner, forest, jobs, holdout, spec, params, level)
-        if describe is not None:
-            describe(level, len(counted))
-        groups = node_groups(counted, [node_bytes] * len(counted), params.max_histogram_mb) or [[]]
-        if not counted and not held_only:
-            groups = []
-        children: list[int] = []
-        for g, group in enumerate(groups):
-            extra, held_only = (held_only, []) if g == 0 else ([], held_only)
-            if not group and not extra:
-                continue
-            plan = forest.plan(group, extra, holdout, spec, params.bagged)
-            label = f"level {level}" if group else "held-out leaves"
-            label += f" ({g + 1}/{len(groups)})" if len(groups) > 1 else ""
-            active = _active(forest, group, params, len(spec.features))
-            [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
-                layout, root_n=[forest.nodes[forest.nodes[e].tree].sums[0] for e in group],
-                bounds=_bounds(forest, group, params)), active=active)
-            for k, e in enumerate(extra):
-                _held(forest.nodes[e], cells[len(group) + k])
-            total_n = forest.total_n(sums, cells)
-            for k, e in enumerate(group):
-                tree_n = total_n if not params.bagged else (  # a member's rows: its root's, its bag's
-                    int(sums[k, 0]) if e == forest.nodes[e].tree else int(forest.nodes[forest.nodes[e].tree].sums[0]))
-                children += _decide(forest, e, k, sums, cells, splits, params, spec, tree_n)
-        levels.append({"level": level, "frontier": len(counted), "groups": len(groups),
-                       "splits": len(children) // 2, "seconds": round(time.perf_counter() - started, 4),
-                       **gathered})
-        frontier = children
-        level += 1
-    return forest.nodes, levels, forest.grown
+    trees = _Trees(spec, params, holdout, rows)
+    with older_objects_frozen():  # a deep tree adds tens of thousands of nodes: a collection scans the fit's only
+        levels = grow_levels(runner, trees, trees.nodes[:holdout.size], small.threshold(runner, spec) if gathering
+                             else 0, params.max_histogram_mb, describe)
+    return trees, [asdict(level) for level in levels]
 
 
-def _active(forest: _Forest, group: list[int], params: RegressionGrowParams, n_attributes: int):
-    """The attributes each counted node searches (n_attributes, len(group)): a bagged forest's member its
-    own draw, a single tree's trees member 0's (:func:`~dasktree.levels.sampling.tree_members`); or None
-    (every attribute)."""
-    if not 0 < params.max_features < n_attributes or not group:
-        return None
-    nodes = [forest.nodes[e] for e in group]
-    return feature_mask(params.feature_seed, tree_members([n.tree for n in nodes], params.bagged),
-                        np.asarray([n.key for n in nodes], np.uint64), n_attributes, params.max_features)
-
-
-def _bounds(forest: _Forest, group: list[int], params: RegressionGrowParams) -> np.ndarray | None:
-    """The counted nodes' value bounds (len(group), 2) under ``monotonic_cst``, or None."""
-    if params.monotonic is None:
-        return None
-    return np.asarray([forest.nodes[e].bounds for e in group], dtype=np.float64).reshape(len(group), 2)
-
-
-def _held(node: RNode, cells: np.ndarray) -> None:
+def _held(node: Node, cells: np.ndarray) -> None:
     """A node's held-out sums and sum of squares, from its node cells."""
-    node.sums[2], node.sums[3] = cells[HELD_N], cells[HELD_S]
+    node.counts[2], node.counts[3] = cells[HELD_N], cells[HELD_S]
     train = node.squares[0] if node.squares else 0
     node.squares = (train, square_sum(*cells[HELD_SQUARES]))
 
 
-def _decide(forest: _Forest, e: int, k: int, sums, cells, splits, params: RegressionGrowParams, spec: BinSpec,
-            total_n: int) -> list[int]:
-    """Node ``e`` (slot ``k`` of the pass): its sums as counted, then its test and children or a leaf."""
-    node = forest.nodes[e]
-    node.sums = np.array([sums[k, 0], sums[k, 1], cells[k, HELD_N], cells[k, HELD_S]], dtype=np.int64)
+def _decide(forest: _Trees, node: Node, k: int, sums, cells, splits, total_n: int) -> list[Node]:
+    """``node`` (slot ``k`` of the pass): its sums as counted, then its test and children or a leaf."""
+    params, spec = forest.params, forest.spec
+    node.counts = np.array([sums[k, 0], sums[k, 1], cells[k, HELD_N], cells[k, HELD_S]], dtype=np.int64)
     node.squares = (square_sum(*cells[k, TRAIN_SQUARES]), square_sum(*cells[k, HELD_SQUARES]))
-    n, s = int(node.sums[0]), int(node.sums[1])
-    if e == 0 and params.cp > 0:  # the main tree's root: where its growth stops
+    n, s = int(node.counts[0]), int(node.counts[1])
+    if node.id == 0 and params.cp > 0:  # the main tree's root: where its growth stops
         forest.stop = float(kernel.cp_limit(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES], params.cp))
+    reason = ""
     if n == 0 or n * node.squares[0] == s * s:  # every training target equal: nothing to decrease
-        node.leaf = "pure"
-        return []
-    gain = float(splits.gain[k])
-    if not np.isfinite(gain):
-        node.leaf = "no_split"
-        return []
-    if params.min_impurity_decrease > 0 and _decrease(node, splits.children[k], spec, total_n) \
+        reason = "pure"
+    elif not np.isfinite(float(splits.gain[k])):
+        reason = "no_split"
+    elif params.min_impurity_decrease > 0 and _decrease(node, splits.children[k], spec, total_n) \
             < params.min_impurity_decrease:
-        node.leaf = "min_impurity_decrease"
-        return []
-    if forest.stop > 0 and node.tree == 0 and kernel.sse_bound(sums[k, 0], sums[k, 1], *cells[k, TRAIN_SQUARES]) \
-            < forest.stop:
-        node.leaf = "cp"  # it would split, and pruning at cp cuts it whatever grows below
+        reason = "min_impurity_decrease"
+    elif forest.stop > 0 and node.trees[0] == 0 and kernel.sse_bound(sums[k, 0], sums[k, 1],
+                                                                     *cells[k, TRAIN_SQUARES]) < forest.stop:
+        reason = "cp"  # it would split, and pruning at cp cuts it whatever grows below
+    if reason:
+        forest.set_leaf(node, node.trees[0], reason)
         return []
     test = small.binary_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
                              splits.tables[k])
     kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
     kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted
-    return forest.split(e, test, kids)
+    return forest.split(node, test, kids)
 
 
-def _decrease(node: RNode, children: np.ndarray, spec: BinSpec, total_n: int) -> float:
+def _decrease(node: Node, children: np.ndarray, spec: BinSpec, total_n: int) -> float:
     """scikit-learn's impurity decrease of a split, in the target's units: the decrease of the sum of
     squared errors per row of the whole data (the sums of squares cancel)."""
-    n, s = float(node.sums[0]), float(node.sums[1])
+    n, s = float(node.counts[0]), float(node.counts[1])
     kids = sum(float(c[1]) ** 2 / float(c[0]) for c in children if c[0] > 0)
     return (kids - s * s / n) * spec.target.step ** 2 / total_n
-
-
-# ---------------------------------------------------------------- small nodes, in memory
-def _small(forest: _Forest, counted: list[int], held_only: list[int], level: int, rows: int, holdout: np.ndarray,
-           limit: int, max_depth: int | None) -> tuple[list[int], list[int], list[int]]:
-    """The nodes gathered rather than counted this level (:func:`~dasktree.levels.small.jobs`: a fold
-    tree's node holds its held-out rows too, :func:`~dasktree.levels.small.with_held_out`; with levels
-    enough left, :func:`~dasktree.levels.small.deep_enough`) and the held-out leaves gathered with them,
-    in the rows left. Returns (counted, held_only, gathered)."""
-    if not small.deep_enough(level, max_depth):
-        return counted, held_only, []
-    k = max(1, holdout.size - 1)
-    nodes = forest.nodes
-    gathered, counted, left = small.jobs(counted, [
-        rows if level == 0 else small.with_held_out(int(nodes[e].sums[0]), k) if holdout[nodes[e].tree] >= 0
-        else int(nodes[e].sums[0]) for e in counted], limit)
-    if not gathered:
-        return counted, held_only, []
-    leaves, held_only, _ = small.jobs(held_only, [int(nodes[e].sums[0]) // k + 1 for e in held_only], left)
-    return counted, held_only, gathered + leaves
-
-
-def _grow_small(runner, forest: _Forest, jobs: list[int], holdout: np.ndarray, spec: BinSpec,
-                params: RegressionGrowParams, level: int) -> dict:
-    """:func:`~dasktree.levels.grow.grow_small` of ``jobs``' nodes; the report's counts."""
-    leaf = np.asarray([kernel.REASONS.index(forest.nodes[e].leaf) if forest.nodes[e].leaf else 0 for e in jobs],
-                      dtype=np.int8)
-    # the main tree's cp stop: known once its root is counted, else (the root gathered) from the root's sums
-    stop = np.asarray([0.0 if forest.nodes[e].tree or not params.cp else -1.0 if e == 0 else forest.stop
-                       for e in jobs], dtype=np.float64)
-    grown = grow_small(runner, forest, [(e, forest.nodes[e].tree) for e in jobs],
-                       forest.gather_plan(jobs, holdout, params.bagged), spec, level, kernel.REGRESS,
-                       (params.max_features, params.feature_seed),
-                       criterion=kernel.SQUARED_ERROR if params.criterion == "squared_error" else kernel.FRIEDMAN,
-                       min_samples_split=params.min_samples_split, min_samples_leaf=params.min_samples_leaf,
-                       max_depth=params.max_depth, job_leaf=leaf, job_cp=stop, cp=params.cp)
-    return {"small_nodes": len(jobs), **grown}
