@@ -95,10 +95,9 @@ def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, 
         assert saved, "no level pass was saved before the scheduler was lost"
         if not restart:  # the resume is the same either way: once is enough
             return
-        cluster.restart()
-        again = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
-                                "--scheduler", cluster.address, "--checkpoint", str(checkpoint)],
-                               capture_output=True, text=True, timeout=300)
+        cluster.restart()  # the same command again, its main in this process: a client of the new cluster
+        again = run_command("fit", data, *FIT, "--quiet", "--out", out, "--scheduler", cluster.address,
+                            "--checkpoint", checkpoint)
     assert again.returncode == 0, again.stderr
     assert out.read_bytes() == reference
 
@@ -108,7 +107,7 @@ def test_a_scheduler_that_stops_answering_is_transient(data, tmp_path, lost_seco
     scatters the bins and starts the holders (calls distributed lets wait on a stopped scheduler,
     a scatter even with a timeout)."""
     out = tmp_path / "m.json"
-    with cluster_processes(2) as cluster:
+    with cluster_processes(2, nanny=False) as cluster:  # the workers are not what is lost: no nanny to start
         code, errors, _ = _fit_until(data, out, cluster.address, 0, cluster.pause_scheduler, lost_seconds)
     assert code == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
@@ -134,7 +133,7 @@ def test_a_scheduler_stopped_while_predictions_run_is_transient(reference, large
 
     model, out = tmp_path / "m.json", tmp_path / "predictions"
     model.write_bytes(reference)
-    with cluster_processes(2) as cluster:
+    with cluster_processes(2, nanny=False) as cluster:  # the workers are not what is lost: no nanny to start
         job = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "predict", str(model), larger, "--out", str(out),
                                 "--scheduler", cluster.address, "--quiet"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_lost(lost_seconds))
