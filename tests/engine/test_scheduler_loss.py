@@ -107,7 +107,7 @@ def test_a_scheduler_that_stops_answering_is_transient(data, tmp_path, lost_seco
     scatters the bins and starts the holders (calls distributed lets wait on a stopped scheduler,
     a scatter even with a timeout)."""
     out = tmp_path / "m.json"
-    with cluster_processes(2, nanny=False) as cluster:  # the workers are not what is lost: no nanny to start
+    with cluster_processes(2) as cluster:
         code, errors, _ = _fit_until(data, out, cluster.address, 0, cluster.pause_scheduler, lost_seconds)
     assert code == 75, errors
     assert len(errors.strip().splitlines()) == 1 and "a retry may succeed" in errors, errors
@@ -133,7 +133,7 @@ def test_a_scheduler_stopped_while_predictions_run_is_transient(reference, large
 
     model, out = tmp_path / "m.json", tmp_path / "predictions"
     model.write_bytes(reference)
-    with cluster_processes(2, nanny=False) as cluster:  # the workers are not what is lost: no nanny to start
+    with cluster_processes(2) as cluster:
         job = subprocess.Popen([sys.executable, "-m", "dasktree.cli", "predict", str(model), larger, "--out", str(out),
                                 "--scheduler", cluster.address, "--quiet"],
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=_lost(lost_seconds))
