@@ -15,18 +15,41 @@ pytest.importorskip("psutil")
 
 from benchmarks import harness  # noqa: E402
 
-ALLOCATE = ("import json, time; b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.3); "
+ALLOCATE = ("import json, os, sys, time; b = bytearray(200 * 2**20); b[::4096] = b'x' * len(b[::4096]); "
+            "deadline = time.monotonic() + 120\n"
+            "while not os.path.exists(sys.argv[1]) and time.monotonic() < deadline: time.sleep(0.01)\n"
             "print(json.dumps({'n': len(b)}))")
+"""A child that holds 200 MB until the file named by its argument exists (bounded: 2 minutes)."""
 
 
-def test_run_process_samples_the_process_trees_peak():
-    child = harness.run_process([sys.executable, "-c", ALLOCATE])
+@pytest.fixture
+def seen(tmp_path, monkeypatch):
+    """A file made once a sample of :class:`harness.PeakRSS` has counted 200 MB: the allocating child
+    holds its memory until a sample saw it, however late the sampler runs on a loaded machine (a
+    fixed sleep in the child was a race with it)."""
+    flag = tmp_path / "seen"
+    sample = harness.PeakRSS._sample
+
+    def signalling(self):
+        total = sample(self)
+        if total >= 200 * 2**20:
+            flag.touch()
+        return total
+
+    monkeypatch.setattr(harness.PeakRSS, "_sample", signalling)
+    return str(flag)
+
+
+def test_run_process_samples_the_process_trees_peak(seen, tmp_path):
+    child = harness.run_process([sys.executable, "-c", ALLOCATE, seen])
     assert child["returncode"] == 0
     assert child["peak_bytes"] >= 200 * 2**20
     assert harness.last_json(child) == {"n": 200 * 2**20}
     # a grandchild's memory counts too: the process tree, not the process
-    nested = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {ALLOCATE!r}], check=True)"
-    parent = harness.run_process([sys.executable, "-c", nested])
+    os.remove(seen)
+    nested = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {ALLOCATE!r}, sys.argv[1]], check=True)"
+    parent = harness.run_process([sys.executable, "-c", nested, seen])
+    assert parent["returncode"] == 0
     assert parent["peak_bytes"] >= 200 * 2**20
 
 

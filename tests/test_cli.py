@@ -1,4 +1,7 @@
-"""The dasktree command end to end, in subprocesses, against real clusters."""
+"""The dasktree command end to end, in subprocesses, against real clusters. Commands that need no
+interpreter of their own (no environment read at import, no signal, no kill) share one new interpreter
+(:func:`~dasktree.testing.processes.run_commands`): each is still ``dasktree.cli.main`` on its own argv,
+its exit code and what it wrote to stdout and stderr taken apart from the others'."""
 
 import json
 import os
@@ -19,13 +22,22 @@ def _run(*args, timeout=300):
                           timeout=timeout)
 
 
+def _runs(*commands, timeout=600):
+    """Each command line of ``commands`` run in turn in one new interpreter: their results, in order."""
+    from dasktree.testing.processes import run_commands
+
+    done, whole = run_commands(commands, timeout=timeout)
+    assert whole.returncode == 0, whole.stderr
+    return done
+
+
 def test_demo_runs_end_to_end(tmp_path):
-    result = _run("demo", "--rows", "20000", "--files", "4", "--dir", str(tmp_path), "--json")
+    result, human = _runs(["demo", "--rows", "20000", "--files", "4", "--dir", str(tmp_path), "--json"],
+                          ["demo", "--rows", "20000", "--files", "2", "--quiet"])
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert report["report"]["passes"] == report["report"]["depth"] + 1
     assert report["test_accuracy"] > 0.85  # F2 is learnable to ~0.9+ at depth 5
-    human = _run("demo", "--rows", "20000", "--files", "2", "--quiet")
     assert human.returncode == 0, human.stderr
     assert "|--- " in human.stdout and "accuracy on" in human.stdout
 
@@ -34,22 +46,24 @@ def test_fit_show_predict(tmp_path):
     data = tmp_path / "data"
     agrawal.write_parquet(str(data), 20000, n_files=3, function=1, seed=0)
     model = tmp_path / "model.json"
-    fit = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4",
-               "--nominal", "car,zipcode", "--criterion", "entropy", "--json")
+    out = tmp_path / "pred"
+    formats = (("text", "|--- age"), ("dot", "digraph dasktree"), ("json", '"format": "dasktree.model"'))
+    fit, *shown, pred, again = _runs(
+        ["fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4",
+         "--nominal", "car,zipcode", "--criterion", "entropy", "--json"],
+        *[["show", str(model), "--format", fmt] for fmt, _ in formats],
+        ["predict", str(model), str(data), "--out", str(out), "--quiet"],
+        ["predict", str(model), str(data), "--out", str(out), "--quiet"])
     assert fit.returncode == 0, fit.stderr
     report = json.loads(fit.stdout)
     assert report["report"]["passes"] == report["report"]["depth"] + 1 and report["model"] == str(model)
     assert model.exists()
-    for fmt, needle in (("text", "|--- age"), ("dot", "digraph dasktree"), ("json", '"format": "dasktree.model"')):
-        shown = _run("show", str(model), "--format", fmt)
-        assert shown.returncode == 0 and needle in shown.stdout, shown.stdout[:300]
-    out = tmp_path / "pred"
-    pred = _run("predict", str(model), str(data), "--out", str(out), "--quiet")
+    for (fmt, needle), show in zip(formats, shown):
+        assert show.returncode == 0 and needle in show.stdout, show.stdout[:300]
     assert pred.returncode == 0, pred.stderr
     table = pq.read_table(out)
     assert table.num_rows == 20000
     assert table.column_names[:3] == ["prediction", "proba_0", "proba_1"]
-    again = _run("predict", str(model), str(data), "--out", str(out), "--quiet")
     assert again.returncode == 1 and "already exists" in again.stderr
 
 
@@ -78,9 +92,9 @@ def test_fit_on_a_scheduler_by_address(tmp_path):
     local = run_command("fit", data, "--target", "class", "--out", tmp_path / "local.json", "--max-depth", "4",
                         "--quiet")  # the reference: the command's main in this process
     assert local.returncode == 0, local.stderr
-    with cluster_processes(2) as cluster:
-        remote = _run("fit", str(data), "--target", "class", "--out", str(tmp_path / "remote.json"),
-                      "--max-depth", "4", "--quiet", "--scheduler", cluster.address, "--json")
+    with cluster_processes(2) as cluster:  # the command's main in this process, a client of that scheduler
+        remote = run_command("fit", data, "--target", "class", "--out", tmp_path / "remote.json",
+                             "--max-depth", "4", "--quiet", "--scheduler", cluster.address, "--json")
     assert remote.returncode == 0, remote.stderr
     assert json.loads(remote.stdout)["run"]["workers"] == 2
     assert (tmp_path / "local.json").read_text() == (tmp_path / "remote.json").read_text()
@@ -100,16 +114,17 @@ def test_fit_with_cross_validation(tmp_path):
     data = tmp_path / "data"
     agrawal.write_parquet(str(data), 8000, n_files=3, function=2, seed=0)
     model = tmp_path / "model.json"
-    result = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4", "--cv", "3",
-                  "--repeats", "2", "--seed", "5", "--json")
+    result, human, bad = _runs(
+        ["fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "4", "--cv", "3",
+         "--repeats", "2", "--seed", "5", "--json"],
+        ["fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "3", "--cv", "2",
+         "--quiet", "--overwrite"],
+        ["fit", str(data), "--target", "class", "--out", str(model), "--repeats", "2", "--quiet"])
     assert result.returncode == 0, result.stderr
     cv = json.loads(result.stdout)["report"]["cv"]
     assert (cv["folds"], cv["repeats"], len(cv["per_fold"])) == (3, 2, 6)
     assert 0.5 < cv["accuracy_mean"] <= 1.0
-    human = _run("fit", str(data), "--target", "class", "--out", str(model), "--max-depth", "3", "--cv", "2",
-                 "--quiet", "--overwrite")
     assert human.returncode == 0 and "cross-validated accuracy" in human.stdout
-    bad = _run("fit", str(data), "--target", "class", "--out", str(model), "--repeats", "2", "--quiet")
     assert bad.returncode == 2 and "needs cv" in bad.stderr  # a bad parameter value: usage
 
 

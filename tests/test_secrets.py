@@ -9,12 +9,12 @@ stderr) is searched for it.
 
 import os
 import subprocess
-import sys
 
 import pytest
 
 from dasktree.datasets import agrawal
 from dasktree.testing.hooks import armed_command
+from dasktree.testing.processes import run_commands
 from dasktree.testing.s3 import s3_server
 
 pytestmark = pytest.mark.cluster
@@ -50,18 +50,34 @@ def _every_byte(root) -> dict[str, bytes]:
 
 
 class Runs:
-    """dasktree commands run under umask 077 with the secret in their environment; what they printed."""
+    """dasktree commands run under umask 077 with the secret in their environment; what they printed. A
+    command armed with a fault runs in a process of its own (it is killed); the others are queued and
+    run together by :meth:`flush` in one new interpreter (:func:`~dasktree.testing.processes.run_commands`:
+    the same environment and umask, one interpreter's imports instead of one per command)."""
 
     def __init__(self, env, cwd):
-        self.env, self.cwd, self.printed = env, cwd, []
+        self.env, self.cwd, self.printed, self.queued = env, cwd, [], []
 
     def __call__(self, *argv, fault=None, expect=0):
-        command = armed_command(fault, *argv) if fault else [sys.executable, "-m", "dasktree.cli", *map(str, argv)]
-        result = subprocess.run(command, capture_output=True, text=True, timeout=300, env={**os.environ, **self.env},
-                                cwd=self.cwd, preexec_fn=lambda: os.umask(0o077))
+        if fault is None:
+            self.queued.append((argv, expect))
+            return
+        self.flush()
+        result = subprocess.run(armed_command(fault, *argv), capture_output=True, text=True, timeout=300,
+                                env={**os.environ, **self.env}, cwd=self.cwd, preexec_fn=lambda: os.umask(0o077))
         self.printed += [result.stdout, result.stderr]
         assert result.returncode == expect, (argv, result.returncode, result.stderr)
-        return result
+
+    def flush(self):
+        if not self.queued:
+            return
+        queued, self.queued = self.queued, []
+        done, whole = run_commands([argv for argv, _ in queued], env={**os.environ, **self.env}, cwd=self.cwd,
+                                   umask=0o077)
+        self.printed += [whole.stdout, whole.stderr]
+        for (argv, expect), result in zip(queued, done):
+            self.printed += [result.stdout, result.stderr]
+            assert result.returncode == expect, (argv, result.returncode, result.stderr)
 
 
 def test_no_output_holds_the_secret_and_data_files_follow_the_umask(store, tmp_path):
@@ -90,6 +106,8 @@ def test_no_output_holds_the_secret_and_data_files_follow_the_umask(store, tmp_p
     run("predict", out / "m.json", f"s3://secrets/missing/", "--out", out / "p2", *common, expect=1)
     bad = Runs({**store["env"], "AWS_SECRET_ACCESS_KEY": SECRET + "-wrong"}, str(out))
     bad("evaluate", out / "m.json", f"http://u:{SECRET}@{host}/nowhere.parquet", *common, expect=1)
+    run.flush()
+    bad.flush()
     run.printed += bad.printed
     written = _every_byte(out)
     assert {"m.json"} <= {os.path.basename(p) for p in written}

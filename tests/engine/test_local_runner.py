@@ -46,22 +46,39 @@ def test_a_dataset_fit_without_a_scheduler_starts_no_worker_process(tmp_path):
     assert set(multiprocessing.active_children()) <= before
 
 
+THREADS_PARAMS = dict(target="label", max_depth=6, criterion="entropy", max_bins=32)
+
+
+@pytest.fixture(scope="module")
+def partitionings(tmp_path_factory):
+    """One frame written as 1, 4 and 9 files, for every number of threads."""
+    frame = mixed_frame(3000, seed=7)
+    root = tmp_path_factory.mktemp("partitionings")
+    return {n: str(write_dataset(frame, root / f"files-{n}", n_files=n, row_group_size=300)) for n in (1, 4, 9)}
+
+
+@pytest.fixture(scope="module")
+def cluster_models(partitionings, cluster_client):
+    """The 2-process cluster's model of each partitioning, without and with folds: the reference of
+    every number of threads, fitted once (the number of this process's threads is not the cluster's)."""
+    return {(n, tuple(extra.items())): fit(path, client=cluster_client, **THREADS_PARAMS, **extra).dumps()
+            for n, path in partitionings.items() for extra in ({}, {"cv": 3})}
+
+
 @pytest.mark.cluster
 @pytest.mark.parametrize("threads", [1, 2, 5])
-def test_threads_and_files_change_nothing_of_the_model(tmp_path, monkeypatch, cluster_client, threads):
+def test_threads_and_files_change_nothing_of_the_model(monkeypatch, partitionings, cluster_models, threads):
     """The same model as on a 2-process cluster, and without folds (which hash each file's row keys)
     the same whatever the files."""
-    frame = mixed_frame(3000, seed=7)
-    params = dict(target="label", max_depth=6, criterion="entropy", max_bins=32)
     monkeypatch.setattr(place_module, "cores", lambda: threads)
     plain = []
-    for n_files in (1, 4, 9):
-        path = str(write_dataset(frame, tmp_path / f"files-{n_files}", n_files=n_files, row_group_size=300))
+    for n_files, path in partitionings.items():
         for extra in ({}, {"cv": 3}):
-            here = fit(path, **params, **extra)
+            here = fit(path, **THREADS_PARAMS, **extra)
             assert here.run["workers"] == 0
-            assert here.dumps() == fit(path, client=cluster_client, **params, **extra).dumps(), (threads, n_files)
-        plain.append(fit(path, **params).dumps())
+            assert here.dumps() == cluster_models[n_files, tuple(extra.items())], (threads, n_files)
+            if not extra:
+                plain.append(here.dumps())
     assert plain[0] == plain[1] == plain[2]
 
 

@@ -95,10 +95,9 @@ def test_a_scheduler_lost_mid_fit_is_transient_and_the_checkpoint_resumes(data, 
         assert saved, "no level pass was saved before the scheduler was lost"
         if not restart:  # the resume is the same either way: once is enough
             return
-        cluster.restart()
-        again = subprocess.run([sys.executable, "-m", "dasktree.cli", "fit", data, *FIT, "--quiet", "--out", str(out),
-                                "--scheduler", cluster.address, "--checkpoint", str(checkpoint)],
-                               capture_output=True, text=True, timeout=300)
+        cluster.restart()  # the same command again, its main in this process: a client of the new cluster
+        again = run_command("fit", data, *FIT, "--quiet", "--out", out, "--scheduler", cluster.address,
+                            "--checkpoint", checkpoint)
     assert again.returncode == 0, again.stderr
     assert out.read_bytes() == reference
 
