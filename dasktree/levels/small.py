@@ -271,13 +271,17 @@ def report_of(levels: list[dict]) -> dict:
 
 # ---------------------------------------------------------------- the classification forest
 def forest_can_gather(spec, params) -> bool:
-    """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
-    binary tests (any criterion: gini, entropy, gain ratio), no postponing, in every setting of a grid
-    (each grows its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a
-    level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
-    return (all(f.kind == "numeric" for f in spec.features) and params.max_leaf_nodes is None
-            and all(split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
-                    for split in (params.settings or (params.split,))))
+    """Whether the compiled grower repeats the level loop's choices for this fit: binary tests (any
+    criterion: gini, entropy, gain ratio; a nominal attribute's subset tests, ``nominal_split="binary"``
+    with the search's ``exhaustive_categories``), no postponing, in every setting of a grid (each grows
+    its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a level:
+    depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    nominal = any(f.kind != "numeric" for f in spec.features)
+    return params.max_leaf_nodes is None and all(
+        split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
+        and not (nominal and (split.nominal_split != "binary"
+                              or split.exhaustive_categories != kernel.EXHAUSTIVE_CATEGORIES))
+        for split in (params.settings or (params.split,)))
 
 
 def setting_jobs(params, jobs: list[tuple[int, int]]) -> list[tuple[object, list[tuple[int, int]]]]:
@@ -452,11 +456,15 @@ def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
 def binary_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
     """The test of attribute ``a`` the grower and the regression search give as numbers, missing to
     ``default``: with ``cut >= 0`` a threshold (codes ``1..cut`` to child 0, the others to 1), else a
-    subset test, its code table in ``tables`` at ``start``."""
+    subset test, its code table in ``tables`` at ``start`` (a category marked ``kernel.ABSENT + default``, one
+    without training rows at a classification node, goes to ``default`` and is in no group, as the level
+    search's test has it)."""
     if cut >= 0:
         return _threshold_tests([(a, cut, default)], [f.upper for f in spec.features])[(a, cut, default)]
     table = tables[start:start + int(spec.features[a].n_bins) + 1].copy()
-    groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+    absent = table >= kernel.ABSENT
+    table[absent] = default
+    groups = tuple(tuple(int(x) for x in np.flatnonzero((table[1:] == child) & ~absent[1:]) + 1) for child in (0, 1))
     return Test(a, "nominal", table, default, groups=groups)
 
 
