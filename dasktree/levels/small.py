@@ -468,6 +468,56 @@ def binary_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None 
     return Test(a, "nominal", table, default, groups=groups)
 
 
+def share_groups(store, job_nodes: np.ndarray) -> None:
+    """The nominal tests of the subtrees grown from ``job_nodes`` (store nodes) as the level loop shares
+    them: below a node it shares, trees choosing identical tests (the same code table) share one branch,
+    and its test is the lowest tree's, whose groups list the categories *its* training rows hold there
+    (:func:`~dasktree.levels.forest.sharing`). Each job grows its tree alone, so a tree's test lists its
+    own categories: here, walking the trees of each job node together (every block attached so far: a
+    node's jobs may be in several chunks, a grid's settings in several passes), the test of every tree
+    but the lowest of each group becomes the lowest's. Run at every attach of such a node, it ends with
+    the lowest tree of each group over every job."""
+    wanted = set(np.asarray(job_nodes, dtype=np.int64).tolist())
+    starts: dict[int, list] = {v: [] for v in wanted}  # job node -> [(tree, block, row of the job's node)]
+    kids: dict[int, dict] = {}
+    for b, block in enumerate(store.grown):
+        own = np.flatnonzero(block.parent < 0)
+        for k in own[np.isin(block.job_node[block.job[own]], list(wanted))].tolist():
+            starts[int(block.job_node[block.job[k]])].append((int(block.job_tree[block.job[k]]), b, k))
+    for v, items in starts.items():
+        node = store.nodes[v]
+        stack = [sorted(items)]
+        while stack:
+            items = stack.pop()
+            if len(items) < 2:
+                continue
+            by_test: dict[tuple, list] = {}
+            for t, b, k in items:  # in tree order: each group's first is its lowest tree
+                test = store.grown[b].tests[k]
+                if test is not None:
+                    by_test.setdefault(test.identity, []).append((t, b, k))
+            for group in by_test.values():
+                lowest = store.grown[group[0][1]].tests[group[0][2]]
+                for t, b, k in group[1:]:
+                    block = store.grown[b]
+                    if block.tests[k] is not lowest and lowest.kind == "nominal":
+                        block.tests[k] = lowest
+                        if block.parent[k] < 0:  # the job's own node: the store's branch
+                            node.branches[node.branch_index[t]].test = lowest
+                for child in range(lowest.arity):
+                    stack.append([(t, b, _child_row(store.grown[b], b, k, child, kids)) for t, b, k in group])
+
+
+def _child_row(block: "GrownBlock", b: int, k: int, child: int, kids: dict) -> int:
+    """The row of child ``child`` of row ``k`` of ``block`` (the ``b``-th; ``kids`` caches its rows by
+    (parent, child))."""
+    table = kids.get(b)
+    if table is None:
+        inner = np.flatnonzero(block.parent >= 0)
+        table = kids[b] = dict(zip(zip(block.parent[inner].tolist(), block.child[inner].tolist()), inner.tolist()))
+    return table[(k, child)]
+
+
 @dataclass
 class GrownBlock:
     """A chunk's subtrees grown in memory (either task's), kept as arrays (one row per grown node, the
@@ -532,6 +582,9 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
     for k in np.flatnonzero(parent < 0).tolist():  # each job's own node
         store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k], reasons[k], stats[k])
     store.grown.append(block)
+    nominal = split[cut[split] < 0]
+    if nominal.size and hasattr(store.nodes[int(block.job_node[0])], "branch_index"):  # trees that share nodes
+        share_groups(store, np.unique(block.job_node[job[nominal]]))
     count = int(np.count_nonzero(parent >= 0))
     store.grown_nodes += count
     return count
