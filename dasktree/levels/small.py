@@ -15,6 +15,8 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
   as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
 - :func:`report_of`: what the fit report says of them (``report_["small_nodes"]``).
+- :func:`attach`, :func:`share_groups`: the grown subtrees kept as arrays, and their nominal tests shared
+  as the level loop shares them between trees (a shared test lists its lowest tree's categories).
 - :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads, a cluster's
   holders or tasks).
 - :func:`job_counts`, :func:`job_runs`, :func:`piece_of_jobs`: on a cluster, the jobs cut in runs of

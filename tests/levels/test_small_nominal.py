@@ -183,3 +183,25 @@ def test_forest_members_sharing_nominal_tests():
     gathered, level_wise = both_ways(fit)
     assert small_nodes_of(gathered) > 0
     assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize("rows", [None, 60])
+def test_a_cluster_fit_with_a_nominal_column_gathers_on_the_holders(cluster_client, rows):
+    """On a LocalCluster of two processes, a 3-fold fit with a nominal column grows its small nodes on
+    the holders: the in-process model and the level-wise one, byte for byte."""
+    from dasktree.testing.data import regression_frame
+
+    frame = regression_frame(1500)
+    frame["label"] = np.digitize(frame.pop("y"), [-1.0, 2.0])
+
+    def fit(**kw):
+        return dasktree.fit(frame, target="label", nominal=["colour"], cv=3, keep_fold_trees=True, **kw)
+
+    with small_node_rows(rows):
+        on_cluster = fit(client=cluster_client)
+        in_process = fit(scheduler="inprocess")
+    with small_node_rows(0):
+        level_wise = fit(scheduler="inprocess")
+    assert small_nodes_of(on_cluster) > 0 and small_nodes_of(level_wise) == 0
+    assert model_bytes(on_cluster) == model_bytes(in_process) == model_bytes(level_wise)
