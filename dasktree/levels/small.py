@@ -352,15 +352,22 @@ def with_held_out(train_rows: int, n_folds: int) -> int:
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
                 most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
-    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, each of fewer than
-    ``most_rows`` rows when given, :func:`deep_enough`) and those left to the level pass. A node's rows
+    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, a bagged forest's the
+    sum of its open members' bag sizes; each of fewer than ``most_rows`` rows when given,
+    :func:`deep_enough`) and those left to the level pass. A node's rows
     are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
     unknown, the root is counted by a level pass)."""
     def estimate(node):
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             return None
-        rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
-        return rows * len(node.open_trees()) if most_rows is None or rows < most_rows else None
+        trees = node.open_trees()
+        if node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
+            sizes = forest.train_sizes(node.counts)[list(trees)]  # member's multiplicities); at most its size
+            rows, memberships = int(sizes.max(initial=0)), int(sizes.sum())
+        else:
+            rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
+            memberships = rows * len(trees)
+        return memberships if most_rows is None or rows < most_rows else None
 
     gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit)
     return gathered, kept

@@ -205,3 +205,15 @@ def test_a_cluster_fit_with_a_nominal_column_gathers_on_the_holders(cluster_clie
         level_wise = fit(scheduler="inprocess")
     assert small_nodes_of(on_cluster) > 0 and small_nodes_of(level_wise) == 0
     assert model_bytes(on_cluster) == model_bytes(in_process) == model_bytes(level_wise)
+
+
+def test_a_bagged_forest_gathers_each_member_by_its_own_rows():
+    """A bagged forest's node is priced by its open members' bag sizes, not by the node's total line
+    (every member's multiplicities summed, about one row per member): 30 members' level-1 nodes fit the
+    in-process budget together, so one pass after the root's gathers them all (priced by the total line: 5 passes)."""
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(2000, 4))
+    frame = pd.DataFrame(X, columns=[f"x{j}" for j in range(4)])
+    frame["label"] = (X[:, 0] + rng.normal(size=2000) > 0).astype(np.int64)
+    model = dasktree.fit_forest(frame, target="label", n_estimators=30, random_state=0)
+    assert small_nodes_of(model) > 0 and model.report["passes"] <= 3, model.report["passes"]
