@@ -577,9 +577,13 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
         for i, k in enumerate(unique.tolist()):
             these[i] = tests[k]
         made[threshold] = these[inverse.ravel()]
-    for k in split[cut[split] < 0].tolist():
-        made[k] = binary_test(spec, int(attribute[k]), -1, int(default[k]), nodes["tables"],
-                              int(nodes["table_start"][k]))
+    for k in split[cut[split] < 0].tolist():  # a subset test once per (attribute, default, code table) too
+        a, d, start = int(attribute[k]), int(default[k]), int(nodes["table_start"][k])
+        key = (a, d, nodes["tables"][start:start + int(spec.features[a].n_bins) + 1].tobytes())
+        test = store.made_tests.get(key)
+        if test is None:
+            test = store.made_tests[key] = binary_test(spec, a, -1, d, nodes["tables"], start)
+        made[k] = test
     names = np.empty(len(kernel.REASONS), dtype=object)
     names[:] = kernel.REASONS
     reasons = names[reason.astype(np.int64)]
