@@ -15,6 +15,8 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
   as one :class:`Gathered`, its jobs' memberships in order (:meth:`Gathered.chunks` for the threads).
 - :func:`report_of`: what the fit report says of them (``report_["small_nodes"]``).
+- :func:`attach`, :func:`share_groups`: the grown subtrees kept as arrays, and their nominal tests shared
+  as the level loop shares them between trees (a shared test lists its lowest tree's categories).
 - :func:`grow_chunk`: a chunk's jobs grown (run where the rows are: the runner's threads, a cluster's
   holders or tasks).
 - :func:`job_counts`, :func:`job_runs`, :func:`piece_of_jobs`: on a cluster, the jobs cut in runs of
@@ -271,13 +273,17 @@ def report_of(levels: list[dict]) -> dict:
 
 # ---------------------------------------------------------------- the forest (its gathering plan: either task's)
 def forest_can_gather(spec, params) -> bool:
-    """Whether the compiled grower repeats the level loop's choices for this fit: numeric attributes,
-    binary tests (any criterion: gini, entropy, gain ratio), no postponing, in every setting of a grid
-    (each grows its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a
-    level: depth-first growth cannot repeat that order). Other fits stay level-wise."""
-    return (all(f.kind == "numeric" for f in spec.features) and params.max_leaf_nodes is None
-            and all(split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
-                    for split in (params.settings or (params.split,))))
+    """Whether the compiled grower repeats the level loop's choices for this fit: binary tests (any
+    criterion: gini, entropy, gain ratio; a nominal attribute's subset tests, ``nominal_split="binary"``
+    with the search's ``exhaustive_categories``), no postponing, in every setting of a grid (each grows
+    its own jobs, :func:`setting_jobs`), no ``max_leaf_nodes`` (chosen best first across a level:
+    depth-first growth cannot repeat that order). Other fits stay level-wise."""
+    nominal = any(f.kind != "numeric" for f in spec.features)
+    return params.max_leaf_nodes is None and all(
+        split.criterion in kernel.CLASS_CRITERIA and split.max_arity == 2 and split.postpone is None
+        and not (nominal and (split.nominal_split != "binary"
+                              or split.exhaustive_categories != kernel.EXHAUSTIVE_CATEGORIES))
+        for split in (params.settings or (params.split,)))
 
 
 def setting_jobs(params, jobs: list[tuple[int, int]]) -> list[tuple[object, list[tuple[int, int]]]]:
@@ -346,15 +352,22 @@ def with_held_out(train_rows: int, n_folds: int) -> int:
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
                 most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
-    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, each of fewer than
-    ``most_rows`` rows when given, :func:`deep_enough`) and those left to the level pass. A node's rows
+    """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, a bagged forest's the
+    sum of its open members' bag sizes; each of fewer than ``most_rows`` rows when given,
+    :func:`deep_enough`) and those left to the level pass. A node's rows
     are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
     unknown, the root is counted by a level pass)."""
     def estimate(node):
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             return None
-        rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
-        return rows * len(node.open_trees()) if most_rows is None or rows < most_rows else None
+        trees = node.open_trees()
+        if node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
+            sizes = forest.train_sizes(node.counts)[list(trees)]  # member's multiplicities); at most its size
+            rows, memberships = int(sizes.max(initial=0)), int(sizes.sum())
+        else:
+            rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
+            memberships = rows * len(trees)
+        return memberships if most_rows is None or rows < most_rows else None
 
     gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit)
     return gathered, kept
@@ -453,12 +466,66 @@ def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
 def binary_test(spec, a: int, cut: int, default: int, tables: np.ndarray | None = None, start: int = 0) -> Test:
     """The test of attribute ``a`` the grower and the regression search give as numbers, missing to
     ``default``: with ``cut >= 0`` a threshold (codes ``1..cut`` to child 0, the others to 1), else a
-    subset test, its code table in ``tables`` at ``start``."""
+    subset test, its code table in ``tables`` at ``start`` (a category marked ``kernel.ABSENT + default``, one
+    without training rows at a classification node, goes to ``default`` and is in no group, as the level
+    search's test has it)."""
     if cut >= 0:
         return _threshold_tests([(a, cut, default)], [f.upper for f in spec.features])[(a, cut, default)]
     table = tables[start:start + int(spec.features[a].n_bins) + 1].copy()
-    groups = tuple(tuple(int(x) for x in np.flatnonzero(table[1:] == child) + 1) for child in (0, 1))
+    absent = table >= kernel.ABSENT
+    table[absent] = default
+    groups = tuple(tuple(int(x) for x in np.flatnonzero((table[1:] == child) & ~absent[1:]) + 1) for child in (0, 1))
     return Test(a, "nominal", table, default, groups=groups)
+
+
+def share_groups(store, job_nodes: np.ndarray) -> None:
+    """The nominal tests of the subtrees grown from ``job_nodes`` (store nodes) as the level loop shares
+    them: below a node it shares, trees choosing identical tests (the same code table) share one branch,
+    and its test is the lowest tree's, whose groups list the categories *its* training rows hold there
+    (:func:`~dasktree.levels.forest.sharing`). Each job grows its tree alone, so a tree's test lists its
+    own categories: here, walking the trees of each job node together (every block attached so far: a
+    node's jobs may be in several chunks, a grid's settings in several passes), the test of every tree
+    but the lowest of each group becomes the lowest's. Run at every attach of such a node, it ends with
+    the lowest tree of each group over every job."""
+    wanted = set(np.asarray(job_nodes, dtype=np.int64).tolist())
+    starts: dict[int, list] = {v: [] for v in wanted}  # job node -> [(tree, block, row of the job's node)]
+    kids: dict[int, dict] = {}
+    for b, block in enumerate(store.grown):
+        own = np.flatnonzero(block.parent < 0)
+        for k in own[np.isin(block.job_node[block.job[own]], list(wanted))].tolist():
+            starts[int(block.job_node[block.job[k]])].append((int(block.job_tree[block.job[k]]), b, k))
+    for v, items in starts.items():
+        node = store.nodes[v]
+        stack = [sorted(items)]
+        while stack:
+            items = stack.pop()
+            if len(items) < 2:
+                continue
+            by_test: dict[tuple, list] = {}
+            for t, b, k in items:  # in tree order: each group's first is its lowest tree
+                test = store.grown[b].tests[k]
+                if test is not None:
+                    by_test.setdefault(test.identity, []).append((t, b, k))
+            for group in by_test.values():
+                lowest = store.grown[group[0][1]].tests[group[0][2]]
+                for t, b, k in group[1:]:
+                    block = store.grown[b]
+                    if block.tests[k] is not lowest and lowest.kind == "nominal":
+                        block.tests[k] = lowest
+                        if block.parent[k] < 0:  # the job's own node: the store's branch
+                            node.branches[node.branch_index[t]].test = lowest
+                for child in range(lowest.arity):
+                    stack.append([(t, b, _child_row(store.grown[b], b, k, child, kids)) for t, b, k in group])
+
+
+def _child_row(block: "GrownBlock", b: int, k: int, child: int, kids: dict) -> int:
+    """The row of child ``child`` of row ``k`` of ``block`` (the ``b``-th; ``kids`` caches its rows by
+    (parent, child))."""
+    table = kids.get(b)
+    if table is None:
+        inner = np.flatnonzero(block.parent >= 0)
+        table = kids[b] = dict(zip(zip(block.parent[inner].tolist(), block.child[inner].tolist()), inner.tolist()))
+    return table[(k, child)]
 
 
 @dataclass
@@ -511,9 +578,13 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
         for i, k in enumerate(unique.tolist()):
             these[i] = tests[k]
         made[threshold] = these[inverse.ravel()]
-    for k in split[cut[split] < 0].tolist():
-        made[k] = binary_test(spec, int(attribute[k]), -1, int(default[k]), nodes["tables"],
-                              int(nodes["table_start"][k]))
+    for k in split[cut[split] < 0].tolist():  # a subset test once per (attribute, default, code table) too
+        a, d, start = int(attribute[k]), int(default[k]), int(nodes["table_start"][k])
+        key = (a, d, nodes["tables"][start:start + int(spec.features[a].n_bins) + 1].tobytes())
+        test = store.made_tests.get(key)
+        if test is None:
+            test = store.made_tests[key] = binary_test(spec, a, -1, d, nodes["tables"], start)
+        made[k] = test
     names = np.empty(len(kernel.REASONS), dtype=object)
     names[:] = kernel.REASONS
     reasons = names[reason.astype(np.int64)]
@@ -525,6 +596,9 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
     for k in np.flatnonzero(parent < 0).tolist():  # each job's own node
         store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k], reasons[k], stats[k])
     store.grown.append(block)
+    nominal = split[cut[split] < 0]
+    if nominal.size and hasattr(store.nodes[int(block.job_node[0])], "branch_index"):  # trees that share nodes
+        share_groups(store, np.unique(block.job_node[job[nominal]]))
     count = int(np.count_nonzero(parent >= 0))
     store.grown_nodes += count
     return count

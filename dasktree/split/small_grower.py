@@ -19,7 +19,11 @@ One grower serves both tasks; only the statistic differs (``task``):
   below 8 classes, 8 accumulators from 8 to 128), its entropy and a test's split information as
   :func:`dasktree.split.search.entropy_of_counts` takes them (integers' ``log2`` only); gain ratio
   chooses across the attributes by C4.5's rule, the level search's own compiled function
-  (:func:`dasktree.split.gain_ratio_kernel._pick`).
+  (:func:`dasktree.split.gain_ratio_kernel._pick`). A nominal attribute's subset test is the level
+  search's (:func:`dasktree.split.search.nominal_binary_columns`): the same candidates (2 classes: the
+  prefixes of the categories ordered by the second class's proportion; more: every subset up to
+  :data:`EXHAUSTIVE_CATEGORIES` categories present, else each class's order's prefixes) and the same
+  gains' floats (:func:`dasktree.split.small_scans.nominal_class_scan`).
 - ``REGRESS``: the multiplicity ``w``, ``w q`` and the pieces of ``w q**2``
   (:mod:`dasktree.kernels.regression_pass`); the scan of
   :func:`dasktree.split.regression.best_splits` (squared error or Friedman's), a nominal
@@ -50,10 +54,13 @@ from .binary_kernel import log2_table
 from .compiled import LOG2_TABLE_MAX
 from .gain_ratio_kernel import _pick as c45_pick
 from .monotonic import middle
-from .small_scans import FRIEDMAN, SQUARED_ERROR, class_scan, entropy_of, gini, regression_scan, split_information
+from .search import SplitParams
+from .small_scans import (FRIEDMAN, SQUARED_ERROR, class_scan, entropy_of, gini, nominal_class_scan, regression_scan,
+                          split_information)
 
 __all__ = ["CLASSIFY", "REGRESS", "SQUARED_ERROR", "FRIEDMAN", "GINI", "ENTROPY", "GAIN_RATIO", "CLASS_CRITERIA",
-           "ENTROPY_ROWS", "REASONS", "gather_slots", "grow_jobs", "available", "sse_bound", "cp_limit"]
+           "ENTROPY_ROWS", "REASONS", "ABSENT", "EXHAUSTIVE_CATEGORIES", "gather_slots", "grow_jobs", "available",
+           "sse_bound", "cp_limit"]
 
 CLASSIFY, REGRESS = 0, 1
 GINI, ENTROPY, GAIN_RATIO = 0, 1, 2
@@ -61,6 +68,12 @@ CLASS_CRITERIA = {"gini": GINI, "entropy": ENTROPY, "gain_ratio": GAIN_RATIO}
 """Classification's ``criterion`` as the grower's number."""
 ENTROPY_ROWS = LOG2_TABLE_MAX
 """Entropy and gain ratio: a job's rows (multiplicities summed) must be fewer (the ``log2`` table's reach)."""
+EXHAUSTIVE_CATEGORIES = SplitParams.exhaustive_categories
+"""Classification's nominal subsets: every subset up to this many categories present (more than 2 classes);
+the level search's default (:class:`~dasktree.split.search.SplitParams`)."""
+ABSENT = 2
+"""In a classification's nominal code table: ``ABSENT + default`` for a category without training rows at the
+node (its rows go to the default child, and the level search's test lists it in no group)."""
 # why a node is a leaf (0: it has a test)
 REASONS = ("", "max_depth", "min_samples_split", "min_samples_leaf", "pure", "no_split", "min_samples",
            "min_impurity_decrease", "cp")
@@ -164,7 +177,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
           out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled,
-          monotonic, job_lo, job_hi, job_cp, cp):
+          monotonic, job_lo, job_hi, job_cp, cp, exhaustive):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -332,10 +345,14 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                     found = regression_scan(codes[a], rows, lo, hi, held, y, weight, numeric[a], bin_n, bin_s, seen,
                                              touched, parent, criterion, min_leaf, upper_a, values_a, result, side,
                                              c_a, b_lo, b_hi)
-                else:
+                elif numeric[a]:
                     found = class_scan(codes[a], rows, lo, hi, held, y, weight, widths[a], n_classes, miss,
                                         bin_counts, seen, touched, parent, size, min_leaf, upper_a, values_a, result,
                                         entropy, log2, terms, c_a, b_lo, b_hi)
+                else:  # its categories' sides asked for again if it wins (below)
+                    found = nominal_class_scan(codes[a], rows, lo, hi, held, y, weight, n_classes, miss, bin_counts,
+                                               seen, touched, parent, size, min_leaf, exhaustive, result, side,
+                                               entropy, log2, terms[0])
                 if ratio_rule:  # every attribute's test kept, chosen below
                     if found and np.isfinite(result[0]):
                         left_size = np.int64(result[3])
@@ -364,6 +381,12 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
             if best_a < 0 or not np.isfinite(best):
                 out_reason[e] = R_NO_SPLIT
                 continue
+            if not regress and not numeric[best_a]:  # a nominal winner: its categories' children
+                for c in range(widths[best_a]):
+                    best_side[c] = -1
+                nominal_class_scan(codes[best_a], rows, lo, hi, held, y, weight, n_classes, miss, bin_counts, seen,
+                                   touched, parent, size, min_leaf, exhaustive, result, best_side, entropy, log2,
+                                   terms[0])
             if not regress:
                 # the level loop's rule: the gain weighted by the node's share of the tree's root
                 root_n = job_root_size[job] if job_root_size[job] > 0 else job_n
@@ -381,11 +404,15 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
             out_default[e] = best_default
             out_gain[e] = best
             w_a = widths[best_a]
-            if best_cut < 0:  # a nominal regression test: its code table
+            if best_cut < 0:  # a nominal test: its code table
                 if table_used + w_a > tables.size:
                     return position - lo_start, -1  # the caller gives more room
-                for c in range(w_a):  # missing, and categories without training rows here: the default
-                    tables[table_used + c] = best_side[c] if c > 0 and best_side[c] >= 0 else best_default
+                # missing, and categories without training rows here: the default (classification's marked
+                # ABSENT + default: the level search's test lists them in no group)
+                absent = best_default if regress else ABSENT + best_default
+                for c in range(w_a):
+                    tables[table_used + c] = best_side[c] if c > 0 and best_side[c] >= 0 else (
+                        absent if c > 0 else best_default)
                 out_table_start[e] = table_used
                 table_used += w_a
             # the rows to the children: child 0 first, stably
@@ -399,6 +426,8 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
                     to = best_default if code == 0 else (0 if code <= best_cut else 1)
                 else:
                     to = tables[out_table_start[e] + code]
+                    if to >= ABSENT:
+                        to -= ABSENT
                 if c_best != 0 and not held[r]:
                     w_r = np.int64(weight[rows[r]]) if weighted else np.int64(1)
                     side_n[to] += w_r
@@ -476,7 +505,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
               job_root_size: np.ndarray | None = None, job_leaf: np.ndarray | None = None,
               job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0,
               monotonic: np.ndarray | None = None, job_lo: np.ndarray | None = None,
-              job_hi: np.ndarray | None = None, job_cp: np.ndarray | None = None, cp: float = 0.0) -> dict:
+              job_hi: np.ndarray | None = None, job_cp: np.ndarray | None = None, cp: float = 0.0,
+              exhaustive_categories: int = EXHAUSTIVE_CATEGORIES) -> dict:
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
@@ -501,6 +531,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         split becomes a leaf (reason ``"cp"``) when its :func:`sse_bound` is below ``job_cp[j]`` (0: no
         stop); ``job_cp[j] < 0``: the job's node is its tree's root, and the stop is its :func:`cp_limit`
         at ``cp``
+    exhaustive_categories : classification's nominal subsets with more than 2 classes: every subset when at
+        most this many categories are present at the node (the level search's ``exhaustive_categories``)
     criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
         :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
         counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
@@ -511,7 +543,8 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     test's centred cut, -1: a nominal table), ``default``, ``reason`` (:data:`REASONS`), ``gain``,
     ``stats`` (classification: training then held-out counts per class; regression: training n, s,
     held-out n, s, then the pieces of the training and the held-out q**2), ``table_start`` and ``tables``
-    (a nominal test's child of each code).
+    (a nominal test's child of each code; in a classification's, :data:`ABSENT` + the default for a
+    category without training rows at the node, which goes to the default child).
     """
     rows = np.ascontiguousarray(rows, dtype=np.int64)
     held = np.ascontiguousarray(held, dtype=np.bool_)
@@ -555,7 +588,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
             out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled),
-            cst, b_lo, b_hi, stops, float(cp))
+            cst, b_lo, b_hi, stops, float(cp), int(exhaustive_categories))
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)

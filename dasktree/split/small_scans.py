@@ -3,7 +3,9 @@
 Each repeats a level-wise search's operations in its order over the codes the node's training rows
 occupy (counted in a scratch array and sorted, no pass over every bin): :func:`class_scan` the
 compiled scan of :mod:`dasktree.split.binary_kernel` (gini, or entropy from the same ``log2`` table
-through the same compiled ``|S| H(S)``), :func:`regression_scan` the scan of
+through the same compiled ``|S| H(S)``), :func:`nominal_class_scan` the subset search of a nominal
+attribute (:func:`dasktree.split.search.nominal_binary_columns`, each candidate's gain as
+:func:`dasktree.split.search._binary_choices` takes it), :func:`regression_scan` the scan of
 :func:`dasktree.split.regression.best_splits`; :func:`gini` the parent's gini as
 :func:`dasktree.split.criteria.gini` sums it, :func:`entropy_of` its entropy and
 :func:`split_information` a binary test's as :func:`dasktree.split.search.entropy_of_counts` does.
@@ -17,7 +19,7 @@ from ..kernels.jit import jit
 from .binary_kernel import _gini_weighted, _weighted_of_terms, centred  # the level passes' own arithmetic: the same bytes
 from .monotonic import allowed
 
-__all__ = ["class_scan", "regression_scan", "gini", "entropy_of", "split_information", "SQUARED_ERROR",
+__all__ = ["class_scan", "nominal_class_scan", "regression_scan", "gini", "entropy_of", "split_information", "SQUARED_ERROR",
            "FRIEDMAN"]
 
 SQUARED_ERROR, FRIEDMAN = 0, 1
@@ -340,4 +342,169 @@ def regression_scan(codes_a, rows, lo, hi, held, q, weight, numeric, bin_n, bin_
         seen[b] = False
         bin_n[b] = 0
         bin_s[b] = 0
+    return found
+
+
+@jit
+def _weighted_child(counts, add, n_classes, entropy, log2, terms):
+    """``|S| I(S)`` of the class counts ``counts + add`` (a child of at least one row) as the level
+    search's ``_weighted`` takes it: gini from the size and the exact sum of squares, entropy from the
+    classes' ``c log2 c`` in class order (``terms``: scratch)."""
+    n = np.int64(0)
+    squares = np.int64(0)
+    for c in range(n_classes):
+        x = counts[c] + add[c]
+        n += x
+        squares += x * x
+        if entropy:
+            terms[c] = float(x) * log2[x]
+    if entropy:
+        return _weighted_of_terms(terms[:n_classes], n, log2)
+    return _gini_weighted(n, squares)
+
+
+@jit
+def _subset_gain(left, right, miss, no_miss, n_classes, left_n, right_n, miss_n, parent, size, min_leaf, entropy,
+                 log2, terms, out):
+    """One candidate of :func:`dasktree.split.search._binary_choices`: ``left`` to child 0, ``right`` to
+    child 1 (both of at least one row), the missing values ``miss`` where they gain more (on a tie, and
+    without missing values, the default child is the larger one, then the left). ``out`` gets the
+    default child; returns the gain (-inf: a child below ``min_leaf``)."""
+    if miss_n > 0:
+        g0 = -np.inf
+        if left_n + miss_n >= min_leaf and right_n >= min_leaf:
+            w2 = (_weighted_child(left, miss, n_classes, entropy, log2, terms)
+                  + _weighted_child(right, no_miss, n_classes, entropy, log2, terms))
+            g0 = parent - w2 / size
+        g1 = -np.inf
+        if left_n >= min_leaf and right_n + miss_n >= min_leaf:
+            w2 = (_weighted_child(left, no_miss, n_classes, entropy, log2, terms)
+                  + _weighted_child(right, miss, n_classes, entropy, log2, terms))
+            g1 = parent - w2 / size
+        d = 1 if (g1 > g0 or (g1 == g0 and right_n > left_n)) else 0
+        out[0] = d
+        return g1 if d == 1 else g0
+    out[0] = 1 if right_n > left_n else 0
+    if left_n >= min_leaf and right_n >= min_leaf:
+        w2 = (_weighted_child(left, no_miss, n_classes, entropy, log2, terms)
+              + _weighted_child(right, no_miss, n_classes, entropy, log2, terms))
+        return parent - w2 / size
+    return -np.inf
+
+
+@jit
+def nominal_class_scan(codes_a, rows, lo, hi, held, y, weight, n_classes, miss, bin_counts, seen, touched, parent,
+                       size, min_leaf, exhaustive, result, side, entropy, log2, terms):
+    """The level search's best subset test of one nominal attribute at one node
+    (:func:`dasktree.split.search.nominal_binary_columns`), over the categories the node's training rows
+    occupy; the missing code (0) is no category. Its candidates: with 2 classes the prefixes of the
+    categories ordered by the second class's proportion (a stable sort: code order on ties); with more,
+    every subset (the last category always right) when at most ``exhaustive`` categories are present,
+    else the prefixes of each class's order in turn, a later class's kept only when strictly better.
+    The first best candidate wins, its gain the float of :func:`~dasktree.split.search._binary_choices`.
+    ``result`` gets (gain, -1, default, child 0's size) and ``side[code]`` each present category's
+    child; returns False when no candidate is valid. ``terms``: scratch of at least ``n_classes``."""
+    weighted = weight.size > 0
+    for c in range(n_classes):
+        miss[c] = 0
+    k = 0
+    for r in range(lo, hi):
+        if held[r]:
+            continue
+        i = rows[r]
+        code = codes_a[i]
+        w = np.int64(weight[i]) if weighted else np.int64(1)
+        if code == 0:
+            miss[y[i]] += w
+            continue
+        if not seen[code]:
+            seen[code] = True
+            touched[k] = code
+            k += 1
+        bin_counts[code, y[i]] += w
+    found = False
+    if k >= 2:
+        cats = np.sort(touched[:k])
+        total = np.zeros(n_classes, dtype=np.int64)
+        left = np.zeros(n_classes, dtype=np.int64)
+        right = np.zeros(n_classes, dtype=np.int64)
+        no_miss = np.zeros(n_classes, dtype=np.int64)
+        sizes = np.zeros(k, dtype=np.int64)
+        miss_n = np.int64(0)
+        for c in range(n_classes):
+            miss_n += miss[c]
+        for j in range(k):
+            for c in range(n_classes):
+                x = bin_counts[cats[j], c]
+                total[c] += x
+                sizes[j] += x
+        total_n = np.int64(0)
+        for c in range(n_classes):
+            total_n += total[c]
+        default = np.zeros(1, dtype=np.int64)
+        best = -np.inf
+        best_default = 0
+        best_left_n = np.int64(0)
+        in_left = np.zeros(k, dtype=np.bool_)  # the best candidate's categories sent to child 0 (by rank)
+        if n_classes > 2 and k <= exhaustive:
+            # every subset s = 1 .. 2**(k-1) - 1 in order: bit i sends category i (code order) left
+            now = np.zeros(k, dtype=np.bool_)
+            left_n = np.int64(0)
+            for s in range(1, 1 << (k - 1)):
+                flipped = s ^ (s - 1)
+                for i in range(k - 1):
+                    if (flipped >> i) & 1:
+                        sign = np.int64(1) if (s >> i) & 1 else np.int64(-1)
+                        now[i] = sign > 0
+                        for c in range(n_classes):
+                            left[c] += sign * bin_counts[cats[i], c]
+                        left_n += sign * sizes[i]
+                for c in range(n_classes):
+                    right[c] = total[c] - left[c]
+                g = _subset_gain(left, right, miss, no_miss, n_classes, left_n, total_n - left_n, miss_n, parent,
+                                 size, min_leaf, entropy, log2, terms, default)
+                if g > best:
+                    best, best_default, best_left_n = g, default[0], left_n
+                    in_left[:] = now
+        else:
+            share = np.empty(k)
+            for o in range(1 if n_classes == 2 else 0, 2 if n_classes == 2 else n_classes):
+                for j in range(k):
+                    share[j] = float(bin_counts[cats[j], o]) / float(sizes[j])
+                order = np.argsort(share, kind="mergesort")
+                for c in range(n_classes):
+                    left[c] = 0
+                left_n = np.int64(0)
+                order_best = -np.inf
+                order_default = 0
+                order_j = -1
+                order_left_n = np.int64(0)
+                for j in range(k - 1):
+                    b = cats[order[j]]
+                    for c in range(n_classes):
+                        left[c] += bin_counts[b, c]
+                        right[c] = total[c] - left[c]
+                    left_n += sizes[order[j]]
+                    g = _subset_gain(left, right, miss, no_miss, n_classes, left_n, total_n - left_n, miss_n,
+                                     parent, size, min_leaf, entropy, log2, terms, default)
+                    if g > order_best:
+                        order_best, order_default, order_j, order_left_n = g, default[0], j, left_n
+                if order_best > best:  # a later class's order only when strictly better
+                    best, best_default, best_left_n = order_best, order_default, order_left_n
+                    in_left[:] = False
+                    for j in range(order_j + 1):
+                        in_left[order[j]] = True
+        found = best > -np.inf
+        if found:
+            result[0] = best
+            result[1] = -1
+            result[2] = best_default
+            result[3] = best_left_n + (miss_n if best_default == 0 else 0)
+            for j in range(k):
+                side[cats[j]] = 0 if in_left[j] else 1
+    for j in range(k):  # the scratch counts back to zero, for the next attribute and node
+        b = touched[j]
+        seen[b] = False
+        for c in range(n_classes):
+            bin_counts[b, c] = 0
     return found
