@@ -137,9 +137,9 @@ def arrays_to_json(tree, *, binary: bool = True) -> dict:
     names = sorted(set(leaf))
     code = {r: k for k, r in enumerate(names)}
     col = (lambda a: _encoded(np.asarray(a), binary))
+    sizes, flat = tree.links()  # the arrays themselves: a fit's trees make no list per node for this
     out = {"layout": "arrays", "nodes": n, "depth": col(tree.depth), "counts": col(tree.counts),
-           "child_count": col(np.fromiter(map(len, tree.children), dtype=np.int64, count=n)),
-           "children": col(np.fromiter(chain.from_iterable(tree.children), dtype=np.int64)),
+           "child_count": col(sizes), "children": col(flat),
            "leaf_reasons": names, "leaf": col(np.fromiter(map(code.__getitem__, leaf), dtype=np.int64, count=n)),
            "kinds": list(KINDS), "kind": col(kind), "attribute": col(table.attribute), "default": col(table.default),
            "run_count": col(np.diff(table.run_start)), "run_child": col(table.run_value),
@@ -154,7 +154,7 @@ def arrays_to_json(tree, *, binary: bool = True) -> dict:
 
 def _arrays_from_json(d: dict):
     """The tree of :func:`arrays_to_json`'s form; a damaged one raises ``ValueError`` or ``TypeError``."""
-    from .model import TreeModel
+    from .model import ChildLinks, TreeModel
     from .node_table import NodeTests
 
     n = d["nodes"]
@@ -196,13 +196,12 @@ def _arrays_from_json(d: dict):
     kind_names = np.array([None, *kinds], dtype=object)[kind + 1].tolist()
     table = NodeTests.from_arrays(inner, per_node["attribute"], per_node["default"], kind_names, run_child, run_length,
                                   run_count, threshold_count, thresholds, groups)
-    flat, ends = children.tolist(), np.cumsum(child_count).tolist()
-    kids = [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
     width = lambda name: _rows_of(_decoded(d[name]), n, name)  # noqa: E731
     reason_of = np.array(reasons or [""], dtype=object)[leaf].tolist()
-    tree = TreeModel(table, kids, width("counts"), per_node["depth"],
+    # the children's lists made when first read (ChildLinks): pruning, checks and prediction read the arrays
+    tree = TreeModel(table, ChildLinks(child_count, children), width("counts"), per_node["depth"],
                      width("validation") if "validation" in d else None, reason_of)
-    tree.__dict__.update(_links=(child_count, children), _links_read=True)  # TreeModel.links, as read: whole numbers
+    tree.__dict__["_links_read"] = True  # TreeModel.links, as read: whole numbers
     return tree
 
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # what prediction uses is imported there: loading and showing
     from ..kernels.plans import RoutingPlan
     from ..split.api import Test
 
-__all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
+__all__ = ["TreeModel", "ChildLinks", "children_given", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
 
 EXPORTERS: dict = {}
 """What :meth:`Model.export` hands the model to (``"export"``, ``"write"``): the exporters stand a floor
@@ -57,11 +57,45 @@ READS = (1, 2, 3, 4, 5, 6)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
+class ChildLinks:
+    """A tree's children as two arrays (int64): each node's number of children (``sizes``), and every node's
+    children one node after another (``flat``). Given as :class:`TreeModel`'s ``children``, the lists are
+    made when ``children`` is first read: a fit's fold trees and a loaded tree are pruned, counted and
+    checked from the arrays (:meth:`TreeModel.links`), and a list per node of hundreds of thousands of
+    nodes is most of the time of making them."""
+
+    __slots__ = ("sizes", "flat")
+
+    def __init__(self, sizes: np.ndarray, flat: np.ndarray):
+        self.sizes, self.flat = sizes, flat
+
+    def __len__(self) -> int:
+        return int(self.sizes.size)
+
+    def lists(self) -> list[list[int]]:
+        """Node ``i``'s children as a list, for every node."""
+        flat, ends = self.flat.tolist(), np.cumsum(self.sizes).tolist()
+        return [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
+def children_given(tree) -> tuple[object, int]:
+    """What ``tree``'s children were last given as (its list, or its :class:`ChildLinks`) and its number of
+    nodes, without making the lists: what a tree's kept shape and pruning path are checked against (trees
+    are not edited in place). Any object with ``children`` (a list per node) answers too."""
+    given = getattr(tree, "__dict__", {}).get("_kids_given")
+    if given is None:
+        kids = tree.children
+        return kids, len(kids)
+    kids = tree.__dict__["_kids"]
+    return given, len(given) if kids is None else len(kids)
+
+
 @dataclass
 class TreeModel:
     """One tree as flat arrays; ``tests[i]`` is None at a leaf. ``tests`` is the list a fit builds, or
     (a loaded tree) a :class:`~dasktree.model.node_table.NodeTests`: the same sequence, each test made
-    when first read."""
+    when first read. ``children`` is a list per node, or given as :class:`ChildLinks`, whose lists are
+    made when ``children`` is first read."""
 
     tests: Sequence[Test | None]
     children: list[list[int]]
@@ -136,8 +170,8 @@ class TreeModel:
 
     def links(self) -> tuple[np.ndarray, np.ndarray]:
         """``children`` as arrays (int64): each node's number of children, and every node's children one node
-        after another. Kept once made (a tree's children are not changed in place); a tree read from a model
-        file's arrays comes with them."""
+        after another. Kept once made (a tree's children are not changed in place); a tree given its children
+        as :class:`ChildLinks` (a fit's trees, a tree read from a model file's arrays) comes with them."""
         kept = self.__dict__.get("_links")
         if kept is None:
             kids = self.children
@@ -159,10 +193,9 @@ class TreeModel:
         from ..kernels.plans import RoutingPlan
 
         table = node_tests_of(self.tests)
-        kids = self.children
+        sizes, flat = self.links()
         child_start = np.zeros(self.n_nodes + 1, dtype=np.int64)
-        np.cumsum([len(k) for k in kids], out=child_start[1:])
-        flat = np.fromiter(chain.from_iterable(kids), dtype=np.int64, count=int(child_start[-1]))
+        np.cumsum(sizes, out=child_start[1:])
         sizes = table.table_sizes
         node = np.repeat(np.arange(self.n_nodes, dtype=np.int64), sizes)
         routes = flat[child_start[node] + table.tables] if table.tables.size else np.zeros(0, dtype=np.int64)
@@ -429,6 +462,30 @@ class _LaterTree(TreeModel):
     def __reduce_ex__(self, protocol):  # pickled (sent to a worker) as the tree it is
         self._made()
         return self.__reduce_ex__(protocol)
+
+
+def _children(self: TreeModel) -> list[list[int]]:
+    d = self.__dict__
+    if "_kids" not in d:  # not made yet (_LaterTree): its __getattr__ reads it
+        raise AttributeError("children")
+    kids = d["_kids"]
+    if kids is None:
+        kids = d["_kids"] = d["_kids_given"].lists()
+    return kids
+
+
+def _set_children(self: TreeModel, value) -> None:
+    d = self.__dict__
+    d["_kids_given"] = value
+    if isinstance(value, ChildLinks):
+        d["_kids"], d["_links"] = None, (value.sizes, value.flat)
+    else:
+        d["_kids"] = value
+        d.pop("_links", None)
+
+
+TreeModel.children = property(_children, _set_children,  # type: ignore[assignment]
+                              doc="Node ``i``'s children (a list per node), made from :class:`ChildLinks` when first read.")
 
 
 def _jsonable(values: list) -> list:

@@ -33,6 +33,7 @@ from typing import Sequence
 
 import numpy as np
 
+from ..model.model import children_given
 from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, tree_shape, weakest_link_of
 from ..split.regression import parent_proxy, proxy
 from .task import node_means  # the model's side: loading a regression model must not load the kernels here
@@ -65,11 +66,12 @@ def path_of(tree, step: float):
     """``tree``'s weakest-link sequence (:func:`~dasktree.model.prune.weakest_link_of` of its :func:`risk`),
     made once per tree and step: the cp table and the prune at its chosen alpha read the same."""
     kept = getattr(tree, "__dict__", {}).get(_PATH)
-    if kept is not None and kept[0] is tree.children and kept[1] is tree.counts and kept[2] == step:
+    given = children_given(tree)[0]
+    if kept is not None and kept[0] is given and kept[1] is tree.counts and kept[2] == step:
         return kept[3]
     path = weakest_link_of(tree_shape(tree), risk(tree, step))
     if hasattr(tree, "__dict__"):
-        tree.__dict__[_PATH] = (tree.children, tree.counts, step, path)
+        tree.__dict__[_PATH] = (given, tree.counts, step, path)
     return path
 
 
