@@ -52,7 +52,8 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
     if n < 1:
         raise DataError(f"{where} has no nodes")
     read = tree.__dict__.get("_links_read")  # read from a file's arrays: whole numbers already (TreeModel.links)
-    if (tree.links()[0].size if read else len(tree.children)) != n or tree.counts.shape != (n, n_classes) or tree.depth.shape != (n,):
+    if (tree.links()[0].size if read else len(tree.children)) != n or tree.counts.shape != (n, n_classes) \
+            or tree.depth.shape != (n,):
         raise DataError(f"{where}: its node arrays disagree in length, or its counts are not one per class")
     if tree.validation is not None and tree.validation.shape != (n, n_classes):
         raise DataError(f"{where}: its validation counts are not one per node and class")

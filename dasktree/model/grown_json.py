@@ -250,3 +250,58 @@ def _rows(rows: list) -> np.ndarray:
     if len(set(map(len, rows))) > 1:
         raise ValueError("the nodes' counts are not all of one length")
     return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows)).reshape(len(rows), width)
+
+
+# ---------------------------------------------------------------- a report's long tables
+
+def rows_to_json(rows: list) -> dict | list:
+    """A table of rows (dicts of the same keys: a cp table, one row per subtree of the pruning sequence,
+    thousands for a deep tree) as typed columns (format version 7): ``{"layout": "arrays", "rows": n,
+    "keys": [...], "columns": {key: column}}``, a column of whole numbers or of finite floats one base64
+    array (:func:`_encoded`), of None alone ``null``, any other a list. Reading it back
+    (:func:`rows_from_json`) parses one string per column instead of a number per entry; rows that are
+    not such a table come back as they are."""
+    if not rows or not all(isinstance(r, dict) for r in rows):
+        return rows
+    keys = list(rows[0])
+    if any(list(r) != keys for r in rows) or not all(isinstance(k, str) for k in keys):
+        return rows
+    columns: dict = {}
+    for key in keys:
+        values = [r[key] for r in rows]
+        kinds = set(map(type, values))
+        if kinds == {type(None)}:
+            columns[key] = None
+        elif kinds == {int} and all(-2**63 <= v < 2**63 for v in values):
+            columns[key] = _encoded(np.array(values, dtype=np.int64), True)
+        elif kinds == {float} and np.all(np.isfinite(values)):
+            columns[key] = _encoded(np.array(values, dtype=np.float64), True)
+        else:
+            columns[key] = values
+    return {"layout": "arrays", "rows": len(rows), "keys": keys, "columns": columns}
+
+
+def rows_from_json(d) -> list:
+    """The rows of :func:`rows_to_json` (a list, as files before version 7 hold it, comes back as it is);
+    a damaged table raises ``ValueError`` or ``TypeError``."""
+    if isinstance(d, list):
+        return d
+    if not isinstance(d, dict) or d.get("layout") != "arrays":
+        raise TypeError("a table is a list of rows or {\"layout\": \"arrays\", ...}")
+    n, keys, columns = d["rows"], d["keys"], d["columns"]
+    if type(n) is not int or n < 0 or not isinstance(keys, list) or not isinstance(columns, dict) \
+            or set(columns) != set(keys) or not all(isinstance(k, str) for k in keys):
+        raise ValueError("a table's rows, keys and columns disagree")
+    values = []
+    for key in keys:
+        column = columns[key]
+        if column is None:
+            column = [None] * n
+        elif isinstance(column, dict):
+            column = _decoded(column, floats=column.get("dtype") == "<f8").tolist()
+        elif not isinstance(column, list):
+            raise TypeError(f"the table's column {key!r} is not a list")
+        if len(column) != n:
+            raise ValueError(f"the table's column {key!r} has {len(column)} entries for {n} rows")
+        values.append(column)
+    return [dict(zip(keys, row)) for row in zip(*values)] if keys else [{} for _ in range(n)]

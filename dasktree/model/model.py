@@ -40,7 +40,7 @@ EXPORTERS: dict = {}
 above the model, and :mod:`dasktree.export` fills this when it loads (``import dasktree`` loads it)."""
 
 FORMAT = "dasktree.model"
-VERSION = 6
+VERSION = 7
 """Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
 Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
 as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes. Version 4: every tree is (``tree``
@@ -52,8 +52,11 @@ parsing it: the grown tree can be thousands of times the pruned tree (``tree``, 
 reader takes either form of either (``dasktree show --format json`` prints them as objects). Version 6: every
 tree is typed arrays, each column one base64 string of little-endian numbers (the ``arrays`` layout of
 :mod:`dasktree.model.grown_json`): the JSON of the columns layout, a list per node and a number per entry,
-was most of ``dasktree show``'s load."""
-READS = (1, 2, 3, 4, 5, 6)
+was most of ``dasktree show``'s load. Version 7: the report's cp table (``report["prune"]["cp_table"]``, a row
+per subtree of the pruning sequence: thousands for a deep tree) is typed columns, each one base64 string
+(:func:`dasktree.model.grown_json.rows_to_json`): its numbers, a float parsed and checked one by one, were
+most of a load; read back as the same rows."""
+READS = (1, 2, 3, 4, 5, 6, 7)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
 
 
@@ -116,6 +119,8 @@ class TreeModel:
     def n_leaves(self) -> int:
         if isinstance(self.tests, NodeTests):
             return self.tests.n_leaves
+        if self.__dict__.get("_kids", ()) is None:  # children given as arrays (ChildLinks): a leaf has none
+            return int(np.count_nonzero(self.__dict__["_links"][0] == 0))
         return sum(t is None for t in self.tests)
 
     @property
@@ -334,7 +339,7 @@ class Model:
             "params": self.params,
             "tree": arrays_to_json(self.tree, binary=kept_as_text),
             **({"fold_trees": [kept(t) for t in self.fold_trees]} if self.fold_trees else {}),
-            "report": self.report,
+            "report": _report_to_file(self.report) if kept_as_text else self.report,
             **({} if self.full_tree is None else {"full_tree": kept(self.full_tree)}),
         }
 
@@ -368,7 +373,7 @@ class Model:
             trees = {name: read(name, raw) for name, raw in kept.items()}
             model = cls(
                 spec=spec, target=d["target"], tree=tree,
-                params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
+                params=d.get("params", {}), report=task.report_of_file(_report_of_file(d.get("report", {}))),
                 fold_trees=[t for name, t in trees.items() if name != "full_tree"],
                 full_tree=trees.get("full_tree"), task=task,
             )
@@ -407,6 +412,26 @@ class Model:
         if out is not None:
             return EXPORTERS["write"](self, format, out, overwrite=overwrite, **options)
         return EXPORTERS["export"](self, format, **options)
+
+
+def _report_to_file(report: dict) -> dict:
+    """The report as a model file holds it (format version 7): its cp table as typed columns."""
+    prune = report.get("prune") if isinstance(report, dict) else None
+    if not isinstance(prune, dict) or not isinstance(prune.get("cp_table"), list):
+        return report
+    from .grown_json import rows_to_json
+
+    return {**report, "prune": {**prune, "cp_table": rows_to_json(prune["cp_table"])}}
+
+
+def _report_of_file(report):
+    """The report of a model file: its cp table's rows read back from typed columns (a list as it is)."""
+    prune = report.get("prune") if isinstance(report, dict) else None
+    if not isinstance(prune, dict) or not isinstance(prune.get("cp_table"), dict):
+        return report
+    from .grown_json import rows_from_json
+
+    return {**report, "prune": {**prune, "cp_table": rows_from_json(prune["cp_table"])}}
 
 
 def _kept_json(raw, where: str, name: str):
@@ -484,8 +509,9 @@ def _set_children(self: TreeModel, value) -> None:
         d.pop("_links", None)
 
 
-TreeModel.children = property(_children, _set_children,  # type: ignore[assignment]
-                              doc="Node ``i``'s children (a list per node), made from :class:`ChildLinks` when first read.")
+TreeModel.children = property(  # type: ignore[assignment]
+    _children, _set_children,
+    doc="Node ``i``'s children (a list per node), made from :class:`ChildLinks` when first read.")
 
 
 def _jsonable(values: list) -> list:
