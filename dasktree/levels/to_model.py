@@ -89,9 +89,10 @@ def models_of(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np
     :class:`~dasktree.model.model.TreeModel` each, in breadth-first order: node ``i`` of tree
     ``tree[i]`` at ``depth[i]``, child ``child[i]`` of node ``parent[i]`` (-1: the tree's root), its
     training ``counts[i]`` and held-out ``held[i]`` (None: none), its test (None at a leaf) and leaf
-    reason. ``validated[t]``: whether tree ``t``'s model keeps the held-out counts. Each model keeps its
-    :class:`~dasktree.model.prune.Shape` too (breadth first, the children of the nodes in order are
-    nodes 1, 2, ...): pruning does not make it again from the children lists."""
+    reason. ``validated[t]``: whether tree ``t``'s model keeps the held-out counts. Each model's children
+    are given as arrays (:class:`~dasktree.model.model.ChildLinks`: breadth first, the children of the
+    nodes in order are nodes 1, 2, ...; the lists made only if ``children`` is read) and it keeps its
+    :class:`~dasktree.model.prune.Shape`: pruning and the report read the arrays."""
     order, position = _breadth_first(tree, depth, parent, child, len(validated))
     out = []
     for t, keeps in enumerate(validated):
