@@ -257,14 +257,17 @@ def _rows(rows: list) -> np.ndarray:
 def rows_to_json(rows: list) -> dict | list:
     """A table of rows (dicts of the same keys: a cp table, one row per subtree of the pruning sequence,
     thousands for a deep tree) as typed columns (format version 7): ``{"layout": "arrays", "rows": n,
-    "keys": [...], "columns": {key: column}}``, a column of whole numbers or of finite floats one base64
-    array (:func:`_encoded`), of None alone ``null``, any other a list. Reading it back
+    "keys": [...], "columns": {key: column}}`` (the keys sorted, each row's dict read back in that order),
+    a column of whole numbers or of finite floats one base64 array (:func:`_encoded`), of None alone
+    ``null``, any other a list. Reading it back
     (:func:`rows_from_json`) parses one string per column instead of a number per entry; rows that are
     not such a table come back as they are."""
     if not rows or not all(isinstance(r, dict) for r in rows):
         return rows
-    keys = list(rows[0])
-    if any(list(r) != keys for r in rows) or not all(isinstance(k, str) for k in keys):
+    if not all(isinstance(k, str) for k in rows[0]):
+        return rows
+    keys = sorted(rows[0])  # as a file's JSON orders them (sort_keys): the same bytes whatever the rows' order
+    if any(sorted(r) != keys for r in rows):
         return rows
     columns: dict = {}
     for key in keys:
