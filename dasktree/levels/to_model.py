@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..model.model import TreeModel
+from ..model.model import ChildLinks, TreeModel
 from ..model.prune import Shape
 from ..model.prune import _keep_shape as keep_shape
 from .forest import Forest
@@ -89,55 +89,67 @@ def models_of(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np
     :class:`~dasktree.model.model.TreeModel` each, in breadth-first order: node ``i`` of tree
     ``tree[i]`` at ``depth[i]``, child ``child[i]`` of node ``parent[i]`` (-1: the tree's root), its
     training ``counts[i]`` and held-out ``held[i]`` (None: none), its test (None at a leaf) and leaf
-    reason. ``validated[t]``: whether tree ``t``'s model keeps the held-out counts. Each model keeps its
-    :class:`~dasktree.model.prune.Shape` too (breadth first, the children of the nodes in order are
-    nodes 1, 2, ...): pruning does not make it again from the children lists."""
+    reason. ``validated[t]``: whether tree ``t``'s model keeps the held-out counts. Each model's children
+    are given as arrays (:class:`~dasktree.model.model.ChildLinks`: breadth first, the children of the
+    nodes in order are nodes 1, 2, ...; the lists made only if ``children`` is read) and it keeps its
+    :class:`~dasktree.model.prune.Shape`: pruning and the report read the arrays."""
     order, position = _breadth_first(tree, depth, parent, child, len(validated))
     out = []
     for t, keeps in enumerate(validated):
         mine = order[t]
         n = mine.size
         kids = np.zeros(n, dtype=np.int64)
-        first_kid = np.full(n, -1, dtype=np.int64)
+        up = np.full(n, -1, dtype=np.int64)
         if n > 1:
-            p = position[parent[mine[1:]]]  # nondecreasing: breadth first, children follow their parents' order
-            parents, at, count = np.unique(p, return_index=True, return_counts=True)
-            kids[parents], first_kid[parents] = count, at + 1
-        children = [[f, f + 1] if k == 2 else list(range(f, f + k)) if k else []
-                    for f, k in zip(first_kid.tolist(), kids.tolist())]
-        model = TreeModel(tests[mine].tolist(), children, np.ascontiguousarray(counts[mine]), depth[mine].copy(),
-                          np.ascontiguousarray(held[mine]) if keeps and held is not None else None,
+            p = up[1:] = position[parent[mine[1:]]]  # nondecreasing: breadth first, children follow their parents
+            runs = np.flatnonzero(np.append(True, p[1:] != p[:-1]))  # each parent's first child (less one)
+            kids[p[runs]] = np.diff(np.append(runs, p.size))
+        # breadth first, the children of the nodes in order are nodes 1, 2, ...: the children given as
+        # arrays, their lists made when first read (ChildLinks); pruning and the report read the arrays
+        flat = np.arange(1, n, dtype=np.int64)
+        model = TreeModel(tests[mine].tolist(), ChildLinks(kids, flat), np.ascontiguousarray(counts[mine]),
+                          depth[mine].copy(), np.ascontiguousarray(held[mine]) if keeps and held is not None else None,
                           reasons[mine].tolist())
         start = np.zeros(n + 1, dtype=np.int64)
         np.cumsum(kids, out=start[1:])
-        up = np.full(n, -1, dtype=np.int64)
-        up[1:] = np.repeat(np.arange(n, dtype=np.int64), kids)
-        keep_shape(model, Shape(up, start, np.arange(1, n, dtype=np.int64)))
+        keep_shape(model, Shape(up, start, flat))
         out.append(model)
     return out
 
 
 def _breadth_first(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray, n_trees: int):
     """Each tree's nodes in breadth-first order (per tree an index array), and every node's place in
-    its tree's order: a depth at a time, by the parent's place, then the child's index."""
-    position = np.zeros(tree.size, dtype=np.int64)
+    its tree's order: a depth at a time, by the parent's place, then the child's index. Every node's
+    children are put in order first (``child`` numbers them 0, 1, ... under their parent), so each depth
+    is the children of the one above taken in its order, with no sort."""
+    n = tree.size
+    position = np.zeros(n, dtype=np.int64)
     placed = np.zeros(n_trees, dtype=np.int64)
-    by_depth = np.argsort(depth, kind="stable")
-    bounds = np.searchsorted(depth[by_depth], np.arange(int(depth.max(initial=0)) + 2))
+    below = np.flatnonzero(parent >= 0)
+    sizes = np.bincount(parent[below], minlength=n)
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    slot = start[parent[below]] + child[below]
+    kids = np.empty(below.size, dtype=np.int64)
+    if below.size and (child[below].min() < 0 or np.any(child[below] >= sizes[parent[below]])
+                       or np.any(np.bincount(slot, minlength=below.size) != 1)):
+        kids = below[np.lexsort((child[below], parent[below]))]  # children not numbered 0, 1, ...: in order
+    else:
+        kids[slot] = below
+    at = np.flatnonzero((parent < 0) & (depth == 0))
+    at = at[np.argsort(tree[at], kind="stable")]
     layers = []
-    for d in range(bounds.size - 1):
-        at = by_depth[bounds[d]:bounds[d + 1]]
-        if d == 0:
-            at = at[parent[at] < 0]
-            at = at[np.argsort(tree[at], kind="stable")]
-        else:
-            at = at[np.lexsort((child[at], position[parent[at]], tree[at]))]
-        t = tree[at]
-        start = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them (t is sorted)
-        position[at] = placed[t] + np.arange(at.size) - start[t]
+    while at.size:
+        t = tree[at]  # sorted: each depth holds the trees in order, as the one above did
+        first = np.searchsorted(t, np.arange(n_trees))  # the first of each tree among them
+        position[at] = placed[t] + np.arange(at.size) - first[t]
         placed += np.bincount(t, minlength=n_trees)
         layers.append(at)
+        k = sizes[at]
+        ends = np.cumsum(k)
+        at = kids[np.repeat(start[at] - (ends - k), k) + np.arange(int(ends[-1]) if ends.size else 0)]
     flat = np.concatenate(layers) if layers else np.zeros(0, np.int64)
-    flat = flat[np.lexsort((position[flat], tree[flat]))]
+    # each tree's nodes by depth, then place: the concatenation, stably by tree (place grows along it)
+    flat = flat[np.argsort(tree[flat].astype(np.int32 if n_trees >= 2**15 else np.int16), kind="stable")]
     starts = np.searchsorted(tree[flat], np.arange(n_trees + 1))
     return [flat[starts[t]:starts[t + 1]] for t in range(n_trees)], position

@@ -51,17 +51,19 @@ def _check_tree(tree, widths: np.ndarray, n_classes: int, where: str) -> None:
     n = tree.n_nodes
     if n < 1:
         raise DataError(f"{where} has no nodes")
-    if len(tree.children) != n or tree.counts.shape != (n, n_classes) or tree.depth.shape != (n,):
+    read = tree.__dict__.get("_links_read")  # read from a file's arrays: whole numbers already (TreeModel.links)
+    if (tree.links()[0].size if read else len(tree.children)) != n or tree.counts.shape != (n, n_classes) \
+            or tree.depth.shape != (n,):
         raise DataError(f"{where}: its node arrays disagree in length, or its counts are not one per class")
     if tree.validation is not None and tree.validation.shape != (n, n_classes):
         raise DataError(f"{where}: its validation counts are not one per node and class")
     if np.any(tree.counts < 0) or (tree.validation is not None and np.any(tree.validation < 0)):
         raise DataError(f"{where}: a class count is negative")
     table = node_tests_of(tree.tests)
-    kids = tree.children
-    if tree.__dict__.get("_links_read"):  # read from a file's arrays: whole numbers already (TreeModel.links)
+    if read:  # its lists not made: the arrays are checked
         (lengths, flat), fault = tree.links(), False
     else:
+        kids = tree.children
         fault = not set(map(type, kids)) <= {list}
         lengths = np.fromiter(map(len, kids), dtype=np.int64, count=n) if not fault else np.zeros(n, dtype=np.int64)
         try:

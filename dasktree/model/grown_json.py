@@ -137,9 +137,9 @@ def arrays_to_json(tree, *, binary: bool = True) -> dict:
     names = sorted(set(leaf))
     code = {r: k for k, r in enumerate(names)}
     col = (lambda a: _encoded(np.asarray(a), binary))
+    sizes, flat = tree.links()  # the arrays themselves: a fit's trees make no list per node for this
     out = {"layout": "arrays", "nodes": n, "depth": col(tree.depth), "counts": col(tree.counts),
-           "child_count": col(np.fromiter(map(len, tree.children), dtype=np.int64, count=n)),
-           "children": col(np.fromiter(chain.from_iterable(tree.children), dtype=np.int64)),
+           "child_count": col(sizes), "children": col(flat),
            "leaf_reasons": names, "leaf": col(np.fromiter(map(code.__getitem__, leaf), dtype=np.int64, count=n)),
            "kinds": list(KINDS), "kind": col(kind), "attribute": col(table.attribute), "default": col(table.default),
            "run_count": col(np.diff(table.run_start)), "run_child": col(table.run_value),
@@ -154,7 +154,7 @@ def arrays_to_json(tree, *, binary: bool = True) -> dict:
 
 def _arrays_from_json(d: dict):
     """The tree of :func:`arrays_to_json`'s form; a damaged one raises ``ValueError`` or ``TypeError``."""
-    from .model import TreeModel
+    from .model import ChildLinks, TreeModel
     from .node_table import NodeTests
 
     n = d["nodes"]
@@ -196,13 +196,12 @@ def _arrays_from_json(d: dict):
     kind_names = np.array([None, *kinds], dtype=object)[kind + 1].tolist()
     table = NodeTests.from_arrays(inner, per_node["attribute"], per_node["default"], kind_names, run_child, run_length,
                                   run_count, threshold_count, thresholds, groups)
-    flat, ends = children.tolist(), np.cumsum(child_count).tolist()
-    kids = [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
     width = lambda name: _rows_of(_decoded(d[name]), n, name)  # noqa: E731
     reason_of = np.array(reasons or [""], dtype=object)[leaf].tolist()
-    tree = TreeModel(table, kids, width("counts"), per_node["depth"],
+    # the children's lists made when first read (ChildLinks): pruning, checks and prediction read the arrays
+    tree = TreeModel(table, ChildLinks(child_count, children), width("counts"), per_node["depth"],
                      width("validation") if "validation" in d else None, reason_of)
-    tree.__dict__.update(_links=(child_count, children), _links_read=True)  # TreeModel.links, as read: whole numbers
+    tree.__dict__["_links_read"] = True  # TreeModel.links, as read: whole numbers
     return tree
 
 
@@ -251,3 +250,61 @@ def _rows(rows: list) -> np.ndarray:
     if len(set(map(len, rows))) > 1:
         raise ValueError("the nodes' counts are not all of one length")
     return np.fromiter(chain.from_iterable(rows), dtype=np.int64, count=width * len(rows)).reshape(len(rows), width)
+
+
+# ---------------------------------------------------------------- a report's long tables
+
+def rows_to_json(rows: list) -> dict | list:
+    """A table of rows (dicts of the same keys: a cp table, one row per subtree of the pruning sequence,
+    thousands for a deep tree) as typed columns (format version 7): ``{"layout": "arrays", "rows": n,
+    "keys": [...], "columns": {key: column}}`` (the keys sorted, each row's dict read back in that order),
+    a column of whole numbers or of finite floats one base64 array (:func:`_encoded`), of None alone
+    ``null``, any other a list. Reading it back
+    (:func:`rows_from_json`) parses one string per column instead of a number per entry; rows that are
+    not such a table come back as they are."""
+    if not rows or not all(isinstance(r, dict) for r in rows):
+        return rows
+    if not all(isinstance(k, str) for k in rows[0]):
+        return rows
+    keys = sorted(rows[0])  # as a file's JSON orders them (sort_keys): the same bytes whatever the rows' order
+    if any(sorted(r) != keys for r in rows):
+        return rows
+    columns: dict = {}
+    for key in keys:
+        values = [r[key] for r in rows]
+        kinds = set(map(type, values))
+        if kinds == {type(None)}:
+            columns[key] = None
+        elif kinds == {int} and all(-2**63 <= v < 2**63 for v in values):
+            columns[key] = _encoded(np.array(values, dtype=np.int64), True)
+        elif kinds == {float} and np.all(np.isfinite(values)):
+            columns[key] = _encoded(np.array(values, dtype=np.float64), True)
+        else:
+            columns[key] = values
+    return {"layout": "arrays", "rows": len(rows), "keys": keys, "columns": columns}
+
+
+def rows_from_json(d) -> list:
+    """The rows of :func:`rows_to_json` (a list, as files before version 7 hold it, comes back as it is);
+    a damaged table raises ``ValueError`` or ``TypeError``."""
+    if isinstance(d, list):
+        return d
+    if not isinstance(d, dict) or d.get("layout") != "arrays":
+        raise TypeError("a table is a list of rows or {\"layout\": \"arrays\", ...}")
+    n, keys, columns = d["rows"], d["keys"], d["columns"]
+    if type(n) is not int or n < 0 or not isinstance(keys, list) or not isinstance(columns, dict) \
+            or set(columns) != set(keys) or not all(isinstance(k, str) for k in keys):
+        raise ValueError("a table's rows, keys and columns disagree")
+    values = []
+    for key in keys:
+        column = columns[key]
+        if column is None:
+            column = [None] * n
+        elif isinstance(column, dict):
+            column = _decoded(column, floats=column.get("dtype") == "<f8").tolist()
+        elif not isinstance(column, list):
+            raise TypeError(f"the table's column {key!r} is not a list")
+        if len(column) != n:
+            raise ValueError(f"the table's column {key!r} has {len(column)} entries for {n} rows")
+        values.append(column)
+    return [dict(zip(keys, row)) for row in zip(*values)] if keys else [{} for _ in range(n)]

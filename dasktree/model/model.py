@@ -33,14 +33,14 @@ if TYPE_CHECKING:  # what prediction uses is imported there: loading and showing
     from ..kernels.plans import RoutingPlan
     from ..split.api import Test
 
-__all__ = ["TreeModel", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
+__all__ = ["TreeModel", "ChildLinks", "children_given", "Model", "FORMAT", "VERSION", "EXPORTERS", "load"]
 
 EXPORTERS: dict = {}
 """What :meth:`Model.export` hands the model to (``"export"``, ``"write"``): the exporters stand a floor
 above the model, and :mod:`dasktree.export` fills this when it loads (``import dasktree`` loads it)."""
 
 FORMAT = "dasktree.model"
-VERSION = 6
+VERSION = 7
 """Version 2: fold trees are saved only when kept (``keep_fold_trees``); the CV report is always there.
 Version 3: the grown tree of a pruned model (``full_tree``) is saved as columns with its tests' tables
 as runs (:mod:`dasktree.model.grown_json`), a fraction of the bytes. Version 4: every tree is (``tree``
@@ -52,16 +52,53 @@ parsing it: the grown tree can be thousands of times the pruned tree (``tree``, 
 reader takes either form of either (``dasktree show --format json`` prints them as objects). Version 6: every
 tree is typed arrays, each column one base64 string of little-endian numbers (the ``arrays`` layout of
 :mod:`dasktree.model.grown_json`): the JSON of the columns layout, a list per node and a number per entry,
-was most of ``dasktree show``'s load."""
-READS = (1, 2, 3, 4, 5, 6)
+was most of ``dasktree show``'s load. Version 7: the report's cp table (``report["prune"]["cp_table"]``, a row
+per subtree of the pruning sequence: thousands for a deep tree) is typed columns, each one base64 string
+(:func:`dasktree.model.grown_json.rows_to_json`): its numbers, a float parsed and checked one by one, were
+most of a load; read back as the same rows."""
+READS = (1, 2, 3, 4, 5, 6, 7)
 """Format versions this dasktree reads (version 1 files always held their fold trees)."""
+
+
+class ChildLinks:
+    """A tree's children as two arrays (int64): each node's number of children (``sizes``), and every node's
+    children one node after another (``flat``). Given as :class:`TreeModel`'s ``children``, the lists are
+    made when ``children`` is first read: a fit's fold trees and a loaded tree are pruned, counted and
+    checked from the arrays (:meth:`TreeModel.links`), and a list per node of hundreds of thousands of
+    nodes is most of the time of making them."""
+
+    __slots__ = ("sizes", "flat")
+
+    def __init__(self, sizes: np.ndarray, flat: np.ndarray):
+        self.sizes, self.flat = sizes, flat
+
+    def __len__(self) -> int:
+        return int(self.sizes.size)
+
+    def lists(self) -> list[list[int]]:
+        """Node ``i``'s children as a list, for every node."""
+        flat, ends = self.flat.tolist(), np.cumsum(self.sizes).tolist()
+        return [flat[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
+def children_given(tree) -> tuple[object, int]:
+    """What ``tree``'s children were last given as (its list, or its :class:`ChildLinks`) and its number of
+    nodes, without making the lists: what a tree's kept shape and pruning path are checked against (trees
+    are not edited in place). Any object with ``children`` (a list per node) answers too."""
+    given = getattr(tree, "__dict__", {}).get("_kids_given")
+    if given is None:
+        kids = tree.children
+        return kids, len(kids)
+    kids = tree.__dict__["_kids"]
+    return given, len(given) if kids is None else len(kids)
 
 
 @dataclass
 class TreeModel:
     """One tree as flat arrays; ``tests[i]`` is None at a leaf. ``tests`` is the list a fit builds, or
     (a loaded tree) a :class:`~dasktree.model.node_table.NodeTests`: the same sequence, each test made
-    when first read."""
+    when first read. ``children`` is a list per node, or given as :class:`ChildLinks`, whose lists are
+    made when ``children`` is first read."""
 
     tests: Sequence[Test | None]
     children: list[list[int]]
@@ -82,6 +119,8 @@ class TreeModel:
     def n_leaves(self) -> int:
         if isinstance(self.tests, NodeTests):
             return self.tests.n_leaves
+        if self.__dict__.get("_kids", ()) is None:  # children given as arrays (ChildLinks): a leaf has none
+            return int(np.count_nonzero(self.__dict__["_links"][0] == 0))
         return sum(t is None for t in self.tests)
 
     @property
@@ -136,8 +175,8 @@ class TreeModel:
 
     def links(self) -> tuple[np.ndarray, np.ndarray]:
         """``children`` as arrays (int64): each node's number of children, and every node's children one node
-        after another. Kept once made (a tree's children are not changed in place); a tree read from a model
-        file's arrays comes with them."""
+        after another. Kept once made (a tree's children are not changed in place); a tree given its children
+        as :class:`ChildLinks` (a fit's trees, a tree read from a model file's arrays) comes with them."""
         kept = self.__dict__.get("_links")
         if kept is None:
             kids = self.children
@@ -159,10 +198,9 @@ class TreeModel:
         from ..kernels.plans import RoutingPlan
 
         table = node_tests_of(self.tests)
-        kids = self.children
+        sizes, flat = self.links()
         child_start = np.zeros(self.n_nodes + 1, dtype=np.int64)
-        np.cumsum([len(k) for k in kids], out=child_start[1:])
-        flat = np.fromiter(chain.from_iterable(kids), dtype=np.int64, count=int(child_start[-1]))
+        np.cumsum(sizes, out=child_start[1:])
         sizes = table.table_sizes
         node = np.repeat(np.arange(self.n_nodes, dtype=np.int64), sizes)
         routes = flat[child_start[node] + table.tables] if table.tables.size else np.zeros(0, dtype=np.int64)
@@ -301,7 +339,7 @@ class Model:
             "params": self.params,
             "tree": arrays_to_json(self.tree, binary=kept_as_text),
             **({"fold_trees": [kept(t) for t in self.fold_trees]} if self.fold_trees else {}),
-            "report": self.report,
+            "report": _report_to_file(self.report) if kept_as_text else self.report,
             **({} if self.full_tree is None else {"full_tree": kept(self.full_tree)}),
         }
 
@@ -335,7 +373,7 @@ class Model:
             trees = {name: read(name, raw) for name, raw in kept.items()}
             model = cls(
                 spec=spec, target=d["target"], tree=tree,
-                params=d.get("params", {}), report=task.report_of_file(d.get("report", {})),
+                params=d.get("params", {}), report=task.report_of_file(_report_of_file(d.get("report", {}))),
                 fold_trees=[t for name, t in trees.items() if name != "full_tree"],
                 full_tree=trees.get("full_tree"), task=task,
             )
@@ -374,6 +412,26 @@ class Model:
         if out is not None:
             return EXPORTERS["write"](self, format, out, overwrite=overwrite, **options)
         return EXPORTERS["export"](self, format, **options)
+
+
+def _report_to_file(report: dict) -> dict:
+    """The report as a model file holds it (format version 7): its cp table as typed columns."""
+    prune = report.get("prune") if isinstance(report, dict) else None
+    if not isinstance(prune, dict) or not isinstance(prune.get("cp_table"), list):
+        return report
+    from .grown_json import rows_to_json
+
+    return {**report, "prune": {**prune, "cp_table": rows_to_json(prune["cp_table"])}}
+
+
+def _report_of_file(report):
+    """The report of a model file: its cp table's rows read back from typed columns (a list as it is)."""
+    prune = report.get("prune") if isinstance(report, dict) else None
+    if not isinstance(prune, dict) or not isinstance(prune.get("cp_table"), dict):
+        return report
+    from .grown_json import rows_from_json
+
+    return {**report, "prune": {**prune, "cp_table": rows_from_json(prune["cp_table"])}}
 
 
 def _kept_json(raw, where: str, name: str):
@@ -429,6 +487,31 @@ class _LaterTree(TreeModel):
     def __reduce_ex__(self, protocol):  # pickled (sent to a worker) as the tree it is
         self._made()
         return self.__reduce_ex__(protocol)
+
+
+def _children(self: TreeModel) -> list[list[int]]:
+    d = self.__dict__
+    if "_kids" not in d:  # not made yet (_LaterTree): its __getattr__ reads it
+        raise AttributeError("children")
+    kids = d["_kids"]
+    if kids is None:
+        kids = d["_kids"] = d["_kids_given"].lists()
+    return kids
+
+
+def _set_children(self: TreeModel, value) -> None:
+    d = self.__dict__
+    d["_kids_given"] = value
+    if isinstance(value, ChildLinks):
+        d["_kids"], d["_links"] = None, (value.sizes, value.flat)
+    else:
+        d["_kids"] = value
+        d.pop("_links", None)
+
+
+TreeModel.children = property(  # type: ignore[assignment]
+    _children, _set_children,
+    doc="Node ``i``'s children (a list per node), made from :class:`ChildLinks` when first read.")
 
 
 def _jsonable(values: list) -> list:

@@ -57,6 +57,7 @@ from typing import Sequence
 import numpy as np
 
 from ..kernels.jit import jit
+from .model import ChildLinks, children_given
 from ..split.api import entropy, gini
 
 __all__ = [
@@ -128,16 +129,28 @@ def tree_shape(tree) -> Shape:
     """The :class:`Shape` of ``tree`` (a TreeModel), made once: kept with the tree while its
     ``children`` list is the same object of the same length (trees are not edited in place)."""
     kept = getattr(tree, "__dict__", {}).get(_SHAPE)
-    if kept is not None and kept[0] is tree.children and kept[1] == len(tree.children):
+    given, n = children_given(tree)
+    if kept is not None and kept[0] is given and kept[1] == n:
         return kept[2]
-    shape = shape_of(tree.children)
+    links = getattr(tree, "__dict__", {}).get("_links")  # TreeModel.links: no list per node read
+    shape = shape_of(tree.children) if links is None else _shape_of_links(*links)
     _keep_shape(tree, shape)
     return shape
 
 
+def _shape_of_links(sizes: np.ndarray, flat: np.ndarray) -> Shape:
+    n = sizes.size
+    start = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(sizes, out=start[1:])
+    flat = np.asarray(flat, dtype=np.int64)
+    parent = np.full(n, -1, dtype=np.int64)
+    parent[flat] = np.repeat(np.arange(n, dtype=np.int64), sizes)
+    return Shape(parent, start, flat)
+
+
 def _keep_shape(tree, shape: Shape) -> None:
     if hasattr(tree, "__dict__"):
-        tree.__dict__[_SHAPE] = (tree.children, len(tree.children), shape)
+        tree.__dict__[_SHAPE] = (*children_given(tree), shape)
 
 
 def _parents(children) -> np.ndarray:
@@ -535,12 +548,12 @@ def pruned_tree(tree, leaves: np.ndarray):
 
     The kept nodes keep their breadth-first order; a collapsed node keeps its
     counts (and validation counts) and gets the leaf reason "pruned". The kept nodes
-    and their new numbers come from the tree's :class:`Shape`, in arrays.
+    and their new numbers come from the tree's :class:`Shape`, in arrays; the copy's children are
+    given as those arrays (:class:`~dasktree.model.model.ChildLinks`: the lists made when first read).
     """
     shape = tree_shape(tree)
-    n = shape.n_nodes
     tests = tree.tests
-    has_test = np.fromiter((t is not None for t in tests), dtype=bool, count=n)
+    has_test = shape.internal  # a tested node has its children, a leaf none (dasktree.model.check holds it)
     cut = np.asarray(leaves, dtype=bool) | ~has_test
     keep = _kept(shape.start, shape.flat, cut)
     old = np.flatnonzero(keep)
@@ -551,15 +564,13 @@ def pruned_tree(tree, leaves: np.ndarray):
     np.cumsum(sizes, out=start[1:])
     at = np.repeat(shape.start[old] - start[:-1], sizes) + np.arange(int(start[-1]), dtype=np.int64)
     flat = index[shape.flat[at]]
-    flat_list, bounds = flat.tolist(), start.tolist()
-    children = [flat_list[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
     reason_of, n_reasons = tree.leaf_reason, len(tree.leaf_reason)
     new_tests, reasons = [], []
     for o, is_open, tested in zip(old.tolist(), opened.tolist(), has_test[old].tolist()):
         new_tests.append(tests[o] if is_open else None)
         reasons.append("" if is_open else "pruned" if tested else reason_of[o] if o < n_reasons else "")
     pruned = dataclasses.replace(
-        tree, tests=new_tests, children=children, counts=np.ascontiguousarray(tree.counts[old]),
+        tree, tests=new_tests, children=ChildLinks(sizes, flat), counts=np.ascontiguousarray(tree.counts[old]),
         depth=np.ascontiguousarray(tree.depth[old]),
         validation=None if tree.validation is None else np.ascontiguousarray(tree.validation[old]),
         leaf_reason=reasons)

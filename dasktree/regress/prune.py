@@ -29,10 +29,12 @@ held-out rows' ``HN`` and ``HS``. Every quantity here comes from them with no pa
 
 from __future__ import annotations
 
+import os
 from typing import Sequence
 
 import numpy as np
 
+from ..model.model import children_given
 from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, tree_shape, weakest_link_of
 from ..split.regression import parent_proxy, proxy
 from .task import node_means  # the model's side: loading a regression model must not load the kernels here
@@ -65,11 +67,12 @@ def path_of(tree, step: float):
     """``tree``'s weakest-link sequence (:func:`~dasktree.model.prune.weakest_link_of` of its :func:`risk`),
     made once per tree and step: the cp table and the prune at its chosen alpha read the same."""
     kept = getattr(tree, "__dict__", {}).get(_PATH)
-    if kept is not None and kept[0] is tree.children and kept[1] is tree.counts and kept[2] == step:
+    given = children_given(tree)[0]
+    if kept is not None and kept[0] is given and kept[1] is tree.counts and kept[2] == step:
         return kept[3]
     path = weakest_link_of(tree_shape(tree), risk(tree, step))
     if hasattr(tree, "__dict__"):
-        tree.__dict__[_PATH] = (tree.children, tree.counts, step, path)
+        tree.__dict__[_PATH] = (given, tree.counts, step, path)
     return path
 
 
@@ -89,6 +92,7 @@ def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], s
     until pruning at that alpha must cut (``prune="cp"``), so its subtrees at smaller alphas are not
     the whole tree's: the table starts at ``T(floor)``, its row's alpha ``floor`` (as rpart's table
     ends at its ``cp``)."""
+    _in_threads(lambda t: path_of(t, step), [tree, *fold_trees])  # each tree's sequence, compiled: at once
     path = path_of(tree, step)
     alphas = path.alphas
     if floor is not None:
@@ -101,20 +105,32 @@ def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], s
     cv_mse = cv_se = [None] * len(alphas)
     if fold_trees:
         betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)
-        per_fold = []
-        held = []
-        for fold, q in zip(fold_trees, fold_qs):
-            sse = float(q) + sums_at(path_of(fold, step), held_out_sse(fold, q), betas)
-            per_fold.append(sse * step * step)
-            held.append(max(1, int(fold.validation[0, 0])))
+        per_fold = _in_threads(lambda fq: (float(fq[1]) + sums_at(path_of(fq[0], step), held_out_sse(*fq), betas))
+                               * step * step, list(zip(fold_trees, fold_qs)))
+        held = [max(1, int(fold.validation[0, 0])) for fold in fold_trees]
         per_fold_arr, held_arr = np.array(per_fold), np.array(held, dtype=np.float64)
         cv = per_fold_arr.sum(axis=0) / held_arr.sum()
         mse = per_fold_arr / held_arr[:, None]
         k = len(fold_trees)
         se = mse.std(axis=0, ddof=1) / np.sqrt(k) if k > 1 else np.zeros(len(alphas))
         cv_mse, cv_se = cv.tolist(), se.tolist()
-    return [{"alpha": float(a), "leaves": int(nl), "train_mse": float(t), "cv_error": ce, "cv_se": se_}
-            for a, nl, t, ce, se_ in zip(alphas, leaves, train, cv_mse, cv_se)]
+    return [{"alpha": a, "leaves": nl, "train_mse": t, "cv_error": ce, "cv_se": se_}  # Python floats and ints
+            for a, nl, t, ce, se_ in zip(alphas.astype(np.float64).tolist(), leaves.astype(np.int64).tolist(),
+                                         train.astype(np.float64).tolist(), cv_mse, cv_se)]
+
+
+def _in_threads(work, items: list) -> list:
+    """``[work(item) for item in items]``, the items shared among a thread per core (the pruning sequences
+    and sums of a cv fit's trees: compiled kernels and numpy, which let go of the GIL); each result is
+    its item's own, whatever the thread."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    threads = min(len(items), cores)
+    if threads <= 1:
+        return [work(item) for item in items]
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(work, items))
 
 
 def prune_at(tree, alpha: float, step: float):

@@ -1,4 +1,4 @@
-"""Model format version 6: every tree as typed arrays (``dasktree.model.grown_json``'s ``arrays`` layout).
+"""Model format version 6 and on: every tree as typed arrays (``dasktree.model.grown_json``'s ``arrays`` layout).
 The same tree back in both forms (base64 as saved, lists as ``show --format json`` prints), each column in
 the narrowest integer type, and a damaged column one line naming what is wrong."""
 
@@ -34,10 +34,10 @@ def test_the_arrays_give_the_tree_back(seed, regression, binary):
     _same_tree(grown_from_json(d), model.tree)
 
 
-def test_a_saved_model_is_version_6_arrays_and_loads_to_the_same_model(tmp_path, capsys):
+def test_a_saved_model_is_arrays_and_loads_to_the_same_model(tmp_path, capsys):
     model = full_binary_model(6, pruned_at=4)
     d = json.loads(model.dumps())
-    assert d["version"] == VERSION == 6 and d["tree"]["layout"] == "arrays"
+    assert d["version"] == VERSION == 7 and d["tree"]["layout"] == "arrays"
     assert d["tree"]["depth"]["dtype"] == "<i1" and d["tree"]["thresholds"]["dtype"] == "<f8"
     assert json.loads(d["full_tree"])["layout"] == "arrays"  # the grown tree still a JSON text, read lazily
     path = tmp_path / "m.json"

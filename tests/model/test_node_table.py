@@ -261,7 +261,7 @@ def test_a_30000_leaf_model_loads_without_making_a_test(task, depth, tmp_path, m
 def test_the_model_file_writes_every_tree_as_arrays():
     model = full_binary_model(3)
     d = json.loads(model.dumps())
-    assert d["version"] == VERSION == 6 and READS[-1] == VERSION
+    assert d["version"] == VERSION == 7 and READS[-1] == VERSION
     assert d["tree"]["layout"] == "arrays" and d["tree"] == arrays_to_json(model.tree)
 
 

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from dasktree.cli import main
+from dasktree.model.grown_json import rows_from_json
 from dasktree.model.text import export_dot, export_text
 from dasktree.model.model import load
 from dasktree import fit_regression
@@ -84,13 +85,16 @@ def test_dot_labels_nodes_with_rows(models):
 
 
 def test_json_is_the_model_file(models, capsys, tmp_path):
-    """The model file with its columns as plain lists of numbers (the file keeps them in base64):
-    the same model when loaded."""
+    """The model file with its columns as plain lists of numbers and its cp table as rows (the file keeps
+    them in base64): the same model when loaded."""
     assert main(["show", models["plain"], "--format", "json"]) == 0
     text = capsys.readouterr().out
     shown = json.loads(text)
     with open(models["plain"]) as f:
         saved = json.load(f)
+    prune = saved["report"]["prune"]
+    assert isinstance(prune["cp_table"], dict)  # the file keeps the cp table as typed columns; shown as rows
+    saved["report"]["prune"] = {**prune, "cp_table": rows_from_json(prune["cp_table"])}
     assert set(shown) == set(saved) and shown["report"] == saved["report"]
     assert isinstance(shown["tree"]["counts"], list)
     again = tmp_path / "shown.json"
