@@ -102,15 +102,10 @@ def split_information(left, right, log2, terms):
 
 
 @jit
-def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
-                parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms, c_a=0, b_lo=-np.inf,
-                b_hi=np.inf):
-    """The compiled scan's best threshold test of one attribute at one node (gini, or with ``entropy``
-    entropy from the ``log2`` table), over the codes the node's training rows occupy. ``result`` gets
-    (gain, centred cut, default, child 0's size); returns False when none. ``terms`` (4, n_classes):
-    scratch for the classes' ``c log2 c`` in each child, without and with the missing values. ``c_a``:
-    the attribute's monotonic constraint on the children's second-class shares, within ``b_lo``,
-    ``b_hi`` (:func:`dasktree.split.monotonic.allowed`, as the level scan checks it)."""
+def _count_classes(codes_a, rows, lo, hi, held, y, weight, n_classes, miss, bin_counts, seen, touched):
+    """The class counts of one attribute at one node, from its training rows ``rows[lo:hi]`` (not ``held``):
+    ``miss`` the missing code's, ``bin_counts[code]`` each occupied code's; the occupied codes marked
+    ``seen`` and listed in ``touched`` in the order met. Returns how many codes are occupied."""
     weighted = weight.size > 0
     for c in range(n_classes):
         miss[c] = 0
@@ -129,6 +124,20 @@ def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss,
             touched[k] = code
             k += 1
         bin_counts[code, y[i]] += w
+    return k
+
+
+@jit
+def class_scan(codes_a, rows, lo, hi, held, y, weight, o_width, n_classes, miss, bin_counts, seen, touched,
+                parent, size, min_leaf, upper_a, values_a, result, entropy, log2, terms, c_a=0, b_lo=-np.inf,
+                b_hi=np.inf):
+    """The compiled scan's best threshold test of one attribute at one node (gini, or with ``entropy``
+    entropy from the ``log2`` table), over the codes the node's training rows occupy. ``result`` gets
+    (gain, centred cut, default, child 0's size); returns False when none. ``terms`` (4, n_classes):
+    scratch for the classes' ``c log2 c`` in each child, without and with the missing values. ``c_a``:
+    the attribute's monotonic constraint on the children's second-class shares, within ``b_lo``,
+    ``b_hi`` (:func:`dasktree.split.monotonic.allowed`, as the level scan checks it)."""
+    k = _count_classes(codes_a, rows, lo, hi, held, y, weight, n_classes, miss, bin_counts, seen, touched)
     order = np.sort(touched[:k])
     best = -np.inf
     best_i = -1
@@ -404,24 +413,7 @@ def nominal_class_scan(codes_a, rows, lo, hi, held, y, weight, n_classes, miss, 
     The first best candidate wins, its gain the float of :func:`~dasktree.split.search._binary_choices`.
     ``result`` gets (gain, -1, default, child 0's size) and ``side[code]`` each present category's
     child; returns False when no candidate is valid. ``terms``: scratch of at least ``n_classes``."""
-    weighted = weight.size > 0
-    for c in range(n_classes):
-        miss[c] = 0
-    k = 0
-    for r in range(lo, hi):
-        if held[r]:
-            continue
-        i = rows[r]
-        code = codes_a[i]
-        w = np.int64(weight[i]) if weighted else np.int64(1)
-        if code == 0:
-            miss[y[i]] += w
-            continue
-        if not seen[code]:
-            seen[code] = True
-            touched[k] = code
-            k += 1
-        bin_counts[code, y[i]] += w
+    k = _count_classes(codes_a, rows, lo, hi, held, y, weight, n_classes, miss, bin_counts, seen, touched)
     found = False
     if k >= 2:
         cats = np.sort(touched[:k])
