@@ -9,9 +9,6 @@ node decides.
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,28 +18,8 @@ from hypothesis import strategies as st
 import dasktree
 from dasktree.levels.small import small_node_rows
 from dasktree.testing.data import regression_frame
+from gathering import both_ways, grid_of, model_bytes, small_nodes_of
 from small_frames import small_frame
-
-
-def model_bytes(model) -> str:
-    trees = [model.grown_tree.to_json()] + [t.to_json() for t in model.fold_trees]
-    text = json.dumps({"bins": model.spec.to_json(), "trees": trees}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def small_nodes_of(model) -> int:
-    """Nodes whose subtrees grew in memory, from the fit's level report."""
-    levels = model.run.get("levels", []) if isinstance(model.run, dict) else []
-    return sum(level.get("small_nodes", 0) for level in levels)
-
-
-def both_ways(fit, rows=None):
-    """(model gathered, model level-wise) of ``fit()``."""
-    with small_node_rows(rows):
-        gathered = fit()
-    with small_node_rows(0):
-        level_wise = fit()
-    return gathered, level_wise
 
 
 @st.composite
@@ -169,12 +146,6 @@ def test_classification_suite_datasets(name, criterion):
 
 GRIDS = [{"criterion": ["gini", "entropy", "gain_ratio"]},
          {"criterion": ["gain_ratio", "gini"], "min_samples_leaf": [1, 3], "prune": ["none", "pessimistic"]}]
-
-
-def grid_of(model) -> str:
-    """A grid fit's table, every setting's split scores: what its settings' fold trees predicted."""
-    table = model.report["grid"]["cv_results"]
-    return json.dumps({k: np.asarray(v).tolist() for k, v in table.items() if "score" in k}, sort_keys=True)
 
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -10,9 +10,6 @@ what a node decides (each criterion, cv folds, a grid, a bagged forest's ``max_f
 
 from __future__ import annotations
 
-import hashlib
-import json
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -21,27 +18,9 @@ from hypothesis import strategies as st
 
 import dasktree
 from dasktree.levels.small import small_node_rows
+from gathering import both_ways, grid_of, model_bytes, small_nodes_of
 
 pytest.importorskip("numba")
-
-
-def model_bytes(model) -> str:
-    trees = [model.grown_tree.to_json()] + [t.to_json() for t in model.fold_trees]
-    text = json.dumps({"bins": model.spec.to_json(), "trees": trees}, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def small_nodes_of(model) -> int:
-    levels = model.run.get("levels", []) if isinstance(model.run, dict) else []
-    return sum(level.get("small_nodes", 0) for level in levels)
-
-
-def both_ways(fit, rows=None):
-    with small_node_rows(rows):
-        gathered = fit()
-    with small_node_rows(0):
-        level_wise = fit()
-    return gathered, level_wise
 
 
 def nominal_frame(draw, n: int) -> tuple[pd.DataFrame, np.ndarray, list[str]]:
@@ -122,9 +101,7 @@ def test_a_grid_with_nominal_attributes_finishes_small_nodes_as_the_level_loop(c
 
     gathered, level_wise = both_ways(fit, rows)
     assert model_bytes(gathered) == model_bytes(level_wise)
-    scores = [{k: np.asarray(v).tolist() for k, v in m.report["grid"]["cv_results"].items() if "score" in k}
-              for m in (gathered, level_wise)]
-    assert scores[0] == scores[1]
+    assert grid_of(gathered) == grid_of(level_wise)
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
