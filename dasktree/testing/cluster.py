@@ -12,6 +12,7 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from typing import Iterator
@@ -81,6 +82,40 @@ def wait_for_workers(address: str, n: int, processes: list[subprocess.Popen], *,
                 continue
 
 
+_PR_SET_PDEATHSIG = 1  # prctl(2)
+_LIBC = None  # loaded in the parent: a child between fork and exec should import nothing
+
+
+def _group_leader() -> None:
+    """In a cluster process before its exec: a process group of its own (:meth:`ClusterProcesses._end`
+    kills the group: a nanny and its worker)."""
+    os.setpgrp()
+
+
+def _start_new_group():
+    """The ``preexec_fn`` of a cluster process: :func:`_group_leader`, and on Linux, when the main thread
+    starts it, SIGKILL when that thread ends (the parent-death signal), so a test run killed outright
+    leaves no scheduler or nanny behind; a nanny's worker ends with its nanny (distributed's workers
+    watch their parent). A process started by another thread (a scheduler restarted from a test's
+    timer) would end with that thread, so it only leads its group."""
+    global _LIBC
+    if not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+        return _group_leader
+    if _LIBC is None:
+        import ctypes
+
+        _LIBC = ctypes.CDLL(None, use_errno=True)
+    parent = os.getpid()
+
+    def leader_ending_with_its_parent() -> None:
+        os.setpgrp()
+        _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if os.getppid() != parent:  # the parent ended before the signal was asked for
+            os._exit(1)
+
+    return leader_ending_with_its_parent
+
+
 class ClusterProcesses:
     """A scheduler process and ``n_workers`` single-threaded worker processes (each under a nanny
     that restarts it, as ``dask worker`` runs by default, unless ``nanny`` is off)."""
@@ -90,19 +125,20 @@ class ClusterProcesses:
         self.address = f"tcp://127.0.0.1:{self.port}"
         self.n_workers = n_workers
         env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False", **(env or {})}
-        self._options = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, preexec_fn=os.setpgrp)
+        self._options = dict(stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
         self.scheduler = self._start_scheduler()
         self.nanny = nanny
         self.workers = [self._start_worker() for _ in range(n_workers)]
 
     def _start_scheduler(self) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1",
-                                 "--port", str(self.port), "--dashboard-address", ":0", "--no-show"], **self._options)
+                                 "--port", str(self.port), "--dashboard-address", ":0", "--no-show"],
+                                preexec_fn=_start_new_group(), **self._options)
 
     def _start_worker(self) -> subprocess.Popen:
         return subprocess.Popen([sys.executable, "-m", "distributed.cli.dask_worker", self.address, "--nthreads", "1",
                                  "--no-dashboard", "--host", "127.0.0.1", *([] if self.nanny else ["--no-nanny"])],
-                                **self._options)
+                                preexec_fn=_start_new_group(), **self._options)
 
     def wait_for_workers(self, n: int | None = None) -> None:
         """Until ``n`` (default: all) workers are connected (:func:`wait_for_workers`: bounded by the

@@ -101,3 +101,36 @@ def test_fits_in_a_row_leave_no_task_and_no_memory_growth(datasets, cluster):
         now = _memory(client)
     for worker, base in after_first.items():
         assert now[worker] <= 1.10 * base, (worker, base, now[worker])
+
+
+HOLDER = """
+import os, sys, time
+from dasktree.testing.cluster import cluster_processes
+with cluster_processes(1) as procs:
+    print(procs.scheduler.pid, procs.workers[0].pid, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_test_run_killed_outright_leaves_no_cluster_process():
+    """A test's scheduler and nanny die with the process that started them (a pytest run SIGKILLed from
+    outside its own group used to leave them running, their parent 1), and the nanny's worker with its
+    nanny: nothing of the cluster is left within a bound after its starter is killed."""
+    import psutil
+
+    starter = subprocess.Popen([sys.executable, "-c", HOLDER], stdout=subprocess.PIPE, text=True)
+    try:
+        scheduler, nanny = map(int, starter.stdout.readline().split())
+        spawned = psutil.Process(nanny).children(recursive=True)  # the worker (and multiprocessing's helper)
+        started = [scheduler, nanny, *(p.pid for p in spawned)]
+        assert len(started) >= 3 and all(psutil.pid_exists(p) for p in started)
+    finally:
+        starter.kill()
+        starter.wait()
+    deadline = time.monotonic() + 60
+    while (alive := [p for p in started if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]) \
+            and time.monotonic() < deadline:
+        time.sleep(0.1)
+    for pid in alive:  # not left behind by this test either
+        psutil.Process(pid).kill()
+    assert alive == [], f"left running after their starter was killed: {alive}"
