@@ -189,14 +189,29 @@ def _soak(tmp: str, n_fits: int, n_faults: int, rows: int, rng: random.Random) -
 MIN_READINGS = 6  # a worker with fewer readings (restarted late) says nothing of growth
 
 
+def warmed(readings: list[tuple[int, str, int]]) -> list[tuple[int, str, int]]:
+    """A worker's readings from the first taken once it has served every configuration it serves: a new
+    worker's first fits import the libraries and load the kernels the next configurations need (its
+    first reading, after an F7 fit of a fresh process, is less than half of what it holds from its
+    third fit on), which is no growth per fit."""
+    configs = {r[1] for r in readings}
+    seen: set = set()
+    for i, r in enumerate(readings):
+        seen.add(r[1])
+        if seen == configs:
+            return readings[i:]
+    return []
+
+
 def drift_of(readings: list[tuple[int, str, int]]) -> dict | None:
-    """A worker's memory drift from its readings (fit, configuration, resident bytes), in fit order:
-    ``trend``, the rise of the least-squares line through the readings less their configuration's
-    mean, from the first fit to the last, over the mean reading; ``endpoints``, per configuration read
-    at least twice, the last reading over the first, the largest rise. None with fewer than
-    :data:`MIN_READINGS` readings."""
+    """A worker's memory drift from its readings (fit, configuration, resident bytes), in fit order,
+    after its warm-up (:func:`warmed`): ``trend``, the rise of the least-squares line through the
+    readings less their configuration's mean, from the first fit to the last, over the mean reading;
+    ``endpoints``, per configuration read at least twice, the last reading over the first, the largest
+    rise. None with fewer than :data:`MIN_READINGS` readings after the warm-up."""
     import numpy as np
 
+    readings = warmed(readings)
     if len(readings) < MIN_READINGS:
         return None
     fit = np.array([r[0] for r in readings], dtype=np.float64)
@@ -282,8 +297,9 @@ does not fire). Median time added per fault (the faulted fit and its rerun, less
 {", ".join(f"{k} {v:+.1f} s" for k, v in added.items())}. A killed client's holders, data and tasks
 were released in a median {harness.median(released) if released else float('nan'):.2f} s.
 Tasks left on the scheduler after a fit: max {max(tasks_left)}. Workers' memory drift (the trend of their
-readings after each fit, each configuration's mean taken out, first fit to last, over their mean memory):
-worst **{worst:+.1%}** ({len(drift)} worker processes with at least {MIN_READINGS} readings, median
+readings after each fit once it has served every configuration, each configuration's mean taken out, first
+fit to last, over their mean memory):
+worst **{worst:+.1%}** ({len(drift)} worker processes with at least {MIN_READINGS} such readings, median
 {harness.median([d["readings"] for d in drift.values()]) if drift else 0:.0f} readings); the last reading
 against the first after the same configuration: worst {worst_ends:+.1%}.
 The machine's 1-minute load average at the end of each fit: median {harness.median(loads):.1f}, max {max(loads):.1f}
@@ -307,6 +323,27 @@ The issue's size: `python -m benchmarks.soak` (200 fits, 40 faults, 100,000 rows
                  "identical": identical, "exits": dict(exits), "added_seconds": added, "released_seconds": released,
                  "total_seconds": total},
     )
+
+
+def rerender(path: str | None = None) -> None:
+    """Write ``results/soak.md`` and ``soak.json`` again from the saved runs and memory readings (this
+    module's analysis of them, as changed since), keeping the stamp of their measurement; RESULTS.md too."""
+    import json
+
+    path = path or os.path.join(harness.RESULTS, "soak.json")
+    with open(path) as f:
+        record = json.load(f)
+    r = record["figures"]
+    memory_of = {pid: [tuple(x) for x in readings] for pid, readings in r["memory"].items()}
+    drift = {pid: d for pid, readings in memory_of.items() if (d := drift_of(readings)) is not None}
+    result = _report(r["runs"], r["reference_seconds"], r["tasks_left"], drift, r["fits"], r["faults"], r["rows"],
+                     r["total_seconds"], memory_of)
+    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if record["quick"] else ""
+    with open(os.path.join(harness.RESULTS, "soak.md"), "w") as f:
+        f.write(f"# {record['claim']}\n\n{harness.stamp_text(record['stamp'])}\n{note}{result.markdown.rstrip()}\n")
+    with open(os.path.join(harness.RESULTS, "soak.json"), "w") as f:
+        json.dump({**record, "summary": result.summary, "figures": result.figures}, f, indent=1, default=str)
+    harness.gather()
 
 
 if __name__ == "__main__":
