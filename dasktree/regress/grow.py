@@ -55,10 +55,11 @@ from ..levels import small
 from ..levels.forest import Forest, Node
 from ..levels.grow import LevelReport, grow_levels, grow_small
 from ..levels.sampling import feature_mask, tree_members, tree_sampling
+from ..levels.search_chunks import SearchChunk
 from ..split.api import RegressionLayout, Test, best_splits, monotonic_of
 from ..split.api import small_grower as kernel
 
-__all__ = ["RegressionGrowParams", "grow_params", "grow_regression", "search_slots", "layout_of"]
+__all__ = ["RegressionGrowParams", "RegressionSearch", "grow_params", "grow_regression", "search_slots", "layout_of"]
 
 
 @dataclass(frozen=True)
@@ -133,6 +134,30 @@ def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayou
     width = int(layout.widths[0]) if len(layout.widths) else 0
     sums = bins[:, first:first + width].sum(axis=1)
     return sums, plan.node_cells(hist).copy(), best_splits(bins, layout, active)
+
+
+@dataclass(frozen=True)
+class RegressionSearch:
+    """A regression pass's search, the context of the runner's ``level_pass`` (as classification's is a
+    :class:`~dasktree.levels.level_search.SearchContext`): the pass's plan is its one request, searched by
+    :func:`search_slots` in the whole summed histogram (one chunk on a cluster: a node's bins and its
+    node cells are not contiguous)."""
+
+    layout: RegressionLayout
+    active: np.ndarray | None = None  # (n_attributes, slots) the attributes each slot searches (None: all)
+
+    def search(self, hist: np.ndarray, plan: RegressionPlan) -> tuple:
+        return search_slots(hist, plan, self.layout, self.active)
+
+    def pass_chunks(self, plan: RegressionPlan, requests: RegressionPlan, n_tasks: int) -> tuple:
+        return plan, [SearchChunk(0, plan.size, requests)]
+
+    def search_cells(self, *hists: np.ndarray, lo: int, hi: int, chunk: SearchChunk) -> tuple:
+        return self.search(sum((h[lo:hi] for h in hists[1:]), np.array(hists[0][lo:hi], np.int64)), chunk.requests)
+
+    def merge(self, results: list) -> tuple:
+        [result] = results
+        return result
 
 
 class _Trees(Forest):
@@ -269,7 +294,7 @@ class _Trees(Forest):
 
     def count(self, runner, group: list[Node], frontier: list[Node], label: str) -> tuple:
         """One pass counting ``group`` and, the level's first, the held-out rows of :attr:`held`; each
-        node's test searched next to the sums (:func:`search_slots`)."""
+        node's test searched next to the sums (the runner's ``level_pass`` with a :class:`RegressionSearch`)."""
         extra, self.held = self.held, []
         plan = self.plan(group, extra)
         bounds = None if self.monotonic is None else np.asarray([self.bounds_of(n, n.trees) for n in group])
@@ -277,9 +302,10 @@ class _Trees(Forest):
         active = feature_mask(  # a bagged forest's member its own draw, a single tree's trees member 0's
             self.params.feature_seed, tree_members([n.trees[0] for n in group], self.params.bagged),
             np.asarray([n.key for n in group], np.uint64), n_attributes, k) if 0 < k < n_attributes and group else None
-        [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
+        search = RegressionSearch(replace(
             self.layout, root_n=[self.nodes[node.trees[0]].counts[0] for node in group],
-            bounds=None if bounds is None else bounds.reshape(len(group), 2)), active=active)
+            bounds=None if bounds is None else bounds.reshape(len(group), 2)), active)
+        sums, cells, splits = runner.level_pass(plan, plan, search, label)
         return group, extra, sums, cells, splits
 
     def decide(self, results: list[tuple], level: int) -> tuple[list[Node], dict]:
