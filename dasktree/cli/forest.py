@@ -72,10 +72,9 @@ def forest_values(args, task: str = "classification") -> dict:
     classification, every attribute for regression)."""
     from ..params import declared_params
     from ..params.forest import NOT_FOR_FORESTS
-    from .parser import learning_values
-    from .task import regression_values
+    from .task import task_command
 
-    learning = {"classification": learning_values, "regression": regression_values}[task](args)
+    learning = task_command(task)[0](args)
     defaults = {p.name: p.default for p in declared_params()}
     out = {k: v for k, v in learning.items() if k not in NOT_FOR_FORESTS or v != defaults.get(k)}
     if getattr(args, "grid", None):

@@ -14,7 +14,7 @@ import argparse
 from ..errors import InputError, ParameterError
 from .say import progress as _progress, say as _say, warn as _warn
 
-__all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit", "FITS", "TASKS"]
+__all__ = ["add_task", "resolve_task", "regression_values", "cmd_fit", "task_command", "TASKS"]
 
 TASKS = ("auto", "classification", "regression")
 
@@ -106,9 +106,17 @@ def _rmse(r: dict) -> tuple[str, str | None]:
                    f"(per fold {cv['r2_mean']:.4f} +/- {cv['r2_std']:.4f})")
 
 
-FITS = {"classification": (_classification, _accuracy, False), "regression": (_regression, _rmse, True)}
-"""Per task of ``fit --task``: its settings from the command's parameters, its summary's training and CV
-figures, and whether a fit with no row with a target is an error the command says."""
+def task_command(name: str) -> tuple:
+    """The command's steps for the task ``name`` (``--task``, resolved), looked up by the task object: the
+    learning parameters the command line gave (a forest's members' too), the fit's validated settings
+    from them (bad usage, exit 2), the summary's training and CV figures, and whether a fit with no row
+    with a target is an error the command says."""
+    from ..model.task import CLASSIFICATION, task_named
+    from ..regress.task import REGRESSION
+    from .parser import learning_values
+
+    return {CLASSIFICATION: (learning_values, _classification, _accuracy, False),
+            REGRESSION: (regression_values, _regression, _rmse, True)}[task_named(name)]
 
 
 def cmd_fit(args, columns) -> dict:
@@ -119,7 +127,7 @@ def cmd_fit(args, columns) -> dict:
     from .commands import skipped_said, verify  # here: commands imports this module
 
     task = resolve_task(args)
-    prepare, figures, needs_rows = FITS[task]
+    _, prepare, figures, needs_rows = task_command(task)
     settings = prepare(args)  # bad usage (exit 2) before an output's trouble (exit 1)
     parse_memory_limit(args.memory_limit)
     check_file_out(args.out, overwrite=args.overwrite)  # before any pass

@@ -3,7 +3,7 @@
 After every level pass the fit writes that pass's search results (a few flat
 arrays: a classification pass's chosen tests and counts,
 :class:`~dasktree.levels.results.PackedResults`; a regression pass's slot sums,
-node cells and chosen tests, :func:`dasktree.regress.grow.search_slots`) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
+node cells and chosen tests, :class:`dasktree.regress.grow.RegressionSearch`) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
 rename). The forest is a function of these results alone: started again with
 the same data and parameters, the fit makes pass 0 anew (the bins, checked
 against the saved ones), then *replays* the saved passes through the grow loop
@@ -214,9 +214,10 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
 
 class Resuming:
     """A runner whose level passes come from a checkpoint while it has them, then from ``runner``;
-    every pass the runner makes is saved. The grow loop sees the same results either way: a
-    classification pass's (:meth:`level_pass`) or a regression pass's (:meth:`apply_pass`). It
-    gathers no small nodes (it has no ``small_pass``): a checkpointed fit's passes are all level passes."""
+    every pass the runner makes is saved. The grow loop sees the same results either way, a
+    classification pass's or a regression pass's (:meth:`level_pass`, the task's search in its
+    context). It gathers no small nodes (it has no ``small_pass``): a checkpointed fit's passes are
+    all level passes."""
 
     def __init__(self, runner, checkpoint: Checkpoint):
         self.runner, self.checkpoint = runner, checkpoint
@@ -227,11 +228,8 @@ class Resuming:
     def derived(self) -> int:
         return getattr(self.runner, "derived", 0)
 
-    def level_pass(self, plan, requests, context, label: str) -> PackedResults:
+    def level_pass(self, plan, requests, context, label: str):
         return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label))
-
-    def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
-        return [self._pass(label, lambda: self.runner.apply_pass(plan, func, chunks, label, **kwargs)[0])]
 
     def _pass(self, label: str, run):
         self._number += 1

@@ -35,8 +35,6 @@ import itertools
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all
 from ..errors import TransientError
-from ..levels.level_search import SearchContext, SearchRequest, search_group
-from ..levels.results import PackedResults, concat
 from ..io.schema import Roles
 from ..io.sources import DaskFrameSource, Source
 from ..kernels.ragged import firsts
@@ -44,7 +42,6 @@ from .holder_passes import HolderPasses
 from .part_groups import arrow_row_bytes, assign_parts, frame_groups, physical_memory
 from .progress import Progress
 from .runner import PassCounter
-from .search_chunks import in_units, search_chunks
 from .task_graph_passes import TaskGraphPasses, drain, gather_of_parts, tree_reduce
 from .part_tasks import (
     PassShape,
@@ -53,6 +50,7 @@ from .part_tasks import (
     histogram_of_many,
     histogram_of_parts,
     read_parts,
+    search_cells,
     summarize_frame,
     summarize_part,
     summarize_parts,
@@ -213,23 +211,20 @@ class DaskRunner(PassCounter):
     def _parts(self, indices: tuple[int, ...]) -> list:
         return [self.source.parts[i] for i in indices]
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
-        """Count the plan's nodes and search them, a search chunk per worker thread. Cached, the
-        holders fill the derived slots (:mod:`dasktree.kernels.subtraction`) from their histograms of the last
-        pass; without the cache (or after a lost worker) every node is counted. Nodes of fewer
-        than 65,536 rows count in uint16 (:meth:`~dasktree.kernels.plans.PassPlan.narrowed`)."""
-        chunks = search_chunks(requests, plan, max(1, len(self._threads())), context)  # one per thread: a task costs ms
-        plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
-        if plan.mixed:
-            chunks = [in_units(c, plan) for c in chunks]
-        return concat(self.apply_pass(plan, search_group, chunks, label, context=context, scatter=True),
-                      context.n_folds * context.n_repeats, context.n_classes)
+    def level_pass(self, plan, requests, context, label: str):
+        """Count the plan's nodes and search them, a search chunk per worker thread, either task's: the
+        context cuts the chunks and searches each where its cells are summed (``context.pass_chunks``,
+        ``context.search_cells``), and merges their results (``context.merge``). Cached, the holders
+        fill the derived slots (:mod:`dasktree.kernels.subtraction`) from their histograms of the last
+        pass; without the cache (or after a lost worker) every node is counted."""
+        plan, chunks = context.pass_chunks(plan, requests, max(1, len(self._threads())))  # a task costs ms
+        return context.merge(self.apply_pass(plan, search_cells, chunks, label, context=context, scatter=True))
 
     def apply_pass(self, plan, func, chunks: list, label: str, scatter: bool = False, **kwargs) -> list:
         """One pass: histograms summed on the workers, then ``func(hist, chunk, **kwargs)`` per chunk
         next to the sum; only their results come back. With ``scatter`` the chunks are
-        :class:`~dasktree.engine.search_chunks.SearchChunk` s of contiguous cells, and each sums only
-        its own (``func`` is the search): cached, on the holders
+        search chunks of contiguous cells (``chunk.span``), and each sums only its own
+        (``func`` is :func:`~dasktree.engine.part_tasks.search_cells`, the context's search): cached, on the holders
         (:class:`~dasktree.engine.holder_passes.HolderPasses`), else as a task graph
         (:class:`~dasktree.engine.task_graph_passes.TaskGraphPasses`), as every other pass is.
 

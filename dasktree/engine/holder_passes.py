@@ -15,8 +15,6 @@ chooses between them.
 
 from __future__ import annotations
 
-import dataclasses
-
 from ..kernels.subtraction import fills_of
 from .part_holders import Holders
 from .progress import Progress
@@ -31,7 +29,7 @@ class HolderPasses:
     def __init__(self, client):
         self.client = client
         self.holders: Holders | None = None
-        self.last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of the last pass
+        self.last_slots: tuple | None = None  # (node -> slot, slot -> first cell, slot -> wide) of the last pass (None: none to derive from)
         self.derived = 0  # nodes derived so far rather than counted
 
     @property
@@ -44,15 +42,14 @@ class HolderPasses:
         self.holders = Holders(self.client, jobs)
 
     def level_pass(self, number: int, plan, shape, chunks: list, context, progress: Progress, label: str) -> list:
-        """Pass ``number`` on the holders: count ``plan`` (its derived slots filled from the holders'
-        histograms of the last pass, when they have them) and search ``chunks``."""
+        """Pass ``number`` on the holders, either task's: count ``plan`` (its derived slots filled from the
+        holders' histograms of the last pass, when they have them) and search ``chunks`` as ``context`` does."""
         if not (plan.derived and self.holders.number is not None and self.last_slots):
             plan = plan.counting_all()
         # the holders count; which slots are derived from what is in the fills
-        counting = dataclasses.replace(plan, derived=(), slot_parts=(), slot_rest=(),
-                                       fills=fills_of(plan, *self.last_slots) if plan.derived else ())
+        counting = plan.for_workers(fills_of(plan, *self.last_slots) if plan.derived else ())
         results = self.holders.level_pass(number, counting, shape, chunks, context, progress, label)
-        self.last_slots = (plan.counting_all().node_slot, plan.slot_base, plan.slot_wide)
+        self.last_slots = plan.kept_slots()
         self.derived += len(plan.derived)
         return results
 

@@ -21,8 +21,6 @@ from ..binning.spec import BinSpec
 from ..binning.summary import Summary
 from ..binning.summary_stream import merge_streaming
 from ..levels import small
-from ..levels.level_search import SearchContext, SearchRequest, search_group
-from ..levels.results import PackedResults
 from ..io.schema import Roles
 from ..io.sources import Source
 from ..kernels.subtraction import fill_derived, fills_of
@@ -217,26 +215,28 @@ class LocalRunner(PassCounter):
         self.progress.finish()
         return results
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext, label: str) -> PackedResults:
-        """Count ``plan`` and search ``requests``. A branch's largest child is derived, not counted,
+    def level_pass(self, plan, requests, context, label: str):
+        """Count ``plan`` and search ``requests`` in the summed histogram as ``context`` does
+        (``context.search``), either task's. A branch's largest child is derived, not counted,
         when the last pass counted its parent (:mod:`dasktree.kernels.subtraction`): the summed
         histogram of the last pass is kept for it, one histogram more than the pass's own."""
         last, self._last = self._last, None
-        held = [last]  # let go once the derived slots are filled
         fills = None
         if plan.derived and last is not None and last.forest_id == plan.forest_id and not plan.mixed:
             fills = fills_of(plan, last.node_slot, last.slot_base, last.slot_wide)
             counting = dataclasses.replace(plan, fills=())  # the derived nodes' rows move, uncounted
         else:
-            counting = plan.counting_all()
+            counting, last = plan.counting_all(), None
+        held = [last]  # let go once the derived slots are filled
 
-        def search(total: np.ndarray, chunk: list[SearchRequest], *, context: SearchContext) -> PackedResults:
+        def search(total: np.ndarray, chunk, *, context) -> object:
             if fills is not None:
                 fill_derived(total, [held[0].hist], fills, plan.cells)
             held.clear()
-            self._last = _LastPass(plan.forest_id, total, plan.counting_all().node_slot, plan.slot_base,
-                                   plan.slot_wide)
-            return search_group(total, chunk, context)
+            slots = plan.kept_slots()
+            if slots is not None:
+                self._last = _LastPass(plan.forest_id, total, *slots)
+            return context.search(total, chunk)
 
         [results] = self.apply_pass(counting, search, [requests], label, context=context)
         if fills is not None:

@@ -94,6 +94,8 @@ class PartHolder:
             point("count", number)
             if plan.fills and last != self._number:
                 raise RuntimeError(f"pass {number} derives from pass {last}, but this holder has pass {self._number}")
+            if not plan.fills:  # nothing derived from the last pass's histograms (every search of it is done)
+                self._hists = []
             hists = await asyncio.gather(*(
                 loop.run_in_executor(self._pool, functools.partial(
                     histogram_of_many, group, plan=plan, shape=shape, last=(previous,) if plan.fills else ()))

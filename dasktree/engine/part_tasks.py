@@ -6,7 +6,6 @@ loop, the Dask runner submits them as tasks. Each handles an empty part.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from dataclasses import dataclass
 
@@ -15,16 +14,13 @@ import numpy as np
 from ..binning.encode import Encoded, encode_blocks
 from ..binning.spec import BinSpec
 from ..binning.summary import Summary, merge_all, summarize
-from ..levels.level_search import search_group
-from ..levels.results import PackedResults, concat
-from ..gc_pause import collector_paused
 from ..hook_points import point
 from ..io.schema import Roles
 from ..io.sources import Part, Source
 from ..kernels.regression_pass import RegressionPlan, node_order, regression_histogram
 from ..kernels.histogram import level_histogram, order_by_node
 from ..kernels.plans import PassPlan
-from ..kernels.subtraction import fill_derived, slot_cells
+from ..kernels.subtraction import fill_derived
 
 __all__ = ["PassShape", "summarize_part", "read_parts", "summarize_tables", "encode_part", "encode_parts",
            "encode_frames", "histogram_of", "histogram_of_many", "summarize_parts", "histogram_of_parts", "cells_of", "search_cells"]
@@ -227,64 +223,8 @@ def cells_of(hist: np.ndarray, lo: int, hi: int) -> np.ndarray:
     return hist[lo:hi]
 
 
-SEARCH_BLOCK_CELLS = 1 << 20  # cells a search task sums and searches at a time: one 8 MB int64 buffer
-
-
-def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context,
-                 block_cells: int = SEARCH_BLOCK_CELLS) -> PackedResults:
-    """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the
-    chunk's nodes (``chunk.requests``, bases relative to the chunk) in them; the results packed
-    for the trip to the client. In a mixed layout (``chunk.units`` set) ``lo:hi`` are the chunk's
-    units, and each request's slices are read at its own unit (:func:`_widen`).
-
-    The sum is made a block of nodes at a time (about ``block_cells`` cells, at least one node)
-    into one buffer, searched, and the buffer reused for the next block: a deep forest level's
-    chunk is tens of millions of cells, and an int64 copy of it all is memory a worker must
-    fault in fresh at every level (the searches are per node: blocks change nothing of the
-    results). The collector is paused meanwhile: a deep forest level still makes thousands of
-    short-lived objects here (a request per node and its arrays; :mod:`dasktree.gc_pause`)."""
-    requests = chunk.requests
-    cells = int(context.layout.widths.sum()) * context.n_classes
-    spans = [(r.base, r.base + r.n_slices * cells) for r in requests]
-    blocks: list[tuple[int, int]] = []  # runs of requests [first, last)
-    for k, (start, end) in enumerate(spans):
-        if not blocks or end - spans[blocks[-1][0]][0] > block_cells:
-            blocks.append((k, k + 1))
-        else:
-            blocks[-1] = (blocks[-1][0], k + 1)
-    with collector_paused():
-        results: list[PackedResults] = []
-        buffer = np.empty(max((spans[b - 1][1] - spans[a][0] for a, b in blocks), default=0), dtype=np.int64)
-        for first, last in blocks:
-            start, end = spans[first][0], spans[last - 1][1]
-            total = buffer[:end - start]
-            if chunk.units is None:
-                np.copyto(total, hists[0][lo + start:lo + end])
-                for h in hists[1:]:
-                    total += h[lo + start:lo + end]
-            else:
-                _widen(total, hists, lo, chunk, range(first, last), start, cells)
-            block = [dataclasses.replace(r, base=r.base - start) for r in requests[first:last]]
-            results.append(search_group(total, block, context))
-        return concat(results, context.n_folds * context.n_repeats, context.n_classes)
-
-
-def _widen(total: np.ndarray, hists: tuple, lo: int, chunk, members: range, start: int, cells: int) -> None:
-    """Sum the requests ``members`` of a mixed-layout chunk (``chunk.units``: each request's first
-    unit and whether its slot is wide) from every histogram, as int64 cells at their uniform bases
-    less ``start``. Requests adjacent in both layouts, with slots of one width, are copied as one
-    run (a deep level's chunk is thousands of small nodes, mostly narrow and side by side)."""
-    requests = [chunk.requests[i] for i in members]
-    n = np.array([r.n_slices for r in requests], dtype=np.int64) * cells
-    base = np.array([r.base for r in requests], dtype=np.int64) - start
-    at = lo + chunk.unit_base[members.start:members.stop].astype(np.int64)
-    wide = chunk.wide[members.start:members.stop].astype(bool)
-    units = np.where(wide, 2 * n, n)
-    joins = (wide[1:] == wide[:-1]) & (base[1:] == base[:-1] + n[:-1]) & (at[1:] == at[:-1] + units[:-1])
-    run_first = np.flatnonzero(np.concatenate([[True], ~joins]))
-    for a, b in zip(run_first.tolist(), np.append(run_first[1:], n.size).tolist()):
-        size = int(base[b - 1] + n[b - 1] - base[a])
-        out = total[base[a]:base[a] + size]
-        np.copyto(out, slot_cells(hists[0], int(at[a]), size, bool(wide[a])))
-        for h in hists[1:]:
-            out += slot_cells(h, int(at[a]), size, bool(wide[a]))
+def search_cells(*hists: np.ndarray, lo: int, hi: int, chunk, context, **options):
+    """Sum cells ``lo:hi`` of every worker's histogram (a search chunk's share) and search the chunk
+    there: the task's own way (``context.search_cells``, e.g.
+    :func:`dasktree.levels.search_chunks.search_cells`); only its results go back."""
+    return context.search_cells(*hists, lo=lo, hi=hi, chunk=chunk, **options)

@@ -34,7 +34,9 @@ class Runner(LevelRunner, Protocol):
         ...
 
     def apply_pass(self, plan, func, chunks: list, label: str, **kwargs) -> list:
-        """One pass counting ``plan``, then ``func(hist, chunk, **kwargs)`` per chunk where the counts are."""
+        """One pass counting ``plan``, then ``func(hist, chunk, **kwargs)`` per chunk where the counts are
+        (a discretizer's cut pass, :mod:`dasktree.discretize.jobs`; a tree's level passes are
+        :meth:`~dasktree.levels.grow.LevelRunner.level_pass`)."""
         ...
 
     def close(self) -> None:

@@ -25,7 +25,6 @@ import numpy as np
 from ..levels import small
 from ..kernels.histogram import add_counts
 from .progress import Progress
-from .search_chunks import SearchChunk
 from .part_tasks import cells_of, encode_part, search_cells
 from .waits import LOST_SECONDS, answered, gathered, wait_futures
 
@@ -67,8 +66,9 @@ class TaskGraphPasses:
             scatter: bool = False, **kwargs) -> list:
         """One pass: ``histograms(plan)`` (``n_tasks`` tasks, each counting every slot of the plan),
         then ``func(hist, chunk, **kwargs)`` per chunk as tasks next to the sum. With ``scatter`` the
-        chunks are :class:`~dasktree.engine.search_chunks.SearchChunk` s of contiguous cells, each
-        summing only its own (``func`` is the search)."""
+        chunks are search chunks of contiguous cells (``chunk.span``), each
+        summing only its own and searching them as the pass's context does
+        (:func:`~dasktree.engine.part_tasks.search_cells`)."""
         plan = plan.counting_all()  # none derives: no task keeps the last pass's histograms
         hists = histograms(self._send_plan(plan, n_tasks))
         sums = list(hists)
@@ -114,7 +114,7 @@ class TaskGraphPasses:
         [future] = answered(lambda: self.client.scatter([plan], broadcast=True, hash=False, timeout=LOST_SECONDS))
         return future
 
-    def _search_task(self, hists: list, chunk: SearchChunk, plan, **kwargs):
+    def _search_task(self, hists: list, chunk, plan, **kwargs):
         """The task summing a search chunk's cells of every worker's histogram and searching them
         (reduce-scatter: a large histogram goes to each chunk in pieces of only its cells)."""
         lo, hi = chunk.span

@@ -155,6 +155,16 @@ class PassPlan:
             node_slot[d.node] = d.slot
         return dataclasses.replace(self, node_slot=node_slot, derived=(), fills=())
 
+    def for_workers(self, fills) -> "PassPlan":
+        """This plan as the workers count it: ``fills`` (the derived slots in cells) set, and what only
+        the search reads (the derivations, each slot's parts) left behind."""
+        return dataclasses.replace(self, derived=(), slot_parts=(), slot_rest=(), fills=fills)
+
+    def kept_slots(self) -> tuple:
+        """Where this pass's nodes are in its histogram (every node's slot, derived ones included; each
+        slot's first cell; the mixed layout's wide slots), for the next pass to derive from."""
+        return self.counting_all().node_slot, self.slot_base, self.slot_wide
+
     @property
     def n_slots(self) -> int:
         return int(self.slot_base.size)

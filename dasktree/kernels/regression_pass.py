@@ -92,6 +92,12 @@ class RegressionPlan:
     def counting_all(self) -> "RegressionPlan":
         return self
 
+    def for_workers(self, fills) -> "RegressionPlan":
+        return self  # nothing is derived, nothing only the search reads
+
+    def kept_slots(self) -> None:
+        return None  # no pass derives from this one's sums
+
     def bins(self, hist: np.ndarray) -> np.ndarray:
         """The bins of the binned slots: (binned, total_bins, CHANNELS), a view."""
         return hist[:self.binned * self.cells].reshape(self.binned, self.total_bins, CHANNELS)

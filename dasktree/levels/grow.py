@@ -26,9 +26,10 @@ regression's trees in :mod:`dasktree.regress.grow`):
 - the pass and its search: shared nodes walked from each row's kept start nodes
   (:class:`~dasktree.kernels.plans.PassPlan`), each (node, tree) pair searched from the node's part
   slices, equal training counts once, multi-way and nominal tests, postponing, a grid's settings
-  (:meth:`LevelRunner.level_pass`, :mod:`~dasktree.levels.level_search`); against every tree walked from
-  its root (:class:`~dasktree.kernels.regression_pass.RegressionPlan`), one binary search per node on
-  its sums (the runner's ``apply_pass`` with :func:`dasktree.regress.grow.search_slots`);
+  (:mod:`~dasktree.levels.level_search`); against every tree walked from its root
+  (:class:`~dasktree.kernels.regression_pass.RegressionPlan`), one binary search per node on its sums
+  (:class:`dasktree.regress.grow.RegressionSearch`); either pass the runner's one
+  :meth:`LevelRunner.level_pass`, the search the pass's context;
 - the leaf rules: a (child, tree) pair ends when it is made (``min_samples_split``,
   ``min_samples_leaf``, pure) or after its pass (``min_impurity_decrease`` on the weighted gain,
   ``max_leaf_nodes`` best first across a level); a regression node before its pass (``max_depth``,
@@ -88,9 +89,12 @@ class LevelRunner(Protocol):
 
     derived: int  # nodes derived so far rather than counted (a runner may count a plan's derived nodes)
 
-    def level_pass(self, plan, requests: list[SearchRequest], context: SearchContext,
-                   label: str) -> PackedResults:
-        """Count ``plan``'s nodes over the data and search them; the decisions of every request."""
+    def level_pass(self, plan, requests, context, label: str):
+        """Count ``plan``'s nodes over the data and search ``requests`` as the task's ``context`` does,
+        either task's: ``context.search(hist, requests)`` next to the summed histogram; on a cluster
+        ``context.pass_chunks(plan, requests, n)`` cuts the search in chunks, ``context.search_cells``
+        sums and searches one where its cells are, ``context.merge`` joins their results
+        (:class:`~dasktree.levels.level_search.SearchContext`, :class:`dasktree.regress.grow.RegressionSearch`)."""
         ...
 
 

@@ -29,7 +29,7 @@ import numpy as np
 from ..kernels.ragged import bounds, firsts
 from ..split.api import (AttributeLayout, Choices, SplitParams, Test, TrainBatch, choose, fraction_rows,
                          threshold_children, threshold_tables)
-from .results import PackedResults
+from .results import PackedResults, concat
 from .sampling import feature_mask
 
 __all__ = ["SearchRequest", "SearchContext", "leaf_reasons", "search_group", "packed_decisions"]
@@ -114,6 +114,27 @@ class SearchContext:
         distinct, index = np.unique(np.column_stack([pair_split, leaf]).reshape(-1, 2), axis=0, return_inverse=True)
         splits = tuple(replace(self.searches[int(s)], min_samples_leaf=int(n)) for s, n in distinct.tolist())
         return replace(self, splits=splits, tree_split=None), index.reshape(-1).astype(np.int64), leaf
+
+    # the pass's search as the runners run it (regression's: dasktree.regress.grow.RegressionSearch)
+    def search(self, hist: np.ndarray, requests: list[SearchRequest]) -> PackedResults:
+        return search_group(hist, requests, self)
+
+    def pass_chunks(self, plan, requests: list[SearchRequest], n_tasks: int) -> tuple:
+        """On a cluster: the plan as counted (a node of few rows in uint16, ``PassPlan.narrowed``) and at
+        most ``n_tasks`` search chunks (:func:`~dasktree.levels.search_chunks.search_chunks`)."""
+        from .search_chunks import in_units, search_chunks
+
+        chunks = search_chunks(requests, plan, n_tasks, self)
+        plan = plan.narrowed([r.rows for r in sorted(requests, key=lambda r: r.slot)])
+        return plan, [in_units(c, plan) for c in chunks] if plan.mixed else chunks
+
+    def search_cells(self, *hists: np.ndarray, lo: int, hi: int, chunk, **options) -> PackedResults:
+        from .search_chunks import search_cells
+
+        return search_cells(*hists, lo=lo, hi=hi, chunk=chunk, context=self, **options)
+
+    def merge(self, results: list[PackedResults]) -> PackedResults:
+        return concat(results, self.n_folds * self.n_repeats, self.n_classes)
 
 
 def leaf_reasons(train: np.ndarray, min_samples_split: int, min_samples_leaf) -> list[str]:

@@ -47,6 +47,9 @@ class Task:
     """Class labels and their probabilities (else one number): what an export's outputs are shaped as."""
     importance_of: str = ""
     """What a feature importance is a share of (the report's words)."""
+    params: tuple = ()
+    """The task's own declared parameters (regression's, :data:`dasktree.params.regression.REGRESSION_PARAMS`;
+    none: :data:`dasktree.params.declared.PARAMS`): what its report marks changed parameters against."""
 
     def __eq__(self, other):
         if isinstance(other, str):  # an old habit would be silently False: say what to do instead

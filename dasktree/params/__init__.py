@@ -49,10 +49,9 @@ def defaults(saved_only: bool = True) -> dict[str, Any]:
 
 def task_defaults(task) -> dict[str, Any]:
     """The defaults of the parameters a model of ``task`` (:mod:`dasktree.model.task`) keeps: what its
-    report marks changed parameters against."""
-    from .regression import REGRESSION_PARAMS
-
-    return saved_defaults({"classification": declared.PARAMS, "regression": REGRESSION_PARAMS}[task.name])
+    report marks changed parameters against: its own declared ones (``task.params``), else those
+    declared here."""
+    return saved_defaults(task.params or declared.PARAMS)
 
 
 @dataclass(frozen=True)

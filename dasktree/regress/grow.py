@@ -4,7 +4,7 @@ the main tree and every fold tree in the same passes, their rules as the loop's 
 Each pass counts the open frontier nodes of every tree
 (:class:`~dasktree.kernels.regression_pass.RegressionPlan`), in groups whose sums fit
 ``max_histogram_mb``; next to the summed bins (on a worker, in a Dask fit),
-:func:`search_slots` chooses each node's test (:mod:`dasktree.split.regression`)
+:class:`RegressionSearch` chooses each node's test (:mod:`dasktree.split.regression`)
 and only the decisions come back. The trees are a :class:`~dasktree.levels.forest.Forest`
 whose trees share no node, each node's statistic its exact sums. A fold tree ``t`` holds out part ``t - 1``:
 its rows there add to the node's held-out sums, so every node of it knows
@@ -55,10 +55,11 @@ from ..levels import small
 from ..levels.forest import Forest, Node
 from ..levels.grow import LevelReport, grow_levels, grow_small
 from ..levels.sampling import feature_mask, tree_members, tree_sampling
-from ..split.api import RegressionLayout, Test, best_splits, monotonic_of
+from ..levels.search_chunks import MIN_CHUNK_SLICES, SearchChunk
+from ..split.api import NodeSplits, RegressionLayout, Test, best_splits, monotonic_of
 from ..split.api import small_grower as kernel
 
-__all__ = ["RegressionGrowParams", "grow_params", "grow_regression", "search_slots", "layout_of"]
+__all__ = ["RegressionGrowParams", "RegressionSearch", "grow_params", "grow_regression", "layout_of"]
 
 
 @dataclass(frozen=True)
@@ -124,15 +125,59 @@ def layout_of(spec: BinSpec, params: RegressionGrowParams) -> RegressionLayout:
         lo=spec.target.lo, step=spec.target.step, min_weight_fraction_leaf=params.min_weight_fraction_leaf)
 
 
-def search_slots(hist: np.ndarray, plan: RegressionPlan, layout: RegressionLayout, active: np.ndarray | None = None):
-    """Next to the summed sums of a pass: each binned slot's training sums (m, 2), every slot's node
-    cells (n_slots, 8) and each binned slot's best test (:class:`~dasktree.split.regression.NodeSplits`),
-    among the attributes ``active[:, slot]`` when given. Small: what goes back to the client."""
-    bins = plan.bins(hist)
-    first = int(layout.offsets[0]) if len(layout.offsets) else 0
-    width = int(layout.widths[0]) if len(layout.widths) else 0
-    sums = bins[:, first:first + width].sum(axis=1)
-    return sums, plan.node_cells(hist).copy(), best_splits(bins, layout, active)
+@dataclass(frozen=True)
+class RegressionSearch:
+    """A regression pass's search, the context of the runner's ``level_pass`` (as classification's is a
+    :class:`~dasktree.levels.level_search.SearchContext`); the pass's plan is its one request. Next to
+    the summed sums: each binned slot's training sums (m, 2), every slot's node cells (n_slots, 8) and
+    each binned slot's best test (:class:`~dasktree.split.regression.NodeSplits`), among the attributes
+    ``active[:, slot]`` when given; small, what goes back to the client. On a cluster the binned slots are
+    cut in runs, each chunk summing its own cells (the last one's run is followed by every node cells)."""
+
+    layout: RegressionLayout
+    active: np.ndarray | None = None  # (n_attributes, slots) the attributes each slot searches (None: all)
+
+    def search(self, hist: np.ndarray, plan: RegressionPlan) -> tuple:
+        return self._slots(hist, (0, plan.binned, plan.binned, plan.total_bins))
+
+    def pass_chunks(self, plan: RegressionPlan, requests: RegressionPlan, n_tasks: int,
+                    least: int = MIN_CHUNK_SLICES) -> tuple:
+        """At most ``n_tasks`` runs of binned slots, of ``least`` slots or more (one at least)."""
+        n = max(1, min(n_tasks, plan.binned // least))
+        edges = [plan.binned * k // n for k in range(n + 1)]
+        return plan, [SearchChunk(a * plan.cells, b * plan.cells if b < plan.binned else plan.size,
+                                  [(a, b, plan.binned, plan.total_bins)]) for a, b in zip(edges, edges[1:])]
+
+    def search_cells(self, *hists: np.ndarray, lo: int, hi: int, chunk: SearchChunk) -> tuple:
+        total = np.array(hists[0][lo:hi], dtype=np.int64)
+        for h in hists[1:]:
+            total += h[lo:hi]
+        [slots] = chunk.requests
+        return self._slots(total, slots)
+
+    def merge(self, results: list) -> tuple:
+        """The chunks' results, in slot order, as one pass's."""
+        if len(results) == 1:
+            return results[0]
+        splits = [r[2] for r in results]
+        return (np.concatenate([r[0] for r in results]), results[-1][1], NodeSplits(
+            *(np.concatenate([getattr(x, name) for x in splits]) for name in ("gain", "attribute", "cut", "default")),
+            [t for x in splits for t in x.tables], np.concatenate([x.children for x in splits])))
+
+    def _slots(self, hist: np.ndarray, slots: tuple) -> tuple:
+        """Binned slots ``a:b`` of ``slots`` (a, b, binned slots, total bins) from ``hist``, which starts at
+        slot ``a``'s bins (every node cells after them when ``b`` is the last binned slot; else none)."""
+        a, b, binned, total_bins = slots
+        cut = (b - a) * total_bins * CHANNELS
+        bins = hist[:cut].reshape(b - a, total_bins, CHANNELS)
+        layout, first = self.layout, int(self.layout.offsets[0]) if len(self.layout.offsets) else 0
+        width = int(layout.widths[0]) if len(layout.widths) else 0
+        if (a, b) != (0, binned):
+            layout = replace(layout, root_n=None if layout.root_n is None else layout.root_n[a:b],
+                             bounds=None if layout.bounds is None else layout.bounds[a:b])
+        cells = hist[cut:].reshape(-1, NODE_CELLS).copy() if b == binned else None
+        return (bins[:, first:first + width].sum(axis=1), cells,
+                best_splits(bins, layout, None if self.active is None else self.active[:, a:b]))
 
 
 class _Trees(Forest):
@@ -269,7 +314,7 @@ class _Trees(Forest):
 
     def count(self, runner, group: list[Node], frontier: list[Node], label: str) -> tuple:
         """One pass counting ``group`` and, the level's first, the held-out rows of :attr:`held`; each
-        node's test searched next to the sums (:func:`search_slots`)."""
+        node's test searched next to the sums (the runner's ``level_pass`` with a :class:`RegressionSearch`)."""
         extra, self.held = self.held, []
         plan = self.plan(group, extra)
         bounds = None if self.monotonic is None else np.asarray([self.bounds_of(n, n.trees) for n in group])
@@ -277,9 +322,10 @@ class _Trees(Forest):
         active = feature_mask(  # a bagged forest's member its own draw, a single tree's trees member 0's
             self.params.feature_seed, tree_members([n.trees[0] for n in group], self.params.bagged),
             np.asarray([n.key for n in group], np.uint64), n_attributes, k) if 0 < k < n_attributes and group else None
-        [(sums, cells, splits)] = runner.apply_pass(plan, search_slots, [plan], label, layout=replace(
+        search = RegressionSearch(replace(
             self.layout, root_n=[self.nodes[node.trees[0]].counts[0] for node in group],
-            bounds=None if bounds is None else bounds.reshape(len(group), 2)), active=active)
+            bounds=None if bounds is None else bounds.reshape(len(group), 2)), active)
+        sums, cells, splits = runner.level_pass(plan, plan, search, label)
         return group, extra, sums, cells, splits
 
     def decide(self, results: list[tuple], level: int) -> tuple[list[Node], dict]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.task import Task, decrease_shares, register
+from ..params.regression import REGRESSION_PARAMS
 
 __all__ = ["Regression", "REGRESSION", "node_means"]
 
@@ -41,6 +42,7 @@ class Regression(Task):
     name = "regression"
     predicts_classes = False
     importance_of = "squared error's"
+    params = REGRESSION_PARAMS
 
     def file_fields(self, model):
         return {"task": self.name, "target_scale": model.spec.target.to_json()}

@@ -11,9 +11,10 @@ __all__ = ["captured_levels", "assert_same_results"]
 
 
 def captured_levels(monkeypatch, frame, target, **params) -> list:
-    """Every level's (histogram, requests, context) of an in-process fit of ``frame``."""
+    """Every level's (histogram, requests, context) of an in-process fit of ``frame``, as its searches
+    (:func:`~dasktree.levels.level_search.search_group`) are given them."""
     import dasktree
-    import dasktree.engine.local_runner
+    import dasktree.levels.level_search
     from dasktree.levels.level_search import search_group
 
     seen = []
@@ -22,7 +23,7 @@ def captured_levels(monkeypatch, frame, target, **params) -> list:
         seen.append((hist.copy(), list(requests), context))
         return search_group(hist, requests, context)
 
-    monkeypatch.setattr(dasktree.engine.local_runner, "search_group", capture)
+    monkeypatch.setattr(dasktree.levels.level_search, "search_group", capture)
     dasktree.fit(frame, target=target, **params)
     return seen
 

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dasktree.engine.search_chunks import SearchChunk
-from dasktree.engine.part_tasks import search_cells
+from dasktree.levels.search_chunks import SearchChunk, search_cells
 from dasktree.levels.forest import Forest
 from dasktree.levels.level_search import search_group
 from dasktree.kernels.histogram import level_histogram

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import dasktree
-import dasktree.engine.local_runner
+import dasktree.levels.level_search
 from dasktree.levels.level_search import leaf_reasons, search_group
 from dasktree.split.choices import best_split
 from dasktree.testing import mixed_frame
@@ -22,7 +22,7 @@ def captured_levels(monkeypatch, frame, target, **params):
         seen.append((hist.copy(), list(requests), context, packed))
         return packed
 
-    monkeypatch.setattr(dasktree.engine.local_runner, "search_group", capture)
+    monkeypatch.setattr(dasktree.levels.level_search, "search_group", capture)
     dasktree.fit(frame, target=target, **params)
     return seen
 

@@ -56,6 +56,24 @@ def test_same_model_on_a_cluster_of_processes(tmp_path, keyed, cluster_client):
 
 
 @pytest.mark.cluster
+def test_a_cached_fit_counts_and_searches_on_the_holders(tmp_path, keyed, cluster_client):
+    """A cached regression fit's level passes are calls on the holders, as classification's: no counting
+    or search task goes through the scheduler, and the model is the in-process one. (Level-wise to the
+    end: a decrease rule keeps the small nodes in the passes.)"""
+    from distributed import get_task_stream
+
+    params = dict(PARAMS, min_impurity_decrease=1e-9)
+    path = _write(keyed, tmp_path / "data", 5)
+    reference = DaskTreeRegressor(**params, scheduler="inprocess").fit(path, target="y", key="id")
+    assert reference.model_.report["passes"] >= 5
+    with get_task_stream(cluster_client) as stream:
+        fitted = DaskTreeRegressor(**params, client=cluster_client).fit(path, target="y", key="id")
+    assert fitted.model_.dumps() == reference.model_.dumps()
+    names = {task["key"][0] if isinstance(task["key"], tuple) else task["key"] for task in stream.data}
+    assert not {name for name in names if "histogram" in name or "search" in name or "add_counts" in name}
+
+
+@pytest.mark.cluster
 def test_a_lost_worker_gives_the_same_model(tmp_path, keyed):
     from distributed import Client, LocalCluster
 

@@ -1,6 +1,7 @@
 """The regression level pass against its numpy twin, and the sums it keeps."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -151,3 +152,42 @@ def test_bagged_pass_counts_each_member_its_bag(seed, n_rows, n_trees, weighted)
         for s in mine:
             np.testing.assert_array_equal(bins[s], alone.bins(single)[s])
             np.testing.assert_array_equal(node[s], alone.node_cells(single)[s])
+
+
+@pytest.mark.parametrize("params", [
+    dict(max_depth=6, cv=3, min_impurity_decrease=1e-9),
+    dict(max_depth=5, cv=2, min_weight_fraction_leaf=0.01, max_features=2, random_state=3, monotonic_cst=[1, 0, 0]),
+])
+def test_a_pass_searched_in_chunks_is_the_pass_searched_whole(monkeypatch, params):
+    """On a cluster a regression pass's binned slots are cut in runs, each summed from the workers' shares
+    and searched apart (the last with every slot's node cells): merged, the same sums, cells and tests as
+    the whole histogram searched at once, whatever the runs."""
+    from dasktree import DaskTreeRegressor
+    from dasktree.regress.grow import RegressionSearch
+    from dasktree.testing.data import regression_frame
+
+    seen = []
+    whole = RegressionSearch.search
+
+    def capture(self, hist, plan):
+        seen.append((hist.copy(), plan, self))
+        return whole(self, hist, plan)
+
+    monkeypatch.setattr(RegressionSearch, "search", capture)
+    DaskTreeRegressor(scheduler="inprocess", max_bins=32, **params).fit(regression_frame(3000, seed=4), target="y")
+    monkeypatch.undo()
+    cut = 0
+    for hist, plan, search in seen:
+        expected = search.search(hist, plan)
+        first = hist // 2  # two workers' shares of the sums
+        for least in (1, 2, 5):
+            _, chunks = search.pass_chunks(plan, plan, 4, least=least)
+            cut += len(chunks) > 1
+            got = search.merge([search.search_cells(first, hist - first, lo=c.lo, hi=c.hi, chunk=c) for c in chunks])
+            for a, b in zip(got[:2], expected[:2]):
+                np.testing.assert_array_equal(a, b)
+            for name in ("gain", "attribute", "cut", "default", "children"):
+                np.testing.assert_array_equal(getattr(got[2], name), getattr(expected[2], name), err_msg=name)
+            assert [None if t is None else t.tolist() for t in got[2].tables] == \
+                   [None if t is None else t.tolist() for t in expected[2].tables]
+    assert len(seen) >= 4 and cut >= 3

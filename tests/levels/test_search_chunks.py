@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from dasktree.engine.search_chunks import search_chunks
+from dasktree.levels.search_chunks import search_chunks
 from dasktree.levels.forest import Forest
 from dasktree.levels.level_search import SearchContext, SearchRequest
 from dasktree.split.node_tests import numeric_test

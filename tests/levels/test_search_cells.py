@@ -4,8 +4,7 @@
 import numpy as np
 import pytest
 
-from dasktree.engine.search_chunks import SearchChunk
-from dasktree.engine.part_tasks import search_cells
+from dasktree.levels.search_chunks import SearchChunk, search_cells
 from dasktree.levels.level_search import search_group
 from dasktree.testing import mixed_frame
 from dasktree.testing.levels import assert_same_results, captured_levels
