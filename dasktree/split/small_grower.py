@@ -550,6 +550,9 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     held = np.ascontiguousarray(held, dtype=np.bool_)
     n_jobs = job_start.size - 1
     capacity = 2 * int(rows.size) + n_jobs + 1
+    if max_depth is not None and n_jobs:  # a job of depth d makes at most 2**(levels left + 1) - 1 nodes
+        left = np.clip(int(max_depth) - np.asarray(job_depth, dtype=np.int64), 1, 40)
+        capacity = min(capacity, int(np.sum((np.int64(1) << (left + 1)) - 1)) + 1)
     n_stats = 10 if task == REGRESS else 2 * n_classes
     upper_flat, upper_start = _flat(upper)
     values_flat, values_start = _flat(values)
