@@ -418,18 +418,19 @@ def _grow_member(rows: BagRows, k: int, plan: GatherPlan, task: int, settings: d
 
 def _joined(grown: list[tuple[np.ndarray, dict]]) -> tuple[np.ndarray, dict]:
     """Several (jobs, nodes) of :func:`~dasktree.split.small_grower.grow_jobs` as one: the nodes' ``job``
-    numbers and ``table_start`` shifted past the ones before."""
+    numbers, ``parent`` rows and ``table_start`` shifted past the ones before."""
     if len(grown) == 1:
         return grown[0]
-    shift_jobs = np.cumsum([0] + [jobs.size for jobs, _ in grown[:-1]])
-    shift_tables = np.cumsum([0] + [nodes["tables"].size for _, nodes in grown[:-1]])
+    shifts = {name: np.cumsum([0] + [size(jobs, nodes) for jobs, nodes in grown[:-1]]).tolist() for name, size in (
+        ("job", lambda jobs, nodes: jobs.size), ("parent", lambda jobs, nodes: nodes["parent"].size),
+        ("table_start", lambda jobs, nodes: nodes["tables"].size))}
     out = {}
     for name in grown[0][1]:
         parts = [nodes[name] for _, nodes in grown]
         if name == "job":
-            parts = [p + s for p, s in zip(parts, shift_jobs.tolist())]
-        elif name == "table_start":
-            parts = [np.where(p >= 0, p + s, p) for p, s in zip(parts, shift_tables.tolist())]
+            parts = [p + s for p, s in zip(parts, shifts["job"])]
+        elif name in ("parent", "table_start"):  # -1: none (a job's own node; a threshold test's table)
+            parts = [np.where(p >= 0, p + s, p) for p, s in zip(parts, shifts[name])]
         out[name] = np.concatenate(parts)
     return np.concatenate([jobs for jobs, _ in grown]), out
 
