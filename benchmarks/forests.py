@@ -3,8 +3,8 @@
 Data: the Agrawal et al. (1993) generator, function 2, 5% perturbation (``harness.agrawal``), 16
 Parquet files: files 0-13 train, files 14-15 are the held-out rows the accuracy is measured on.
 Three learners, each in its own process, alternated, every one with the same forest:
-``n_estimators`` trees of ``max_depth`` at most (our forests do not finish small nodes in memory
-yet: every level is a pass), a third of the 9 attributes per node (``max_features="sqrt"``), and
+``n_estimators`` trees of ``max_depth`` at most (ours gather the rows once and grow the members from
+them in memory: :mod:`dasktree.levels.small`), a third of the 9 attributes per node (``max_features="sqrt"``), and
 bootstraps (Poisson(1) bags for dasktree; scikit-learn's bootstrap; LightGBM's ``boosting="rf"``
 with ``bagging_fraction=0.632`` (the share of rows a Poisson(1) bag holds), ``bagging_freq=1`` and
 ``feature_fraction_bynode=1/3``, ``num_leaves = 2**max_depth``):
@@ -63,7 +63,9 @@ def _frame(files: list[str]):
 
 
 def one(learner: str, path: str, trees: int, depth: int) -> dict:
-    """The measured process: read + fit seconds and the held-out accuracy, as JSON."""
+    """The measured process: read + fit seconds and the held-out accuracy, as JSON. ``path`` holds 16
+    Parquet files with a ``class`` column (the first 14 trained on): the speed part's Agrawal data, or
+    another such table (e.g. :func:`benchmarks.grid.continuous_parquet`'s continuous columns)."""
     train, test = _files(path)
     X_test, y_test = _frame(test)
     if learner == "dasktree":
@@ -72,7 +74,7 @@ def one(learner: str, path: str, trees: int, depth: int) -> dict:
         import dasktree
 
         warm = pq.read_table(train[0]).slice(0, 2000).to_pandas()
-        dasktree.fit_forest(warm, target=TARGET, n_estimators=4, max_depth=3)
+        dasktree.fit_forest(warm, target=TARGET, n_estimators=4, max_depth=depth)  # the grower's kernels loaded too
         started = time.perf_counter()
         model = dasktree.fit_forest(train, target=TARGET, n_estimators=trees, max_depth=depth, random_state=0)
         seconds = time.perf_counter() - started

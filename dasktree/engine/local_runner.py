@@ -197,17 +197,21 @@ class LocalRunner(PassCounter):
     max_histogram_mb: float | None = None  # under a memory_limit: the histograms' budget (engine.place)
     gather_budget_mb: float | None = None  # small nodes' gathered rows may take this much (None: the default)
     rows_gathered = 0  # rows the last small pass gathered
+    gathers_once = True  # a bagged forest's rows gathered once, its members grown from them (levels.small)
+    keeps_rows = True  # the encoded rows stay: a root gathered once views their multiplicities
 
     def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> list:
         """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), then
-        ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order."""
+        ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order. A bagged
+        forest's rows are gathered once and grown in chunks of members (:class:`~dasktree.levels.small.BagRows`)."""
         self._count(self.encoded is None and self._tables is None)
         self._last = None
         if self.encoded is None:
             self.encoded = self._encode(label)
         self.progress.start(label, len(self.encoded) + 1)
-        pieces = self._map(lambda encoded: small.gather_block(encoded, gather), self.encoded)
-        gathered = small.merge_gathered(pieces, gather)
+        once = small.gathers_once(self)
+        pieces = self._map(lambda encoded: small.gather_block(encoded, gather, once), self.encoded)
+        gathered = small.merge_gathered(pieces, gather, once=once)
         del pieces
         self.rows_gathered = gathered.n_rows
         chunks = gathered.chunks(4 * self.threads if self.threads > 1 else 1)

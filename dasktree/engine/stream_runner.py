@@ -200,11 +200,12 @@ class StreamRunner(LocalRunner):
                 read_parquet.append(True)
             if spill is not None:
                 spill.store(piece.index, encoded)
-            return small.gather_block(encoded, gather)
+            return small.gather_block(encoded, gather, once)
 
+        once = small.gathers_once(self)  # a bagged forest's rows once, grown in chunks of members
         pieces = list(self._stream(one, self.pieces, 2 * self.threads))
         self.parquet_reads += int(bool(read_parquet))
-        gathered = small.merge_gathered(pieces, gather)
+        gathered = small.merge_gathered(pieces, gather, once=once)
         del pieces
         self.rows_gathered = gathered.n_rows
         results = self._map(lambda chunk: func(chunk, **kwargs), gathered.chunks(4 * self.threads))
@@ -212,6 +213,8 @@ class StreamRunner(LocalRunner):
         _trim()
         self.progress.finish()
         return results
+
+    keeps_rows = False  # rows gathered once are copies: the pieces are let go
 
     @property
     def gather_budget_mb(self) -> float:

@@ -269,14 +269,19 @@ class Forest:
         of that tree without children (the subtree below is a grown block), or the tree ends there.
         ``stats``: its training then held-out class counts; the root's counts come from them when it was
         gathered before any pass counted it (the main tree's training counts are the total, a fold
-        tree's held-out ones its part's), and so does the tree's root size."""
+        tree's held-out ones its part's, a bagged member's training ones its part's, the total their sum),
+        and so does the tree's root size."""
         node = self.nodes[node_id]
         if node_id == 0:
             c = self.n_classes
             if node.counts is None:
                 node.counts = np.zeros((self.n_parts + 1, c), dtype=np.int64)
             h = int(self.holdout[tree])
-            node.counts[self.n_parts if h < 0 else h] = stats[:c] if h < 0 else stats[c:2 * c]
+            if self.bagged:  # member t's part: its bag's counts; the total line sums the members'
+                node.counts[h] = stats[:c]
+                node.counts[self.n_parts] += stats[:c]
+            else:
+                node.counts[self.n_parts if h < 0 else h] = stats[:c] if h < 0 else stats[c:2 * c]
             self.root_size[tree] = int(stats[:c].sum())
         self.end_job(node, tree, test, reason)
 

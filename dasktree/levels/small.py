@@ -23,6 +23,17 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
   similar memberships and each block's rows cut to a run's, so that one task grows a run from every
   worker's rows of it (merged by :func:`merge_gathered` in the blocks' order, as in process).
 
+A bagged forest's members reach every row: gathered as memberships, a row's codes are copied once per
+member whose bag holds it (100 members: a hundred copies of the data). A runner whose rows are in one
+place (in process, :attr:`gathers_once`) gathers them *once* instead (:func:`gather_block` and
+:func:`merge_gathered` with ``once``: each row's codes, target, weight and its multiplicity in every member
+with a job, :class:`BagRows`), and the members grow one after another from those shared rows, in chunks of
+members (:meth:`BagRows.chunks`): each member's memberships are made in the grow (its tree walked over the
+rows, its bag's multiplicities as the weights), one member's arrays at a time per chunk. The subtrees are
+the same as from memberships (the same rows in the same order, the same weights), so the model's bytes are
+too; the root of every member may then be one gathered node (:func:`root_rows`), and the whole forest one
+pass. ``with gathering_once(False):`` keeps memberships (the tests compare the two).
+
 A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
 slots, then ``func(chunk, **kwargs)`` per chunk of jobs, the results in job order. A runner without
 it (a resumed checkpoint) keeps the level-wise path.
@@ -42,7 +53,7 @@ from ..split.api import small_grower as kernel
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
            "can_gather", "setting_jobs", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
            "GrownBlock", "attach", "binary_test", "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
-           "report_of"]
+           "report_of", "gathers_once", "gathering_once", "moving_rows", "BagRows", "root_rows", "forest_jobs", "row_memberships"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -54,6 +65,11 @@ few and their frontiers bounded, so a tree of ``max_depth`` D <= 8 makes its D +
 (the claims measured at depth 6 to 12 keep their passes), and a deep tree stops them early."""
 
 _ROWS: contextvars.ContextVar = contextvars.ContextVar("small_node_rows", default=None)
+_ONCE: contextvars.ContextVar = contextvars.ContextVar("gathering_once", default=None)
+_MOVE: contextvars.ContextVar = contextvars.ContextVar("moving_rows", default=None)
+
+ONCE_STEP = 1 << 16
+"""Rows walked at a time when a block's rows are gathered once (its slots in every member: 4 bytes each)."""
 
 
 @contextlib.contextmanager
@@ -65,6 +81,36 @@ def small_node_rows(rows: int | None):
         yield
     finally:
         _ROWS.reset(token)
+
+
+@contextlib.contextmanager
+def gathering_once(once: bool | None):
+    """Within the block, a bagged forest's rows are gathered once (True, where the runner can), as
+    memberships (False), or as the runner says (None, the default: :func:`gathers_once`)."""
+    token = _ONCE.set(once)
+    try:
+        yield
+    finally:
+        _ONCE.reset(token)
+
+
+@contextlib.contextmanager
+def moving_rows(rows: int | None):
+    """Within the block, a member grown from rows gathered once moves its rows' data at the splits of nodes
+    of at least ``rows`` rows (None: the grower's :data:`~dasktree.split.small_grower.MOVE_ROWS`; the tests
+    move every node's, 1)."""
+    token = _MOVE.set(rows)
+    try:
+        yield
+    finally:
+        _MOVE.reset(token)
+
+
+def gathers_once(runner) -> bool:
+    """Whether ``runner`` gathers a bagged forest's rows once (:class:`BagRows`): it says so
+    (``gathers_once``: its small pass grows the chunks where the rows are gathered) and the switch
+    (:func:`gathering_once`) lets it."""
+    return bool(getattr(runner, "gathers_once", False)) and _ONCE.get() is not False
 
 
 def deep_enough(depth: int, max_depth: int | None) -> bool:
@@ -91,8 +137,27 @@ def threshold(runner, spec, n_stats: int = 10) -> int:
     if rows is not None:
         return int(rows)
     budget = getattr(runner, "gather_budget_mb", None) or GATHER_BUDGET_MB
-    membership_bytes = len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + 9 + 2 * (58 + 8 * n_stats)
-    return int(budget * 2**20 // membership_bytes)
+    return int(budget * 2**20 // _membership_bytes(spec, n_stats))
+
+
+def _membership_bytes(spec, n_stats: int) -> int:
+    """A membership's bytes as :func:`threshold` counts them."""
+    return len(spec.features) * spec.code_dtype.itemsize + 4 + 2 + 4 + 9 + 2 * (58 + 8 * n_stats)
+
+
+def row_memberships(runner, spec, forest, n_stats: int = 10) -> float:
+    """What a bagged forest's row gathered once (:class:`BagRows`) costs, in :func:`threshold`'s units (a
+    membership's bytes): its codes, target and weight, its multiplicity in every member (2 bytes each; none
+    where the runner keeps its encoded rows, ``keeps_rows``: a root gathered once views them), and what a
+    member grown from the rows makes per row, one member at a time per thread (its rows, held flags and
+    their copies, weights, walk, multiplicities: 41 bytes). 0 when the rows are not gathered once."""
+    if not (forest.bagged and gathers_once(runner)):
+        return 0.0
+    once = len(spec.features) * spec.code_dtype.itemsize + 4 + 4
+    if not getattr(runner, "keeps_rows", False):
+        once += 2 * forest.n_trees
+    once += 41 * max(1, int(getattr(runner, "threads", 1)))
+    return once / _membership_bytes(spec, n_stats)
 
 
 @dataclass(frozen=True)
@@ -159,6 +224,52 @@ class Gathered:
         return out
 
 
+@dataclass
+class BagRows:
+    """A bagged forest's gathered rows once (:func:`gather_block` with ``once``): their codes, targets and
+    weights (None: each row once), and their multiplicities in the plan's members with a job
+    (:func:`plan_members`) as the blocks gave them (``parts[b]``: block ``b``'s, a row per member), not
+    joined: a member's own is joined when it grows (:meth:`multiplicity`)."""
+
+    codes: np.ndarray
+    y: np.ndarray
+    weight: np.ndarray | None
+    parts: list
+    members: np.ndarray
+
+    @classmethod
+    def of(cls, pieces: list[tuple], plan: GatherPlan) -> "BagRows":
+        join = (lambda arrays, axis=0: np.concatenate(arrays, axis=axis)) if len(pieces) > 1 else \
+            (lambda arrays, axis=0: arrays[0])
+        codes = join([p[0] for p in pieces], axis=1)
+        y = join([p[1] for p in pieces])
+        weight = None if pieces[0][3] is None else join([p[3] for p in pieces])
+        return cls(codes, y, weight, [p[2] for p in pieces], plan_members(plan))
+
+    @property
+    def n_rows(self) -> int:
+        return int(self.codes.shape[1])
+
+    def multiplicity(self, k: int) -> np.ndarray:
+        """Member ``members[k]``'s multiplicity of every row (int16)."""
+        return np.concatenate([p[k] for p in self.parts]) if len(self.parts) > 1 else self.parts[0][k]
+
+    def chunks(self, count: int) -> list["MemberChunk"]:
+        """The members in about ``count`` runs (at least one member each), in order."""
+        n = self.members.size
+        edges = np.unique(np.linspace(0, n, max(1, min(count, n)) + 1).round().astype(np.int64))
+        return [MemberChunk(self, a, b) for a, b in zip(edges[:-1].tolist(), edges[1:].tolist())]
+
+
+@dataclass
+class MemberChunk:
+    """Members ``rows.members[lo:hi]`` of gathered rows :class:`BagRows`: what one :func:`grow_chunk` grows."""
+
+    rows: BagRows
+    lo: int
+    hi: int
+
+
 def job_runs(start: np.ndarray, count: int) -> list[tuple[int, int]]:
     """Jobs ``0 .. start.size - 1`` as about ``count`` runs ``(a, b)`` of similar memberships (job
     ``j`` has ``start[j + 1] - start[j]``), each at least one job, in order; none when there are no jobs."""
@@ -171,9 +282,14 @@ def job_runs(start: np.ndarray, count: int) -> list[tuple[int, int]]:
     return list(zip(edges[:-1].tolist(), edges[1:].tolist()))
 
 
-def gather_block(encoded, plan: GatherPlan) -> tuple:
+def gather_block(encoded, plan: GatherPlan, once: bool = False) -> tuple:
     """One block of encoded rows' share: (codes, y, part, weight, job, row) of the rows some job holds
-    (``row`` indexes them, ``job`` its job)."""
+    (``row`` indexes them, ``job`` its job). A bagged plan's rows ``once`` (a runner that
+    :func:`gathers_once`): (codes, y, part, weight, None, None) of the rows some member's job holds with a
+    multiplicity, ``part`` their multiplicities in the members with a job (:func:`plan_members`); every row
+    kept (a root's), the block's own arrays (no copy)."""
+    if once and plan.bagged:
+        return _gather_once(encoded, plan)
     slots = kernel.gather_slots(encoded.codes, plan.root, plan.attribute, plan.offset, plan.table, plan.slot)
     keep = (slots >= 0).any(axis=0)
     index = np.flatnonzero(keep)
@@ -185,12 +301,40 @@ def gather_block(encoded, plan: GatherPlan) -> tuple:
             row.astype(np.int64))
 
 
-def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] | None = None) -> Gathered:
+def plan_members(plan: GatherPlan) -> np.ndarray:
+    """The trees (members) with a job in ``plan``, ascending."""
+    return np.unique(np.asarray(plan.job_tree, dtype=np.int64))
+
+
+def _gather_once(encoded, plan: GatherPlan) -> tuple:
+    """:func:`gather_block`'s rows once: each member's tree walked over :data:`ONCE_STEP` rows at a time."""
+    members = plan_members(plan)
+    n = int(encoded.codes.shape[1])
+    keep = np.zeros(n, dtype=bool)
+    roots = np.asarray(plan.root, dtype=np.int64)[members]
+    for lo in range(0, n, ONCE_STEP):
+        hi = min(n, lo + ONCE_STEP)
+        slots = kernel.gather_slots(encoded.codes[:, lo:hi], roots, plan.attribute, plan.offset, plan.table,
+                                    plan.slot)
+        keep[lo:hi] = ((slots >= 0) & (encoded.part[members, lo:hi] > 0)).any(axis=0)
+    part = encoded.part if members.size == encoded.part.shape[0] else encoded.part[members]
+    if keep.all():
+        return encoded.codes, encoded.y, part, encoded.weight, None, None
+    index = np.flatnonzero(keep)
+    return (encoded.codes[:, index], encoded.y[index], part[:, index],
+            None if encoded.weight is None else encoded.weight[index], None, None)
+
+
+def merge_gathered(pieces: list[tuple], plan: GatherPlan, jobs: tuple[int, int] | None = None,
+                   once: bool = False) -> "Gathered | BagRows":
     """The blocks' gathered rows as one :class:`Gathered`, every job's memberships together in row order
     (the pieces' order, then each piece's): of every job, or of jobs ``lo <= j < hi`` when ``jobs`` is
-    ``(lo, hi)`` (the pieces hold no other's, :func:`piece_of_jobs`)."""
+    ``(lo, hi)`` (the pieces hold no other's, :func:`piece_of_jobs`). A bagged plan's pieces gathered
+    ``once``: the rows once, :class:`BagRows`."""
     lo, hi = (0, plan.n_jobs) if jobs is None else jobs
     pieces = [p for p in pieces if p[0].shape[1]] or pieces[:1]
+    if once and plan.bagged:
+        return BagRows.of(pieces, plan)
     codes = np.concatenate([p[0] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][0]
     y = np.concatenate([p[1] for p in pieces]) if len(pieces) > 1 else pieces[0][1]
     part = np.concatenate([p[2] for p in pieces], axis=1) if len(pieces) > 1 else pieces[0][2]
@@ -241,15 +385,73 @@ def piece_of_jobs(piece: tuple, lo: int, hi: int) -> tuple:
             np.searchsorted(used, row).astype(np.int64))
 
 
-def grow_chunk(chunk: Gathered, *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
-    """A chunk's jobs grown (:func:`dasktree.split.small_grower.grow_jobs`): (its jobs, the nodes)."""
+def grow_chunk(chunk: "Gathered | MemberChunk", *, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
+    """A chunk's jobs grown (:func:`dasktree.split.small_grower.grow_jobs`): (its jobs, the nodes). A chunk
+    of members (:class:`MemberChunk`): each member's jobs grown in turn (:func:`_grow_member`), their nodes
+    one after another."""
+    if isinstance(chunk, MemberChunk):
+        grown = [_grow_member(chunk.rows, k, plan, task, settings) for k in range(chunk.lo, chunk.hi)]
+        return _joined(grown)
+    nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
+                             np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **_job_settings(settings, chunk.jobs))
+    return chunk.jobs, nodes
+
+
+def _job_settings(settings: dict, jobs: np.ndarray) -> dict:
+    """The grower's settings for ``jobs`` of a plan: each per-job one (:data:`PER_JOB`) cut to theirs."""
     extra = dict(settings)
     for name, dtype in PER_JOB.items():  # one value per job of the plan: the chunk's
         if extra.get(name) is not None:
-            extra[name] = np.asarray(extra[name], dtype=dtype)[chunk.jobs]
-    nodes = kernel.grow_jobs(task, chunk.codes, chunk.y, chunk.weight, chunk.rows, chunk.held, chunk.start,
-                             np.asarray(plan.job_depth, dtype=np.int64)[chunk.jobs], **extra)
-    return chunk.jobs, nodes
+            extra[name] = np.asarray(extra[name], dtype=dtype)[jobs]
+    return extra
+
+
+def _grow_member(rows: BagRows, k: int, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
+    """Member ``rows.members[k]``'s jobs grown from the rows gathered once: its tree walked over them, its
+    rows of each job (multiplicity above 0) in row order, weighted by their multiplicity (times the row's
+    weight), as :func:`merge_gathered` gives a job's memberships; (its jobs, the nodes)."""
+    tree = int(rows.members[k])
+    jobs = np.flatnonzero(np.asarray(plan.job_tree, dtype=np.int64) == tree)
+    times = rows.multiplicity(k)
+    root = int(plan.root[tree])
+    if plan.attribute[root] < 0:  # the member's root is its one job (a root gathered): every row with a
+        members = np.flatnonzero(times > 0)  # multiplicity, in order
+        start = np.asarray([0, members.size], dtype=np.int64)
+    else:
+        slot = kernel.gather_slots(rows.codes, np.asarray([root], dtype=np.int64), plan.attribute, plan.offset,
+                                   plan.table, plan.slot)[0]
+        kept = np.flatnonzero((slot >= 0) & (times > 0))
+        job = slot[kept]
+        members = kept[np.argsort(job, kind="stable")]  # by job, each job's rows in row order
+        start = np.concatenate([[0], np.cumsum(np.bincount(np.searchsorted(jobs, job), minlength=jobs.size))])
+    weight = times[members].astype(np.int64)
+    if rows.weight is not None:
+        weight *= np.asarray(rows.weight, dtype=np.int64)[members]
+    # the member's rows as arrays of their own, in its jobs' order, which the grower moves as it splits them
+    nodes = kernel.grow_jobs(task, rows.codes[:, members], rows.y[members], weight,
+                             np.arange(members.size, dtype=np.int64), np.zeros(members.size, dtype=bool),
+                             start.astype(np.int64), np.asarray(plan.job_depth, dtype=np.int64)[jobs],
+                             own=_MOVE.get() or kernel.MOVE_ROWS, **_job_settings(settings, jobs))
+    return jobs, nodes
+
+
+def _joined(grown: list[tuple[np.ndarray, dict]]) -> tuple[np.ndarray, dict]:
+    """Several (jobs, nodes) of :func:`~dasktree.split.small_grower.grow_jobs` as one: the nodes' ``job``
+    numbers, ``parent`` rows and ``table_start`` shifted past the ones before."""
+    if len(grown) == 1:
+        return grown[0]
+    shifts = {name: np.cumsum([0] + [size(jobs, nodes) for jobs, nodes in grown[:-1]]).tolist() for name, size in (
+        ("job", lambda jobs, nodes: jobs.size), ("parent", lambda jobs, nodes: nodes["parent"].size),
+        ("table_start", lambda jobs, nodes: nodes["tables"].size))}
+    out = {}
+    for name in grown[0][1]:
+        parts = [nodes[name] for _, nodes in grown]
+        if name == "job":
+            parts = [p + s for p, s in zip(parts, shifts["job"])]
+        elif name in ("parent", "table_start"):  # -1: none (a job's own node; a threshold test's table)
+            parts = [np.where(p >= 0, p + s, p) for p, s in zip(parts, shifts[name])]
+        out[name] = np.concatenate(parts)
+    return np.concatenate([jobs for jobs, _ in grown]), out
 
 
 PER_JOB = {"job_root_size": np.int64, "job_leaf": np.int8, "job_key": np.uint64, "job_salt": np.uint64,
@@ -351,17 +553,23 @@ def with_held_out(train_rows: int, n_folds: int) -> int:
 
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
-                most_rows: int | None = None, root_rows: int | None = None) -> tuple[list, list]:
+                most_rows: int | None = None, root_rows: int | None = None, once: float = 0.0) -> tuple[list, list]:
     """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, a bagged forest's the
     sum of its open members' bag sizes; each of fewer than ``most_rows`` rows when given,
     :func:`deep_enough`) and those left to the level pass. A node's rows
     are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
-    unknown, the root is counted by a level pass)."""
+    unknown, the root is counted by a level pass). A bagged forest's root gathered once costs its rows
+    times ``once`` (:func:`row_memberships`; 0: not gathered once), and a member's bag there holds at
+    most :func:`bag_rows` of them."""
     def estimate(node):
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             return None
         trees = node.open_trees()
-        if node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
+        if node.counts is None and forest.bagged:  # the root, its rows gathered once for every member
+            if once <= 0:
+                return None
+            rows, memberships = bag_rows(int(root_rows)), int(np.ceil(int(root_rows) * once))
+        elif node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
             sizes = forest.train_sizes(node.counts)[list(trees)]  # member's multiplicities); at most its size
             rows, memberships = int(sizes.max(initial=0)), int(sizes.sum())
         else:
@@ -373,13 +581,24 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
     return gathered, kept
 
 
+def bag_rows(rows: int) -> int:
+    """At most the rows (multiplicities summed) of a member's bag of ``rows`` rows: a Poisson draw of mean
+    at most 1 per row (:mod:`dasktree.io.bagging`), its sum within eight deviations of ``rows``."""
+    return rows + 8 * int(np.ceil(np.sqrt(rows))) + 16
+
+
 def root_rows(runner, spec, forest) -> int | None:
     """The rows of the root before any pass, when a small data set may be one small node from the
-    start: the source's rows (an upper bound: null targets are not skipped yet) of an unweighted,
-    unbagged fit (whose rows count once each); else None. The grower takes each tree's root size
+    start: the source's rows (an upper bound: null targets are not skipped yet) of an unweighted fit,
+    unbagged (whose rows count once each) or bagged on a runner that gathers its rows once
+    (:func:`gathers_once`); else None. The grower takes each tree's root size
     from the root's own rows then (``job_root_size`` 0)."""
     source = getattr(runner, "source", None)
-    if source is None or spec.weighting is not None or forest.bagged or not (forest.holdout < 0).any():
+    if source is None or spec.weighting is not None:
+        return None
+    if forest.bagged:
+        return int(source.n_rows) if gathers_once(runner) else None
+    if not (forest.holdout < 0).any():
         return None  # (without a main tree, no job would count the root's total)
     return int(source.n_rows)
 
