@@ -138,10 +138,11 @@ def encode_features(table: pa.Table, spec: BinSpec) -> np.ndarray:
 
 def _encode_into(out: np.ndarray, table: pa.Table, spec: BinSpec, keep: np.ndarray | None = None) -> None:
     """The codes of the rows ``keep`` (None: all) of ``table`` written into ``out`` (n_attributes, rows kept)."""
+    names, dtype = set(table.column_names), spec.code_dtype  # once, not per attribute
     for j, bins in enumerate(spec.features):
-        if bins.name not in table.column_names:
+        if bins.name not in names:
             raise DataError(f"column {bins.name!r} that the model uses is missing from the data")
-        codes = encode_feature(table.column(bins.name), bins, spec.code_dtype)
+        codes = encode_feature(table.column(bins.name), bins, dtype)
         out[j] = codes if keep is None else codes[keep]
 
 
