@@ -108,10 +108,14 @@ def _parquet(X, y, directory: str) -> str:
 
 
 def model_hash(model) -> str:
-    """The sha256 (its first 16 digits) of a model's bins and grown trees (main and fold): equal models,
-    equal hashes (the in-memory fit's columns ``x0, x1, ...`` are the Parquet file's)."""
-    trees = [model.grown_tree.to_json()] + [t.to_json() for t in model.fold_trees]
-    text = json.dumps({"bins": model.spec.to_json(), "trees": trees}, sort_keys=True)
+    """The sha256 (its first 16 digits) of a model's bins and grown trees (main and fold kept), as the model
+    file keeps them (typed arrays, not a text per node: the hash of a grown tree of a million nodes must
+    not weigh on the process's peak): equal models, equal hashes (the in-memory fit's columns ``x0, x1,
+    ...`` are the Parquet file's)."""
+    from dasktree.model.grown_json import arrays_to_json
+
+    trees = [arrays_to_json(t, binary=True) for t in [model.grown_tree, *model.fold_trees]]
+    text = json.dumps({"bins": model.spec.to_json(), "trees": trees}, sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
