@@ -12,6 +12,7 @@ too.
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
@@ -186,9 +187,10 @@ def check_fit_input(est, X, y, regression: bool = False):
             except (TypeError, ValueError):
                 pass
     y = column_or_1d(y, warn=True) if not isinstance(y, pd.Series) else y
-    # a NaN label is no class: its row is skipped as a null label's (an infinity is refused)
-    check_array(np.asarray(y), ensure_2d=False, dtype=None, ensure_all_finite=True if regression else "allow-nan",
-                input_name="y")
+    whole = not regression and isinstance(y, np.ndarray) and y.dtype.kind in "biu"  # integer or boolean labels
+    if not whole:  # a NaN label is no class: its row is skipped as a null label's (an infinity is refused)
+        check_array(np.asarray(y), ensure_2d=False, dtype=None,
+                    ensure_all_finite=True if regression else "allow-nan", input_name="y")
     check_consistent_length(X, y)
     if regression:
         values = check_array(np.asarray(y), ensure_2d=False, dtype=np.float64, ensure_all_finite=True, input_name="y")
@@ -198,10 +200,21 @@ def check_fit_input(est, X, y, regression: bool = False):
     labels = labels[~pd.isna(labels)] if labels.dtype.kind in "fO" else labels
     if labels.size == 0:
         raise ValueError("Input y contains NaN only: no row has a label")
-    check_classification_targets(labels)
-    if len(pd.unique(labels)) < 2:
+    if whole:  # 1-D whole numbers: "binary" or "multiclass" to check_classification_targets, its warning said here
+        n_classes = len(np.unique(labels))
+        if n_classes > 2 and labels.size > 20 and n_classes > round(0.5 * labels.size):
+            warnings.warn(MANY_CLASSES, UserWarning)
+    else:
+        check_classification_targets(labels)
+        n_classes = len(pd.unique(labels))
+    if n_classes < 2:
         raise ValueError(f"y has one class ({labels[0]!r}): a classifier needs at least 2 classes")
     return X, y
+
+
+MANY_CLASSES = ("The number of unique classes is greater than 50% of the number of samples. `y` could represent a "
+                "regression problem, not a classification problem.")
+"""scikit-learn's warning (``check_classification_targets``) when integer labels look like a regression target."""
 
 
 def fit_input(est, X, y, target: str | None, sample_weight, regression: bool = False):

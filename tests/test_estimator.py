@@ -99,3 +99,28 @@ def test_unseen_category_at_prediction_goes_to_the_default_child():
     probe = pd.DataFrame({"c": ["zzz", None]})
     expected = clf.classes_[np.argmax(clf.tree_.value[clf.tree_.children[0][test.default]])]
     assert clf.predict(probe).tolist() == [expected, expected]
+
+
+@pytest.mark.parametrize("dtype", ["int64", "int8", "uint16", "float64", "str"])
+def test_labels_are_checked_and_warned_of_as_scikit_learn_does(dtype):
+    """Integer labels skip scikit-learn's target-type walk (they are classes whatever they are) and keep
+    its warning when most rows have a class of their own; other labels go through it."""
+    import warnings
+
+    X = np.arange(60.0).reshape(30, 2)
+    y = (np.arange(30) % 20).astype(dtype)  # 20 classes for 30 rows: more than half
+    for make in (DaskTreeClassifier, DecisionTreeClassifier):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            make(max_depth=2).fit(X, y)
+        assert [str(w.message) for w in seen if "50%" in str(w.message)] == [
+            "The number of unique classes is greater than 50% of the number of samples. `y` could represent a "
+            "regression problem, not a classification problem."], make
+    few = (np.arange(30) % 3).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        DaskTreeClassifier(max_depth=2).fit(X, few)
+    with pytest.raises(ValueError, match="one class"):
+        DaskTreeClassifier().fit(X, np.zeros(30).astype(dtype))
+    with pytest.raises(ValueError, match="Unknown label type"):
+        DaskTreeClassifier().fit(X, np.linspace(0, 1, 30))

@@ -25,7 +25,7 @@ from ..io.weights import weight_values
 from .codes import integer_codes, numeric_codes
 from .spec import BinSpec, FeatureBins
 
-__all__ = ["Encoded", "encode_features", "encode_blocks", "class_codes"]
+__all__ = ["Encoded", "encode_features", "encode_blocks", "class_codes", "class_codes_arrow"]
 
 MAX_ROWS = 2**31 - 1  # rows of one encoded block: a level pass counts a block in int32
 
@@ -138,11 +138,16 @@ def encode_features(table: pa.Table, spec: BinSpec) -> np.ndarray:
 
 def _encode_into(out: np.ndarray, table: pa.Table, spec: BinSpec, keep: np.ndarray | None = None) -> None:
     """The codes of the rows ``keep`` (None: all) of ``table`` written into ``out`` (n_attributes, rows kept)."""
+    names, dtype = set(table.column_names), spec.code_dtype  # once, not per attribute
     for j, bins in enumerate(spec.features):
-        if bins.name not in table.column_names:
+        if bins.name not in names:
             raise DataError(f"column {bins.name!r} that the model uses is missing from the data")
-        codes = encode_feature(table.column(bins.name), bins, spec.code_dtype)
+        codes = encode_feature(table.column(bins.name), bins, dtype)
         out[j] = codes if keep is None else codes[keep]
+
+
+INT64_EXACT = {pa.int8(), pa.int16(), pa.int32(), pa.int64(), pa.uint8(), pa.uint16(), pa.uint32()}
+"""Integer types whose values int64 holds exactly (uint64's may not)."""
 
 
 def class_codes(column, classes: tuple) -> np.ndarray:
@@ -150,6 +155,31 @@ def class_codes(column, classes: tuple) -> np.ndarray:
     array = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
+    codes = _integer_class_codes(array, classes)
+    if codes is not None:
+        return codes
+    return class_codes_arrow(array, classes)
+
+
+def _integer_class_codes(array: pa.Array, classes: tuple) -> np.ndarray | None:
+    """:func:`class_codes` of integer labels without nulls and integer classes, by a search in the
+    sorted classes (Arrow's lookup has a fixed cost per call that small data notices); None for others."""
+    if array.null_count or array.type not in INT64_EXACT or not classes \
+            or not all(isinstance(c, (int, np.integer)) and not isinstance(c, bool) for c in classes):
+        return None
+    try:
+        known = np.array(classes, dtype=np.int64)
+    except OverflowError:
+        return None
+    order = np.argsort(known, kind="stable")
+    ranked = known[order]
+    values = array.to_numpy(zero_copy_only=False).astype(np.int64, copy=False)
+    at = np.minimum(np.searchsorted(ranked, values), ranked.size - 1)
+    return np.where(ranked[at] == values, order[at], -1).astype(np.int32)
+
+
+def class_codes_arrow(array: pa.Array, classes: tuple) -> np.ndarray:
+    """The twin of :func:`class_codes` for any labels: Arrow's ``index_in`` of each in ``classes``."""
     value_set = pa.array(list(classes))
     if value_set.type != array.type:
         try:

@@ -387,6 +387,28 @@ def frame_to_table(frame) -> pa.Table:
         raise DataError(f"cannot convert the DataFrame to Arrow: {_first_line(exc)}") from None
 
 
+NUMBER_KINDS = "biuf"
+"""numpy dtype kinds whose arrays :func:`array_table` takes as they are: booleans, integers, floats."""
+
+
+def array_table(array: np.ndarray, y, target: str | None) -> pa.Table | None:
+    """A 2-D numpy array of numbers (columns ``x0, x1, ...``) and ``y`` (a numpy array of numbers, as
+    column ``target``, default ``"target"``, made unique) as an Arrow table, the one
+    :func:`frame_to_table` makes of their DataFrame (NaN a null, as pandas' conversion reads it)
+    without building the DataFrame; None for any other input (its DataFrame's conversion decides)."""
+    if array.dtype.kind not in NUMBER_KINDS or not isinstance(y, np.ndarray) or y.ndim != 1 \
+            or y.dtype.kind not in NUMBER_KINDS:
+        return None
+    if len(y) != array.shape[0]:
+        raise InputError(f"X has {array.shape[0]} rows but y has {len(y)}")
+    names = [f"x{i}" for i in range(array.shape[1])]
+    name = target or "target"
+    while name in names:
+        name = "_" + name
+    columns = [pa.array(array[:, i], from_pandas=True) for i in range(array.shape[1])]
+    return pa.table([*columns, pa.array(y, from_pandas=True)], names=[*names, name])
+
+
 def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEFAULT_PART_ROWS,
                 storage_options: dict | None = None) -> tuple[Source, str]:
     """Turn any accepted input into a :class:`Source` and the target column's name.
@@ -411,6 +433,9 @@ def open_source(data, y=None, *, target: str | None = None, part_rows: int = DEF
         array = np.asarray(data)
         if array.ndim != 2:
             raise InputError(f"X must be 2-D (rows x features), got shape {array.shape}")
+        table = array_table(array, y, target)
+        if table is not None:  # numbers: their Arrow columns straight from the array, no DataFrame between
+            return TableSource(table, description="DataFrame", part_rows=part_rows), table.column_names[-1]
         data = pd.DataFrame(array, columns=[f"x{i}" for i in range(array.shape[1])])
     if isinstance(data, pd.DataFrame):
         frame = data.reset_index(drop=True)

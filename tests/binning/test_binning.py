@@ -103,12 +103,12 @@ def test_kernels_import_without_dask():
 def test_an_integer_column_counted_by_bincount_is_sketched_as_by_sorting(seed, span, low, max_bins):
     """The bincount of whole numbers in a small range gives the sketch numpy.unique gives (the naive twin);
     a range too wide for it falls back to sorting."""
-    from dasktree.binning.summary import sketch_numeric
+    from dasktree.binning.summary import sketch_numeric, sketch_numeric_sorted
 
     rng = np.random.default_rng(seed)
     values = (low + rng.integers(0, span, size=500)).astype(np.float64)
     values[rng.random(500) < 0.05] = np.nan
-    fast, naive = sketch_numeric(values, max_bins, integral=True), sketch_numeric(values, max_bins)
+    fast, naive = sketch_numeric(values, max_bins, integral=True), sketch_numeric_sorted(values, max_bins)
     assert fast.exact == naive.exact
     for name in ("keys", "counts", "maxes"):
         a, b = getattr(fast, name), getattr(naive, name)
@@ -119,7 +119,7 @@ def test_an_integer_column_counted_by_bincount_is_sketched_as_by_sorting(seed, s
 
 @settings(max_examples=80, deadline=None)
 @given(seed=st.integers(0, 10_000), n=st.sampled_from([50, 3000]), max_bins=st.sampled_from([4, 32, 255]),
-       shape=st.sampled_from(["normal", "lognormal", "zeros", "wide", "few"]))
+       shape=st.sampled_from(["normal", "lognormal", "zeros", "wide", "few", "whole", "whole and wide", "whole but one"]))
 def test_a_float_column_counted_on_the_grid_without_sorting_is_sketched_as_by_sorting(seed, n, max_bins, shape):
     """The grid counted by bincount (ranked exponents) gives the sketch of sorting every value (the naive
     twin), and merged sketches the sketch of the merged values, whatever the spread of exponents."""
@@ -129,7 +129,11 @@ def test_a_float_column_counted_on_the_grid_without_sorting_is_sketched_as_by_so
     values = {"normal": rng.normal(size=n), "lognormal": rng.lognormal(0, 3, size=n),
               "zeros": np.where(rng.random(n) < 0.5, 0.0, rng.uniform(1e4, 7.5e4, n)) * rng.choice([1, -1], n),
               "wide": rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n),
-              "few": rng.integers(0, 7, n) * 0.25}[shape]
+              "few": rng.integers(0, 7, n) * 0.25,
+              # whole numbers in a float column: counted by bincount within a small range (pixels, counts)
+              "whole": rng.integers(-300, 300, n).astype(np.float64),
+              "whole and wide": rng.integers(-(2**20), 2**20, n).astype(np.float64),
+              "whole but one": np.append(rng.integers(0, 17, n - 1), 0.5)}[shape]
     values[rng.random(n) < 0.05] = np.nan
     values[rng.random(n) < 0.05] = -0.0
 

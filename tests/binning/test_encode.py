@@ -88,3 +88,27 @@ def test_reorder_moves_every_array_alike_in_place(seed, n, lines_used, wide):
     for old, new in zip(before, arrays):
         np.testing.assert_array_equal(new, old[..., order])
     assert not e.start[lines_used:].any()
+
+
+@settings(max_examples=80, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(0, 60),
+       type_=st.sampled_from(["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]),
+       n_classes=st.integers(1, 6), nulls=st.booleans(), chunks=st.integers(1, 3))
+def test_integer_labels_get_the_class_codes_arrows_lookup_gives(seed, n, type_, n_classes, nulls, chunks):
+    """Integer labels are looked up in the sorted classes: the codes of Arrow's index_in (the twin), -1 for a
+    label outside the classes (or null), whatever the label type, the classes' order and their range."""
+    from dasktree.binning.encode import class_codes_arrow
+
+    rng = np.random.default_rng(seed)
+    high = np.iinfo(np.dtype(type_)).max
+    pool = np.unique(np.concatenate([rng.integers(0, 9, 8), [min(high, 2**31 - 1)]]))
+    values = rng.choice(pool, n).astype(type_)
+    classes = tuple(int(c) for c in rng.permutation(np.unique(np.concatenate([rng.choice(pool, n_classes),
+                                                                             rng.integers(300, 400, 1)]))))
+    mask = rng.random(n) < 0.2 if nulls else None
+    array = pa.array(values, mask=mask)
+    cuts = sorted(rng.integers(0, n + 1, chunks - 1).tolist())
+    column = pa.chunked_array([array[a:b] for a, b in zip([0, *cuts], [*cuts, n])], type=array.type)
+    codes = class_codes(column, classes)
+    assert codes.dtype == np.int32
+    assert np.array_equal(codes, class_codes_arrow(array, classes))
