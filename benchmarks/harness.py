@@ -97,11 +97,11 @@ def stamp_text(s: dict) -> str:
             f"Python {s['python']}; {versions}; commit {s['commit']}.{load_text}\n")
 
 
-def write(name: str, claim: str, result: Result, quick: bool = False) -> dict:
-    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped (and marked
-    when measured at ``--quick`` sizes)."""
+def write(name: str, claim: str, result: Result, quick: bool = False, measured: dict | None = None) -> dict:
+    """Overwrite ``results/NAME.md`` and ``results/NAME.json`` with ``result``, stamped (``measured``: the
+    stamp of a measurement written again, else now's) and marked when measured at ``--quick`` sizes."""
     os.makedirs(RESULTS, exist_ok=True)
-    s = stamp()
+    s = measured or stamp()
     note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if quick else ""
     with open(os.path.join(RESULTS, f"{name}.md"), "w") as f:
         f.write(f"# {claim}\n\n{stamp_text(s)}\n{note}{result.markdown.rstrip()}\n")
@@ -109,6 +109,19 @@ def write(name: str, claim: str, result: Result, quick: bool = False) -> dict:
     with open(os.path.join(RESULTS, f"{name}.json"), "w") as f:
         json.dump(record, f, indent=1, default=str)
     return record
+
+
+def saved(name: str, path: str | None = None) -> dict:
+    """The record ``results/NAME.json`` (or ``path``) keeps: claim, stamp, quick, summary, figures."""
+    with open(path or os.path.join(RESULTS, f"{name}.json")) as f:
+        return json.load(f)
+
+
+def rewrite(name: str, record: dict, result: Result) -> None:
+    """Write ``results/NAME.md`` and ``.json`` again with ``result``, a claim's analysis of the figures of
+    ``record`` (:func:`saved`) as its module makes it now, keeping their measurement's stamp; RESULTS.md too."""
+    write(name, record["claim"], result, quick=record["quick"], measured=record["stamp"])
+    gather()
 
 
 def gather() -> None:

@@ -311,21 +311,10 @@ def _fit_tables(fits: dict, workers, fit_rows: int, depth: int, known: list[int]
 def rerender(path: str | None = None) -> None:
     """Write ``results/scaling.md`` again from the figures of ``results/scaling.json`` (this module's
     analysis of them, as changed since), keeping the stamp of their measurement; RESULTS.md too."""
-    import json
-    import os
-
-    path = path or os.path.join(harness.RESULTS, "scaling.json")
-    with open(path) as f:
-        record = json.load(f)
+    record = harness.saved("scaling", path)
     r = record["figures"]
     empty = {(int(w), int(p), kind): v for w, p, kind in (k.split("/", 2) for k in r["empty"])
              for v in [r["empty"][f"{w}/{p}/{kind}"]]}
-    result = report(empty, r["floor"], {int(k): v for k, v in r["fits"].items()},
-                    {int(k): v for k, v in r["idle_cpu"].items()}, r["workers"], r["part_counts"], r["fit_rows"],
-                    r["depth"])
-    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if record["quick"] else ""
-    with open(os.path.join(harness.RESULTS, "scaling.md"), "w") as f:
-        f.write(f"# {record['claim']}\n\n{harness.stamp_text(record['stamp'])}\n{note}{result.markdown.rstrip()}\n")
-    with open(os.path.join(harness.RESULTS, "scaling.json"), "w") as f:
-        json.dump({**record, "summary": result.summary, "figures": result.figures}, f, indent=1, default=str)
-    harness.gather()
+    harness.rewrite("scaling", record, report(empty, r["floor"], {int(k): v for k, v in r["fits"].items()},
+                                              {int(k): v for k, v in r["idle_cpu"].items()}, r["workers"],
+                                              r["part_counts"], r["fit_rows"], r["depth"]))

@@ -328,22 +328,12 @@ The issue's size: `python -m benchmarks.soak` (200 fits, 40 faults, 100,000 rows
 def rerender(path: str | None = None) -> None:
     """Write ``results/soak.md`` and ``soak.json`` again from the saved runs and memory readings (this
     module's analysis of them, as changed since), keeping the stamp of their measurement; RESULTS.md too."""
-    import json
-
-    path = path or os.path.join(harness.RESULTS, "soak.json")
-    with open(path) as f:
-        record = json.load(f)
+    record = harness.saved(NAME, path)
     r = record["figures"]
     memory_of = {pid: [tuple(x) for x in readings] for pid, readings in r["memory"].items()}
     drift = {pid: d for pid, readings in memory_of.items() if (d := drift_of(readings)) is not None}
-    result = _report(r["runs"], r["reference_seconds"], r["tasks_left"], drift, r["fits"], r["faults"], r["rows"],
-                     r["total_seconds"], memory_of)
-    note = "Quick sizes (a smoke run, not the claim's sizes).\n\n" if record["quick"] else ""
-    with open(os.path.join(harness.RESULTS, "soak.md"), "w") as f:
-        f.write(f"# {record['claim']}\n\n{harness.stamp_text(record['stamp'])}\n{note}{result.markdown.rstrip()}\n")
-    with open(os.path.join(harness.RESULTS, "soak.json"), "w") as f:
-        json.dump({**record, "summary": result.summary, "figures": result.figures}, f, indent=1, default=str)
-    harness.gather()
+    harness.rewrite(NAME, record, _report(r["runs"], r["reference_seconds"], r["tasks_left"], drift, r["fits"],
+                                          r["faults"], r["rows"], r["total_seconds"], memory_of))
 
 
 if __name__ == "__main__":
