@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 
 from ..model.task import Task, decrease_shares, register
-from ..params.regression import REGRESSION_PARAMS
 
 __all__ = ["Regression", "REGRESSION", "node_means"]
 
@@ -42,7 +41,14 @@ class Regression(Task):
     name = "regression"
     predicts_classes = False
     importance_of = "squared error's"
-    params = REGRESSION_PARAMS
+
+    @property
+    def params(self) -> tuple:
+        """:data:`~dasktree.params.regression.REGRESSION_PARAMS`, imported when read: the parameters'
+        package pulls in the grow loop and its compiled kernels, which ``dasktree show`` never loads."""
+        from ..params.regression import REGRESSION_PARAMS
+
+        return REGRESSION_PARAMS
 
     def file_fields(self, model):
         return {"task": self.name, "target_scale": model.spec.target.to_json()}
