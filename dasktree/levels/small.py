@@ -73,25 +73,29 @@ ONCE_STEP = 1 << 16
 
 
 @contextlib.contextmanager
-def small_node_rows(rows: int | None):
-    """Within the block, gather nodes of at most ``rows`` rows (0: none, every node level-wise;
-    None: the runner's budget decides)."""
-    token = _ROWS.set(rows)
+def _set(var: contextvars.ContextVar, value):
+    """Within the block, ``var`` is ``value``."""
+    token = var.set(value)
     try:
         yield
     finally:
-        _ROWS.reset(token)
+        var.reset(token)
+
+
+@contextlib.contextmanager
+def small_node_rows(rows: int | None):
+    """Within the block, gather nodes of at most ``rows`` rows (0: none, every node level-wise;
+    None: the runner's budget decides)."""
+    with _set(_ROWS, rows):
+        yield
 
 
 @contextlib.contextmanager
 def gathering_once(once: bool | None):
     """Within the block, a bagged forest's rows are gathered once (True, where the runner can), as
     memberships (False), or as the runner says (None, the default: :func:`gathers_once`)."""
-    token = _ONCE.set(once)
-    try:
+    with _set(_ONCE, once):
         yield
-    finally:
-        _ONCE.reset(token)
 
 
 @contextlib.contextmanager
@@ -99,11 +103,8 @@ def moving_rows(rows: int | None):
     """Within the block, a member grown from rows gathered once moves its rows' data at the splits of nodes
     of at least ``rows`` rows (None: the grower's :data:`~dasktree.split.small_grower.MOVE_ROWS`; the tests
     move every node's, 1)."""
-    token = _MOVE.set(rows)
-    try:
+    with _set(_MOVE, rows):
         yield
-    finally:
-        _MOVE.reset(token)
 
 
 def gathers_once(runner) -> bool:
