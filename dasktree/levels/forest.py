@@ -165,9 +165,9 @@ class Forest:
         self.root_size = np.zeros(n_trees, dtype=np.int64)
         self._slices: dict[tuple[int, ...], tuple[tuple[int, ...], bool]] = {}
         self._flat = _FlatBranches()
-        self.grown: list = []  # subtrees grown in memory, as arrays (levels/small.py's GrownBlock)
+        self.grown: list = []  # subtrees grown in memory, as arrays (levels/attach.py's GrownBlock)
         self.grown_nodes = 0  # their nodes (the jobs' own are nodes of the forest)
-        self.made_tests: dict = {}  # their tests, by (attribute, cut, default) as one number: made once (small.attach)
+        self.made_tests: dict = {}  # their tests, by (attribute, cut, default) as one number: made once (attach.attach)
         self.stats_width = n_classes  # a grown node's training (and held-out) statistics: class counts
 
     # ------------------------------------------------------------------ counts
@@ -265,7 +265,7 @@ class Forest:
         return float(train[1]) / float(train.sum()) if train.sum() else np.nan
 
     def finish_job(self, node_id: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
-        """A node grown in memory for ``tree`` (:func:`dasktree.levels.small.attach`): its test as a branch
+        """A node grown in memory for ``tree`` (:func:`dasktree.levels.attach.attach`): its test as a branch
         of that tree without children (the subtree below is a grown block), or the tree ends there.
         ``stats``: its training then held-out class counts; the root's counts come from them when it was
         gathered before any pass counted it (the main tree's training counts are the total, a fold

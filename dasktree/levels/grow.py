@@ -51,7 +51,7 @@ from ..io.schema import NUMERIC
 from ..split.api import AttributeLayout, SplitParams, binary_monotonic
 from .forest import Forest, Node, sharing
 from .level_search import SearchContext, SearchRequest, leaf_reasons
-from . import small
+from . import attach, small
 from .results import PackedResults, concat, tests_of
 from .sampling import tree_sampling
 
@@ -305,7 +305,7 @@ def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, 
     """Either task's pass gathering the rows of ``jobs`` ((node, tree) pairs of ``store``, a slot each in
     ``plan``), their subtrees grown there in memory by the compiled grower for ``task`` (``settings``: the
     fit's limits; the bins, each job's feature draws, ``sampling`` = (max_features, feature_seed), and its
-    value bounds added here) and attached to ``store`` (:func:`~dasktree.levels.small.attach`); the
+    value bounds added here) and attached to ``store`` (:func:`~dasktree.levels.attach.attach`); the
     nodes made, the rows gathered and the seconds, as a level report says them."""
     started = time.perf_counter()
     numeric = [f.kind == NUMERIC for f in spec.features]
@@ -315,7 +315,7 @@ def grow_small(runner, store, jobs: list[tuple[int, int]], plan, spec: BinSpec, 
                     **small.member_settings(store, jobs, *sampling), **small.bound_settings(store, jobs))
     results = runner.small_pass(plan, small.grow_chunk, f"level {level} (small nodes in memory)", plan=plan,
                                 task=task, settings=settings)
-    made = sum(small.attach(store, jobs, chunk_jobs, nodes, spec) for chunk_jobs, nodes in results)
+    made = sum(attach.attach(store, jobs, chunk_jobs, nodes, spec) for chunk_jobs, nodes in results)
     return {"grown_in_memory": made, "rows_gathered": int(getattr(runner, "rows_gathered", 0)),
             "small_seconds": round(time.perf_counter() - started, 4)}
 

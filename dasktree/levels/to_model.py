@@ -5,7 +5,7 @@ its held-out part's counts at every node (004, Section 2.2.2), from which its
 cross-validated error, and that of every pruned subtree, follows without a pass.
 
 The level loop's nodes are walked (:meth:`~dasktree.levels.forest.Forest.tree_nodes`); the
-subtrees grown in memory below them (:class:`~dasktree.levels.small.GrownBlock`) join as columns,
+subtrees grown in memory below them (:class:`~dasktree.levels.attach.GrownBlock`) join as columns,
 and every node takes its breadth-first place at once (a depth at a time: by its parent's place,
 then its index among the parent's children), as the walk would order them: :func:`models_of`. The
 regression trees are such a forest too (:func:`dasktree.regress.trees.tree_models`).
@@ -19,7 +19,7 @@ from ..model.model import ChildLinks, TreeModel
 from ..model.prune import Shape
 from ..model.prune import _keep_shape as keep_shape
 from .forest import Forest
-from .small import GrownBlock
+from .attach import GrownBlock
 
 __all__ = ["tree_model", "models_of", "block_columns"]
 

@@ -51,7 +51,7 @@ from ..gc_pause import older_objects_frozen
 from ..io.schema import NUMERIC
 from ..kernels.regression_pass import (CHANNELS, HELD_N, HELD_S, HELD_SQUARES, NODE_CELLS, TRAIN_SQUARES,
                                        RegressionPlan)
-from ..levels import small
+from ..levels import attach, small
 from ..levels.forest import Forest, Node
 from ..levels.grow import LevelReport, grow_levels, grow_small
 from ..levels.sampling import feature_mask, tree_members, tree_sampling
@@ -223,7 +223,7 @@ class _Trees(Forest):
         return int(root.counts[0] + root.counts[2])
 
     def finish_job(self, e: int, tree: int, test: Test | None, reason: str, stats: np.ndarray) -> None:
-        """Node ``e`` grown in memory (:func:`dasktree.levels.small.attach`): its sums (training and held-out
+        """Node ``e`` grown in memory (:func:`dasktree.levels.attach.attach`): its sums (training and held-out
         (n, s), the pieces of their squares) and its test or leaf; a leaf already takes its held-out sums."""
         node = self.nodes[e]
         held = square_sum(*stats[7:10])
@@ -396,7 +396,7 @@ def _decide(forest: _Trees, node: Node, k: int, sums, cells, splits, total_n: in
     if reason:
         forest.set_leaf(node, node.trees[0], reason)
         return []
-    test = small.binary_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
+    test = attach.binary_test(spec, int(splits.attribute[k]), int(splits.cut[k]), int(splits.default[k]),
                              splits.tables[k])
     kids = np.zeros((2, 2 * CHANNELS), dtype=np.int64)
     kids[:, :CHANNELS] = splits.children[k]  # held-out sums: when the child is counted

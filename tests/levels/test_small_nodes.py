@@ -427,7 +427,7 @@ def test_deep_regression_forest_members_grow_in_memory():
 @given(st.lists(st.tuples(st.integers(0, 2), st.integers(1, 30), st.integers(0, 1)), min_size=1, max_size=12, unique=True))
 def test_threshold_tests_made_at_once_equal_numeric_test(keys):
     """The grown subtrees' tests, their tables made together, are :func:`numeric_test`'s, one by one."""
-    from dasktree.levels.small import _threshold_tests
+    from dasktree.levels.attach import _threshold_tests
     from dasktree.split.api import numeric_test
 
     uppers = [np.arange(30, dtype=np.float64) * 0.5, np.linspace(-3, 3, 40), np.arange(31, dtype=np.float64)]

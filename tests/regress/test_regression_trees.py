@@ -9,7 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dasktree
-from dasktree.levels.small import binary_test, small_node_rows
+from dasktree.levels.attach import binary_test
+from dasktree.levels.small import small_node_rows
 from dasktree.model.prune import shape_of, tree_shape
 from dasktree.testing.data import regression_frame
 
