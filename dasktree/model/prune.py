@@ -236,9 +236,9 @@ def weakest_link(children, counts: np.ndarray, criterion: str) -> PruningPath:
     """Collapse weakest links until only the root is left (CART's pruning sequence).
 
     The least effective alpha is taken first (the lower node number on ties);
-    after a collapse only the ancestors' alphas change, so their entries move
-    to the new alphas in a heap of the internal nodes: ``O((n + sum of
-    depths) log n)`` in the compiled :func:`_collapse_order`.
+    after a collapse only the ancestors' alphas change (they rise), kept in a
+    heap of the internal nodes whose entries move when they come to the top:
+    the compiled :func:`_collapse_order`.
     """
     return weakest_link_of(children, node_risk(counts, criterion))
 
@@ -307,10 +307,15 @@ def _sift_down(h_alpha, h_node, where, j, size):
 def _collapse_order(parent, start, flat, risk, internal):
     """The weakest-link steps: (nodes collapsed in order, their effective alphas).
 
-    One heap entry per internal node, keyed (alpha, node), its slot kept in ``where``: a collapse
-    moves each ancestor's entry to its new alpha in place, so the heap stays as small as the
-    internal nodes (it fits in cache where a heap of pushed copies did not); the nodes of a
-    collapsed branch stay in it and are skipped when they come up."""
+    One heap entry per internal node, keyed (alpha, node), its slot kept in ``where``, so the heap stays
+    as small as the internal nodes (it fits in cache where a heap of pushed copies did not); the nodes
+    of a collapsed branch stay in it and are skipped when they come up. A collapse below a node can
+    only raise its effective alpha (it removed a branch of alpha at most the node's: ``(N - a k) / (D -
+    k) >= N / D`` when ``a <= N / D``), so an ancestor's entry is left where it is, its key a lower bound,
+    and set to its alpha when it comes to the top; a key that rounding lowers is moved at once. The
+    top's key is then always its alpha and no smaller than any other node's, so the steps are those of
+    moving every ancestor at each collapse (a deep tree's collapses cost their depth in additions, not
+    in heap moves)."""
     n = parent.size
     r_branch = np.where(internal, 0.0, risk)
     n_leaves = np.where(internal, 0, 1).astype(np.int64)
@@ -335,6 +340,12 @@ def _collapse_order(parent, start, flat, risk, internal):
             size += 1
     while size > 0:
         alpha, node = h_alpha[0], h_node[0]
+        if not gone[node]:
+            now = (risk[node] - r_branch[node]) / (n_leaves[node] - 1) if n_leaves[node] > 1 else 0.0
+            if now != alpha:  # raised by collapses below since it was keyed: to its place
+                h_alpha[0] = now
+                _sift_down(h_alpha, h_node, where, 0, size)
+                continue
         size -= 1
         where[node] = -1
         if size > 0:
@@ -366,10 +377,11 @@ def _collapse_order(parent, start, flat, risk, internal):
         while anc >= 0:
             n_leaves[anc] -= removed
             r_branch[anc] += diff
+            now = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
             j = where[anc]
-            h_alpha[j] = (risk[anc] - r_branch[anc]) / (n_leaves[anc] - 1) if n_leaves[anc] > 1 else 0.0
-            _sift_up(h_alpha, h_node, where, j)
-            _sift_down(h_alpha, h_node, where, where[anc], size)
+            if now < h_alpha[j]:  # lowered by rounding only: moved now, so every key stays a lower bound
+                h_alpha[j] = now
+                _sift_up(h_alpha, h_node, where, j)
             anc = parent[anc]
     return steps[:n_steps], alphas[:n_steps]
 

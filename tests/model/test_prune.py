@@ -120,6 +120,54 @@ def test_weakest_link_matches_the_naive_loop(tree, criterion):
     assert np.allclose(np.sort(path.step_alphas), np.sort(naive), rtol=1e-9, atol=1e-12)
 
 
+def _eager_steps(children, risk):
+    """The collapse order with every ancestor's alpha recomputed at each collapse from the same running
+    sums as the kernel keeps (so the same floats), the least (alpha, node) taken by a scan."""
+    n = len(children)
+    parent = [-1] * n
+    for i, kids in enumerate(children):
+        for c in kids:
+            parent[c] = i
+    internal = [bool(k) for k in children]
+    branch = [0.0 if internal[i] else float(risk[i]) for i in range(n)]
+    leaves = [0 if internal[i] else 1 for i in range(n)]
+    for i in range(n - 1, 0, -1):
+        branch[parent[i]] += branch[i]
+        leaves[parent[i]] += leaves[i]
+    alpha = {i: (risk[i] - branch[i]) / (leaves[i] - 1) if leaves[i] > 1 else 0.0 for i in range(n) if internal[i]}
+    steps, alphas = [], []
+    while alpha:
+        node = min(alpha, key=lambda i: (alpha[i], i))
+        steps.append(node)
+        alphas.append(alpha.pop(node))
+        stack = list(children[node])
+        while stack:  # the branch below leaves the tree
+            c = stack.pop()
+            if alpha.pop(c, None) is not None or not internal[c]:
+                stack.extend(children[c])
+        removed, diff = leaves[node] - 1, risk[node] - branch[node]
+        branch[node], leaves[node] = float(risk[node]), 1
+        anc = parent[node]
+        while anc >= 0:
+            leaves[anc] -= removed
+            branch[anc] += diff
+            alpha[anc] = (risk[anc] - branch[anc]) / (leaves[anc] - 1) if leaves[anc] > 1 else 0.0
+            anc = parent[anc]
+    return steps, alphas
+
+
+@settings(max_examples=200, deadline=None)
+@given(trees(max_internal=12, n_classes=2), st.sampled_from(["gini", "entropy"]))
+def test_the_heaps_lazy_keys_collapse_as_moving_every_ancestor(tree, criterion):
+    """The kernel leaves a raised ancestor's key where it is until it comes to the top; the order (ties
+    to the lower node, small counts make many) and the floats are those of moving every ancestor at once."""
+    children, counts = tree
+    path = weakest_link(children, counts, criterion)
+    steps, alphas = _eager_steps(children, node_risk(counts, criterion))
+    assert path.step_nodes.tolist() == steps
+    assert path.step_alphas.tolist() == alphas
+
+
 @settings(max_examples=120, deadline=None)
 @given(trees(max_internal=5), st.sampled_from(["gini", "entropy"]))
 def test_subtree_minimises_cost_complexity_with_fewest_leaves(tree, criterion):
