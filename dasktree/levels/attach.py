@@ -12,7 +12,7 @@ import numpy as np
 from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
-__all__ = ["binary_test", "share_groups", "GrownBlock", "attach"]
+__all__ = ["binary_test", "share_groups", "GrownBlock", "REASON_NAMES", "attach"]
 
 
 def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
@@ -94,6 +94,11 @@ def _child_row(block: "GrownBlock", b: int, k: int, child: int, kids: dict) -> i
     return table[(k, child)]
 
 
+#: A grown node's leaf reason by its index (:attr:`GrownBlock.reasons`).
+REASON_NAMES = np.empty(len(kernel.REASONS), dtype=object)
+REASON_NAMES[:] = kernel.REASONS
+
+
 @dataclass
 class GrownBlock:
     """A chunk's subtrees grown in memory (either task's), kept as arrays (one row per grown node, the
@@ -102,7 +107,9 @@ class GrownBlock:
     ``job[k]`` of the chunk (the store's node ``job_node``, tree ``job_tree``); ``parent[k]`` is its
     parent's row (-1: the job's own node, the store's, which takes its test or leaf from here).
     ``train`` and ``held``: the row's training and held-out statistics in its tree (class counts, or a
-    regression's exact (n, s)); ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason."""
+    regression's exact (n, s)); ``tests`` and ``reasons``: its test (None at a leaf) and leaf reason (its
+    index in :data:`dasktree.split.small_grower.REASONS`, 0: a split). Rows, parents, children and depths in
+    the narrow types they need (a deep fit keeps millions of grown nodes)."""
 
     job_node: np.ndarray
     job_tree: np.ndarray
@@ -151,16 +158,18 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
         if test is None:
             test = store.made_tests[key] = binary_test(spec, a, -1, d, nodes["tables"], start)
         made[k] = test
-    names = np.empty(len(kernel.REASONS), dtype=object)
-    names[:] = kernel.REASONS
-    reasons = names[reason.astype(np.int64)]
-    reasons[split] = ""
+    reasons = reason.astype(np.int8)  # a copy: the grower's arrays have room for twice the rows
+    reasons[split] = 0  # kernel.REASONS[0]: "" (a split)
+    # copies in narrow types: a deep fit keeps millions of grown nodes, and a view would keep the grower's
+    # room (its stats most: ten numbers a node in a regression's) for every one of them
     block = GrownBlock(np.asarray([n for n, _ in job_of], dtype=np.int64),
-                       np.asarray([t for _, t in job_of], dtype=np.int64), job, parent.astype(np.int64),
-                       np.asarray(nodes["child"], np.int64), np.asarray(nodes["depth"], np.int64),
-                       stats[:, :width], stats[:, width:2 * width], made, reasons)
+                       np.asarray([t for _, t in job_of], dtype=np.int64), job.astype(np.int32),
+                       parent.astype(np.int32), np.array(nodes["child"], dtype=np.int8),
+                       np.array(nodes["depth"], dtype=np.int16), stats[:, :width].copy(),
+                       stats[:, width:2 * width].copy(), made, reasons)
     for k in np.flatnonzero(parent < 0).tolist():  # each job's own node
-        store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k], reasons[k], stats[k])
+        store.finish_job(int(block.job_node[job[k]]), int(block.job_tree[job[k]]), made[k],
+                         kernel.REASONS[reasons[k]], stats[k])
     store.grown.append(block)
     nominal = split[cut[split] < 0]
     if nominal.size and hasattr(store.nodes[int(block.job_node[0])], "branch_index"):  # trees that share nodes

@@ -8,7 +8,7 @@ The level loop's nodes are walked (:meth:`~dasktree.levels.forest.Forest.tree_no
 subtrees grown in memory below them (:class:`~dasktree.levels.attach.GrownBlock`) join as columns,
 and every node takes its breadth-first place at once (a depth at a time: by its parent's place,
 then its index among the parent's children), as the walk would order them: :func:`models_of`. The
-regression trees are such a forest too (:func:`dasktree.regress.trees.tree_models`).
+regression trees are such a forest too (:func:`dasktree.regress.fitting`, a tree at a time).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ..model.model import ChildLinks, TreeModel
 from ..model.prune import Shape
 from ..model.prune import _keep_shape as keep_shape
 from .forest import Forest
-from .attach import GrownBlock
+from .attach import REASON_NAMES, GrownBlock
 
 __all__ = ["tree_model", "models_of", "block_columns"]
 
@@ -79,8 +79,9 @@ def block_columns(block: GrownBlock, place: np.ndarray, first: int, tree: int | 
     index = np.full(block.parent.size, -1, dtype=np.int64)
     index[own] = place[block.job_node[block.job[own]]]
     index[new] = first + np.arange(new.size, dtype=np.int64)
-    return (block.job_tree[block.job[new]], block.depth[new], index[block.parent[new]], block.child[new],
-            block.train[new], block.held[new], block.tests[new], block.reasons[new])
+    return (block.job_tree[block.job[new]], block.depth[new].astype(np.int64), index[block.parent[new]],
+            block.child[new].astype(np.int64), block.train[new], block.held[new], block.tests[new],
+            REASON_NAMES[block.reasons[new]])
 
 
 def models_of(tree: np.ndarray, depth: np.ndarray, parent: np.ndarray, child: np.ndarray, counts: np.ndarray,

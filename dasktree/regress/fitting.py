@@ -26,7 +26,8 @@ from . import prune as pruning
 from .grow import grow_params, grow_regression
 from .report import cv_report, fit_report, training_error
 from .task import REGRESSION
-from .trees import node_squares, tree_models
+from ..levels.to_model import tree_model
+from .trees import node_squares, root_squares
 
 __all__ = ["RegressionFit", "REGRESSION_FIT", "AUTO_WITHOUT_CV", "CP_ROWS", "cp_of"]
 
@@ -129,40 +130,97 @@ class RegressionFit:
 def _finish(runner, given, settings: dict, spec, summary, started: float, pass0: float, run: dict, grown_nodes,
             holdout: np.ndarray, mode: str, stop: float, monotonic: tuple | None) -> Model:
     """The grown trees (``grown_nodes``: the level loop's forest, with the blocks grown in memory, and its report)
-    as models, pruned as the settings say, and the report (no pass)."""
+    as models, pruned as the settings say, and the report (no pass). A fold tree is a model only while its
+    CV errors are taken (:func:`dasktree.regress.prune.fold_errors`), unless ``keep_fold_trees``: the fold
+    trees of a deep tree are most of a fit's nodes."""
     forest, levels = grown_nodes
-    trees, train_q, fold_qs = tree_models(forest)
-    for t in trees if monotonic is not None else ():  # their values clipped from here on (reports)
-        t.monotonic = np.asarray(monotonic, dtype=np.int8)
-    grown = trees[0]
-    if mode == "pessimistic":  # from each node's own sums of squares, here only
-        trees = [pruned_tree(t, pruning.pessimistic_leaves(t, q))
-                 for t, q in zip(trees, node_squares(forest))]
-    if settings["max_leaf_nodes"] is not None:
-        trees = [pruning.best_first(t, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo,
-                                    spec.target.step) for t in trees]
-    tree, fold_trees = trees[0], trees[1:]
-    root_qs = [node.squares[0] if node.squares else 0 for node in forest.nodes[:holdout.size]]  # trees' training Q
-    prune_report, pruned, pruned_folds = _prune(settings, tree, fold_trees, root_qs, fold_qs, spec.target.step,
-                                                stopped=stop > 0)
+    step = spec.target.step
+    train_qs, fold_qs = root_squares(forest)
+    train_q = train_qs[0]
+    squares = node_squares(forest) if mode == "pessimistic" else None
+
+    def model(t: int):  # tree t as a model, shaped as the settings shape every tree before its pruning
+        with collector_paused():  # hundreds of thousands of lists and tests, no cycles: nothing to collect
+            out = tree_model(forest, t)
+        if monotonic is not None:  # its values clipped from here on (reports)
+            out.monotonic = np.asarray(monotonic, dtype=np.int8)
+        return out
+
+    def shaped(t: int, tree):
+        if mode == "pessimistic":  # from each node's own sums of squares, here only
+            tree = pruned_tree(tree, pruning.pessimistic_leaves(tree, squares[t]))
+        if settings["max_leaf_nodes"] is not None:
+            tree = pruning.best_first(tree, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo, step)
+        return tree
+
+    grown = model(0)
+    tree = shaped(0, grown)
+    n_folds = holdout.size - 1
+    if mode in ("cv", "cv-min") and not n_folds:
+        raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
+    alpha = settings["ccp_alpha"]
+    if mode == "cp":  # rpart's complexity, cp_of(its rows): each tree at that times its own root's mean squared error
+        alpha = cp_of(tree.counts[0, 0]) * pruning.root_mse(tree, train_q, step)
+    alphas = pruning.table_alphas(tree, step, floor=alpha if mode == "cp" and stop > 0 else None)
+    betas = pruning.betas_of(alphas)
+
+    def fold(t: int):  # fold tree t's CV errors; the tree itself only if kept
+        f = shaped(t, model(t))
+        at = (cp_of(f.counts[0, 0]) * pruning.root_mse(f, train_qs[t], step) if mode == "cp"
+              else None if mode in ("cv", "cv-min") else 0.0 if mode in ("none", "pessimistic") else alpha)
+        return pruning.fold_errors(f, fold_qs[t - 1], step, betas, at), f if settings["keep_fold_trees"] else None
+
+    folded = pruning.in_threads(fold, list(range(1, n_folds + 1)))
+    forest.grown = []  # every tree is a model now: the grown blocks' arrays let go
+    errors = [e for e, _ in folded]
+    prune_report, pruned, row = _prune(settings, mode, tree, alpha, alphas, errors, train_q, step, stopped=stop > 0)
     report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
     report["small_nodes"] = small_report(levels)
     before = grown if prune_report["mode"] == "pessimistic" else tree
     report["prune"] = {**prune_report, "leaves_grown": before.n_leaves}
     report["sums_of_squares"] = {"training": train_q, "folds": fold_qs}  # exact (fixed point): re-pruning reads
-    tree = pruned
-    report["training"] = training_error(tree, train_q, spec.target.step)
-    if fold_trees:
-        report["cv"] = cv_report(pruned_folds, fold_qs, train_q, tree, spec.target.step)
+    report["training"] = training_error(pruned, train_q, step)
+    if errors:
+        report["cv"] = cv_report([(e.rows, e.sums, e.q, *e.at(row)) for e in errors], train_q, pruned, step)
         short = fold_warnings(given.fold_spec, [f["rows"] for f in report["cv"]["per_fold"]])
         if short:  # saved with the model, and said on stderr by the command (only when there are any)
             report["warnings"] = short
-    return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=tree,
+    return Model(spec=dataclasses.replace(spec, weighting=None), target=given.roles.target, tree=pruned,
                  task=REGRESSION,
                  params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
                      "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
-                 fold_trees=fold_trees if settings["keep_fold_trees"] else [],
-                 full_tree=None if tree is grown else grown)
+                 fold_trees=[f for _, f in folded] if settings["keep_fold_trees"] else [],
+                 full_tree=None if pruned is grown else grown)
+
+
+def _prune(settings: dict, mode: str, tree, alpha: float | None, alphas: np.ndarray, folds: list,
+           train_q: int, step: float, stopped: bool = False) -> tuple[dict, object, int | None]:
+    """The pruning the settings ask for (no pass): its report, the pruned main tree, and the cp table's row
+    whose beta the fold trees' CV report reads (None: each fold's fixed alpha, :class:`~dasktree.regress.
+    prune.FoldErrors`). Pessimistic pruning is done before, from the nodes' sums of squares: here it is
+    reported. ``alpha``: the given one, or ``prune="cp"``'s; ``stopped``: the main tree grew only until pruning
+    at cp must cut (:mod:`dasktree.regress.grow`): its cp table starts at that alpha (``grown_to_alpha``)."""
+    table = pruning.cp_table(tree, alphas, folds, train_q, step)
+    if mode == "cp":
+        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": cp_of(tree.counts[0, 0]),
+                  "cp_rows": CP_ROWS, "leaves": 0, "cp_table": table}
+        if stopped:
+            report["grown_to_alpha"] = float(alpha)
+        pruned = pruning.prune_at(tree, alpha, step)
+        report["leaves"] = pruned.n_leaves
+        return report, pruned, None
+    row = None
+    if mode in ("none", "pessimistic"):
+        alpha, fold_at = 0.0, 0.0
+    elif mode == "alpha":
+        fold_at = alpha
+    else:
+        row = pruning.choose_alpha(table, mode)
+        alpha, fold_at = table[row]["alpha"], pruning.fold_alpha(table, row)
+    pruned = pruning.prune_at(tree, alpha, step)
+    report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None if np.isinf(fold_at) else float(fold_at),
+              "leaves": pruned.n_leaves, "cp_table": table}
+    return report, pruned, row
 
 
 REGRESSION_FIT = RegressionFit()
@@ -178,43 +236,3 @@ def _mode(settings: dict, with_folds: bool) -> str:
     if mode == "auto":
         return "cv-min" if with_folds else AUTO_WITHOUT_CV
     return mode
-
-
-def _prune(settings: dict, tree, fold_trees, root_qs: list[int], fold_qs, step: float, stopped: bool = False):
-    """The pruning the settings ask for (no pass): its report, the pruned main tree and fold trees
-    (pessimistic pruning is done before, from the nodes' sums of squares: here it is reported).
-    ``root_qs``: each tree's training sum of squares at its root (the main tree's first). ``stopped``:
-    the main tree grew only until pruning at cp must cut (:mod:`dasktree.regress.grow`): its cp table
-    starts at that alpha (``grown_to_alpha``), the subtrees below it unknown."""
-    mode = _mode(settings, bool(fold_trees))
-    alpha = settings["ccp_alpha"]
-    train_q = root_qs[0]
-    if mode in ("cv", "cv-min") and not fold_trees:
-        raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
-    if mode == "cp":  # rpart's complexity, cp_of(its rows): each tree at that times its own root's mean squared error
-        cp = cp_of(tree.counts[0, 0])
-        alpha = cp * pruning.root_mse(tree, train_q, step)
-        table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step, floor=alpha if stopped else None)
-        pruned = pruning.prune_at(tree, alpha, step)
-        folds = [pruning.prune_at(f, cp_of(f.counts[0, 0]) * pruning.root_mse(f, q, step), step)
-                 for f, q in zip(fold_trees, root_qs[1:])]
-        report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None, "cp": cp, "cp_rows": CP_ROWS,
-                  "leaves": pruned.n_leaves, "cp_table": table}
-        if stopped:
-            report["grown_to_alpha"] = float(alpha)
-        return report, pruned, folds
-    table = pruning.cp_table(tree, fold_trees, train_q, fold_qs, step)
-    if mode in ("none", "pessimistic"):
-        chosen, fold_at = 0, 0.0
-        alpha = 0.0
-    elif mode == "alpha":
-        rows = [i for i, r in enumerate(table) if r["alpha"] <= alpha]
-        chosen, fold_at = (rows[-1] if rows else 0), alpha
-    else:
-        chosen = pruning.choose_alpha(table, mode)
-        alpha, fold_at = table[chosen]["alpha"], pruning.fold_alpha(table, chosen)
-    pruned = pruning.prune_at(tree, alpha, step)
-    folds = [pruning.prune_at(f, fold_at, step) for f in fold_trees]
-    report = {"mode": mode, "alpha": float(alpha), "fold_alpha": None if np.isinf(fold_at) else float(fold_at),
-              "leaves": pruned.n_leaves, "cp_table": table}
-    return report, pruned, folds

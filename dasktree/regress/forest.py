@@ -19,14 +19,15 @@ import pyarrow as pa
 
 from ..binning.encode import encode_features
 from ..engine.part_pass import reduce_parts
+from ..gc_pause import collector_paused
 from ..errors import ParameterError
 from ..io.bagging import BagSpec, multiplicities
+from ..levels.to_model import tree_model
 from ..model.forest_model import ForestModel
 from ..params.forest import validate_forest
 from ..params.regression import validate_regression
 from .grow import grow_params, grow_regression
 from .task import REGRESSION
-from .trees import tree_models
 
 __all__ = ["RegressionForest", "REGRESSION_FOREST", "REGRESSION_MAX_FEATURES", "oob_values", "exact_sum",
            "validate_forest_regression"]
@@ -65,7 +66,9 @@ class RegressionForest:
         ``passes``: the runner, or its checkpoint's replay): their trees and the level reports."""
         params = grow_params(settings, runner, bagged=True, max_features=max_features, feature_seed=seed)
         forest, levels = grow_regression(passes, spec, params, holdout=np.full(n, -1, dtype=np.int64), rows=rows)
-        return tree_models(forest)[0], levels  # no tree holds rows out: no validation sums
+        with collector_paused():  # hundreds of thousands of lists and tests, no cycles: nothing to collect
+            trees = [tree_model(forest, t) for t in range(forest.n_trees)]
+        return trees, levels  # no tree holds rows out: no validation sums
 
     @staticmethod
     def member_params(settings: dict) -> dict:

@@ -30,6 +30,7 @@ held-out rows' ``HN`` and ``HS``. Every quantity here comes from them with no pa
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -39,8 +40,8 @@ from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums
 from ..split.regression import parent_proxy, proxy
 from .task import node_means  # the model's side: loading a regression model must not load the kernels here
 
-__all__ = ["risk", "node_means", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
-           "fold_alpha", "pessimistic_leaves", "subtree_sse", "root_mse"]
+__all__ = ["risk", "node_means", "table_alphas", "betas_of", "FoldErrors", "fold_errors", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
+           "fold_alpha", "in_threads", "pessimistic_leaves", "subtree_sse", "root_mse"]
 
 
 def risk(tree, step: float) -> np.ndarray:
@@ -84,34 +85,78 @@ def held_out_sse(tree, fold_q: int) -> np.ndarray:
     return m * m * hn - 2.0 * m * hs
 
 
-def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], step: float,
-             floor: float | None = None) -> list[dict]:
-    """rpart's ``printcp`` of a regression tree: one row per subtree of the main tree's sequence,
-    with ``alpha`` (scikit-learn's units), ``leaves``, ``train_mse`` and, with fold trees,
-    ``cv_mse`` and ``cv_se`` (in the target's squared units), else None. ``floor``: the tree grew only
-    until pruning at that alpha must cut (``prune="cp"``), so its subtrees at smaller alphas are not
-    the whole tree's: the table starts at ``T(floor)``, its row's alpha ``floor`` (as rpart's table
-    ends at its ``cp``)."""
-    _in_threads(lambda t: path_of(t, step), [tree, *fold_trees])  # each tree's sequence, compiled: at once
-    path = path_of(tree, step)
-    alphas = path.alphas
+def table_alphas(tree, step: float, floor: float | None = None) -> np.ndarray:
+    """The alphas of the cp table's rows (:func:`cp_table`): those of ``tree``'s weakest-link sequence, from
+    ``floor`` on when the tree grew only until pruning at that alpha must cut (``prune="cp"``: its subtrees at
+    smaller alphas are not the whole tree's, and the table starts at ``T(floor)``, as rpart's ends at its cp)."""
+    alphas = path_of(tree, step).alphas
     if floor is not None:
         alphas = np.concatenate([[float(floor)], alphas[alphas > floor]])
+    return alphas
+
+
+def betas_of(alphas: np.ndarray) -> np.ndarray:
+    """CART's ``beta_k`` of each row: the geometric mean of its alpha and the next's (inf after the last),
+    where the fold trees are pruned for that row's CV error (:func:`~dasktree.model.prune.fold_alpha`)."""
+    return np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)
+
+
+@dataclass(frozen=True)
+class FoldErrors:
+    """A fold tree as the CV error reads it, once its nodes are let go: its held-out rows ``rows``, their
+    target sum ``sums`` and sum of squares ``q`` (``HN``, ``HS``, ``HQ`` at its root, fixed point), and for
+    each row of the cp table (its ``beta``) the leaves of its subtree there and their held-out sum of
+    squared errors less ``HQ`` (:func:`held_out_sse` summed over them: ``leaves``, ``sse``). ``fixed``:
+    (leaves, held-out sum of squared errors with ``HQ``) of its subtree at an alpha known before any
+    choice (its own cp, an alpha given, 0), or None."""
+
+    rows: int
+    sums: int
+    q: int
+    leaves: np.ndarray
+    sse: np.ndarray
+    fixed: tuple[int, float] | None = None
+
+    def at(self, row: int | None) -> tuple[int, float]:
+        """(leaves, held-out sum of squared errors, fixed point) of the subtree at the cp table's row
+        ``row``'s beta, or (None) at the fixed alpha."""
+        if row is None:
+            return self.fixed
+        return int(self.leaves[row]), float(self.q) + float(self.sse[row])
+
+
+def fold_errors(fold, q: int, step: float, betas: np.ndarray, fixed_alpha: float | None = None) -> FoldErrors:
+    """Fold tree ``fold`` (held-out sum of squares ``q``) as :class:`FoldErrors` at ``betas`` and, when given,
+    at ``fixed_alpha`` (0: the tree as grown, as :func:`prune_at` leaves it; its leaves' errors summed in
+    node order, as over the pruned tree's leaves)."""
+    path = path_of(fold, step)
+    sse = held_out_sse(fold, q)
+    fixed = None
+    if fixed_alpha is not None:
+        mask = (~tree_shape(fold).internal if fixed_alpha <= 0 and not np.isinf(fixed_alpha)
+                else leaves_at(path, fixed_alpha))
+        fixed = (int(mask.sum()), float(q) + float(sse[mask].sum()))
+    return FoldErrors(int(fold.validation[0, 0]), int(fold.validation[0, 1]), int(q),
+                      sums_at(path, np.ones(fold.n_nodes, dtype=np.int64), betas), sums_at(path, sse, betas), fixed)
+
+
+def cp_table(tree, alphas: np.ndarray, folds: Sequence[FoldErrors], train_q: int, step: float) -> list[dict]:
+    """rpart's ``printcp`` of a regression tree: one row per alpha of :func:`table_alphas` (scikit-learn's
+    units), with ``leaves``, ``train_mse`` and, with fold trees (:func:`fold_errors` at :func:`betas_of` the
+    alphas), ``cv_mse`` and ``cv_se`` (in the target's squared units), else None."""
+    path = path_of(tree, step)
     n_total = max(1, int(tree.counts[0, 0]))
     leaves = sums_at(path, np.ones(tree.n_nodes, dtype=np.int64), alphas)
     m = node_means(tree)
     own = m * m * tree.counts[:, 0] - 2.0 * m * tree.counts[:, 1]  # the training rows' part, as held_out_sse
     train = (float(train_q) + sums_at(path, own, alphas)) * step * step / n_total
     cv_mse = cv_se = [None] * len(alphas)
-    if fold_trees:
-        betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)
-        per_fold = _in_threads(lambda fq: (float(fq[1]) + sums_at(path_of(fq[0], step), held_out_sse(*fq), betas))
-                               * step * step, list(zip(fold_trees, fold_qs)))
-        held = [max(1, int(fold.validation[0, 0])) for fold in fold_trees]
-        per_fold_arr, held_arr = np.array(per_fold), np.array(held, dtype=np.float64)
+    if folds:
+        per_fold_arr = np.array([(float(f.q) + f.sse) * step * step for f in folds])
+        held_arr = np.array([max(1, f.rows) for f in folds], dtype=np.float64)
         cv = per_fold_arr.sum(axis=0) / held_arr.sum()
         mse = per_fold_arr / held_arr[:, None]
-        k = len(fold_trees)
+        k = len(folds)
         se = mse.std(axis=0, ddof=1) / np.sqrt(k) if k > 1 else np.zeros(len(alphas))
         cv_mse, cv_se = cv.tolist(), se.tolist()
     return [{"alpha": a, "leaves": nl, "train_mse": t, "cv_error": ce, "cv_se": se_}  # Python floats and ints
@@ -119,7 +164,7 @@ def cp_table(tree, fold_trees: Sequence, train_q: int, fold_qs: Sequence[int], s
                                          train.astype(np.float64).tolist(), cv_mse, cv_se)]
 
 
-def _in_threads(work, items: list) -> list:
+def in_threads(work, items: list) -> list:
     """``[work(item) for item in items]``, the items shared among a thread per core (the pruning sequences
     and sums of a cv fit's trees: compiled kernels and numpy, which let go of the GIL); each result is
     its item's own, whatever the thread."""

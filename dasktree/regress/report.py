@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .prune import held_out_sse, node_means
+from .prune import node_means
 
 __all__ = ["fit_report", "cv_report", "training_error"]
 
@@ -62,23 +62,22 @@ def training_error(tree, train_q: int, step: float) -> dict:
     return {"mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))), "r2": _r2(sse, sst)}
 
 
-def cv_report(fold_trees: list, fold_qs: list[int], train_q: int, tree, step: float) -> dict:
-    """Per-fold and pooled MSE, RMSE and R^2 of the (pruned) fold trees on their held-out rows."""
+def cv_report(folds: list[tuple[int, int, int, int, float]], train_q: int, tree, step: float) -> dict:
+    """Per-fold and pooled MSE, RMSE and R^2 of the (pruned) fold trees on their held-out rows, each fold
+    given as (held-out rows, their target sum, their sum of squares, leaves, held-out sum of squared errors),
+    fixed point (:meth:`dasktree.regress.prune.FoldErrors.at`)."""
     per_fold = []
     sse_all, n_all = 0.0, 0
-    for f, (fold, q) in enumerate(zip(fold_trees, fold_qs)):
-        leaves = [i for i, t in enumerate(fold.tests) if t is None]
-        sse = float(q) + float(held_out_sse(fold, q)[leaves].sum())
-        hn, hs = int(fold.validation[0, 0]), int(fold.validation[0, 1])
+    for f, (hn, hs, q, leaves, sse) in enumerate(folds):
         sst = _sst(hn, hs, q)
         mse = sse * step * step / max(1, hn)
         per_fold.append({"repeat": 0, "fold": f, "rows": hn, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
-                         "r2": _r2(sse, sst), "leaves": len(leaves)})
+                         "r2": _r2(sse, sst), "leaves": leaves})
         sse_all += sse
         n_all += hn
     sst_all = _sst(int(tree.counts[0, 0]), int(tree.counts[0, 1]), train_q)
     mse = sse_all * step * step / max(1, n_all)
     r2s = [p["r2"] for p in per_fold if p["rows"]] or [float("nan")]  # a fold of no rows has no score
-    return {"folds": len(fold_trees), "repeats": 1, "per_fold": per_fold, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
+    return {"folds": len(folds), "repeats": 1, "per_fold": per_fold, "mse": mse, "rmse": float(np.sqrt(max(mse, 0.0))),
             "r2": _r2(sse_all, sst_all),
             "r2_mean": float(np.mean(r2s)), "r2_std": float(np.std(r2s))}

@@ -13,7 +13,7 @@ it re-prunes to that alpha or a larger one (its cp table starts there); a smalle
 refused with one line.
 
 The training error (``report["training"]``) and the CV report follow the new tree. With the fold trees kept it is counted again on them, pruned
-alike (:func:`dasktree.regress.report.cv_report`). That needs each fold's held-out sum of squares
+alike and read as the fit reads them (:func:`dasktree.regress.prune.fold_errors`, :func:`dasktree.regress.report.cv_report`). That needs each fold's held-out sum of squares
 ``HQ`` and the training one, which the model does not store: they are recovered from the saved
 report (a fold's ``HQ`` from its MSE less its old leaves' part, the training one from the target's
 standard deviation), so the figures agree with a fit pruned that way to about 1e-12, not to the
@@ -32,7 +32,7 @@ from ..errors import InputError, ParameterError
 from ..model.prune import choose_alpha, fold_alpha
 from ..params.regression import REGRESSION_PRUNE
 from ..model.model import Model
-from .prune import best_first, held_out_sse, prune_at
+from .prune import best_first, betas_of, fold_errors, held_out_sse, prune_at
 from .report import cv_report, training_error
 
 __all__ = ["reprune", "MODES"]
@@ -75,6 +75,7 @@ def reprune(model: Model, alpha: float | None = None, *, mode: str | None = None
     if model.params.get("max_leaf_nodes") is not None:
         base = best_first(grown, int(model.params["max_leaf_nodes"]), model.params.get("criterion", "squared_error"),
                           model.spec.target.lo, step)
+    row = None  # the cp table's row whose beta prunes the fold trees (None: fold_at)
     if alpha is not None:
         mode, fold_at = "alpha", float(alpha)
     elif mode == "none":
@@ -91,9 +92,11 @@ def reprune(model: Model, alpha: float | None = None, *, mode: str | None = None
     train_q, fold_qs = _squares(model)
     report["training"] = training_error(tree, train_q, step)
     old_cv = model.report.get("cv")
-    if old_cv and model.fold_trees and old_cv.get("per_fold"):
-        folds = [prune_at(f, fold_at, step) for f in model.fold_trees]
-        report["cv"] = cv_report(folds, fold_qs, train_q, tree, step)
+    if old_cv and model.fold_trees and old_cv.get("per_fold"):  # as the fit reads them: at a row's beta or an alpha
+        betas = betas_of(np.array([r["alpha"] for r in table], dtype=np.float64))
+        errors = [fold_errors(f, q, step, betas, None if row is not None else fold_at)
+                  for f, q in zip(model.fold_trees, fold_qs)]
+        report["cv"] = cv_report([(e.rows, e.sums, e.q, *e.at(row)) for e in errors], train_q, tree, step)
     elif old_cv:
         report["cv"] = _from_cp_table(model, table, tree.n_leaves, int(old_cv["folds"]))
     pruned = tree.n_nodes != grown.n_nodes

@@ -1,4 +1,4 @@
-"""The grown regression trees as models (:func:`dasktree.regress.trees.tree_models`): the shape they keep
+"""The grown regression trees as models (:func:`dasktree.levels.to_model.tree_model`): the shape they keep
 for pruning is their children lists' own, the tests they share across trees are the tests, and the level
 loop grows the same trees whatever its node groups."""
 
