@@ -498,6 +498,21 @@ def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
     return (np.concatenate(parts) if parts else np.zeros(0)), start
 
 
+def _check_bins(widths, numeric, upper, values) -> None:
+    """Each numeric attribute's bins as :class:`~dasktree.binning.spec.FeatureBins` keeps them: ``widths[a] - 2``
+    upper edges and ``widths[a] - 1`` values (one per bin; code 0 is missing). The compiled search reads
+    them unchecked (a centred cut reads the value of the next occupied bin, up to the last), so a shorter
+    array would be read past its end."""
+    for a, (w, is_numeric) in enumerate(zip(np.asarray(widths).tolist(), np.asarray(numeric).tolist())):
+        if not is_numeric:
+            continue
+        n_upper = 0 if upper[a] is None else np.size(upper[a])
+        n_values = 0 if values[a] is None else np.size(values[a])
+        if n_upper != max(w - 2, 0) or n_values != w - 1:
+            raise ValueError(f"attribute {a} of width {w}: {n_upper} upper edges and {n_values} values, "
+                             f"where its {w - 1} bins have {w - 2} and {w - 1}")
+
+
 def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray,
               held: np.ndarray, job_start: np.ndarray, job_depth: np.ndarray, *, offsets, widths, numeric, upper,
               values, n_classes: int = 0, criterion: int = SQUARED_ERROR, min_samples_split: int = 2,
@@ -510,6 +525,10 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
+    offsets, widths, numeric, upper, values : the bins (:class:`~dasktree.binning.spec.BinSpec`'s): attribute
+        ``a``'s codes are ``0 .. widths[a] - 1``; a numeric one's ``widths[a] - 2`` upper edges and
+        ``widths[a] - 1`` values (one per bin), as :class:`~dasktree.binning.spec.FeatureBins` keeps them
+        (ValueError otherwise: the compiled search reads them unchecked); a nominal one's None
     y : (n_rows,) class codes (``CLASSIFY``) or targets in fixed point (``REGRESS``)
     weight : (n_rows,) multiplicities (>= 1), or None
     rows, held : job ``j``'s rows are ``rows[job_start[j]:job_start[j + 1]]`` (indices into the gathered
@@ -580,6 +599,7 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     b_lo = np.full(max(n_jobs, 1), -np.inf) if job_lo is None else np.ascontiguousarray(job_lo, np.float64)
     b_hi = np.full(max(n_jobs, 1), np.inf) if job_hi is None else np.ascontiguousarray(job_hi, np.float64)
     stops = np.zeros(max(n_jobs, 1)) if job_cp is None else np.ascontiguousarray(job_cp, np.float64)
+    _check_bins(widths, numeric, upper, values)
     saved_rows, saved_held = rows.copy(), held.copy()
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
