@@ -1,5 +1,5 @@
 """The small-node grower's bins (:func:`dasktree.split.small_grower.grow_jobs`): a numeric attribute's cut
-across empty bins up to the last bin is the level search's centred cut, and bins
+across empty bins up to the last bin is the level search's centred cut, read in place or moved, and bins
 that do not fit their widths are refused rather than read past their end."""
 
 import numpy as np
@@ -13,7 +13,7 @@ VALUES = np.array([1.0, 2.0, 3.0, 4.0, 9.0])
 UPPER = (VALUES[:-1] + VALUES[1:]) / 2  # 1.5 2.5 3.5 6.5
 
 
-def grow(upper, values):
+def grow(upper, values, own=0):
     # five rows of class 0 in bin 1, five of class 1 in the last bin (5): bins 2..4 empty
     codes = np.array([[1] * 5 + [5] * 5], dtype=np.uint8)
     y = np.array([0] * 5 + [1] * 5, dtype=np.int32)
@@ -21,15 +21,16 @@ def grow(upper, values):
     return kernel.grow_jobs(kernel.CLASSIFY, codes, y, None, np.arange(n, dtype=np.int64), np.zeros(n, dtype=bool),
                             np.array([0, n], dtype=np.int64), np.zeros(1, dtype=np.int64), offsets=np.array([0]),
                             widths=np.array([6]), numeric=np.array([True]), upper=[upper], values=[values],
-                            n_classes=2, criterion=kernel.GINI)
+                            n_classes=2, criterion=kernel.GINI, own=own)
 
 
-def test_a_cut_across_empty_bins_up_to_the_last_is_the_level_search_centred_cut():
+@pytest.mark.parametrize("own", [0, 1])
+def test_a_cut_across_empty_bins_up_to_the_last_is_the_level_search_centred_cut(own):
     hist = np.zeros((5, 2), dtype=np.int64)
     hist[0, 0], hist[4, 1] = 5, 5
     want = _centered_cut(hist, 1, UPPER, VALUES)
     assert want == 3  # the largest edge at or below the middle, 5.0: 3.5, after bin 3
-    nodes = grow(UPPER, VALUES)
+    nodes = grow(UPPER, VALUES, own)
     assert nodes["attribute"][0] == 0
     assert nodes["cut"][0] == want
 
