@@ -29,9 +29,10 @@ place (in process, :attr:`gathers_once`) gathers them *once* instead (:func:`gat
 :func:`merge_gathered` with ``once``: each row's codes, target, weight and its multiplicity in every member
 with a job, :class:`BagRows`), and the members grow one after another from those shared rows, in chunks of
 members (:meth:`BagRows.chunks`): each member's memberships are made in the grow (its tree walked over the
-rows, its bag's multiplicities as the weights), one member's arrays at a time per chunk. The subtrees are
-the same as from memberships (the same rows in the same order, the same weights), so the model's bytes are
-too; the root of every member may then be one gathered node (:func:`root_rows`), and the whole forest one
+rows, its bag's multiplicities as the weights), one member's arrays at a time per chunk, as a copy of its
+rows' codes, target and weight of its own, which the grower moves as nodes of many rows split
+(:func:`moving_rows`), so that a deep node's rows are read together. The subtrees are the same as from
+memberships (the same rows in the same order, the same weights), so the model's bytes are too; the root of every member may then be one gathered node (:func:`root_rows`), and the whole forest one
 pass. ``with gathering_once(False):`` keeps memberships (the tests compare the two).
 
 A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
@@ -415,7 +416,8 @@ def _job_settings(settings: dict, jobs: np.ndarray) -> dict:
 def _grow_member(rows: BagRows, k: int, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
     """Member ``rows.members[k]``'s jobs grown from the rows gathered once: its tree walked over them, its
     rows of each job (multiplicity above 0) in row order, weighted by their multiplicity (times the row's
-    weight), as :func:`merge_gathered` gives a job's memberships; (its jobs, the nodes)."""
+    weight), as :func:`merge_gathered` gives a job's memberships, copied as the member's own rows, which
+    the grower moves (``own``); (its jobs, the nodes)."""
     tree = int(rows.members[k])
     jobs = np.flatnonzero(np.asarray(plan.job_tree, dtype=np.int64) == tree)
     times = rows.multiplicity(k)
