@@ -29,9 +29,10 @@ place (in process, :attr:`gathers_once`) gathers them *once* instead (:func:`gat
 :func:`merge_gathered` with ``once``: each row's codes, target, weight and its multiplicity in every member
 with a job, :class:`BagRows`), and the members grow one after another from those shared rows, in chunks of
 members (:meth:`BagRows.chunks`): each member's memberships are made in the grow (its tree walked over the
-rows, its bag's multiplicities as the weights), one member's arrays at a time per chunk. The subtrees are
-the same as from memberships (the same rows in the same order, the same weights), so the model's bytes are
-too; the root of every member may then be one gathered node (:func:`root_rows`), and the whole forest one
+rows, its bag's multiplicities as the weights), one member's arrays at a time per chunk, as a copy of its
+rows' codes, target and weight of its own, which the grower moves as nodes of many rows split
+(:func:`moving_rows`), so that a deep node's rows are read together. The subtrees are the same as from
+memberships (the same rows in the same order, the same weights), so the model's bytes are too; the root of every member may then be one gathered node (:func:`root_rows`), and the whole forest one
 pass. ``with gathering_once(False):`` keeps memberships (the tests compare the two).
 
 A runner that gathers has ``small_pass(plan, func, label, **kwargs)``: one pass gathering the plan's
@@ -52,7 +53,7 @@ from ..split.api import small_grower as kernel
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
            "can_gather", "setting_jobs", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
            "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
-           "report_of", "gathers_once", "gathering_once", "BagRows", "root_rows", "forest_jobs", "row_memberships"]
+           "report_of", "gathers_once", "gathering_once", "moving_rows", "BagRows", "root_rows", "forest_jobs", "row_memberships"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
@@ -65,6 +66,7 @@ few and their frontiers bounded, so a tree of ``max_depth`` D <= 8 makes its D +
 
 _ROWS: contextvars.ContextVar = contextvars.ContextVar("small_node_rows", default=None)
 _ONCE: contextvars.ContextVar = contextvars.ContextVar("gathering_once", default=None)
+_MOVE: contextvars.ContextVar = contextvars.ContextVar("moving_rows", default=None)
 
 ONCE_STEP = 1 << 16
 """Rows walked at a time when a block's rows are gathered once (its slots in every member: 4 bytes each)."""
@@ -93,6 +95,15 @@ def gathering_once(once: bool | None):
     """Within the block, a bagged forest's rows are gathered once (True, where the runner can), as
     memberships (False), or as the runner says (None, the default: :func:`gathers_once`)."""
     with _set(_ONCE, once):
+        yield
+
+
+@contextlib.contextmanager
+def moving_rows(rows: int | None):
+    """Within the block, a member grown from rows gathered once moves its rows' data at the splits of nodes
+    of at least ``rows`` rows (None: the grower's :data:`~dasktree.split.small_grower.MOVE_ROWS`; the tests
+    move every node's, 1)."""
+    with _set(_MOVE, rows):
         yield
 
 
@@ -140,13 +151,19 @@ def row_memberships(runner, spec, forest, n_stats: int = 10) -> float:
     membership's bytes): its codes, target and weight, its multiplicity in every member (2 bytes each; none
     where the runner keeps its encoded rows, ``keeps_rows``: a root gathered once views them), and what a
     member grown from the rows makes per row, one member at a time per thread (its rows, held flags and
-    their copies, weights, walk, multiplicities: 41 bytes). 0 when the rows are not gathered once."""
+    their copies, weights, walk, multiplicities: 41 bytes; its own copy of the rows' codes, target and
+    weight and the grower's buffer moving them, and with a nominal attribute the grower's saved copy of
+    them). 0 when the rows are not gathered once."""
     if not (forest.bagged and gathers_once(runner)):
         return 0.0
-    once = len(spec.features) * spec.code_dtype.itemsize + 4 + 4
+    codes = len(spec.features) * spec.code_dtype.itemsize
+    once = codes + 4 + 4
     if not getattr(runner, "keeps_rows", False):
         once += 2 * forest.n_trees
-    once += 41 * max(1, int(getattr(runner, "threads", 1)))
+    own = codes + spec.code_dtype.itemsize + 8 + 8 + 8  # the copy (the weight counted above) and the move buffers
+    if any(f.kind != "numeric" for f in spec.features):
+        own += codes + 8 + 8
+    once += (41 + own) * max(1, int(getattr(runner, "threads", 1)))
     return once / _membership_bytes(spec, n_stats)
 
 
@@ -399,23 +416,30 @@ def _job_settings(settings: dict, jobs: np.ndarray) -> dict:
 def _grow_member(rows: BagRows, k: int, plan: GatherPlan, task: int, settings: dict) -> tuple[np.ndarray, dict]:
     """Member ``rows.members[k]``'s jobs grown from the rows gathered once: its tree walked over them, its
     rows of each job (multiplicity above 0) in row order, weighted by their multiplicity (times the row's
-    weight), as :func:`merge_gathered` gives a job's memberships; (its jobs, the nodes)."""
+    weight), as :func:`merge_gathered` gives a job's memberships, copied as the member's own rows, which
+    the grower moves (``own``); (its jobs, the nodes)."""
     tree = int(rows.members[k])
     jobs = np.flatnonzero(np.asarray(plan.job_tree, dtype=np.int64) == tree)
-    slot = kernel.gather_slots(rows.codes, np.asarray(plan.root, dtype=np.int64)[[tree]], plan.attribute,
-                               plan.offset, plan.table, plan.slot)[0]
     times = rows.multiplicity(k)
-    held = np.flatnonzero((slot >= 0) & (times > 0))
-    job = slot[held]
-    order = np.argsort(job, kind="stable")  # by job, each job's rows in row order
-    members = held[order]
-    start = np.concatenate([[0], np.cumsum(np.bincount(np.searchsorted(jobs, job), minlength=jobs.size))])
-    weight = times.astype(np.int64)
+    root = int(plan.root[tree])
+    if plan.attribute[root] < 0:  # the member's root is its one job (a root gathered): every row with a
+        members = np.flatnonzero(times > 0)  # multiplicity, in order
+        start = np.asarray([0, members.size], dtype=np.int64)
+    else:
+        slot = kernel.gather_slots(rows.codes, np.asarray([root], dtype=np.int64), plan.attribute, plan.offset,
+                                   plan.table, plan.slot)[0]
+        kept = np.flatnonzero((slot >= 0) & (times > 0))
+        job = slot[kept]
+        members = kept[np.argsort(job, kind="stable")]  # by job, each job's rows in row order
+        start = np.concatenate([[0], np.cumsum(np.bincount(np.searchsorted(jobs, job), minlength=jobs.size))])
+    weight = times[members].astype(np.int64)
     if rows.weight is not None:
-        weight *= np.asarray(rows.weight, dtype=np.int64)
-    nodes = kernel.grow_jobs(task, rows.codes, rows.y, weight, members, np.zeros(members.size, dtype=bool),
+        weight *= np.asarray(rows.weight, dtype=np.int64)[members]
+    # the member's rows as arrays of their own, in its jobs' order, which the grower moves as it splits them
+    nodes = kernel.grow_jobs(task, rows.codes[:, members], rows.y[members], weight,
+                             np.arange(members.size, dtype=np.int64), np.zeros(members.size, dtype=bool),
                              start.astype(np.int64), np.asarray(plan.job_depth, dtype=np.int64)[jobs],
-                             **_job_settings(settings, jobs))
+                             own=_MOVE.get() or kernel.MOVE_ROWS, **_job_settings(settings, jobs))
     return jobs, nodes
 
 

@@ -81,6 +81,11 @@ R_DEPTH, R_SPLIT, R_LEAF, R_PURE, R_NO_SPLIT, R_MIN_SAMPLES, R_DECREASE, R_CP = 
 HALF = 15
 EPSILON = float(np.finfo(np.float64).eps)
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+MOVE_ROWS = 4096
+"""Own rows (:func:`grow_jobs`' ``own``): their data moved with them at the splits of nodes of at least this
+many rows (the default). A node's ancestors are larger, so every one of them moved its rows' data too, and the data of a
+node's rows lie within its range (what moving needs: no other node's there); a smaller node's lie within
+its smallest ancestor that moved, a few thousand rows, and are read there without moving them."""
 
 _mix = jit(_finalise, inline="always")
 
@@ -177,7 +182,7 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
           values, values_start, n_classes, criterion, min_split, min_leaf, max_depth, min_decrease,
           job_root_size, job_leaf, lo_start, out_parent, out_child, out_depth, out_attribute, out_cut, out_default,
           out_reason, out_stats, out_table_start, tables, out_job, out_gain, log2, job_key, job_salt, n_sampled,
-          monotonic, job_lo, job_hi, job_cp, cp, exhaustive):
+          monotonic, job_lo, job_hi, job_cp, cp, exhaustive, own, move_codes, move_y, move_w):
     """Every job's subtree, depth first, into the ``out_*`` arrays from position ``lo_start``; returns
     (nodes written, table cells written). See :func:`grow_jobs`."""
     n_attributes = codes.shape[0]
@@ -446,6 +451,24 @@ def _grow(task, codes, y, weight, rows, held, job_start, job_depth, offsets, wid
             for j in range(k1):
                 rows[lo + k0 + j] = scratch_rows[j]
                 held[lo + k0 + j] = scratch_held[j]
+            if own > 0 and hi - lo >= own:  # the rows' data moved with them: rows[r] is r again
+                m = hi - lo
+                for a in range(n_attributes):
+                    for j in range(m):
+                        move_codes[j] = codes[a, rows[lo + j]]
+                    for j in range(m):
+                        codes[a, lo + j] = move_codes[j]
+                for j in range(m):
+                    move_y[j] = y[rows[lo + j]]
+                for j in range(m):
+                    y[lo + j] = move_y[j]
+                if weighted:
+                    for j in range(m):
+                        move_w[j] = weight[rows[lo + j]]
+                    for j in range(m):
+                        weight[lo + j] = move_w[j]
+                for j in range(m):
+                    rows[lo + j] = lo + j
             if top + 2 > stack_lo.size:
                 stack_lo = _grown(stack_lo)
                 stack_hi = _grown(stack_hi)
@@ -498,6 +521,21 @@ def _flat(arrays) -> tuple[np.ndarray, np.ndarray]:
     return (np.concatenate(parts) if parts else np.zeros(0)), start
 
 
+def _check_bins(widths, numeric, upper, values) -> None:
+    """Each numeric attribute's bins as :class:`~dasktree.binning.spec.FeatureBins` keeps them: ``widths[a] - 2``
+    upper edges and ``widths[a] - 1`` values (one per bin; code 0 is missing). The compiled search reads
+    them unchecked (a centred cut reads the value of the next occupied bin, up to the last), so a shorter
+    array would be read past its end."""
+    for a, (w, is_numeric) in enumerate(zip(np.asarray(widths).tolist(), np.asarray(numeric).tolist())):
+        if not is_numeric:
+            continue
+        n_upper = 0 if upper[a] is None else np.size(upper[a])
+        n_values = 0 if values[a] is None else np.size(values[a])
+        if n_upper != max(w - 2, 0) or n_values != w - 1:
+            raise ValueError(f"attribute {a} of width {w}: {n_upper} upper edges and {n_values} values, "
+                             f"where its {w - 1} bins have {w - 2} and {w - 1}")
+
+
 def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | None, rows: np.ndarray,
               held: np.ndarray, job_start: np.ndarray, job_depth: np.ndarray, *, offsets, widths, numeric, upper,
               values, n_classes: int = 0, criterion: int = SQUARED_ERROR, min_samples_split: int = 2,
@@ -506,10 +544,14 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
               job_key: np.ndarray | None = None, job_salt: np.ndarray | None = None, n_sampled: int = 0,
               monotonic: np.ndarray | None = None, job_lo: np.ndarray | None = None,
               job_hi: np.ndarray | None = None, job_cp: np.ndarray | None = None, cp: float = 0.0,
-              exhaustive_categories: int = EXHAUSTIVE_CATEGORIES) -> dict:
+              exhaustive_categories: int = EXHAUSTIVE_CATEGORIES, own: int = 0) -> dict:
     """Grow each job's subtree to the end.
 
     codes : (n_attributes, n_rows) the gathered rows' codes (0: missing)
+    offsets, widths, numeric, upper, values : the bins (:class:`~dasktree.binning.spec.BinSpec`'s): attribute
+        ``a``'s codes are ``0 .. widths[a] - 1``; a numeric one's ``widths[a] - 2`` upper edges and
+        ``widths[a] - 1`` values (one per bin), as :class:`~dasktree.binning.spec.FeatureBins` keeps them
+        (ValueError otherwise: the compiled search reads them unchecked); a nominal one's None
     y : (n_rows,) class codes (``CLASSIFY``) or targets in fixed point (``REGRESS``)
     weight : (n_rows,) multiplicities (>= 1), or None
     rows, held : job ``j``'s rows are ``rows[job_start[j]:job_start[j + 1]]`` (indices into the gathered
@@ -533,6 +575,12 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
         at ``cp``
     exhaustive_categories : classification's nominal subsets with more than 2 classes: every subset when at
         most this many categories are present at the node (the level search's ``exhaustive_categories``)
+    own : 0, or the rows are the jobs' own, in order (``rows`` is ``0 .. n_rows - 1``: no row in two jobs),
+        and ``codes``, ``y`` and ``weight`` (int64) may be reordered in place: the splits of nodes of
+        ``own`` rows or more (:data:`MOVE_ROWS`) move their rows' data with them, so that a node's rows lie close
+        together and are read nearly in order (a node deep in a large job otherwise reads its few rows
+        scattered over all of them). The same nodes either way: a node's
+        statistics and scans do not depend on its rows' order
     criterion : regression's :data:`SQUARED_ERROR` or :data:`FRIEDMAN`; classification's :data:`GINI`,
         :data:`ENTROPY` or :data:`GAIN_RATIO` (:data:`CLASS_CRITERIA`). Entropy reads ``log2`` of the
         counts from the level scan's table (:func:`~dasktree.split.binary_kernel.log2_table`): a job's
@@ -580,22 +628,33 @@ def grow_jobs(task: int, codes: np.ndarray, y: np.ndarray, weight: np.ndarray | 
     b_lo = np.full(max(n_jobs, 1), -np.inf) if job_lo is None else np.ascontiguousarray(job_lo, np.float64)
     b_hi = np.full(max(n_jobs, 1), np.inf) if job_hi is None else np.ascontiguousarray(job_hi, np.float64)
     stops = np.zeros(max(n_jobs, 1)) if job_cp is None else np.ascontiguousarray(job_cp, np.float64)
+    _check_bins(widths, numeric, upper, values)
+    codes, y = np.ascontiguousarray(codes), np.ascontiguousarray(y)
+    if own and not np.array_equal(rows, np.arange(rows.size)):
+        raise ValueError("own rows must be 0 .. n_rows - 1 in order")
     saved_rows, saved_held = rows.copy(), held.copy()
+    saved_data = (codes.copy(), y.copy(), weight_.copy()) if own and table_room else None
+    empty = np.zeros(0, dtype=np.int64)
+    moves = ((np.empty(rows.size, dtype=codes.dtype), np.empty(rows.size, dtype=y.dtype),
+              np.empty(rows.size if weight_.size else 0, dtype=np.int64)) if own
+             else (np.zeros(0, dtype=codes.dtype), np.zeros(0, dtype=y.dtype), empty))
     while True:
         tables = np.zeros(table_room, dtype=np.int16)
         written, used = _grow(
-            task, np.ascontiguousarray(codes), np.ascontiguousarray(y), weight_, rows, held,
+            task, codes, y, weight_, rows, held,
             np.asarray(job_start, np.int64), np.asarray(job_depth, np.int64), np.asarray(offsets, np.int64),
             np.asarray(widths, np.int64), np.asarray(numeric, np.bool_), upper_flat, upper_start, values_flat,
             values_start, int(n_classes), int(criterion), int(min_samples_split), int(min_samples_leaf),
             -1 if max_depth is None else int(max_depth), float(min_decrease), root_size, leaf, 0,
             out["parent"], out["child"], out["depth"], out["attribute"], out["cut"], out["default"], out["reason"],
             out["stats"], out["table_start"], tables, out["job"], out["gain"], log2, keys, salts, int(n_sampled),
-            cst, b_lo, b_hi, stops, float(cp), int(exhaustive_categories))
+            cst, b_lo, b_hi, stops, float(cp), int(exhaustive_categories), max(0, int(own)), *moves)
         if used >= 0:
             break
         table_room *= 4  # nominal tables outgrew the room: again with more (the rows as they came)
         rows[:], held[:] = saved_rows, saved_held
+        if saved_data is not None:
+            codes[:], y[:], weight_[:] = saved_data
     result = {name: array[:written] for name, array in out.items()}
     result["tables"] = tables[:used]
     return result
