@@ -1,6 +1,5 @@
 import faulthandler
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -57,15 +56,19 @@ def cluster_watchdog(request):
 def cluster_client():
     """A real 2-process LocalCluster (one thread each), shared by the integration tests. Not the
     default client: a fit finds an active default client by itself (dasktree.engine.place), and the
-    tests that use this one say so with ``client=``."""
-    from distributed import Client, LocalCluster
+    tests that use this one say so with ``client=``. Started and closed as a fit's own cluster is
+    (:func:`dasktree.engine.cluster.close_local_cluster`: bounded, its workers killed once their nannies
+    close): distributed's graceful close waits 5 s for each worker's interpreter to exit, and at a load
+    of 13 that wait ran out and failed the last test of a worker at its teardown."""
+    from distributed import Client
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.CRITICAL)
+    from dasktree.engine.cluster import close_local_cluster, local_cluster
+
+    cluster = local_cluster(n_workers=2, threads_per_worker=1, processes=True)
     client = Client(cluster, set_as_default=False)
     yield client
     client.close()
-    cluster.close()
+    close_local_cluster(cluster)
 
 
 @pytest.fixture(scope="module")
