@@ -8,6 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis's timed checks are timed asserts: a property's examples have no deadline, and slow input
+# generation is not a failure (its too_slow health check fails a property whose first ten inputs took
+# over 30 s to generate: at a load of 22 the row-hash tables' first draw took 86 s). A test's own
+# @settings keeps these unless it names them.
+settings.register_profile("dasktree-suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("dasktree-suite")
 
 # How long the tests' clusters may go without answering before a job calls them lost (exit 75): the
 # default 60 s is for production; on a 2-core machine at a load of 30 a healthy cluster's first
