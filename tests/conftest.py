@@ -1,6 +1,5 @@
 import faulthandler
 import json
-import logging
 import os
 import signal
 import subprocess
@@ -9,6 +8,14 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Hypothesis's timed checks are timed asserts: a property's examples have no deadline, and slow input
+# generation is not a failure (its too_slow health check fails a property whose first ten inputs took
+# over 30 s to generate: at a load of 22 the row-hash tables' first draw took 86 s). A test's own
+# @settings keeps these unless it names them.
+settings.register_profile("dasktree-suite", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("dasktree-suite")
 
 # How long the tests' clusters may go without answering before a job calls them lost (exit 75): the
 # default 60 s is for production; on a 2-core machine at a load of 30 a healthy cluster's first
@@ -57,15 +64,19 @@ def cluster_watchdog(request):
 def cluster_client():
     """A real 2-process LocalCluster (one thread each), shared by the integration tests. Not the
     default client: a fit finds an active default client by itself (dasktree.engine.place), and the
-    tests that use this one say so with ``client=``."""
-    from distributed import Client, LocalCluster
+    tests that use this one say so with ``client=``. Started and closed as a fit's own cluster is
+    (:func:`dasktree.engine.cluster.close_local_cluster`: bounded, its workers killed once their nannies
+    close): distributed's graceful close waits 5 s for each worker's interpreter to exit, and at a load
+    of 13 that wait ran out and failed the last test of a worker at its teardown."""
+    from distributed import Client
 
-    cluster = LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                           dashboard_address=":0", silence_logs=logging.CRITICAL)
+    from dasktree.engine.cluster import close_local_cluster, local_cluster
+
+    cluster = local_cluster(n_workers=2, threads_per_worker=1, processes=True)
     client = Client(cluster, set_as_default=False)
     yield client
     client.close()
-    cluster.close()
+    close_local_cluster(cluster)
 
 
 @pytest.fixture(scope="module")
@@ -82,23 +93,47 @@ def postgres_root():
 
 
 WARM_SECONDS = 2400  # every kernel compiled from an empty cache: 15 min at a load of 15 on 2 cores
-_WARM_ROOT = "dasktree_warm_root"  # the key of the background warm's directory in an xdist worker's input
+_WARM_ROOT = "dasktree_warm_root"  # the key of the warm's directory in an xdist worker's input
+_SESSION = "dasktree_session_cache"  # the key of "the session cache is the warm's copy" in a worker's input
+_session_key = pytest.StashKey[bool]()
+_set_cache_dir: list = []  # NUMBA_CACHE_DIR as the controller found it, when it set the session's
+
+
+def _distributed(config) -> bool:
+    """Whether this process is pytest-xdist's controller, about to start workers (``-n`` above 0)."""
+    return getattr(config.option, "dist", "no") != "no" and not hasattr(config, "workerinput")
 
 
 def pytest_configure(config):
-    """The directory of the pytest session's background ``dasktree warm`` (:func:`warmed_kernel_cache`), made
-    once: by the process that runs the tests or, under pytest-xdist (``-n``), by the controller, which
-    hands it to every worker (:func:`pytest_configure_node`) and outlives them to clean it up."""
-    if not hasattr(config, "workerinput"):
-        import tempfile
+    """The directory of the pytest session's ``dasktree warm`` (:func:`warmed_kernel_cache`), made once: by
+    the process that runs the tests or, under pytest-xdist (``-n``), by the controller, which hands it to
+    every worker (:func:`pytest_configure_node`) and outlives them to clean it up.
 
-        config.stash[_warm_key] = tempfile.mkdtemp(prefix="dasktree-warmed-")
+    Under pytest-xdist, unless ``NUMBA_CACHE_DIR`` is already set, the controller also starts that warm
+    here, before the workers exist, and points their ``NUMBA_CACHE_DIR`` (read by numba when a worker
+    imports it, and inherited by every process a test starts: CLI commands, cluster workers) at
+    ``session/`` beside it, which the warm's shell fills with a copy of what it compiled. The workers
+    collect while it runs and wait for it before their first test (:func:`pytest_collection_finish`),
+    so no worker compiles what another compiled, and the warm a cache test needs from empty is the same
+    one; its own directory is left as the warm wrote it."""
+    if hasattr(config, "workerinput"):
+        return
+    import tempfile
+
+    root = tempfile.mkdtemp(prefix="dasktree-warmed-")
+    config.stash[_warm_key] = root
+    config.stash[_session_key] = _distributed(config) and not os.environ.get("NUMBA_CACHE_DIR")
+    if config.stash[_session_key]:
+        _set_cache_dir.append(os.environ.get("NUMBA_CACHE_DIR"))
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(root, "session")
+        _start_warm(root, nice=0)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node):
-    """pytest-xdist: each worker is told where the one background warm writes."""
+    """pytest-xdist: each worker is told where the one warm writes, and whether its cache is the warm's copy."""
     node.workerinput[_WARM_ROOT] = node.config.stash[_warm_key]
+    node.workerinput[_SESSION] = node.config.stash[_session_key]
 
 
 def _warm_root(config) -> str:
@@ -106,31 +141,73 @@ def _warm_root(config) -> str:
     return workerinput[_WARM_ROOT] if workerinput is not None else config.stash[_warm_key]
 
 
+def _session_cache(config) -> bool:
+    workerinput = getattr(config, "workerinput", None)
+    return workerinput[_SESSION] if workerinput is not None else config.stash[_session_key]
+
+
 def pytest_collection_modifyitems(config, items):
-    """The tests that wait for the background warm run last (stable otherwise), so the warm has the
-    whole run to finish at nice 10 before a test waits for it."""
+    """The tests that wait for the warm run last (stable otherwise), so a background warm has the whole
+    run to finish at nice 10 before a test waits for it."""
     items.sort(key=lambda item: "warmed_kernel_cache" in getattr(item, "fixturenames", ()))
 
 
+def _start_warm(root: str, nice: int) -> None:
+    """Start ``dasktree warm --no-cluster`` into ``root/warmed`` (a new interpreter compiling every kernel
+    from an empty cache: minutes), at ``nice``. A shell runs it, copies what it compiled to
+    ``root/session`` (the session cache of :func:`pytest_configure`) and writes the warm's exit status
+    to ``rc`` when it ends, so a test or a worker in any process can wait for it; the shell and the warm
+    are a process group of their own, whose id is written to ``root/pgid``."""
+    script = ('"$0" -m dasktree.cli warm --no-cluster --json >"$1/stdout" 2>"$1/stderr"; status=$?; '
+              'mkdir -p "$1/session" && cp -R "$1/warmed/." "$1/session/" 2>>"$1/stderr"; '
+              'echo $status >"$1/rc.part" && mv "$1/rc.part" "$1/rc"')
+    shell = subprocess.Popen(["sh", "-c", script, sys.executable, root],
+                             preexec_fn=(lambda: os.nice(nice)) if nice else None,
+                             start_new_session=True, stdin=subprocess.DEVNULL,
+                             env=dict(os.environ, NUMBA_CACHE_DIR=os.path.join(root, "warmed")))
+    Path(root, "pgid").write_text(str(shell.pid))
+    _shells.append(shell)  # kept, to be reaped when the session ends
+
+
 def pytest_collection_finish(session):
-    """Start ``dasktree warm`` for :func:`warmed_kernel_cache` as the pytest session starts, when a collected
-    test uses it: a new interpreter compiling every kernel from an empty cache (minutes), at nice 10,
-    so it takes a core the tests leave idle and yields to them. One per pytest session: under
-    pytest-xdist every worker collects the same tests and the first worker (``gw0``) starts it. A shell
-    runs it and writes its exit status to ``rc`` when it ends, so a test in any worker can wait for it."""
-    workerinput = getattr(session.config, "workerinput", None)
+    """Under a session cache (:func:`pytest_configure`), a worker waits here, after collecting and before its
+    first test, for the warm to end (bounded; a warm that failed leaves the tests to compile what they
+    call, and only the tests of :func:`warmed_kernel_cache` fail on it).
+
+    Otherwise, start ``dasktree warm`` for :func:`warmed_kernel_cache` as the pytest session starts, when
+    a collected test uses it, at nice 10, so it takes a core the tests leave idle and yields to them.
+    One per pytest session: under pytest-xdist every worker collects the same tests and the first
+    worker (``gw0``) starts it."""
+    config = session.config
+    root = _warm_root(config)
+    if _session_cache(config):
+        failed = hasattr(config, "workerinput") and _wait_for_warm(root)
+        if failed:  # said once, where the run's output shows it; the tests go on, compiling as they go
+            sys.stderr.write(f"{config.workerinput['workerid']}: {failed}\n")
+        return
+    workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and workerinput.get("workerid") != "gw0":
         return
     if not any("warmed_kernel_cache" in getattr(item, "fixturenames", ()) for item in session.items):
         return
-    root = _warm_root(session.config)
-    script = ('"$0" -m dasktree.cli warm --no-cluster --json >"$1/stdout" 2>"$1/stderr"; '
-              'echo $? >"$1/rc.part" && mv "$1/rc.part" "$1/rc"')
-    shell = subprocess.Popen(["sh", "-c", script, sys.executable, root], preexec_fn=lambda: os.nice(10),
-                             start_new_session=True, stdin=subprocess.DEVNULL,
-                             env=dict(os.environ, NUMBA_CACHE_DIR=os.path.join(root, "warmed")))
-    Path(root, "pgid").write_text(str(shell.pid))  # its own process group: the shell and the warm
-    _shells.append(shell)  # kept, to be reaped when the session ends
+    _start_warm(root, nice=10)
+
+
+def _wait_for_warm(root: str) -> str | None:
+    """Wait until the warm in ``root`` wrote its ``rc``, at most :data:`WARM_SECONDS`; what went wrong, if
+    anything (a warm that ended without an exit status, or ran past the bound)."""
+    group = _warm_group(root)
+    if group is None:
+        return f"no background dasktree warm was started in {root}"
+    deadline = time.monotonic() + WARM_SECONDS
+    rc = Path(root, "rc")
+    while not rc.exists():
+        if not _group_alive(group) and not rc.exists():
+            return f"dasktree warm (process group {group}) ended without an exit status"
+        if time.monotonic() > deadline:
+            return f"dasktree warm ran past {WARM_SECONDS} s"
+        time.sleep(0.5)
+    return None
 
 
 def _warm_group(root: str) -> int | None:
@@ -148,6 +225,12 @@ def pytest_unconfigure(config):
         if shell.poll() is None:
             os.killpg(shell.pid, signal.SIGKILL)
         shell.wait()
+    for previous in _set_cache_dir:
+        if previous is None:
+            os.environ.pop("NUMBA_CACHE_DIR", None)
+        else:
+            os.environ["NUMBA_CACHE_DIR"] = previous
+    _set_cache_dir.clear()
     if _warm_key not in config.stash:
         return
     import shutil
@@ -170,8 +253,9 @@ def warmed_kernel_cache(pytestconfig):
     """A numba cache directory ``dasktree warm --no-cluster`` filled from empty, once per pytest session, and
     what the command reported (its JSON): the tests of the kernel cache copy it and take out the
     kernels they need missing, instead of each compiling every kernel from an empty cache again
-    (minutes on 2 cores). The command started with the pytest session (:func:`pytest_collection_finish`);
-    this waits for its ``rc``, bounded, and fails at once if it died without one."""
+    (minutes on 2 cores). The command started with the pytest session (:func:`pytest_configure` under
+    pytest-xdist, else :func:`pytest_collection_finish`); this waits for its ``rc``, bounded, and fails
+    at once if it died without one."""
     root = Path(_warm_root(pytestconfig))
     group = _warm_group(str(root))
     assert group is not None, f"no background dasktree warm was started in {root}"
@@ -179,13 +263,9 @@ def warmed_kernel_cache(pytestconfig):
         os.setpriority(os.PRIO_PGRP, group, 0)
     except OSError:
         pass
-    deadline = time.monotonic() + WARM_SECONDS
-    while not (root / "rc").exists():
-        if not _group_alive(group) and not (root / "rc").exists():
-            pytest.fail(f"dasktree warm (process group {group}) ended without an exit status")
-        if time.monotonic() > deadline:
-            pytest.fail(f"dasktree warm ran past {WARM_SECONDS} s")
-        time.sleep(0.5)
+    failed = _wait_for_warm(str(root))
+    if failed:
+        pytest.fail(failed)
     code = int((root / "rc").read_text())
     assert code == 0, (root / "stderr").read_text()
     return root / "warmed", json.loads((root / "stdout").read_text())
