@@ -143,3 +143,28 @@ def test_cli_prune_writes_the_repruned_model(unpruned, tmp_path, capsys):
     assert "pessimistic" in err and len(err.strip().splitlines()) == 1 and out.read_bytes() == before
     assert main(["prune", str(path), "--mode", "none", "--out", str(out)]) == 1  # exists, no --overwrite
     assert "already exists" in capsys.readouterr().err
+
+
+def test_a_folds_errors_at_each_row_are_its_tree_pruned_at_that_rows_beta(unpruned):
+    """What the fit keeps of a fold tree once it lets the tree go (FoldErrors): at every cp-table row, the
+    leaves and held-out squared error of the fold pruned at that row's beta, as the pruned tree counts them
+    (summed in another order: to 1e-9); at an alpha known before the choice, the pruned tree's own sums."""
+    from dasktree.model.prune import fold_alpha
+    from dasktree.regress.prune import betas_of, fold_errors, held_out_sse, prune_at
+
+    table, step = unpruned.report["prune"]["cp_table"], unpruned.spec.target.step
+    qs = unpruned.report["sums_of_squares"]["folds"]
+    betas = betas_of(np.array([r["alpha"] for r in table]))
+    alpha = table[len(table) // 2]["alpha"] * 1.5
+    for fold, q in zip(unpruned.fold_trees, qs):
+        errors = fold_errors(fold, q, step, betas, alpha)
+        for row in range(len(table)):
+            pruned = prune_at(fold, fold_alpha(table, row), step)
+            leaves = [i for i, t in enumerate(pruned.tests) if t is None]
+            n, sse = errors.at(row)
+            assert n == len(leaves)
+            assert sse == pytest.approx(float(q) + float(held_out_sse(pruned, q)[leaves].sum()), rel=1e-9)
+        pruned = prune_at(fold, alpha, step)
+        leaves = [i for i, t in enumerate(pruned.tests) if t is None]
+        assert errors.at(None) == (len(leaves), float(q) + float(held_out_sse(pruned, q)[leaves].sum()))
+        assert (errors.rows, errors.sums) == (int(fold.validation[0, 0]), int(fold.validation[0, 1]))
