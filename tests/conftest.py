@@ -94,9 +94,9 @@ def postgres_root():
 
 WARM_SECONDS = 2400  # every kernel compiled from an empty cache: 15 min at a load of 15 on 2 cores
 _WARM_ROOT = "dasktree_warm_root"  # the key of the warm's directory in an xdist worker's input
-_SESSION = "dasktree_session_cache"  # the key of "the session cache is the warm's copy" in a worker's input
-_session_key = pytest.StashKey[bool]()
-_set_cache_dir: list = []  # NUMBA_CACHE_DIR as the controller found it, when it set the session's
+_SHARED = "dasktree_shared_cache"  # the key of "the workers' cache is the warm's copy" in a worker's input
+_shared_key = pytest.StashKey[bool]()
+_set_cache_dir: list = []  # NUMBA_CACHE_DIR as the controller found it, when it set the workers' shared one
 
 
 def _distributed(config) -> bool:
@@ -112,7 +112,7 @@ def pytest_configure(config):
     Under pytest-xdist, unless ``NUMBA_CACHE_DIR`` is already set, the controller also starts that warm
     here, before the workers exist, and points their ``NUMBA_CACHE_DIR`` (read by numba when a worker
     imports it, and inherited by every process a test starts: CLI commands, cluster workers) at
-    ``session/`` beside it, which the warm's shell fills with a copy of what it compiled. The workers
+    ``shared/`` beside it, which the warm's shell fills with a copy of what it compiled. The workers
     collect while it runs and wait for it before their first test (:func:`pytest_collection_finish`),
     so no worker compiles what another compiled, and the warm a cache test needs from empty is the same
     one; its own directory is left as the warm wrote it."""
@@ -122,10 +122,10 @@ def pytest_configure(config):
 
     root = tempfile.mkdtemp(prefix="dasktree-warmed-")
     config.stash[_warm_key] = root
-    config.stash[_session_key] = _distributed(config) and not os.environ.get("NUMBA_CACHE_DIR")
-    if config.stash[_session_key]:
+    config.stash[_shared_key] = _distributed(config) and not os.environ.get("NUMBA_CACHE_DIR")
+    if config.stash[_shared_key]:
         _set_cache_dir.append(os.environ.get("NUMBA_CACHE_DIR"))
-        os.environ["NUMBA_CACHE_DIR"] = os.path.join(root, "session")
+        os.environ["NUMBA_CACHE_DIR"] = os.path.join(root, "shared")
         _start_warm(root, nice=0)
 
 
@@ -133,7 +133,7 @@ def pytest_configure(config):
 def pytest_configure_node(node):
     """pytest-xdist: each worker is told where the one warm writes, and whether its cache is the warm's copy."""
     node.workerinput[_WARM_ROOT] = node.config.stash[_warm_key]
-    node.workerinput[_SESSION] = node.config.stash[_session_key]
+    node.workerinput[_SHARED] = node.config.stash[_shared_key]
 
 
 def _warm_root(config) -> str:
@@ -141,9 +141,9 @@ def _warm_root(config) -> str:
     return workerinput[_WARM_ROOT] if workerinput is not None else config.stash[_warm_key]
 
 
-def _session_cache(config) -> bool:
+def _shared_cache(config) -> bool:
     workerinput = getattr(config, "workerinput", None)
-    return workerinput[_SESSION] if workerinput is not None else config.stash[_session_key]
+    return workerinput[_SHARED] if workerinput is not None else config.stash[_shared_key]
 
 
 def pytest_collection_modifyitems(config, items):
@@ -155,11 +155,11 @@ def pytest_collection_modifyitems(config, items):
 def _start_warm(root: str, nice: int) -> None:
     """Start ``dasktree warm --no-cluster`` into ``root/warmed`` (a new interpreter compiling every kernel
     from an empty cache: minutes), at ``nice``. A shell runs it, copies what it compiled to
-    ``root/session`` (the session cache of :func:`pytest_configure`) and writes the warm's exit status
+    ``root/shared`` (the workers' shared cache, :func:`pytest_configure`) and writes the warm's exit status
     to ``rc`` when it ends, so a test or a worker in any process can wait for it; the shell and the warm
     are a process group of their own, whose id is written to ``root/pgid``."""
     script = ('"$0" -m dasktree.cli warm --no-cluster --json >"$1/stdout" 2>"$1/stderr"; status=$?; '
-              'mkdir -p "$1/session" && cp -R "$1/warmed/." "$1/session/" 2>>"$1/stderr"; '
+              'mkdir -p "$1/shared" && cp -R "$1/warmed/." "$1/shared/" 2>>"$1/stderr"; '
               'echo $status >"$1/rc.part" && mv "$1/rc.part" "$1/rc"')
     shell = subprocess.Popen(["sh", "-c", script, sys.executable, root],
                              preexec_fn=(lambda: os.nice(nice)) if nice else None,
@@ -170,7 +170,7 @@ def _start_warm(root: str, nice: int) -> None:
 
 
 def pytest_collection_finish(session):
-    """Under a session cache (:func:`pytest_configure`), a worker waits here, after collecting and before its
+    """Under a shared cache (:func:`pytest_configure`), a worker waits here, after collecting and before its
     first test, for the warm to end (bounded; a warm that failed leaves the tests to compile what they
     call, and only the tests of :func:`warmed_kernel_cache` fail on it).
 
@@ -180,7 +180,7 @@ def pytest_collection_finish(session):
     worker (``gw0``) starts it."""
     config = session.config
     root = _warm_root(config)
-    if _session_cache(config):
+    if _shared_cache(config):
         failed = hasattr(config, "workerinput") and _wait_for_warm(root)
         if failed:  # said once, where the run's output shows it; the tests go on, compiling as they go
             sys.stderr.write(f"{config.workerinput['workerid']}: {failed}\n")
