@@ -129,6 +129,11 @@ def test_a_refusing_scheduler_address_is_given_up_on_in_seconds(data, tmp_path, 
     assert unknown == EXIT_TRANSIENT and "'no-such-host.invalid' is not a host name" in line, line
 
 
+# The alarm can land inside a callback whose exceptions Python only reports (hypothesis, imported in
+# this process by other tests, times collections with a gc callback): the error is then swallowed,
+# and the deadline's own check after the block (``outputs.expired``) ends the run with the same line.
+# That report is the case working, not a fault of this test.
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 def test_an_expired_timeout_says_to_raise_it_not_to_retry(data, tmp_path, capsys):
     """The same run retried meets the same deadline: the line said a retry may succeed."""
     code = cli.main(["fit", data, "--target", "class", "--out", str(tmp_path / "m.json"), "--quiet",
