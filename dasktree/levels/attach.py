@@ -1,10 +1,13 @@
 """Subtrees grown in memory joined to the forest they grew from: each grown node's test made once
 (:func:`binary_test`), fold trees that chose an identical test given the lowest tree's (:func:`share_groups`,
 as the level loop shares nodes), and a chunk's nodes attached below their jobs (:func:`attach`, kept as
-:class:`GrownBlock` arrays). The gathering and growing itself is :mod:`dasktree.levels.small`'s."""
+:class:`GrownBlock` arrays), and a finished fit's blocks cut by tree so that each tree lets go of its own
+once its model is made (:func:`by_tree`, :func:`let_go`). The gathering and growing itself is
+:mod:`dasktree.levels.small`'s."""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -12,7 +15,7 @@ import numpy as np
 from ..split.api import Test, threshold_tables
 from ..split.api import small_grower as kernel
 
-__all__ = ["binary_test", "share_groups", "GrownBlock", "REASON_NAMES", "attach"]
+__all__ = ["binary_test", "share_groups", "GrownBlock", "REASON_NAMES", "attach", "by_tree", "let_go"]
 
 
 def _threshold_tests(keys: list[tuple[int, int, int]], uppers) -> dict:
@@ -177,3 +180,40 @@ def attach(store, jobs: list[tuple[int, int]], chunk_jobs: np.ndarray, nodes: di
     count = int(np.count_nonzero(parent >= 0))
     store.grown_nodes += count
     return count
+
+
+def by_tree(store) -> None:
+    """``store``'s grown blocks cut so that each holds one tree's jobs (in their order, each tree's rows in
+    theirs): the same columns for every tree (:func:`dasktree.levels.to_model.block_columns`), and a tree's
+    blocks can be let go once its model is made (:func:`let_go`) while the others wait. A block is cut as it
+    is reached and dropped, so the cut costs one block's copy at a time."""
+    blocks, out = store.grown, []
+    for b in range(len(blocks)):
+        block, blocks[b] = blocks[b], None  # let go as its pieces are made
+        trees = np.unique(block.job_tree)
+        if trees.size == 1:
+            out.append(block)
+            continue
+        for t in trees.tolist():
+            jobs = np.flatnonzero(block.job_tree == t)
+            renumber = np.full(block.job_tree.size, -1, dtype=np.int32)
+            renumber[jobs] = np.arange(jobs.size, dtype=np.int32)
+            rows = np.flatnonzero(renumber[block.job] >= 0)  # a job's rows are its tree's: parents among them
+            place = np.full(block.parent.size, -1, dtype=np.int32)
+            place[rows] = np.arange(rows.size, dtype=np.int32)
+            parent = block.parent[rows]
+            out.append(GrownBlock(block.job_node[jobs], block.job_tree[jobs], renumber[block.job[rows]],
+                                  np.where(parent >= 0, place[np.maximum(parent, 0)], -1).astype(np.int32),
+                                  block.child[rows], block.depth[rows], block.train[rows], block.held[rows],
+                                  block.tests[rows], block.reasons[rows]))
+    store.grown = out
+
+
+_LET_GO = threading.Lock()
+
+
+def let_go(store, tree: int) -> None:
+    """``store``'s grown blocks of ``tree`` dropped (blocks cut :func:`by_tree`), once its model is made:
+    a deep fit's fold trees are most of its nodes, and each lets go of its own as it is read."""
+    with _LET_GO:  # the trees' models are made on threads
+        store.grown = [block for block in store.grown if block.job_tree[0] != tree]

@@ -18,6 +18,7 @@ from ..gc_pause import collector_paused
 from ..io.folds import fold_warnings
 from ..io.sources import FileSource
 from ..io.weights import WeightStats, weighting
+from ..levels.attach import by_tree, let_go
 from ..levels.small import report_of as small_report
 from ..model.model import Model
 from ..model.prune import pruned_tree
@@ -131,8 +132,9 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
             holdout: np.ndarray, mode: str, stop: float, monotonic: tuple | None) -> Model:
     """The grown trees (``grown_nodes``: the level loop's forest, with the blocks grown in memory, and its report)
     as models, pruned as the settings say, and the report (no pass). A fold tree is a model only while its
-    CV errors are taken (:func:`dasktree.regress.prune.fold_errors`), unless ``keep_fold_trees``: the fold
-    trees of a deep tree are most of a fit's nodes."""
+    CV errors are taken (:func:`dasktree.regress.prune.fold_errors`), unless ``keep_fold_trees``, and each tree
+    lets go of its grown blocks once its model is made: the fold trees of a deep tree are most of a fit's
+    nodes."""
     forest, levels = grown_nodes
     step = spec.target.step
     train_qs, fold_qs = root_squares(forest)
@@ -153,7 +155,9 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
             tree = pruning.best_first(tree, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo, step)
         return tree
 
+    by_tree(forest)  # each tree's grown blocks apart: each lets go of its own once its model is made
     grown = model(0)
+    let_go(forest, 0)
     tree = shaped(0, grown)
     n_folds = holdout.size - 1
     if mode in ("cv", "cv-min") and not n_folds:
@@ -165,13 +169,15 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
     betas = pruning.betas_of(alphas)
 
     def fold(t: int):  # fold tree t's CV errors; the tree itself only if kept
-        f = shaped(t, model(t))
+        made = model(t)
+        let_go(forest, t)
+        f = shaped(t, made)
         at = (cp_of(f.counts[0, 0]) * pruning.root_mse(f, train_qs[t], step) if mode == "cp"
               else None if mode in ("cv", "cv-min") else 0.0 if mode in ("none", "pessimistic") else alpha)
         return pruning.fold_errors(f, fold_qs[t - 1], step, betas, at), f if settings["keep_fold_trees"] else None
 
-    folded = pruning.in_threads(fold, list(range(1, n_folds + 1)))
-    forest.grown = []  # every tree is a model now: the grown blocks' arrays let go
+    each = forest.distinct_nodes() // max(1, forest.n_trees)  # a tree's nodes, about
+    folded = pruning.in_threads(fold, list(range(1, n_folds + 1)), nodes_each=each)
     errors = [e for e, _ in folded]
     prune_report, pruned, row = _prune(settings, mode, tree, alpha, alphas, errors, train_q, step, stopped=stop > 0)
     report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's

@@ -164,14 +164,25 @@ def cp_table(tree, alphas: np.ndarray, folds: Sequence[FoldErrors], train_q: int
                                          train.astype(np.float64).tolist(), cv_mse, cv_se)]
 
 
-def in_threads(work, items: list) -> list:
+#: A cv fit's fold trees become models (and their CV errors) on threads only while the models being made at
+#: once take at most this much (about :data:`MODEL_BYTES_PER_NODE` per node each): a deep tree's fold
+#: tree of a million nodes is made alone, so the finish adds one tree's arrays, not one per core.
+THREADS_BUDGET_MB = 256.0
+#: What making one tree's model and its pruning sequence takes per node, at its peak (measured: about
+#: 220 bytes for the model's columns, the rest the weakest-link sequence's).
+MODEL_BYTES_PER_NODE = 300
+
+
+def in_threads(work, items: list, nodes_each: int = 0) -> list:
     """``[work(item) for item in items]``, the items shared among a thread per core (the pruning sequences
-    and sums of a cv fit's trees: compiled kernels and numpy, which let go of the GIL); each result is
-    its item's own, whatever the thread."""
+    and sums of a cv fit's trees: compiled kernels and numpy, which let go of the GIL), as many threads as
+    :data:`THREADS_BUDGET_MB` holds trees of ``nodes_each`` nodes; each result is its item's own, whatever
+    the thread."""
     from concurrent.futures import ThreadPoolExecutor
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    threads = min(len(items), cores)
+    fit = int(THREADS_BUDGET_MB * 2**20 // max(1, nodes_each * MODEL_BYTES_PER_NODE))
+    threads = min(len(items), cores, max(1, fit))
     if threads <= 1:
         return [work(item) for item in items]
     with ThreadPoolExecutor(threads) as pool:

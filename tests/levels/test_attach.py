@@ -7,6 +7,7 @@ import pytest
 
 import dasktree
 from dasktree.levels import attach as attaching
+from dasktree.levels.small import small_node_rows
 from dasktree.testing.data import regression_frame
 
 
@@ -35,3 +36,50 @@ def test_a_grown_block_owns_its_columns_in_narrow_types(monkeypatch, task):
             assert column.base is None, name
         assert (block.job.dtype, block.parent.dtype, block.child.dtype, block.depth.dtype, block.reasons.dtype) == (
             np.int32, np.int32, np.int8, np.int16, np.int8)
+
+
+def _same_model(a, b) -> None:
+    assert a.n_nodes == b.n_nodes
+    assert np.array_equal(a.counts, b.counts) and np.array_equal(a.depth, b.depth)
+    assert (a.validation is None) == (b.validation is None)
+    if a.validation is not None:
+        assert np.array_equal(a.validation, b.validation)
+    assert [list(k) for k in a.children] == [list(k) for k in b.children]
+    assert list(a.leaf_reason) == list(b.leaf_reason)
+    assert [None if t is None else t.identity for t in a.tests] == [None if t is None else t.identity for t in b.tests]
+
+
+def test_blocks_cut_by_tree_give_each_tree_the_same_model_and_let_go_of_its_own(monkeypatch):
+    """A regression cv fit's finish cuts the grown blocks by tree and lets each tree's go once its model is
+    made: every tree's model from the cut blocks is the one from the blocks as grown (chunks of several
+    trees' jobs among them), and letting a tree go drops its blocks only."""
+    from dasktree.levels.to_model import tree_model
+    from dasktree.regress import fitting
+
+    seen = {}
+
+    def finish(runner, given, settings, spec, summary, started, pass0, run, grown_nodes, *rest):
+        forest = grown_nodes[0]
+        seen["mixed"] = any(np.unique(b.job_tree).size > 1 for b in forest.grown)
+        before = [tree_model(forest, t) for t in range(forest.n_trees)]
+        blocks = list(forest.grown)
+        attaching.by_tree(forest)
+        assert all(np.unique(b.job_tree).size == 1 for b in forest.grown)
+        assert sum(b.parent.size for b in forest.grown) == sum(b.parent.size for b in blocks)
+        for t in range(forest.n_trees):
+            _same_model(before[t], tree_model(forest, t))
+        for t in range(forest.n_trees):
+            others = [b for b in forest.grown if b.job_tree[0] != t]
+            attaching.let_go(forest, t)
+            assert forest.grown == others
+        forest.grown = blocks  # the fit goes on from the blocks as grown
+        seen["checked"] = True
+        return real(runner, given, settings, spec, summary, started, pass0, run, grown_nodes, *rest)
+
+    real = fitting._finish
+    monkeypatch.setattr(fitting, "_finish", finish)
+    frame = regression_frame(4000, seed=5)
+    y = frame.pop("y")
+    with small_node_rows(400):  # nodes gathered below the roots: a chunk holds several trees' jobs
+        dasktree.DaskTreeRegressor(cv=4).fit(frame, y, nominal=["colour"])
+    assert seen == {"mixed": True, "checked": True}
