@@ -74,6 +74,8 @@ __all__ = [
     "path_risks",
     "leaves_at",
     "sums_at",
+    "positions_at",
+    "leaf_counts_at",
     "cp_table",
     "choose_alpha",
     "fold_alpha",
@@ -412,16 +414,35 @@ def leaves_at(path: PruningPath, alpha: float) -> np.ndarray:
     return (path.leaf_from <= alpha) & ((parent_from > alpha) | (path.parent < 0))
 
 
-def sums_at(path: PruningPath, values: np.ndarray, alphas: np.ndarray) -> np.ndarray:
-    """``sum(values[leaves of T(alpha)])`` for each of the sorted ``alphas`` (counts, errors, ...)."""
+def positions_at(path: PruningPath, alphas: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the first and the end of the sorted ``alphas`` at which it is a leaf of ``T(alpha)``
+    (``leaf_from <= alpha < leaf_from[parent]``; an empty range where it never is): what :func:`sums_at`
+    and :func:`leaf_counts_at` read, found once for every column summed over the same alphas."""
     alphas = np.asarray(alphas, dtype=np.float64)
     parent_from = np.where(path.parent >= 0, path.leaf_from[np.maximum(path.parent, 0)], np.inf)
     start = np.searchsorted(alphas, path.leaf_from, side="left")
     stop = np.where(path.parent >= 0, np.searchsorted(alphas, parent_from, side="left"), len(alphas))
+    return start, stop
+
+
+def sums_at(path: PruningPath, values: np.ndarray, alphas: np.ndarray,
+            positions: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """``sum(values[leaves of T(alpha)])`` for each of the sorted ``alphas`` (counts, errors, ...);
+    ``positions``: :func:`positions_at` of the same path and alphas, if found already."""
+    start, stop = positions_at(path, alphas) if positions is None else positions
     diff = np.zeros(len(alphas) + 1, dtype=np.asarray(values).dtype)
     np.add.at(diff, start, values)
     np.add.at(diff, stop, -np.asarray(values))
     return np.cumsum(diff)[:-1]
+
+
+def leaf_counts_at(path: PruningPath, alphas: np.ndarray,
+                   positions: tuple[np.ndarray, np.ndarray] | None = None) -> np.ndarray:
+    """The leaves of ``T(alpha)`` for each of the sorted ``alphas``: :func:`sums_at` of a one per node,
+    counted (integers: the same in any order)."""
+    start, stop = positions_at(path, alphas) if positions is None else positions
+    size = len(alphas) + 1
+    return np.cumsum(np.bincount(start, minlength=size) - np.bincount(stop, minlength=size))[:-1]
 
 
 def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
@@ -438,8 +459,9 @@ def cp_table(tree, fold_trees: Sequence, criterion: str, repeats: int = 1, *,
     path, fold_paths = paths
     alphas = path.alphas
     n = max(1, int(np.asarray(tree.counts).sum(axis=1)[0]))
-    leaves = sums_at(path, np.ones(len(tree.children), dtype=np.int64), alphas)
-    train = sums_at(path, leaf_errors(tree_shape(tree), tree.counts, value=predicted_value(tree)), alphas)
+    at = positions_at(path, alphas)
+    leaves = leaf_counts_at(path, alphas, at)
+    train = sums_at(path, leaf_errors(tree_shape(tree), tree.counts, value=predicted_value(tree)), alphas, at)
     cv_error = cv_se = [None] * len(alphas)
     if fold_trees:
         betas = np.append(np.sqrt(alphas[:-1] * alphas[1:]), np.inf)  # the root alone: pruned to the root

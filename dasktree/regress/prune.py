@@ -36,7 +36,8 @@ from typing import Sequence
 import numpy as np
 
 from ..model.model import children_given
-from ..model.prune import choose_alpha, fold_alpha, leaves_at, pruned_tree, sums_at, tree_shape, weakest_link_of
+from ..model.prune import (choose_alpha, fold_alpha, leaf_counts_at, leaves_at, positions_at, pruned_tree, sums_at,
+                           tree_shape, weakest_link_of)
 from ..split.regression import parent_proxy, proxy
 from .task import node_means  # the model's side: loading a regression model must not load the kernels here
 
@@ -136,8 +137,9 @@ def fold_errors(fold, q: int, step: float, betas: np.ndarray, fixed_alpha: float
         mask = (~tree_shape(fold).internal if fixed_alpha <= 0 and not np.isinf(fixed_alpha)
                 else leaves_at(path, fixed_alpha))
         fixed = (int(mask.sum()), float(q) + float(sse[mask].sum()))
+    at = positions_at(path, betas)
     return FoldErrors(int(fold.validation[0, 0]), int(fold.validation[0, 1]), int(q),
-                      sums_at(path, np.ones(fold.n_nodes, dtype=np.int64), betas), sums_at(path, sse, betas), fixed)
+                      leaf_counts_at(path, betas, at), sums_at(path, sse, betas, at), fixed)
 
 
 def cp_table(tree, alphas: np.ndarray, folds: Sequence[FoldErrors], train_q: int, step: float) -> list[dict]:
@@ -146,10 +148,11 @@ def cp_table(tree, alphas: np.ndarray, folds: Sequence[FoldErrors], train_q: int
     alphas), ``cv_mse`` and ``cv_se`` (in the target's squared units), else None."""
     path = path_of(tree, step)
     n_total = max(1, int(tree.counts[0, 0]))
-    leaves = sums_at(path, np.ones(tree.n_nodes, dtype=np.int64), alphas)
+    at = positions_at(path, alphas)
+    leaves = leaf_counts_at(path, alphas, at)
     m = node_means(tree)
     own = m * m * tree.counts[:, 0] - 2.0 * m * tree.counts[:, 1]  # the training rows' part, as held_out_sse
-    train = (float(train_q) + sums_at(path, own, alphas)) * step * step / n_total
+    train = (float(train_q) + sums_at(path, own, alphas, at)) * step * step / n_total
     cv_mse = cv_se = [None] * len(alphas)
     if folds:
         per_fold_arr = np.array([(float(f.q) + f.sse) * step * step for f in folds])

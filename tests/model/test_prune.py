@@ -18,10 +18,12 @@ from dasktree.model.prune import (
     c45_added_errors,
     cp_table,
     choose_alpha,
+    leaf_counts_at,
     leaf_errors,
     leaves_at,
     node_risk,
     pessimistic_leaves,
+    positions_at,
     shape_of,
     sums_at,
     weakest_link,
@@ -203,6 +205,23 @@ def test_sums_at_equal_sums_over_the_leaves(tree):
     direct = [errors[leaves_at(path, a)].sum() for a in probes]
     assert sums_at(path, errors, probes).tolist() == direct
 
+
+
+@settings(max_examples=80, deadline=None)
+@given(trees(), st.lists(st.floats(0, 1e-9, allow_subnormal=False), max_size=6))
+def test_leaf_counts_and_shared_positions_equal_the_sums_of_ones(tree, jitter):
+    """Counting the leaves (``leaf_counts_at``) and summing with the positions found once (``positions_at``,
+    as the CV errors of a fold take two columns over the same betas) give :func:`sums_at`'s numbers, at the
+    sequence's alphas and between them, ``inf`` included."""
+    children, counts = tree
+    path = weakest_link(children, counts, "gini")
+    probes = np.unique(np.concatenate([path.alphas, path.alphas + np.asarray(jitter + [0.0]).max(), [np.inf]]))
+    ones = np.ones(len(children), dtype=np.int64)
+    errors = leaf_errors(children, counts).astype(np.float64) / 7.0
+    at = positions_at(path, probes)
+    assert leaf_counts_at(path, probes, at).tolist() == sums_at(path, ones, probes).tolist()
+    assert leaf_counts_at(path, probes).tolist() == [int(leaves_at(path, a).sum()) for a in probes]
+    assert sums_at(path, errors, probes, at).tolist() == sums_at(path, errors, probes).tolist()
 
 def test_leaf_class_ties_go_to_the_first_class_and_empty_nodes_take_their_parents():
     children = [[1, 2], [], []]
