@@ -262,15 +262,30 @@ class NodeTests(Sequence):
 
     @classmethod
     def from_tests(cls, tests: Sequence) -> "NodeTests":
-        """From a list of :class:`Test` or None (a tree a fit built); the tests are kept, not made again."""
+        """From a list of :class:`Test` or None (a tree a fit built); the tests are kept, not made again.
+        A fit's nodes share their tests (a deep tree's million nodes hold a few thousand distinct ones,
+        :func:`dasktree.levels.attach.attach`): each distinct test's code table is read and cut into runs
+        once, and the nodes take its runs by index (the tables written out for every node were gigabytes)."""
         if isinstance(tests, NodeTests):
             return tests
         tests = list(tests)
         where = [i for i, t in enumerate(tests) if t is not None]
         inner = [tests[i] for i in where]
-        out = cls._from_tables(len(tests), where, [t.attribute for t in inner], [t.kind for t in inner],
-                               [t.default for t in inner], [t.bin_children for t in inner],
-                               [t.thresholds for t in inner], [()] * len(inner))
+        slot: dict[int, int] = {}
+        of = np.fromiter((slot.setdefault(id(t), len(slot)) for t in inner), dtype=np.int64, count=len(inner))
+        distinct = list({id(t): t for t in inner}.values())  # first seen first: slot's numbering
+        lengths = np.asarray([len(t.bin_children) for t in distinct], dtype=np.int64)
+        start = _offsets(lengths)
+        flat = (np.concatenate([np.asarray(t.bin_children, dtype=np.int64).reshape(-1) for t in distinct])
+                if distinct else np.zeros(0, dtype=np.int64))
+        if flat.size and (flat.min() < _INT16.min or flat.max() > _INT16.max):
+            raise ValueError("a code table names a child beyond int16")
+        value, length, run_start = runs_of(flat, start)
+        count = np.diff(run_start)[of]  # each inner node's runs: its test's
+        first = np.repeat(run_start[:-1][of] - _offsets(count)[:-1], count) + np.arange(int(count.sum()))
+        out = cls._build(len(tests), where, [t.attribute for t in inner], [t.kind for t in inner],
+                         [t.default for t in inner], (value[first], length[first], count),
+                         [t.thresholds for t in inner], [()] * len(inner))
         for i in where:  # the tests themselves, groups and all
             out._made[i] = tests[i]
             out.groups[i] = tests[i].groups

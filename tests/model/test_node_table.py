@@ -134,6 +134,32 @@ def test_columns_give_the_tests_the_per_test_code_gave(seed, regression):
 
 
 @settings(max_examples=80, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), regression=st.booleans(),
+       shared=st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6)), max_size=30))
+def test_tests_shared_by_nodes_give_each_node_its_own_tests_columns(seed, regression, shared):
+    """A fit's nodes share their tests (one object at many nodes, as the grower makes each distinct test
+    once): the columns read each distinct test once and give every node the runs, thresholds, table,
+    attribute and default of its own test, as a table written out per node gave them."""
+    tests = list(_model(seed, regression).tree.tests)
+    inner = [i for i, t in enumerate(tests) if t is not None]
+    for a, b in shared:
+        if inner:
+            tests[inner[a % len(inner)]] = tests[inner[b % len(inner)]]
+    table = NodeTests.from_tests(tests)
+    assert all(x is y for x, y in zip(table, tests)) and len(table) == len(tests)
+    mine = [t for t in tests if t is not None]
+    pairs = [runs(t.bin_children) for t in mine]
+    assert table.run_value.tolist() == [v for p in pairs for v in p[0::2]]
+    assert table.run_length.tolist() == [n for p in pairs for n in p[1::2]]
+    assert np.diff(table.run_start)[inner].tolist() == [len(p) // 2 for p in pairs]
+    written = np.concatenate([t.bin_children for t in mine]).astype(np.int16) if mine else np.zeros(0, np.int16)
+    assert table.tables.dtype == np.int16 and np.array_equal(table.tables, written)
+    assert table.thresholds.tolist() == [float(x) for t in mine for x in t.thresholds]
+    assert table.attribute[inner].tolist() == [t.attribute for t in mine]
+    assert table.default[inner].tolist() == [t.default for t in mine]
+    assert [table.kind[i] for i in inner] == [t.kind for t in mine]
+
+@settings(max_examples=80, deadline=None, derandomize=True)
 @given(seed=st.integers(0, 2**32 - 1), regression=st.booleans())
 def test_the_routing_plan_is_the_per_test_one(seed, regression):
     model = _model(seed, regression)
