@@ -200,10 +200,13 @@ class LocalRunner(PassCounter):
     gathers_once = True  # a bagged forest's rows gathered once, its members grown from them (levels.small)
     keeps_rows = True  # the encoded rows stay: a root gathered once views their multiplicities
 
-    def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> list:
+    def small_pass(self, gather: small.GatherPlan, func, label: str, **kwargs) -> Iterator:
         """One pass gathering the rows of ``gather``'s jobs (:mod:`dasktree.levels.small`), then
-        ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order. A bagged
-        forest's rows are gathered once and grown in chunks of members (:class:`~dasktree.levels.small.BagRows`)."""
+        ``func(chunk, **kwargs)`` per chunk of jobs on the threads; their results in order, each given as
+        soon as it and those before it are grown, while the threads grow the next (the caller attaches
+        one chunk's subtrees while the others grow, and a grower's room, twice its rows' nodes, is let go
+        chunk by chunk rather than held for the whole pass). A bagged forest's rows are gathered once and
+        grown in chunks of members (:class:`~dasktree.levels.small.BagRows`)."""
         self._count(self.encoded is None and self._tables is None)
         self._last = None
         if self.encoded is None:
@@ -215,9 +218,13 @@ class LocalRunner(PassCounter):
         del pieces
         self.rows_gathered = gathered.n_rows
         chunks = gathered.chunks(4 * self.threads if self.threads > 1 else 1)
-        results = self._map(lambda chunk: func(chunk, **kwargs), chunks)
+        return self._grown(lambda chunk: func(chunk, **kwargs), chunks)
+
+    def _grown(self, grow, chunks: list) -> Iterator:
+        """:meth:`small_pass`'s chunks grown, in order, one more outstanding than there are threads (the
+        threads stay busy while the caller takes a result)."""
+        yield from self._stream(grow, chunks, self.threads + 1)
         self.progress.finish()
-        return results
 
     def level_pass(self, plan, requests, context, label: str):
         """Count ``plan`` and search ``requests`` in the summed histogram as ``context`` does
