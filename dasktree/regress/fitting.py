@@ -132,9 +132,9 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
             holdout: np.ndarray, mode: str, stop: float, monotonic: tuple | None) -> Model:
     """The grown trees (``grown_nodes``: the level loop's forest, with the blocks grown in memory, and its report)
     as models, pruned as the settings say, and the report (no pass). A fold tree is a model only while its
-    CV errors are taken (:func:`dasktree.regress.prune.fold_errors`), unless ``keep_fold_trees``, and each tree
-    lets go of its grown blocks once its model is made: the fold trees of a deep tree are most of a fit's
-    nodes."""
+    pruning sequence is taken (:func:`dasktree.regress.prune.fold_path`; its CV errors at the main tree's betas
+    follow from that), unless ``keep_fold_trees``, and each tree lets go of its grown blocks once its model is
+    made: the fold trees of a deep tree are most of a fit's nodes."""
     forest, levels = grown_nodes
     step = spec.target.step
     train_qs, fold_qs = root_squares(forest)
@@ -155,30 +155,35 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
             tree = pruning.best_first(tree, settings["max_leaf_nodes"], settings["criterion"], spec.target.lo, step)
         return tree
 
-    by_tree(forest)  # each tree's grown blocks apart: each lets go of its own once its model is made
-    grown = model(0)
-    let_go(forest, 0)
-    tree = shaped(0, grown)
     n_folds = holdout.size - 1
     if mode in ("cv", "cv-min") and not n_folds:
         raise ParameterError(f"prune={mode!r} needs the fold trees of cv=k")
+    by_tree(forest)  # each tree's grown blocks apart: each lets go of its own once its model is made
+
+    def fold(t: int):  # fold tree t's pruning sequence and held-out errors; the tree itself only if kept
+        made = model(t)
+        let_go(forest, t)
+        f = shaped(t, made)
+        at = (cp_of(f.counts[0, 0]) * pruning.root_mse(f, train_qs[t], step) if mode == "cp"
+              else None if mode in ("cv", "cv-min") else 0.0 if mode in ("none", "pessimistic")
+              else settings["ccp_alpha"])
+        return pruning.fold_path(f, fold_qs[t - 1], step, at), f if settings["keep_fold_trees"] else None
+
+    # the fold trees first, each kept as its pruning sequence (FoldPath, 20 bytes a node) once its blocks
+    # are let go: the main tree's model is then made beside those, not beside every fold tree's blocks
+    each = forest.distinct_nodes() // max(1, forest.n_trees)  # a tree's nodes, about
+    folded = pruning.in_threads(fold, list(range(1, n_folds + 1)), nodes_each=each)
+    grown = model(0)
+    let_go(forest, 0)
+    tree = shaped(0, grown)
     alpha = settings["ccp_alpha"]
     if mode == "cp":  # rpart's complexity, cp_of(its rows): each tree at that times its own root's mean squared error
         alpha = cp_of(tree.counts[0, 0]) * pruning.root_mse(tree, train_q, step)
     alphas = pruning.table_alphas(tree, step, floor=alpha if mode == "cp" and stop > 0 else None)
     betas = pruning.betas_of(alphas)
-
-    def fold(t: int):  # fold tree t's CV errors; the tree itself only if kept
-        made = model(t)
-        let_go(forest, t)
-        f = shaped(t, made)
-        at = (cp_of(f.counts[0, 0]) * pruning.root_mse(f, train_qs[t], step) if mode == "cp"
-              else None if mode in ("cv", "cv-min") else 0.0 if mode in ("none", "pessimistic") else alpha)
-        return pruning.fold_errors(f, fold_qs[t - 1], step, betas, at), f if settings["keep_fold_trees"] else None
-
-    each = forest.distinct_nodes() // max(1, forest.n_trees)  # a tree's nodes, about
-    folded = pruning.in_threads(fold, list(range(1, n_folds + 1)), nodes_each=each)
-    errors = [e for e, _ in folded]
+    errors = [path.errors(betas) for path, _ in folded]
+    fold_trees = [f for _, f in folded] if settings["keep_fold_trees"] else []
+    del folded  # the sequences are read: let go before the cp table's rows are made
     prune_report, pruned, row = _prune(settings, mode, tree, alpha, alphas, errors, train_q, step, stopped=stop > 0)
     report = fit_report(summary, spec, pruned, runner.passes, train_q)  # depth, nodes, leaves: the pruned tree's
     report["small_nodes"] = small_report(levels)
@@ -195,7 +200,7 @@ def _finish(runner, given, settings: dict, spec, summary, started: float, pass0:
                  task=REGRESSION,
                  params=RegressionFit.saved(settings), report=report, run={**run, "seconds": {
                      "pass0": round(pass0, 4), "total": round(time.perf_counter() - started, 4)}},
-                 fold_trees=[f for _, f in folded] if settings["keep_fold_trees"] else [],
+                 fold_trees=fold_trees,
                  full_tree=None if pruned is grown else grown)
 
 

@@ -36,12 +36,12 @@ from typing import Sequence
 import numpy as np
 
 from ..model.model import children_given
-from ..model.prune import (choose_alpha, fold_alpha, leaf_counts_at, leaves_at, positions_at, pruned_tree, sums_at,
-                           tree_shape, weakest_link_of)
+from ..model.prune import (PruningPath, choose_alpha, fold_alpha, leaf_counts_at, leaves_at, positions_at,
+                           pruned_tree, sums_at, tree_shape, weakest_link_of)
 from ..split.regression import parent_proxy, proxy
 from .task import node_means  # the model's side: loading a regression model must not load the kernels here
 
-__all__ = ["risk", "node_means", "table_alphas", "betas_of", "FoldErrors", "fold_errors", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
+__all__ = ["risk", "node_means", "table_alphas", "betas_of", "FoldErrors", "FoldPath", "fold_path", "fold_errors", "cp_table", "prune_at", "best_first", "held_out_sse", "choose_alpha",
            "fold_alpha", "in_threads", "pessimistic_leaves", "subtree_sse", "root_mse"]
 
 
@@ -126,10 +126,33 @@ class FoldErrors:
         return int(self.leaves[row]), float(self.q) + float(self.sse[row])
 
 
-def fold_errors(fold, q: int, step: float, betas: np.ndarray, fixed_alpha: float | None = None) -> FoldErrors:
-    """Fold tree ``fold`` (held-out sum of squares ``q``) as :class:`FoldErrors` at ``betas`` and, when given,
-    at ``fixed_alpha`` (0: the tree as grown, as :func:`prune_at` leaves it; its leaves' errors summed in
-    node order, as over the pruned tree's leaves)."""
+@dataclass(frozen=True)
+class FoldPath:
+    """A fold tree as its CV errors read it before the main tree's betas are known, once its nodes are let
+    go: its held-out ``rows``, ``sums`` and ``q`` (as :class:`FoldErrors`), its weakest-link sequence as
+    each node's ``leaf_from`` with its parent (``path``: no steps kept, parents in 32 bits), each node's
+    held-out error as a leaf (``sse``, :func:`held_out_sse`) and ``fixed`` (:class:`FoldErrors`'s): 20
+    bytes a node where the tree's model took hundreds, so a deep fit's fold trees need not wait for the
+    main tree as models. :meth:`errors` gives its :class:`FoldErrors` at the betas."""
+
+    rows: int
+    sums: int
+    q: int
+    path: PruningPath
+    sse: np.ndarray
+    fixed: tuple[int, float] | None = None
+
+    def errors(self, betas: np.ndarray) -> FoldErrors:
+        """:class:`FoldErrors` at ``betas`` (the leaves' errors summed in node order, as over the tree's)."""
+        at = positions_at(self.path, betas)
+        return FoldErrors(self.rows, self.sums, self.q, leaf_counts_at(self.path, betas, at),
+                          sums_at(self.path, self.sse, betas, at), self.fixed)
+
+
+def fold_path(fold, q: int, step: float, fixed_alpha: float | None = None) -> FoldPath:
+    """Fold tree ``fold`` (held-out sum of squares ``q``) as :class:`FoldPath`, with its errors at
+    ``fixed_alpha`` when given (0: the tree as grown, as :func:`prune_at` leaves it; its leaves' errors
+    summed in node order, as over the pruned tree's leaves)."""
     path = path_of(fold, step)
     sse = held_out_sse(fold, q)
     fixed = None
@@ -137,9 +160,15 @@ def fold_errors(fold, q: int, step: float, betas: np.ndarray, fixed_alpha: float
         mask = (~tree_shape(fold).internal if fixed_alpha <= 0 and not np.isinf(fixed_alpha)
                 else leaves_at(path, fixed_alpha))
         fixed = (int(mask.sum()), float(q) + float(sse[mask].sum()))
-    at = positions_at(path, betas)
-    return FoldErrors(int(fold.validation[0, 0]), int(fold.validation[0, 1]), int(q),
-                      leaf_counts_at(path, betas, at), sums_at(path, sse, betas, at), fixed)
+    empty = np.zeros(0, dtype=np.int64)
+    kept = PruningPath(empty, empty.astype(np.float64), path.leaf_from, path.parent.astype(np.int32))
+    return FoldPath(int(fold.validation[0, 0]), int(fold.validation[0, 1]), int(q), kept, sse, fixed)
+
+
+def fold_errors(fold, q: int, step: float, betas: np.ndarray, fixed_alpha: float | None = None) -> FoldErrors:
+    """Fold tree ``fold`` (held-out sum of squares ``q``) as :class:`FoldErrors` at ``betas`` and, when given,
+    at ``fixed_alpha`` (:func:`fold_path`, then :meth:`FoldPath.errors`)."""
+    return fold_path(fold, q, step, fixed_alpha).errors(betas)
 
 
 def cp_table(tree, alphas: np.ndarray, folds: Sequence[FoldErrors], train_q: int, step: float) -> list[dict]:
