@@ -301,16 +301,17 @@ def _speed_lines(part: dict, when: str) -> tuple[list[str], list[tuple[str, str]
 
 
 def _result(figures: dict, whens: dict) -> harness.Result:
+    """The claim's text and summary; a part kept from an earlier run says so in its summary too (the
+    results index dates a claim by the run that wrote it), and the record keeps where each kept part
+    came from (``figures["kept"]``), so that a later run keeping it still says so."""
     lines, summary = [], []
-    if "speed" in figures:
-        more, rows = _speed_lines(figures["speed"], whens["speed"])
-        lines += more
-        summary += rows
-    if "accuracy" in figures:
-        more, rows = _accuracy_lines(figures["accuracy"], whens["accuracy"])
-        lines += ["", *more]
-        summary += rows
-    return harness.Result(summary, "\n".join(lines) + "\n", figures)
+    kept = {part: when for part, when in whens.items() if not when.startswith("this run")}
+    for part, make in (("speed", _speed_lines), ("accuracy", _accuracy_lines)):
+        if part in figures:
+            more, rows = make(figures[part], whens[part])
+            lines += ["", *more] if lines else more
+            summary += [(what, f"{measured} ({kept[part]})") for what, measured in rows] if part in kept else rows
+    return harness.Result(summary, "\n".join(lines) + "\n", {**figures, "kept": kept})
 
 
 def run(quick: bool, options=None) -> harness.Result:
@@ -320,12 +321,14 @@ def run(quick: bool, options=None) -> harness.Result:
     stamp = saved.get("stamp", {})
     kept_when = (f"kept from the saved run of {stamp.get('date', '?')}, commit {stamp.get('commit', '?')}"
                  + (", quick sizes" if saved.get("quick") else ""))
+    earlier = kept.get("kept", {})  # the saved record's own kept parts: from the run that measured them
     this_run = "this run" + (", quick sizes" if quick else "")
     figures, whens = {}, {}
     if part in ("speed", "both"):
         figures["speed"], whens["speed"] = speed_part(quick), this_run
     elif "speed" in kept or "measured" in kept:  # the saved figures: this file's or the speed-only layout's
-        figures["speed"], whens["speed"] = kept.get("speed") or {k: kept[k] for k in ("label", "measured")}, kept_when
+        figures["speed"] = kept.get("speed") or {k: kept[k] for k in ("label", "measured")}
+        whens["speed"] = earlier.get("speed", kept_when)
     if part in ("accuracy", "both"):
         def so_far(part_figures: dict) -> None:  # a run cut short leaves the sets measured so far, said so
             whens["accuracy"] = f"{this_run}; still running: {len(part_figures['rows'])} sets done so far"
@@ -334,7 +337,7 @@ def run(quick: bool, options=None) -> harness.Result:
 
         figures["accuracy"], whens["accuracy"] = accuracy_part(quick, options, so_far), this_run
     elif "accuracy" in kept:
-        figures["accuracy"], whens["accuracy"] = kept["accuracy"], kept_when
+        figures["accuracy"], whens["accuracy"] = kept["accuracy"], earlier.get("accuracy", kept_when)
     return _result(figures, whens)
 
 

@@ -75,3 +75,22 @@ def test_write_and_gather(tmp_path, monkeypatch):
     harness.gather()
     text = (tmp_path / "RESULTS.md").read_text()
     assert "| [core](core.md) | ratio | 1.00x |" in text and "(quick sizes)" in text
+
+
+def test_a_forest_claims_kept_part_says_where_it_came_from():
+    """``benchmarks.forests --part speed`` keeps the saved accuracy part: its summary rows name the run that
+    measured it (the results index dates the claim by the run that wrote it), and the record keeps that,
+    so that a later run keeping it again still names the same run."""
+    from benchmarks import forests
+
+    with open(os.path.join(ROOT, "benchmarks", "results", "forests.json")) as f:
+        record = json.load(f)
+    figures = {part: record["figures"][part] for part in ("speed", "accuracy")}
+    when = "kept from the saved run of 2026-01-01 00:00 UTC, commit 0000000, quick sizes"
+    result = forests._result(figures, {"speed": "this run", "accuracy": when})
+    accuracy = [measured for what, measured in result.summary if "RandomForest" in what]
+    speed = [measured for what, measured in result.summary if "RandomForest" not in what]
+    assert len(accuracy) == 2 and all(measured.endswith(f"({when})") for measured in accuracy)
+    assert speed and not any("kept from" in measured for measured in speed)
+    assert result.figures["kept"] == {"accuracy": when}
+    assert f"## Accuracy beside scikit-learn's forests of 100 trees ({when})" in result.markdown
