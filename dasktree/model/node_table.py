@@ -274,17 +274,14 @@ class NodeTests(Sequence):
         slot: dict[int, int] = {}
         of = np.fromiter((slot.setdefault(id(t), len(slot)) for t in inner), dtype=np.int64, count=len(inner))
         distinct = list({id(t): t for t in inner}.values())  # first seen first: slot's numbering
-        lengths = np.asarray([len(t.bin_children) for t in distinct], dtype=np.int64)
-        start = _offsets(lengths)
-        flat = (np.concatenate([np.asarray(t.bin_children, dtype=np.int64).reshape(-1) for t in distinct])
-                if distinct else np.zeros(0, dtype=np.int64))
-        if flat.size and (flat.min() < _INT16.min or flat.max() > _INT16.max):
-            raise ValueError("a code table names a child beyond int16")
-        value, length, run_start = runs_of(flat, start)
-        count = np.diff(run_start)[of]  # each inner node's runs: its test's
-        first = np.repeat(run_start[:-1][of] - _offsets(count)[:-1], count) + np.arange(int(count.sum()))
+        once = cls._from_tables(len(distinct), list(range(len(distinct))), [t.attribute for t in distinct],
+                                [t.kind for t in distinct], [t.default for t in distinct],
+                                [t.bin_children for t in distinct], [t.thresholds for t in distinct],
+                                [()] * len(distinct))
+        count = np.diff(once.run_start)[of]  # each inner node's runs: its test's
+        first = np.repeat(once.run_start[:-1][of] - _offsets(count)[:-1], count) + np.arange(int(count.sum()))
         out = cls._build(len(tests), where, [t.attribute for t in inner], [t.kind for t in inner],
-                         [t.default for t in inner], (value[first], length[first], count),
+                         [t.default for t in inner], (once.run_value[first], once.run_length[first], count),
                          [t.thresholds for t in inner], [()] * len(inner))
         for i in where:  # the tests themselves, groups and all
             out._made[i] = tests[i]
