@@ -83,3 +83,40 @@ def test_blocks_cut_by_tree_give_each_tree_the_same_model_and_let_go_of_its_own(
     with small_node_rows(400):  # nodes gathered below the roots: a chunk holds several trees' jobs
         dasktree.DaskTreeRegressor(cv=4).fit(frame, y, nominal=["colour"])
     assert seen == {"mixed": True, "checked": True}
+
+
+def test_in_process_a_chunk_is_attached_before_the_pass_has_grown_them_all(monkeypatch):
+    """In process a small pass gives each grown chunk to the attach as soon as it and those before it are
+    grown (one more outstanding than threads), so a pass's grower outputs are not all held at once: with two
+    threads, at most three chunks are grown and not yet attached at any attach, where a pass cuts eight."""
+    import threading
+
+    from dasktree.engine import place
+    from dasktree.levels import small
+
+    counts = {"grown": 0, "attached": 0}
+    waiting = []  # at each attach: chunks grown and not attached yet, this one included
+    lock = threading.Lock()
+
+    def counting(chunk, **kwargs):
+        out = real_grow(chunk, **kwargs)
+        with lock:
+            counts["grown"] += 1
+        return out
+
+    def attaching_now(store, *args):
+        with lock:
+            waiting.append(counts["grown"] - counts["attached"])
+            counts["attached"] += 1
+        return real_attach(store, *args)
+
+    real_grow, real_attach = small.grow_chunk, attaching.attach
+    monkeypatch.setattr(small, "grow_chunk", counting)
+    monkeypatch.setattr(attaching, "attach", attaching_now)
+    monkeypatch.setattr(place, "cores", lambda: 2)
+    frame = regression_frame(4000, seed=3)
+    y = frame.pop("y")
+    with small_node_rows(300):  # many small nodes a pass: a pass cuts 4 x 2 chunks
+        dasktree.DaskTreeRegressor(cv=3).fit(frame, y)
+    assert counts["attached"] == counts["grown"] >= 8
+    assert max(waiting) <= 3, waiting

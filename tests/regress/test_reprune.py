@@ -168,3 +168,34 @@ def test_a_folds_errors_at_each_row_are_its_tree_pruned_at_that_rows_beta(unprun
         leaves = [i for i, t in enumerate(pruned.tests) if t is None]
         assert errors.at(None) == (len(leaves), float(q) + float(held_out_sse(pruned, q)[leaves].sum()))
         assert (errors.rows, errors.sums) == (int(fold.validation[0, 0]), int(fold.validation[0, 1]))
+
+
+def test_fold_trees_beyond_the_threads_budget_are_made_one_at_a_time(monkeypatch):
+    """A cv fit's fold trees become models on threads only while the models made at once fit
+    THREADS_BUDGET_MB: trees of a million nodes one at a time, in the calling thread; small ones a thread
+    per core (two items meet at a barrier, which one thread alone never passes)."""
+    import os
+    import threading
+
+    from dasktree.regress import prune
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)  # two cores, whatever the machine's
+    seen = set()
+
+    def alone(i):
+        seen.add(threading.get_ident())
+        return 2 * i
+
+    assert prune.in_threads(alone, list(range(5)), nodes_each=10**6) == [0, 2, 4, 6, 8]
+    assert seen == {threading.get_ident()}
+    barrier = threading.Barrier(2, timeout=60)
+    seen.clear()
+
+    def together(i):
+        seen.add(threading.get_ident())
+        if i < 2:
+            barrier.wait()
+        return i
+
+    assert prune.in_threads(together, list(range(4)), nodes_each=1000) == [0, 1, 2, 3]
+    assert len(seen) == 2 and threading.get_ident() not in seen
