@@ -95,6 +95,12 @@ class DaskRunner(PassCounter):
                                   allow_other_workers=True, pure=False, **kwargs)
 
     @property
+    def threads(self) -> int:
+        """The worker threads the passes run on, a group of parts each (1 before pass 0 assigns them):
+        what a gathering pass's jobs are balanced over (:func:`dasktree.levels.small.balanced`)."""
+        return max(1, len(self._groups or ()))
+
+    @property
     def derived(self) -> int:
         """Nodes derived so far rather than counted (on the holders)."""
         return self._holder_passes.derived

@@ -245,7 +245,8 @@ class _Classes:
     def small_jobs(self, runner, frontier: list[Node], level: int, limit: int) -> tuple[list[Node], list[Node]]:
         return small.forest_jobs(self.forest, frontier, limit, self.params.max_depth, small.most_rows(self.params),
                                  small.root_rows(runner, self.spec, self.forest) if level == 0 else None,
-                                 small.row_memberships(runner, self.spec, self.forest, 2 * self.spec.n_classes))
+                                 small.row_memberships(runner, self.spec, self.forest, 2 * self.spec.n_classes),
+                                 small.threads_of(runner))
 
     def grow_small(self, runner, gather: list[Node], level: int) -> LevelReport:
         """:func:`grow_small` of ``gather``'s nodes, each open tree's subtree (a grid's trees in a pass per

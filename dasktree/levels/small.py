@@ -10,6 +10,9 @@ open node is small (RainForest's RF-Hybrid; PLANET's InMemoryBuild).
   tests compare the two); a number caps the rows of a node gathered; the default (``None``) takes
   the runner's gather budget (:attr:`GATHER_BUDGET_MB`, or the memory plan's under a
   ``memory_limit``) over the bytes a gathered row costs, its memberships in every tree included.
+- :func:`balanced`: a gathered job grows on one thread, so a gathering pass leaves its largest nodes to
+  the level pass while the largest job would hold one thread busy for more than its share (a big root
+  alone is split by a level pass first, and its children grow side by side).
 - :class:`GatherPlan`: the trees as flat arrays and each gathered node's slot (a *job*: one node of one
   tree, its held-out part, its depth).
 - :func:`gather_block`, :func:`merge_gathered`: a block of encoded rows' gathered rows, and the blocks'
@@ -53,10 +56,15 @@ from ..split.api import small_grower as kernel
 __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_block", "merge_gathered", "grow_chunk",
            "can_gather", "setting_jobs", "class_criterion", "member_settings", "bound_settings", "most_rows", "jobs", "with_held_out",
            "GATHER_BUDGET_MB", "job_runs", "job_counts", "piece_of_jobs",
-           "report_of", "gathers_once", "gathering_once", "moving_rows", "BagRows", "root_rows", "forest_jobs", "row_memberships"]
+           "report_of", "gathers_once", "balanced", "threads_of", "SERIAL_ROWS", "gathering_once", "moving_rows", "BagRows", "root_rows", "forest_jobs", "row_memberships"]
 
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
+
+SERIAL_ROWS = 1 << 16
+"""A job of at most this many rows is gathered even when it would keep one thread busy while the others
+wait (:func:`balanced`): grown on one thread, its rows cost less than the level passes it replaces cost
+in their own fixed work (a small data set is one small node at the root)."""
 
 LEVELS_LEFT = 8
 """A node gathered must have more than this many levels left to grow (``max_depth`` minus its
@@ -540,18 +548,43 @@ def most_rows(params) -> int | None:
     return None if all(split.criterion == "gini" for split in splits) else kernel.ENTROPY_ROWS
 
 
-def jobs(items: list, estimates: list, limit: int) -> tuple[list, list, int]:
+def jobs(items: list, estimates: list, limit: int, work: list | None = None,
+         threads: int = 1) -> tuple[list, list, int]:
     """Either task's choice of the nodes gathered: ``items`` taken in order while each one's
     ``estimates`` (the rows a gathering pass would hold for it, every tree's membership counted; None:
-    not to gather) fits what is left of ``limit``. Returns (gathered, the others, the rows left)."""
-    gathered, kept = [], []
-    for item, estimate in zip(items, estimates):
+    not to gather) fits what is left of ``limit``, then :func:`balanced` on ``threads`` by ``work`` (each
+    item's largest job's rows and its jobs' rows; None: no balance). Returns (gathered, the others in
+    ``items``' order, the rows left)."""
+    chosen = []
+    for i, estimate in enumerate(estimates):
         if estimate is not None and 0 < estimate <= limit:
-            gathered.append(item)
+            chosen.append(i)
             limit -= estimate
-        else:
-            kept.append(item)
-    return gathered, kept, limit
+    if work is not None:
+        dropped = balanced([work[i] for i in chosen], threads)
+        limit += sum(estimates[chosen[k]] for k in dropped)
+        chosen = [i for k, i in enumerate(chosen) if k not in dropped]
+    taken = set(chosen)
+    return [items[i] for i in chosen], [item for i, item in enumerate(items) if i not in taken], limit
+
+
+def balanced(work: list[tuple[int, int]], threads: int) -> set[int]:
+    """The items a gathering pass leaves to the level pass so that it keeps ``threads`` busy: ``work[i]`` is
+    item ``i``'s largest job's rows and its jobs' rows. A job grows on one thread, its rows visited about
+    once a level; a level pass shares every node's rows among the threads. So while the largest job left
+    holds more than a thread's share of the jobs' rows left (and more than :data:`SERIAL_ROWS`), its
+    item is dropped, largest first (the first of equals): the level pass splits it, and its children
+    grow side by side. Returns the dropped items' positions."""
+    threads = max(1, int(threads))
+    total = sum(rows for _, rows in work)
+    dropped: set[int] = set()
+    for i in sorted(range(len(work)), key=lambda i: -work[i][0]):
+        largest = work[i][0]
+        if largest <= SERIAL_ROWS or largest * threads <= total:
+            break
+        dropped.add(i)
+        total -= work[i][1]
+    return dropped
 
 
 def with_held_out(train_rows: int, n_folds: int) -> int:
@@ -561,15 +594,19 @@ def with_held_out(train_rows: int, n_folds: int) -> int:
 
 
 def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None,
-                most_rows: int | None = None, root_rows: int | None = None, once: float = 0.0) -> tuple[list, list]:
+                most_rows: int | None = None, root_rows: int | None = None, once: float = 0.0,
+                threads: int = 1) -> tuple[list, list]:
     """The frontier nodes gathered (:func:`jobs`: their rows times their open trees, a bagged forest's the
     sum of its open members' bag sizes; each of fewer than ``most_rows`` rows when given,
-    :func:`deep_enough`) and those left to the level pass. A node's rows
+    :func:`deep_enough`; balanced on ``threads``, a job per open tree) and those left to the level pass. A node's rows
     are known from its counts; the root's, before any pass, are ``root_rows`` (:func:`root_rows`; None:
     unknown, the root is counted by a level pass). A bagged forest's root gathered once costs its rows
     times ``once`` (:func:`row_memberships`; 0: not gathered once), and a member's bag there holds at
     most :func:`bag_rows` of them."""
+    work = []
+
     def estimate(node):
+        work.append((0, 0))
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
             return None
         trees = node.open_trees()
@@ -577,16 +614,24 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
             if once <= 0:
                 return None
             rows, memberships = bag_rows(int(root_rows)), int(np.ceil(int(root_rows) * once))
+            work[-1] = (rows, rows * len(trees))
         elif node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
             sizes = forest.train_sizes(node.counts)[list(trees)]  # member's multiplicities); at most its size
             rows, memberships = int(sizes.max(initial=0)), int(sizes.sum())
+            work[-1] = (rows, memberships)
         else:
             rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
             memberships = rows * len(trees)
+            work[-1] = (rows, memberships)
         return memberships if most_rows is None or rows < most_rows else None
 
-    gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit)
+    gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit, work, threads)
     return gathered, kept
+
+
+def threads_of(runner) -> int:
+    """The threads ``runner``'s gathering pass grows its jobs on (a job on one): what :func:`balanced` keeps busy."""
+    return max(1, int(getattr(runner, "threads", 1) or 1))
 
 
 def bag_rows(rows: int) -> int:

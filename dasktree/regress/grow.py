@@ -275,14 +275,16 @@ class _Trees(Forest):
     def small_jobs(self, runner, frontier: list[Node], level: int, limit: int) -> tuple[list[Node], list[Node]]:
         """The nodes gathered rather than counted (:func:`~dasktree.levels.small.jobs`: a fold tree's node
         holds its held-out rows too, :func:`~dasktree.levels.small.with_held_out`; with levels enough left,
-        :func:`~dasktree.levels.small.deep_enough`) and the held-out leaves gathered with them, in the rows
+        :func:`~dasktree.levels.small.deep_enough`; balanced on the runner's threads,
+        :func:`~dasktree.levels.small.balanced`) and the held-out leaves gathered with them, in the rows
         left; the others."""
         if not small.deep_enough(level, self.params.max_depth):
             return [], frontier
         k = max(1, self.n_trees - 1)
-        gathered, counted, left = small.jobs(frontier, [
-            self.rows_in_data if level == 0 else small.with_held_out(int(node.counts[0]), k)
-            if self.holdout[node.trees[0]] >= 0 else int(node.counts[0]) for node in frontier], limit)
+        estimates = [self.rows_in_data if level == 0 else small.with_held_out(int(node.counts[0]), k)
+                     if self.holdout[node.trees[0]] >= 0 else int(node.counts[0]) for node in frontier]
+        gathered, counted, left = small.jobs(frontier, estimates, limit, [(e or 0, e or 0) for e in estimates],
+                                             small.threads_of(runner))
         if not gathered:
             return [], frontier
         leaves, self.held, _ = small.jobs(self.held, [int(node.counts[0]) // k + 1 for node in self.held], left)

@@ -470,3 +470,63 @@ def test_a_cv_forest_gathers_its_root_when_its_memberships_fit(task):
     else:
         model = dasktree.DaskTreeRegressor(cv=10).fit(X, y).model_
     assert small_nodes_of(model) > 0 and model.report["passes"] <= 2, model.report["passes"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 400), st.integers(1, 4)), max_size=12), st.integers(1, 4),
+       st.sampled_from([0, 50, 100]))
+def test_a_gathering_pass_leaves_its_largest_jobs_to_the_level_pass_until_its_threads_are_busy(items, threads, serial):
+    """:func:`~dasktree.levels.small.balanced` against its plain reading: an item (a node: its largest
+    job's rows, its jobs' rows) is dropped, largest first, exactly while the largest left holds more than
+    ``SERIAL_ROWS`` rows and more than a thread's share of the jobs' rows left; a job of one thread's share
+    or of few rows stays."""
+    from dasktree.levels import small
+
+    work = [(rows, rows * trees) for rows, trees in items]
+    saved, small.SERIAL_ROWS = small.SERIAL_ROWS, serial
+    try:
+        dropped = small.balanced(work, threads)
+    finally:
+        small.SERIAL_ROWS = saved
+    kept = [i for i in range(len(work)) if i not in dropped]
+    total = sum(work[i][1] for i in kept)
+    if kept:  # what is left is balanced (or small)
+        largest = max(work[i][0] for i in kept)
+        assert largest <= serial or largest * threads <= total
+    assert all(work[d][0] >= work[k][0] for d in dropped for k in kept)  # largest first
+    if dropped:  # and no more is dropped than that: the last one dropped was too big then
+        last = min(dropped, key=lambda d: (work[d][0], -d))
+        assert work[last][0] > serial and work[last][0] * threads > total + work[last][1]
+    if threads == 1:
+        assert not dropped
+
+
+@pytest.mark.parametrize("task", ["regression", "classification"])
+def test_a_big_node_alone_is_split_by_a_level_pass_so_that_its_children_grow_side_by_side(task, monkeypatch):
+    """A node gathered grows on one thread. On two threads a root of more than ``SERIAL_ROWS`` rows
+    alone in its pass would keep one of them idle, so a level pass splits it first and the gathering
+    pass after it grows its children side by side; on one thread (or with the fold trees' roots beside it,
+    ``cv``) the root is gathered at once. The model is the same every way, and level-wise."""
+    from dasktree.engine import place
+    from dasktree.levels import small
+
+    frame = regression_frame(3000)
+    X, y = frame.drop(columns="y"), frame["y"]
+    monkeypatch.setattr(small, "SERIAL_ROWS", 200)
+
+    def fit(threads, cv=None):
+        monkeypatch.setattr(place, "cores", lambda: threads)
+        if task == "regression":
+            return dasktree.DaskTreeRegressor(cv=cv, keep_fold_trees=True).fit(X, y).model_
+        return dasktree.DaskTreeClassifier(cv=cv, keep_fold_trees=True).fit(X, y > y.median()).model_
+
+    def gathered_at(model):
+        return [lv["level"] for lv in model.run["levels"] if lv.get("small_nodes", 0)]
+
+    two, one = fit(2), fit(1)
+    assert gathered_at(one)[0] == 0 and gathered_at(two)[0] > 0
+    with small_node_rows(0):
+        level_wise = fit(2)
+    assert model_bytes(two) == model_bytes(one) == model_bytes(level_wise)
+    with_folds = fit(2, cv=5)
+    assert gathered_at(with_folds)[0] == 0
