@@ -61,10 +61,12 @@ __all__ = ["small_node_rows", "threshold", "GatherPlan", "Gathered", "gather_blo
 GATHER_BUDGET_MB = 256.0
 """In process without a memory limit: the gathered rows' copy and memberships may take this much."""
 
-SERIAL_ROWS = 1 << 16
+SERIAL_ROWS = 1 << 13
 """A job of at most this many rows is gathered even when it would keep one thread busy while the others
-wait (:func:`balanced`): grown on one thread, its rows cost less than the level passes it replaces cost
-in their own fixed work (a small data set is one small node at the root)."""
+wait (:func:`balanced`): grown on one thread, its rows cost about what the level passes it replaces cost
+in their own fixed work (a small data set is one small node at the root: split first, iris's or digits'
+fit would make several passes more, each costing more than the rows). Larger roots grow faster split
+first, on every thread."""
 
 LEVELS_LEFT = 8
 """A node gathered must have more than this many levels left to grow (``max_depth`` minus its
