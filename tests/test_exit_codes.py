@@ -198,3 +198,31 @@ def test_files_get_the_umask_and_show_into_head_exits_quietly(data, tmp_path):
     piped.stdout.close()  # the reader is gone: writes fail with EPIPE
     assert piped.wait(timeout=60) == 0
     assert piped.stderr.read() == b""
+
+
+_TORN_DOWN = """
+import sys
+
+class Library:
+    def __del__(self):  # what a library's object does when the interpreter tears it down at exit
+        print("torn down", file=sys.stderr, flush=True)
+
+held = Library()
+sys.argv = ["dasktree", *sys.argv[1:]]
+from dasktree.cli import main
+sys.exit(main())
+"""
+
+
+def test_a_failed_command_ends_before_the_interpreter_tears_its_objects_down(data, tmp_path):
+    """A failed program ends after the exit handlers, not through the interpreter's teardown, where the
+    process once aborted after its error line (SIGABRT instead of exit 1: the corrupt-footer test, once
+    in a suite run beside a CPU hog; pyarrow's objects of the failed read the likely ones): its own exit
+    code, its one line, and no object torn down. A command that succeeds leaves as before."""
+    failed = subprocess.run([sys.executable, "-c", _TORN_DOWN, "fit", str(tmp_path / "missing"), "--target", "class",
+                             "--out", str(tmp_path / "m.json")], capture_output=True, text=True, timeout=240)
+    _one_error_line(failed, EXIT_DATA, "missing")
+    done = subprocess.run([sys.executable, "-c", _TORN_DOWN, "fit", data, "--target", "class", "--max-depth", "2",
+                           "--quiet", "--out", str(tmp_path / "m.json"), "--scheduler", "inprocess"],
+                          capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0 and "torn down" in done.stderr, (done.returncode, done.stderr)

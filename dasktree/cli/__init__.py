@@ -14,6 +14,7 @@ line (:mod:`dasktree.cli.say`), and the error line as one.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import logging
@@ -139,12 +140,32 @@ def _deadline(seconds: float | None):
         outputs.expire(None)
 
 
+_FAILED: list[int] = []  # the program's exit code once it failed (see _end_after_failing)
+
+
+@atexit.register  # registered before the handlers of the libraries a command loads, so it runs after them
+def _end_after_failing() -> None:
+    """A failed program ends here, after the interpreter's exit handlers (the thread pools joined, the
+    cluster's processes ended) and before its teardown: what a failed command leaves (a failed read's
+    pyarrow objects) is not destroyed at exit, where a library's C++ may abort the process
+    (``terminate called without an active exception``, SIGABRT, seen once after a corrupt file's error
+    line under load) and the job would end with a signal instead of its exit code."""
+    if _FAILED:
+        with contextlib.suppress(Exception):
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(_FAILED[-1])
+
+
 def _leaving(code: int, program: bool) -> int:
     """``code``; for the program (not a call of :func:`main` from Python), with a watchdog that ends
     the process with it if leaving (threads distributed started, a cluster's shutdown) takes more
-    than ``GRACE_SECONDS``: a finished job always exits."""
+    than ``GRACE_SECONDS``: a finished job always exits; a failed one ends without the interpreter's
+    teardown (:func:`_end_after_failing`)."""
     if not program:
         return code
+    if code:
+        _FAILED.append(code)
 
     def hard_exit():
         sys.stderr.flush()
