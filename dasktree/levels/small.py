@@ -173,7 +173,7 @@ def row_memberships(runner, spec, forest, n_stats: int = 10) -> float:
     own = codes + spec.code_dtype.itemsize + 8 + 8 + 8  # the copy (the weight counted above) and the move buffers
     if any(f.kind != "numeric" for f in spec.features):
         own += codes + 8 + 8
-    once += (41 + own) * max(1, int(getattr(runner, "threads", 1)))
+    once += (41 + own) * threads_of(runner)
     return once / _membership_bytes(spec, n_stats)
 
 
@@ -605,29 +605,26 @@ def forest_jobs(forest, frontier: list, limit: int, max_depth: int | None = None
     unknown, the root is counted by a level pass). A bagged forest's root gathered once costs its rows
     times ``once`` (:func:`row_memberships`; 0: not gathered once), and a member's bag there holds at
     most :func:`bag_rows` of them."""
-    work = []
-
-    def estimate(node):
-        work.append((0, 0))
+    def estimate(node) -> tuple[int | None, tuple[int, int]]:  # (memberships or None, :func:`balanced`'s work)
         if node.counts is None and root_rows is None or not deep_enough(node.depth, max_depth):
-            return None
+            return None, (0, 0)
         trees = node.open_trees()
         if node.counts is None and forest.bagged:  # the root, its rows gathered once for every member
             if once <= 0:
-                return None
-            rows, memberships = bag_rows(int(root_rows)), int(np.ceil(int(root_rows) * once))
-            work[-1] = (rows, rows * len(trees))
+                return None, (0, 0)
+            rows = bag_rows(int(root_rows))
+            memberships, jobs_rows = int(np.ceil(int(root_rows) * once)), rows * len(trees)
         elif node.counts is not None and forest.bagged:  # a member's rows: its bag's (the total line sums every
             sizes = forest.train_sizes(node.counts)[list(trees)]  # member's multiplicities); at most its size
             rows, memberships = int(sizes.max(initial=0)), int(sizes.sum())
-            work[-1] = (rows, memberships)
+            jobs_rows = memberships
         else:
             rows = int(root_rows) if node.counts is None else int(node.counts[-1].sum())
-            memberships = rows * len(trees)
-            work[-1] = (rows, memberships)
-        return memberships if most_rows is None or rows < most_rows else None
+            memberships = jobs_rows = rows * len(trees)
+        return (memberships if most_rows is None or rows < most_rows else None), (rows, jobs_rows)
 
-    gathered, kept, _ = jobs(frontier, [estimate(node) for node in frontier], limit, work, threads)
+    estimates, work = zip(*[estimate(node) for node in frontier]) if frontier else ((), ())
+    gathered, kept, _ = jobs(frontier, list(estimates), limit, list(work), threads)
     return gathered, kept
 
 
