@@ -96,9 +96,10 @@ class DaskRunner(PassCounter):
 
     @property
     def threads(self) -> int:
-        """The worker threads the passes run on, a group of parts each (1 before pass 0 assigns them):
-        what a gathering pass's jobs are balanced over (:func:`dasktree.levels.small.balanced`)."""
-        return max(1, len(self._groups or ()))
+        """The workers' threads, which a gathering pass grows its runs of jobs on (as many runs as threads,
+        :meth:`_small_pass`, whichever workers hold the rows): what its jobs are balanced over
+        (:func:`dasktree.levels.small.balanced`)."""
+        return max(1, len(self._threads()))
 
     @property
     def derived(self) -> int:

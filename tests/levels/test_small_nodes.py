@@ -530,3 +530,21 @@ def test_a_big_node_alone_is_split_by_a_level_pass_so_that_its_children_grow_sid
     assert model_bytes(two) == model_bytes(one) == model_bytes(level_wise)
     with_folds = fit(2, cv=5)
     assert gathered_at(with_folds)[0] == 0
+
+
+@pytest.mark.cluster
+def test_a_cluster_balances_its_gathering_pass_on_its_worker_threads(cluster_client, monkeypatch):
+    """On a cluster the threads a gathering pass keeps busy are the workers' (``DaskRunner.threads``, its
+    groups of parts: two here): a root of more than ``SERIAL_ROWS`` rows alone is split by a level pass
+    first, as in process on two threads; the same passes, small nodes and model."""
+    from dasktree.engine import place
+    from dasktree.levels import small
+
+    frame = regression_frame(3000)
+    monkeypatch.setattr(small, "SERIAL_ROWS", 200)  # the choice is the client's: the workers need not see it
+    monkeypatch.setattr(place, "cores", lambda: 2)
+    on_cluster = dasktree.fit_regression(frame, target="y", client=cluster_client)
+    in_process = dasktree.fit_regression(frame, target="y", scheduler="inprocess")
+    assert on_cluster.run["levels"][0].get("small_nodes", 0) == 0 and small_nodes_of(on_cluster) > 0
+    assert passes_and_gathering(on_cluster) == passes_and_gathering(in_process)
+    assert model_bytes(on_cluster) == model_bytes(in_process)
