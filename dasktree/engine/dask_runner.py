@@ -56,7 +56,17 @@ from .part_tasks import (
     summarize_parts,
     summarize_tables,
 )
-from .waits import LOST_SECONDS, HolderLost, Watch, answered, check_scheduler_alive, gathered, wait_futures, workers_of
+from .waits import (
+    LOST_SECONDS,
+    HolderLost,
+    Watch,
+    answered,
+    check_scheduler_alive,
+    gathered,
+    release_frames,
+    wait_futures,
+    workers_of,
+)
 
 __all__ = ["DaskRunner"]
 
@@ -119,7 +129,7 @@ class DaskRunner(PassCounter):
                 if attempt == 2:
                     raise TransientError(f"pass 0 (summary): workers lost three times over ({exc}); a retry may "
                                          "succeed") from exc
-                self._rescatter()
+                self._rescatter(exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _summary(self, max_bins: int) -> Summary:
@@ -172,9 +182,9 @@ class DaskRunner(PassCounter):
         elif level_passes:
             try:
                 self._start_holders()
-            except _lost_worker_errors():  # the first level pass starts them again, on the workers there are
+            except _lost_worker_errors() as exc:  # the first level pass starts them again, on the workers there are
                 check_scheduler_alive(self.client)
-                self._rescatter()
+                self._rescatter(exc)
 
     def _fits(self, row_bytes: int) -> bool:
         """``row_bytes`` per row within a quarter of the cluster's memory."""
@@ -248,7 +258,7 @@ class DaskRunner(PassCounter):
                 check_scheduler_alive(self.client)  # a lost scheduler lost every worker's data: no retry here
                 if attempt == 2:
                     raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
-                self._rescatter()
+                self._rescatter(exc)
                 plan = plan.counting_all()  # the parents' sums may be lost too
         raise AssertionError("unreachable")  # pragma: no cover
 
@@ -271,7 +281,7 @@ class DaskRunner(PassCounter):
                 check_scheduler_alive(self.client)
                 if attempt == 2:
                     raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
-                self._rescatter()
+                self._rescatter(exc)
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _small_pass(self, gather, func, label: str, kwargs: dict) -> tuple[list, int]:
@@ -287,12 +297,15 @@ class DaskRunner(PassCounter):
                    for worker, parts in self._assign()]
         return self._task_passes.small_pass(gather, func, kwargs, gathers, n_runs, label)
 
-    def _rescatter(self) -> None:
-        """After a lost worker: scatter the inputs again and forget the cached codes and tables
-        (the groups are made again for the workers there are). The scheduler may still list the
-        dead worker for a moment (a broadcast to it fails): try again after a pause."""
+    def _rescatter(self, lost: BaseException | None = None) -> None:
+        """After a lost worker (``lost``, what the pass raised): scatter the inputs again and forget the
+        cached codes and tables (the groups are made again for the workers there are). The scheduler may
+        still list the dead worker for a moment (a broadcast to it fails): try again after a pause. The
+        failed attempt's futures are let go of (:func:`~dasktree.engine.waits.release_frames`), so the
+        scheduler forgets them now, not at the next cyclic collection."""
         import time
 
+        release_frames(lost)
         self._holder_passes.forget()
         if self.encoded:
             self.client.cancel(self.encoded)
@@ -306,6 +319,8 @@ class DaskRunner(PassCounter):
                     [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
                 return
             except (*_lost_worker_errors(), TimeoutError, OSError) as exc:
+                if attempt < 9:
+                    release_frames(exc)
                 watch.check()
                 if attempt >= 9 and watch.unwell_since is None:  # workers there, but unreachable
                     raise TransientError(f"cannot send the inputs to the workers again ({exc!r})") from exc

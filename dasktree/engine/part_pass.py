@@ -104,7 +104,7 @@ def _on_cluster(runner, func, combine, columns, label, kwargs, then, items, then
             check_scheduler_alive(runner.client)  # a lost scheduler lost every worker's data: no retry here
             if attempt == 2:
                 raise TransientError(f"{label}: workers lost three times over ({exc}); a retry may succeed") from exc
-            runner._rescatter()
+            runner._rescatter(exc)
     raise AssertionError("unreachable")  # pragma: no cover
 
 

@@ -31,6 +31,13 @@ way: the workers holding them may stop answering while the scheduler does.
 
 ``DASKTREE_LOST_SECONDS`` in the environment sets :data:`LOST_SECONDS` (a job
 on a cluster that scales from zero may want minutes).
+
+A wait that runs out of time, or a question the scheduler does not answer, is an exception
+``distributed`` raises through ``Client.sync``, which keeps it in a closure's cell that its own
+traceback's frames hold: a reference cycle. Its frames hold the waiting caller's (``f_back``), and
+their futures, until the cyclic collector runs; the scheduler keeps those tasks meanwhile, after the
+fit has returned. Every exception of ``distributed`` a wait here swallows, or a pass retries after,
+is let go of by :func:`release_frames`.
 """
 
 from __future__ import annotations
@@ -38,13 +45,15 @@ from __future__ import annotations
 import os
 import threading
 import time
+import traceback
 import weakref
 from typing import Callable, Iterable, TypeVar
 
 from ..errors import TransientError
 
 __all__ = ["POLL_SECONDS", "LOST_SECONDS", "HolderLost", "Watch", "wait_futures", "wait_calls", "gathered",
-           "answered", "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler_alive"]
+           "answered", "workers_of", "remember_scheduler", "scheduler_lost", "check_scheduler_alive",
+           "release_frames"]
 
 T = TypeVar("T")
 
@@ -61,6 +70,22 @@ class HolderLost(Exception):
 
 
 _FIRST_SCHEDULER: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()  # client -> its scheduler's id
+
+
+def release_frames(exc: BaseException | None) -> None:
+    """Let go of what a caught exception's tracebacks hold (their frames' locals, and the callers'
+    frames they link to), along its chain of causes: an exception ``distributed`` raised is in a reference
+    cycle (see the module), and would keep them, and the futures in them, until the cyclic collector runs."""
+    seen: set[int] = set()
+    chain = [exc]
+    while chain:
+        exc = chain.pop()
+        if exc is None or id(exc) in seen:
+            continue
+        seen.add(id(exc))
+        traceback.clear_frames(exc.__traceback__)  # a frame still running (the catcher's) is left as it is
+        exc.__traceback__ = None
+        chain += [exc.__context__, exc.__cause__]
 
 
 def answered(call: Callable[[], T], seconds: float | None = None) -> T:
@@ -120,6 +145,7 @@ def scheduler_lost(client, info: dict | None = None) -> str | None:
         try:
             info = client.sync(client.scheduler.identity, n_workers=0, callback_timeout=5 * POLL_SECONDS)
         except Exception as exc:  # noqa: BLE001 - whatever it is, the scheduler did not answer
+            release_frames(exc)
             return f"the Dask scheduler does not answer ({type(exc).__name__})"
     first = _FIRST_SCHEDULER.get(client)
     if first is not None and info.get("id") != first:
@@ -165,6 +191,7 @@ class Watch:
             info = self.client.sync(self.client.scheduler.identity, n_workers=-1,
                                     callback_timeout=5 * POLL_SECONDS)
         except Exception as exc:  # the scheduler does not answer: lost, or too busy to say
+            release_frames(exc)
             info, workers, problem = None, None, f"the Dask scheduler does not answer ({type(exc).__name__})"
         if info is not None:
             check_scheduler_alive(self.client, info)  # another scheduler than the run's: its state is gone
@@ -205,7 +232,8 @@ def wait_futures(client, futures: list, on_done: Callable[[], None] | None = Non
         try:
             with client.as_current():  # distributed's wait asks for the default client: this one, default or not
                 done, not_done = wait(pending, timeout=POLL_SECONDS, return_when="FIRST_COMPLETED")
-        except TimeoutError:
+        except TimeoutError as exc:  # nothing finished this poll: the common case of a busy cluster
+            release_frames(exc)
             watch.check()
             continue
         watch.progressed()
@@ -225,7 +253,8 @@ def wait_calls(calls: list, watch: Watch, on_done: Callable[[], None] | None = N
                 outcomes.append((True, call.result(timeout=POLL_SECONDS)))
                 watch.progressed()
                 break
-            except TimeoutError:
+            except TimeoutError as exc:
+                release_frames(exc)
                 if call.done():  # it ended just now, or its outcome is a TimeoutError: ask once more
                     outcomes.append(_outcome(call))
                     break
