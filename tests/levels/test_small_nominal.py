@@ -121,7 +121,9 @@ def test_forest_members_with_nominal_attributes_finish_small_nodes_as_the_level_
 
     gathered, level_wise = both_ways(fit, rows)
     assert small_nodes_of(level_wise) == 0
-    if rows is None:
+    if rows is None and any(level["splits"] for level in level_wise.run["levels"][1:]):
+        # a node below a root is left to split: the gathering pass takes it (a member whose root's
+        # children are all leaves ends at level 0, with nothing to gather)
         assert small_nodes_of(gathered) > 0
     assert [m.to_json() for m in gathered.members] == [m.to_json() for m in level_wise.members]
 
