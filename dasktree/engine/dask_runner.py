@@ -319,11 +319,10 @@ class DaskRunner(PassCounter):
                     [self._spec] = self.client.scatter([self.spec], broadcast=True, hash=False, timeout=5)
                 return
             except (*_lost_worker_errors(), TimeoutError, OSError) as exc:
-                if attempt < 9:
-                    release_frames(exc)
                 watch.check()
                 if attempt >= 9 and watch.unwell_since is None:  # workers there, but unreachable
                     raise TransientError(f"cannot send the inputs to the workers again ({exc!r})") from exc
+                release_frames(exc)  # trying again: this attempt's frames are not kept
                 time.sleep(0.5)
 
     def _apply_pass(self, plan, func, chunks: list, label: str, scatter: bool, **kwargs) -> list:
