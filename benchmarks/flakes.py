@@ -4,7 +4,8 @@ The whole suite, run as CI runs it (``.ci/run``'s pytest command, the README's: 
 -p no:cacheprovider -n 4``, a new pytest process each run), :data:`RUNS` times in a row while two
 processes spin (``while 1: pass``) on this 2-core machine, so every scheduler, worker, job and wait
 runs behind them. Each run's outcome comes from pytest's JUnit XML: how many tests passed, failed,
-errored or were skipped, which failed and why (the first lines), the run's seconds and the load
+errored or were skipped, which failed and why (the first lines in the table, the report's last
+:data:`TEXT_CHARS` characters in the JSON), the run's seconds and the load
 average before and after it; results/flakes.{md,json} are written again after each run (a campaign
 cut short keeps the runs it made). The claim: every run green.
 
@@ -39,6 +40,10 @@ FAULT_TESTS = [
 """Every test file of the suite with a fault or a loss in its name, and the Kubernetes test that once
 saw 0 workers under load."""
 HOGS = 2
+TEXT_CHARS = 20000
+"""The last characters of a failure's report (pytest's traceback and captured output) kept in
+results/flakes.json: the JUnit file goes with its temporary directory, and a rare failure must be
+readable after the campaign."""
 RUN_SECONDS = 3600  # a run still going after an hour hangs: it is killed and counted as failed
 
 
@@ -77,7 +82,8 @@ def _outcome(junit: str) -> dict:
         bad = case.find("failure") if case.find("failure") is not None else case.find("error")
         if bad is not None:
             counts["failed" if bad.tag == "failure" else "errors"] += 1
-            failures.append({"test": name, "message": (bad.get("message") or "")[:300]})
+            failures.append({"test": name, "message": (bad.get("message") or "")[:300],
+                             "text": (bad.text or "")[-TEXT_CHARS:]})
         elif case.find("skipped") is not None:
             counts["skipped"] += 1
         else:
@@ -98,11 +104,12 @@ def _one_run(i: int, tmp: str, selection: list[str]) -> dict:
         code, tail = pytest.returncode, out.strip().splitlines()[-1:]
     except subprocess.TimeoutExpired:
         os.killpg(pytest.pid, signal.SIGKILL)
-        pytest.communicate()
+        out = pytest.communicate()[0] or ""
         code, tail = None, [f"no end within {RUN_SECONDS} s"]
     seconds = time.perf_counter() - started
     outcome = _outcome(junit) if os.path.exists(junit) else {"passed": 0, "failed": 0, "errors": 1, "skipped": 0,
-                                                             "failures": [{"test": "the run", "message": tail}]}
+                                                             "failures": [{"test": "the run", "message": tail,
+                                                                           "text": out[-TEXT_CHARS:]}]}
     run = {"run": i + 1, "exit": code, "seconds": seconds, "load_before": load, "load_after": os.getloadavg()[0],
            "summary": tail, **outcome}
     print(f"  run {i + 1}: {run['passed']} passed, {run['failed']} failed, {run['errors']} errors, "
