@@ -152,7 +152,10 @@ def log2_table_for(total: float, integral: bool, crit: int) -> np.ndarray:
     The table is cached per process and grown on demand, one fixed chunk of
     ``_LOG2_CHUNK`` integers at a time, each chunk by one ``np.log2`` call on
     the same array: an entry's value never depends on which calls grew the
-    table, so results do not depend on what ran before in the process.
+    table, so results do not depend on what ran before in the process. The
+    grown table is allocated once and filled chunk by chunk (at
+    ``LOG2_TABLE_MAX`` it is 32 MB; the chunks and their concatenation held
+    twice that at once).
     """
     global _LOG2_CACHE
     if crit != 0 or not integral or total > LOG2_TABLE_MAX:
@@ -163,19 +166,20 @@ def log2_table_for(total: float, integral: bool, crit: int) -> np.ndarray:
     with _LOG2_LOCK:
         table = _LOG2_CACHE
         n_chunks = int(total) // _LOG2_CHUNK + 1
-        if table.shape[0] // _LOG2_CHUNK < n_chunks:
-            parts = [table]
-            for chunk in range(table.shape[0] // _LOG2_CHUNK, n_chunks):
+        have = table.shape[0] // _LOG2_CHUNK
+        if have < n_chunks:
+            grown = np.empty(n_chunks * _LOG2_CHUNK)  # writable: one numba signature
+            grown[: table.shape[0]] = table
+            for chunk in range(have, n_chunks):
                 first = chunk * _LOG2_CHUNK
-                parts.append(
+                grown[first : first + _LOG2_CHUNK] = (
                     np.log2(np.arange(first, first + _LOG2_CHUNK, dtype=np.float64))
                     if first
                     else np.concatenate(
                         ([0.0], np.log2(np.arange(1, _LOG2_CHUNK, dtype=np.float64)))
                     )
                 )
-            table = np.concatenate(parts)  # writable: one numba signature
-            _LOG2_CACHE = table
+            table = _LOG2_CACHE = grown
     return table
 
 

@@ -430,3 +430,37 @@ def test_bad_criterion_and_method():
         np.asarray(optimal_partitions(np.array([[1, 0]], dtype=np.uint8)).cost[:2]),
         [INF, 0.0],
     )
+
+
+def test_the_log2_table_grown_in_steps_is_numpys_log2_chunk_by_chunk(monkeypatch):
+    """The per-process table is the same whichever sizes grew it, and each entry is numpy's log2 of
+    its integer as one chunk's call computes it (entry 0 is 0)."""
+    chunk = C._LOG2_CHUNK
+    monkeypatch.setattr(C, "_LOG2_CACHE", np.zeros(0))
+    for total in (3.0, chunk + 5.0, 3 * chunk - 1.0, 3 * chunk + 1.0):  # grown in steps
+        stepped = C.log2_table_for(total, True, 0)
+        assert stepped.shape[0] > total and stepped.flags.writeable and stepped.dtype == np.float64
+    monkeypatch.setattr(C, "_LOG2_CACHE", np.zeros(0))
+    at_once = C.log2_table_for(3 * chunk + 1.0, True, 0)
+    assert at_once.tobytes() == stepped.tobytes()
+    expected = np.concatenate([[0.0], np.log2(np.arange(1, chunk, dtype=np.float64))]
+                              + [np.log2(np.arange(k * chunk, (k + 1) * chunk, dtype=np.float64)) for k in (1, 2, 3)])
+    assert stepped.tobytes() == expected.tobytes()
+    assert C.log2_table_for(C.LOG2_TABLE_MAX + 1.0, True, 0).shape == (0,)  # beyond the table: none
+    assert C.log2_table_for(10.0, False, 0).shape == (0,)  # units that are not integers: none
+
+
+def test_the_log2_table_grows_without_holding_it_twice(monkeypatch):
+    """Growing the table to its largest size holds the table and one chunk, not its chunks and their
+    concatenation (64 MB at ``LOG2_TABLE_MAX`` rows of a root where 32 MB is the table)."""
+    import tracemalloc
+
+    monkeypatch.setattr(C, "_LOG2_CACHE", np.zeros(0))
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        table = C.log2_table_for(64 * C._LOG2_CHUNK - 1.0, True, 0)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert table.nbytes <= peak < table.nbytes * 1.25
