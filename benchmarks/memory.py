@@ -7,6 +7,9 @@ default: the encoded codes cached, in the command's own process while they fit i
 a quarter of the memory) and with ``--no-cache`` (every pass streaming the
 Parquet row groups in the command's process, :mod:`benchmarks.outofcore`), beside
 LightGBM's one-tree script on the same files. Runs alternate; the peak is the largest over the runs, the time the median.
+Two things in the streamed fit grow with these rows and stop at a bound: the row group (16 files at
+both sizes, so a piece in flight holds 4x the rows at 4N) and the log2 table of the default criterion,
+gain ratio (an entry per row of the root, at most ``LOG2_TABLE_MAX``, 32 MB).
 
 Wide data in memory: a 200,000 x 300 float32 array (229 MB of values) fitted by
 ``DaskTreeClassifier(max_depth=8).fit(X, y)`` in a script, beside LightGBM's one tree on the same
