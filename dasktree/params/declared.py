@@ -214,7 +214,9 @@ PARAMS: tuple[Param, ...] = (
               'fraction t with the fewest blocks; ``("relative", t)``: those with more than ``1 / t`` times '
               "the fewest blocks. ``0 < t <= 1``; kept as its text (\"rank:0.5\"). ``run_[\"levels\"]`` gives "
               "per level the searches made and postponed and the search time "
-              "(:mod:`dasktree.split.postpone`)."),
+              "(:mod:`dasktree.split.postpone`). A fit that postpones grows level-wise: small nodes are not "
+              "grown in memory (their compiled search does not postpone), so with binary tests "
+              "(``max_arity=2``) postponing costs more time than it saves; it pays with multi-way splits."),
     Param("prune", "auto", [Options(PRUNE_MODES), None], "prune", PRUNING,
           help="cv: cost-complexity pruning, alpha by the 1-SE rule over the --cv fold trees; cv-min: the "
                "least CV error; pessimistic: C4.5's error-based pruning; none: the grown tree "
