@@ -66,8 +66,8 @@ def fit_forest(data, y=None, *, task: str | Task = "classification", target: str
         As :func:`dasktree.fit`'s: a dataset's fit saves every level pass of the members here
         (:mod:`dasktree.engine.checkpoint`); the same forest fit started again replays them and goes on
         from the first pass not saved, to the same forest. A checkpoint of other data, parameters or
-        columns is refused. Its passes are all level passes (no small nodes are gathered), which
-        give the same members.
+        columns is refused. Its passes are those of the fit without a checkpoint (a pass that grows
+        small nodes in memory is saved as its grown subtrees), which give the same members.
     **params
         The forest's parameters (:data:`dasktree.params.forest.FOREST_PARAMS`: ``n_estimators``,
         ``max_features``, ``bootstrap``, ``max_samples``, ``oob_score``, ``random_state``) and the

@@ -3,13 +3,16 @@
 After every level pass the fit writes that pass's search results (a few flat
 arrays: a classification pass's chosen tests and counts,
 :class:`~dasktree.levels.results.PackedResults`; a regression pass's slot sums,
-node cells and chosen tests, :class:`dasktree.regress.grow.RegressionSearch`) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
+node cells and chosen tests, :class:`dasktree.regress.grow.RegressionSearch`; a
+pass that grew small nodes in memory, its grown subtrees as the grower's arrays,
+:class:`SmallResults`) to ``DIR/pass-NNNNN.npz``, atomically (a temporary name, fsync,
 rename). The forest is a function of these results alone: started again with
 the same data and parameters, the fit makes pass 0 anew (the bins, checked
 against the saved ones), then *replays* the saved passes through the grow loop
 (:class:`Resuming`) instead of reading the data, and goes on from the first
 pass not saved, saying so once (``resumed from DIR at level L``). The forest, the model and its
-report (pass count included) are the same, bit for bit, as those of a fit never interrupted.
+report (pass count included) are the same, bit for bit, as those of a fit never interrupted, and
+as those of the same fit without a checkpoint (its passes are the same, small nodes included).
 
 ``DIR/checkpoint.json`` holds what the passes are valid for: the data files
 (path below the root, size, modification time), the parameters and the column
@@ -28,7 +31,7 @@ import re
 import stat
 import zipfile
 from collections import deque
-from dataclasses import fields
+from dataclasses import dataclass, fields
 
 import numpy as np
 
@@ -38,9 +41,10 @@ from ..hook_points import point
 from ..split.api import NodeSplits
 from ..io.outputs import atomic_file, atomic_write_text, write_failure
 
-__all__ = ["Checkpoint", "Resuming", "remove_checkpoint", "say_resumed", "FORMAT"]
+__all__ = ["Checkpoint", "Resuming", "SmallResults", "remove_checkpoint", "say_resumed", "FORMAT"]
 
-FORMAT = "dasktree.checkpoint/1"
+FORMAT = "dasktree.checkpoint/2"  # 2: small passes saved (format 1's fits grew every node level-wise)
+OLDER_FORMATS = ("dasktree.checkpoint/1",)
 META = "checkpoint.json"
 TUPLE_FIELDS = ("reasons", "kind", "thresholds", "groups")  # saved as JSON, the rest as arrays
 SPLIT_ARRAYS = ("gain", "attribute", "cut", "default", "children")  # a regression pass's NodeSplits
@@ -68,6 +72,10 @@ class Checkpoint:
                     stored = json.load(f)
             except (ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
                 raise _damaged(self.directory, META, exc) from None
+            if isinstance(stored, dict) and stored.get("format") in OLDER_FORMATS:
+                raise InputError(f"checkpoint {self.directory} was written by an older dasktree "
+                                 f"({stored['format']}), whose passes this one does not replay; remove it to "
+                                 "start afresh")
             if not isinstance(stored, dict) or stored.get("format") != FORMAT \
                     or not isinstance(stored.get("identity"), dict) or not isinstance(stored.get("spec"), (dict, type(None))):
                 raise _damaged(self.directory, META, None)
@@ -101,7 +109,8 @@ class Checkpoint:
 
     def save_pass(self, number: int, packed) -> None:
         """Write level pass ``number``'s results (1, 2, ...), whole or not at all."""
-        arrays = _packed_arrays(packed) if isinstance(packed, PackedResults) else _sums_arrays(packed)
+        arrays = (_packed_arrays(packed) if isinstance(packed, PackedResults)
+                  else _small_arrays(packed) if isinstance(packed, SmallResults) else _sums_arrays(packed))
         with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
             np.savez(f, **arrays)
 
@@ -111,7 +120,8 @@ class Checkpoint:
             try:
                 with open(path, "rb") as f, np.load(f, allow_pickle=False) as npz:
                     arrays = {name: npz[name] for name in npz.files}
-                    passes.append(_packed_results(arrays) if "tuples" in arrays else _sums_results(arrays))
+                    passes.append(_packed_results(arrays) if "tuples" in arrays
+                                  else _small_results(arrays) if SMALL_CHUNKS in arrays else _sums_results(arrays))
             except (OSError, EOFError, ValueError, KeyError, TypeError, RecursionError, NotImplementedError,
                     zipfile.BadZipFile, RuntimeError) as exc:  # RuntimeError: zipfile's "is encrypted" (a flag bit)
                 raise _damaged(self.directory, os.path.basename(path), exc) from None
@@ -133,6 +143,38 @@ def _packed_results(arrays: dict) -> PackedResults:
     tuples = json.loads(str(arrays["tuples"]))
     values = {name: value for name, value in arrays.items() if name != "tuples"}
     return PackedResults(**values, **{name: _tuples(tuples[name]) for name in TUPLE_FIELDS})
+
+
+@dataclass
+class SmallResults:
+    """A pass that grew small nodes in memory: its chunks' grown subtrees, ``(jobs, nodes)`` each as
+    :func:`dasktree.levels.small.grow_chunk` returns them (``nodes``: the grower's arrays by name), and
+    the rows it gathered (the report says them)."""
+
+    chunks: list
+    rows_gathered: int
+
+
+SMALL_CHUNKS = "small_chunks"  # a small pass's file: its chunk count, then c<i>.jobs and c<i>.<array> each
+
+
+def _small_arrays(result: SmallResults) -> dict:
+    arrays = {SMALL_CHUNKS: np.array(len(result.chunks), dtype=np.int64),
+              "rows_gathered": np.array(result.rows_gathered, dtype=np.int64)}
+    for i, (jobs, nodes) in enumerate(result.chunks):
+        arrays[f"c{i}.jobs"] = np.asarray(jobs)
+        arrays.update({f"c{i}.{name}": np.asarray(value) for name, value in nodes.items()})
+    return arrays
+
+
+def _small_results(arrays: dict) -> SmallResults:
+    chunks = []
+    for i in range(int(arrays[SMALL_CHUNKS])):
+        prefix = f"c{i}."
+        nodes = {name[len(prefix):]: value for name, value in arrays.items()
+                 if name.startswith(prefix) and name != f"{prefix}jobs"}
+        chunks.append((arrays[f"{prefix}jobs"], nodes))
+    return SmallResults(chunks, int(arrays["rows_gathered"]))
 
 
 def _sums_arrays(result) -> dict:
@@ -213,29 +255,49 @@ def _refuse_other(directory: str, stored: dict, now: dict) -> None:
 
 
 class Resuming:
-    """A runner whose level passes come from a checkpoint while it has them, then from ``runner``;
-    every pass the runner makes is saved. The grow loop sees the same results either way, a
-    classification pass's or a regression pass's (:meth:`level_pass`, the task's search in its
-    context). It gathers no small nodes (it has no ``small_pass``): a checkpointed fit's passes are
-    all level passes."""
+    """A runner whose passes come from a checkpoint while it has them, then from ``runner``; every
+    pass the runner makes is saved. The grow loop sees the same results either way: a classification
+    pass's or a regression pass's (:meth:`level_pass`, the task's search in its context), and a pass
+    that grew small nodes in memory (:meth:`small_pass`, where ``runner`` has one). Everything else is
+    ``runner``'s (its threads, gathering budget, ...): the fit takes the passes it takes without a
+    checkpoint."""
 
     def __init__(self, runner, checkpoint: Checkpoint):
         self.runner, self.checkpoint = runner, checkpoint
         self._replay = deque(checkpoint.saved)
         self._number = 0
+        if callable(getattr(runner, "small_pass", None)):
+            self.small_pass = self._small_pass
 
-    @property
-    def derived(self) -> int:
-        return getattr(self.runner, "derived", 0)
+    def __getattr__(self, name: str):
+        if name in ("runner", "checkpoint", "_replay", "_number"):  # not yet set (copying, unpickling)
+            raise AttributeError(name)
+        return getattr(self.runner, name)
 
     def level_pass(self, plan, requests, context, label: str):
-        return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label))
+        return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label), PackedResults)
 
-    def _pass(self, label: str, run):
+    def _small_pass(self, gather, func, label: str, **kwargs) -> list:
+        """The runner's ``small_pass``, saved; replayed from the checkpoint while it has passes."""
+        def run() -> SmallResults:
+            chunks = list(self.runner.small_pass(gather, func, label, **kwargs))
+            return SmallResults(chunks, int(getattr(self.runner, "rows_gathered", 0)))
+
+        result = self._pass(label, run, SmallResults)
+        self.rows_gathered = result.rows_gathered
+        return result.chunks
+
+    def _pass(self, label: str, run, kind: type):
         self._number += 1
         if self._replay:
+            saved = self._replay.popleft()
+            if (kind is SmallResults) != isinstance(saved, SmallResults):
+                raise InputError(f"checkpoint {self.checkpoint.directory}: pass {self._number} was saved as "
+                                 f"{'a small-node' if isinstance(saved, SmallResults) else 'a level'} pass where "
+                                 "this fit makes the other kind (another version, or another budget of small nodes); "
+                                 "remove the directory to start afresh")
             self.runner.passes += 1  # the pass was made, before the client was lost
-            return self._replay.popleft()
+            return saved
         say_resumed(self.runner, self.checkpoint, self._number, label)
         result = run()
         self.checkpoint.save_pass(self._number, result)

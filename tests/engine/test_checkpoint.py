@@ -1,5 +1,6 @@
 """A fit whose client is killed resumes from its checkpoint and gives the same model, byte for byte."""
 
+import json
 import os
 import subprocess
 
@@ -7,6 +8,7 @@ import numpy as np
 import pytest
 
 from dasktree.engine.checkpoint import Checkpoint
+from dasktree.errors import InputError
 from dasktree.datasets import agrawal
 from dasktree.levels.results import PackedResults
 from dasktree.testing.hooks import armed_command
@@ -153,3 +155,47 @@ def test_a_level_pass_file_whose_zip_says_encrypted_is_damaged(tmp_path):
     with pytest.raises(InputError, match="pass-00001.npz is damaged") as caught:
         Checkpoint(tmp_path, {"a": 1}).saved
     assert exit_code(caught.value) == 1
+
+
+@pytest.mark.parametrize("task, extra, killed_after", [
+    ("classification", [], 3),  # levels 0 and 1, then the small pass: killed after it, all three replayed
+    ("classification", ["--cv", "3"], 1),  # the fold trees' roots gathered at once: the one pass replayed
+    ("regression", [], 2),  # two level passes replayed, the small pass made on resuming
+])
+def test_a_fit_growing_small_nodes_keeps_them_with_a_checkpoint_and_resumes_to_the_same_model(
+        tmp_path, task, extra, killed_after):
+    """A checkpointed fit grows its small nodes in memory as the fit without a checkpoint does (the same
+    passes, so the same model and report, byte for byte), saves the pass that grew them, and resumes
+    through it to the same bytes."""
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=4, function=7, perturbation=0.05, seed=2)
+    target = ["--target", "class"] if task == "classification" else ["--target", "salary", "--task", "regression"]
+    fit = [str(data), *target, *extra, "--quiet", "--scheduler", "threads"]  # no max_depth: deep trees
+    reference = tmp_path / "reference.json"
+    assert _fit(*fit, "--out", str(reference)).returncode == 0
+    out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
+    args = [*fit, "--out", str(out), "--checkpoint", str(ckpt)]
+    killed = _fit(*args, fault=f"saved:{killed_after}:{tmp_path / 'killed'}")
+    assert killed.returncode == -9 and not out.exists(), killed.stderr
+    saved = sorted(n for n in os.listdir(ckpt) if n.startswith("pass-"))
+    assert saved == [f"pass-{i:05d}.npz" for i in range(1, killed_after + 1)]
+    kinds = []
+    for name in saved:
+        with np.load(ckpt / name, allow_pickle=False) as npz:
+            kinds.append("small_chunks" in npz.files)
+    assert kinds == ([False] * (killed_after - 1) + [True] if killed_after != 2 else [False, False])
+
+    resumed = _fit(*args)
+    assert resumed.returncode == 0, resumed.stderr
+    assert out.read_bytes() == reference.read_bytes()
+    report = json.loads(out.read_text())["report"]
+    assert report["small_nodes"]["small_nodes"] > 0
+
+
+def test_a_checkpoint_of_the_older_format_is_refused_in_one_line(tmp_path):
+    ckpt = tmp_path / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "checkpoint.json").write_text('{"format": "dasktree.checkpoint/1", "identity": {}, "spec": null}')
+    with pytest.raises(InputError) as caught:
+        Checkpoint(ckpt, {"params": {}})
+    assert "written by an older dasktree" in str(caught.value) and "remove it to start afresh" in str(caught.value)
