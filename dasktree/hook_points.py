@@ -14,6 +14,9 @@ Points, each at the pass ``number`` given to :func:`point` (0 for pass 0):
 ``encode``, ``count``, ``cells``, ``search``
     a holder encoding its groups, counting, serving its cells to a peer (the
     exchange), searching its chunks (:mod:`dasktree.engine.part_holders`);
+``gather``, ``pieces``, ``grow``
+    a holder in a small pass: gathering its rows of the small nodes, serving its
+    gathered pieces to a peer, growing a run of the nodes in memory;
 ``saved``
     in the client: a level pass's results just checkpointed.
 
@@ -28,7 +31,7 @@ from typing import Any
 __all__ = ["POINTS", "point", "value"]
 
 HOOKS = "dasktree.testing.hooks"
-POINTS = ("summary", "encode", "count", "cells", "search", "saved")
+POINTS = ("summary", "encode", "count", "cells", "search", "gather", "pieces", "grow", "saved")
 
 
 def point(name: str, number: int = 0) -> None:

@@ -83,6 +83,30 @@ def test_a_gathering_pass_survives_a_lost_worker(tmp_path, client, cache):
     assert trees_of(in_process) == trees_of(clf.model_) == trees_of(reference)
 
 
+@pytest.mark.parametrize("stage", ["gather", "pieces", "grow"])
+def test_a_worker_killed_inside_a_small_pass_gives_the_same_model(tmp_path, client, stage):
+    """A holder SIGKILLed inside a small pass (:mod:`dasktree.hook_points`: gathering its rows,
+    serving its gathered pieces to a peer, growing a run of nodes): the pass is made again and the
+    model is the in-process fit's."""
+    from dasktree.levels.small import small_node_rows
+    from dasktree.testing.hooks import arm
+
+    path = str(tmp_path / "data")
+    agrawal.write_parquet(path, 20000, n_files=6, function=7, perturbation=0.05, seed=3)
+    params = dict(cv=3, keep_fold_trees=True)
+    marker = tmp_path / "killed"
+    with small_node_rows(3000):
+        reference = DaskTreeClassifier(scheduler="inprocess", **params).fit(path, target="class").model_
+        assert any(lv.get("small_nodes") for lv in reference.run["levels"])
+        client.run(arm, f"{stage}:1:{marker}")  # the first small pass's point: one worker dies there
+        try:
+            clf = DaskTreeClassifier(client=client, cache=True, **params).fit(path, target="class")
+        finally:
+            client.run(arm, None)
+    assert marker.exists(), f"no worker reached {stage}: the test did not test"
+    assert trees_of(clf.model_) == trees_of(reference)
+
+
 def trees_of(model) -> str:
     """The bins, the grown tree and every fold tree as JSON (the report says how the fit ran)."""
     import json
