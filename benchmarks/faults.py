@@ -4,8 +4,9 @@ On a real ``dask scheduler`` with two ``dask worker`` processes (each under its
 nanny) on 127.0.0.1, ``dasktree fit --cv 10`` of Agrawal F7 rows runs first
 undisturbed (the reference model and time), then once per kill: the workers
 are armed (:mod:`dasktree.testing.hooks`) to SIGKILL themselves at a random stage
-(pass 0, encoding in the first level pass, or counting, serving cells or searching
-in a random level pass). Every
+(pass 0, encoding in the first level pass, counting, serving cells or searching
+in a random level pass, or gathering a pass's small nodes, serving them to a peer
+or growing them in memory, at the fit's first small pass). Every
 run must end (a bound of 10x the reference time), exit 0 and write the
 reference's bytes; the added time per kill is the median of (time - median
 reference time). Then fits with and without ``--checkpoint`` alternate on the
@@ -26,7 +27,8 @@ from benchmarks import harness
 CLAIM = "A worker SIGKILLed at a random moment of a 10-fold fit: the same model, no hang; checkpoints cost <= 1.05x"
 NAME = "faults"
 
-STAGES = ("summary", "encode", "count", "cells", "search")
+SMALL_STAGES = ("gather", "pieces", "grow")  # a holder in a small pass (dasktree.hook_points)
+STAGES = ("summary", "encode", "count", "cells", "search", *SMALL_STAGES)
 
 
 def _fit(data: str, out: str, address: str, depth: int, *extra: str, bound: float = 1800) -> dict:
@@ -75,7 +77,8 @@ def _measure(tmp: str, rows: int, kills: int, depth: int, repeat: int, rng: rand
         for k in range(kills):
             stage = rng.choice(STAGES)
             # pass 0 summarizes; the first level pass encodes (the codes stay cached after it)
-            at = 0 if stage == "summary" else 1 if stage == "encode" else rng.randint(1, depth)
+            # the small-pass points at the first small pass (a fit has one or two, at a depth the data sets)
+            at = 0 if stage == "summary" else 1 if stage in ("encode", *SMALL_STAGES) else rng.randint(1, depth)
             marker = os.path.join(tmp, f"killed-{k}")
             with Client(address, timeout="30s") as client:
                 client.run(arm, f"{stage}:{at}:{marker}")
