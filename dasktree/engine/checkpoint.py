@@ -108,7 +108,7 @@ class Checkpoint:
                              "(remove the directory to start afresh)")
 
     def save_pass(self, number: int, packed) -> None:
-        """Write level pass ``number``'s results (1, 2, ...), whole or not at all."""
+        """Write pass ``number``'s results (1, 2, ...), whole or not at all."""
         arrays = (_packed_arrays(packed) if isinstance(packed, PackedResults)
                   else _small_arrays(packed) if isinstance(packed, SmallResults) else _sums_arrays(packed))
         with atomic_file(os.path.join(self.directory, f"pass-{number:05d}.npz"), "wb") as f:
@@ -275,7 +275,7 @@ class Resuming:
         return getattr(self.runner, name)
 
     def level_pass(self, plan, requests, context, label: str):
-        return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label), PackedResults)
+        return self._pass(label, lambda: self.runner.level_pass(plan, requests, context, label), small=False)
 
     def _small_pass(self, gather, func, label: str, **kwargs) -> list:
         """The runner's ``small_pass``, saved; replayed from the checkpoint while it has passes."""
@@ -283,17 +283,19 @@ class Resuming:
             chunks = list(self.runner.small_pass(gather, func, label, **kwargs))
             return SmallResults(chunks, int(getattr(self.runner, "rows_gathered", 0)))
 
-        result = self._pass(label, run, SmallResults)
+        result = self._pass(label, run, small=True)
         self.rows_gathered = result.rows_gathered
         return result.chunks
 
-    def _pass(self, label: str, run, kind: type):
+    def _pass(self, label: str, run, small: bool):
+        """Pass ``label``: the next saved one (of the kind asked: a small pass or a level pass), else
+        ``run()``'s, saved."""
         self._number += 1
         if self._replay:
             saved = self._replay.popleft()
-            if (kind is SmallResults) != isinstance(saved, SmallResults):
+            if small != isinstance(saved, SmallResults):
                 raise InputError(f"checkpoint {self.checkpoint.directory}: pass {self._number} was saved as "
-                                 f"{'a small-node' if isinstance(saved, SmallResults) else 'a level'} pass where "
+                                 f"{'a small-node' if not small else 'a level'} pass where "
                                  "this fit makes the other kind (another version, or another budget of small nodes); "
                                  "remove the directory to start afresh")
             self.runner.passes += 1  # the pass was made, before the client was lost

@@ -7,8 +7,8 @@ import subprocess
 import numpy as np
 import pytest
 
-from dasktree.engine.checkpoint import Checkpoint
-from dasktree.errors import InputError
+from dasktree.engine.checkpoint import SMALL_CHUNKS, Checkpoint
+from dasktree.errors import InputError, exit_code
 from dasktree.datasets import agrawal
 from dasktree.levels.results import PackedResults
 from dasktree.testing.hooks import armed_command
@@ -157,13 +157,13 @@ def test_a_level_pass_file_whose_zip_says_encrypted_is_damaged(tmp_path):
     assert exit_code(caught.value) == 1
 
 
-@pytest.mark.parametrize("task, extra, killed_after", [
-    ("classification", [], 3),  # levels 0 and 1, then the small pass: killed after it, all three replayed
-    ("classification", ["--cv", "3"], 1),  # the fold trees' roots gathered at once: the one pass replayed
-    ("regression", [], 2),  # two level passes replayed, the small pass made on resuming
+@pytest.mark.parametrize("task, extra, small_saved", [
+    ("classification", [], [False, False, True]),  # levels 0 and 1, then the small pass: all three replayed
+    ("classification", ["--cv", "3"], [True]),  # the fold trees' roots gathered at once: the one pass replayed
+    ("regression", [], [False, False]),  # two level passes replayed, the small pass made on resuming
 ])
 def test_a_fit_growing_small_nodes_keeps_them_with_a_checkpoint_and_resumes_to_the_same_model(
-        tmp_path, task, extra, killed_after):
+        tmp_path, task, extra, small_saved):
     """A checkpointed fit grows its small nodes in memory as the fit without a checkpoint does (the same
     passes, so the same model and report, byte for byte), saves the pass that grew them, and resumes
     through it to the same bytes."""
@@ -175,21 +175,43 @@ def test_a_fit_growing_small_nodes_keeps_them_with_a_checkpoint_and_resumes_to_t
     assert _fit(*fit, "--out", str(reference)).returncode == 0
     out, ckpt = tmp_path / "m.json", tmp_path / "ckpt"
     args = [*fit, "--out", str(out), "--checkpoint", str(ckpt)]
-    killed = _fit(*args, fault=f"saved:{killed_after}:{tmp_path / 'killed'}")
+    killed = _fit(*args, fault=f"saved:{len(small_saved)}:{tmp_path / 'killed'}")
     assert killed.returncode == -9 and not out.exists(), killed.stderr
     saved = sorted(n for n in os.listdir(ckpt) if n.startswith("pass-"))
-    assert saved == [f"pass-{i:05d}.npz" for i in range(1, killed_after + 1)]
-    kinds = []
-    for name in saved:
-        with np.load(ckpt / name, allow_pickle=False) as npz:
-            kinds.append("small_chunks" in npz.files)
-    assert kinds == ([False] * (killed_after - 1) + [True] if killed_after != 2 else [False, False])
+    assert saved == [f"pass-{i:05d}.npz" for i in range(1, len(small_saved) + 1)]
+    assert [_small_pass_file(ckpt / name) for name in saved] == small_saved
 
     resumed = _fit(*args)
     assert resumed.returncode == 0, resumed.stderr
     assert out.read_bytes() == reference.read_bytes()
     report = json.loads(out.read_text())["report"]
     assert report["small_nodes"]["small_nodes"] > 0
+
+
+def _small_pass_file(path) -> bool:
+    """Whether a checkpoint's pass file holds a small pass (:class:`~dasktree.engine.checkpoint.SmallResults`)."""
+    with np.load(path, allow_pickle=False) as npz:
+        return SMALL_CHUNKS in npz.files
+
+
+def test_a_checkpoint_whose_pass_is_of_the_other_kind_is_refused_in_one_line(tmp_path):
+    """A checkpoint saved a small pass where the fit resumed makes a level pass (here the same fit with
+    small nodes switched off): refused in one line, not replayed into the wrong tree."""
+    from dasktree import DaskTreeClassifier
+    from dasktree.levels.small import small_node_rows
+
+    data = tmp_path / "data"
+    agrawal.write_parquet(str(data), 20000, n_files=4, function=7, perturbation=0.05, seed=2)
+    ckpt = tmp_path / "ckpt"
+    fit = [str(data), "--target", "class", "--cv", "3", "--quiet", "--scheduler", "threads"]
+    killed = _fit(*fit, "--out", str(tmp_path / "m.json"), "--checkpoint", str(ckpt),
+                  fault=f"saved:1:{tmp_path / 'killed'}")
+    assert killed.returncode == -9 and _small_pass_file(ckpt / "pass-00001.npz")
+    with small_node_rows(0), pytest.raises(InputError) as caught:
+        DaskTreeClassifier(cv=3, scheduler="threads").fit(str(data), target="class", checkpoint=str(ckpt))
+    message = str(caught.value)
+    assert "pass 1 was saved as a small-node pass" in message and "remove the directory" in message
+    assert len(message.splitlines()) == 1 and exit_code(caught.value) == 1
 
 
 def test_a_checkpoint_of_the_older_format_is_refused_in_one_line(tmp_path):
