@@ -154,8 +154,9 @@ def _fit_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, help="model file to write (JSON, written atomically)")
     p.add_argument("--overwrite", action="store_true", help="replace --out if it exists")
     p.add_argument("--checkpoint", metavar="DIR",
-                   help="after every level, save what the fit needs to continue in DIR; the same command "
-                        "run again continues from the last complete level (same model, bit for bit; a forest's too) "
+                   help="after every pass, save what the fit needs to continue in DIR (small nodes' grown "
+                        "subtrees included); the same command run again continues from the last complete pass "
+                        "(the model of the same command without --checkpoint, bit for bit; a forest's too) "
                         "(default: none)")
     p.add_argument("--features", help="comma-separated feature columns (default: all but the target)")
     p.add_argument("--exclude", help="comma-separated columns to leave out (default: none)")
